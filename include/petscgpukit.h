@@ -1,0 +1,73 @@
+/*
+   petsc-gpukit: GPU sparse matrices for a PETSc built without CUDA.
+
+   Programs that load the library with -dll_append need nothing from this header; programs that
+   link with it call PetscGPUKitInitializePackage() after PetscInitialize().
+*/
+#pragma once
+
+#include <petscmat.h>
+
+#define PETSCGPUKIT_VERSION_MAJOR 0
+#define PETSCGPUKIT_VERSION_MINOR 1
+
+/*MC
+   MATELLRCUDA - "ellrcuda" - ELLPACK-R storage on the GPU (Michels, "Sparse-Matrix-CG-Solver in CUDA", 5.3.1).
+   The root name: MATSEQELLRCUDA on one process, MATMPIELLRCUDA on more.
+
+   Level: beginner
+
+.seealso: `MATSEQELLRCUDA`, `MATDIACUDA`, `MatCreateSeqELLRCUDA()`
+M*/
+#define MATELLRCUDA    "ellrcuda"
+#define MATSEQELLRCUDA "seqellrcuda"
+#define MATMPIELLRCUDA "mpiellrcuda"
+
+/*MC
+   MATDIACUDA - "diacuda" - diagonal (DIA) storage on the GPU (Jost, Contassot-Vivier, Vialle, 3.2).
+   The root name: MATSEQDIACUDA on one process, MATMPIDIACUDA on more.
+
+   Level: beginner
+
+.seealso: `MATSEQDIACUDA`, `MATELLRCUDA`, `MatCreateSeqDIACUDA()`
+M*/
+#define MATDIACUDA    "diacuda"
+#define MATSEQDIACUDA "seqdiacuda"
+#define MATMPIDIACUDA "mpidiacuda"
+
+/*E
+   PetscGPUKitBackendType - where the library's kernels run
+
+$  PETSCGPUKIT_BACKEND_AUTO - the CUDA device when one is visible, else the host
+$  PETSCGPUKIT_BACKEND_CUDA - the CUDA device; an error when there is none
+$  PETSCGPUKIT_BACKEND_HOST - plain C loops on the host (the reference the CUDA kernels are tested against)
+
+   Level: intermediate
+E*/
+typedef enum {
+  PETSCGPUKIT_BACKEND_AUTO,
+  PETSCGPUKIT_BACKEND_CUDA,
+  PETSCGPUKIT_BACKEND_HOST
+} PetscGPUKitBackendType;
+PETSC_EXTERN const char *const PetscGPUKitBackendTypes[];
+
+/*S
+   PetscGPUKitTransferCounts - host/device copies made by the library since PetscGPUKitInitializePackage()
+
+   Level: advanced
+S*/
+typedef struct {
+  PetscLogDouble h2d_count, h2d_bytes; /* host to device */
+  PetscLogDouble d2h_count, d2h_bytes; /* device to host */
+} PetscGPUKitTransferCounts;
+
+PETSC_EXTERN PetscErrorCode PetscGPUKitInitializePackage(void);
+PETSC_EXTERN PetscErrorCode PetscGPUKitFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *);
+PETSC_EXTERN PetscErrorCode PetscGPUKitGetDevice(int *);
+PETSC_EXTERN PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *);
+
+PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);

@@ -1,0 +1,90 @@
+# petsc-gpukit: GNU make. `make` builds the library for the PETSc in PETSC_DIR (real or complex
+# scalars; each flavour builds under build/<flavour>/); `make check` runs the tests; `make demo`
+# runs the first tutorial. Both install a missing PETSc first (see tools/ensure-deps).
+
+PETSC_DIR ?= /usr/lib/petsc
+CUDA_DIR  ?= /usr/local/cuda
+PREFIX    ?= /usr/local
+MPICC     ?= mpicc
+MPIEXEC   ?= mpiexec
+NVCC      ?= $(CUDA_DIR)/bin/nvcc
+# Hopper machine code, and PTX that the driver compiles for other GPUs from Ampere on
+CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+
+unexport PETSC_ARCH
+SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_DIR)/include/petscconf.h && echo complex || echo real)
+BUILD       ?= build/$(SCALAR)
+PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(wildcard $(PETSC_DIR)/lib/libpetsc*.so))))
+MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
+LIB         := $(BUILD)/lib/libpetscgpukit.so
+
+INCLUDES    := -Iinclude -I$(PETSC_DIR)/include $(addprefix -I,$(MPI_INC))
+CFLAGS      ?= -O2 -g
+ALL_CFLAGS  := $(CFLAGS) -std=c99 -fPIC -fvisibility=hidden -Wall -Wno-unused-function $(INCLUDES)
+NVCCFLAGS   ?= -O3 -g
+ALL_NVFLAGS := $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall $(INCLUDES)
+PETSC_LINK  := -L$(PETSC_DIR)/lib -Wl,-rpath,$(abspath $(PETSC_DIR)/lib) -l$(PETSC_LIB)
+# the static CUDA runtime: the library loads, and runs on the host backend, without a driver
+CUDA_LINK   := -L$(CUDA_DIR)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
+
+LIB_C  := $(wildcard src/sys/*.c src/device/host/*.c src/mat/impls/*/*.c src/mat/impls/*/seq/*.c)
+LIB_CU := $(wildcard src/device/cuda/*.cu)
+LIB_O  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
+HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/mat/impls/*/*.h)
+
+TESTS_LINKED := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
+TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tests/stock/*.c))
+TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutorials/*/*.c))
+
+.PHONY: all lib deps check demo tests install clean
+.DELETE_ON_ERROR:
+
+all: lib
+lib: deps $(LIB)
+
+deps:
+	@PETSC_DIR=$(PETSC_DIR) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps
+
+$(BUILD)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu $(HDRS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(ALL_NVFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_O)
+	@mkdir -p $(dir $@)
+	$(MPICC) -shared -o $@ $(LIB_O) -Wl,-soname,libpetscgpukit.so $(PETSC_LINK) $(CUDA_LINK) -Wl,--no-undefined
+
+# test programs linked with the library
+$(BUILD)/tests/%: tests/%.c $(LIB) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -Isrc $< -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -lm
+
+# unmodified PETSc programs: PETSc alone, the library only through -dll_append
+$(BUILD)/tests/stock/%: tests/stock/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
+
+$(BUILD)/tutorials/%: tutorials/%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
+
+tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
+
+# BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
+check: tests
+	@BUILD=$(BUILD) SCALAR=$(SCALAR) MPIEXEC=$(MPIEXEC) sh tests/run
+
+demo: lib $(TUTORIALS)
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tutorials/demo
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 include/petscgpukit.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_LIB@|$(PETSC_LIB)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' tools/petscgpukit.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscgpukit.pc
+
+clean:
+	rm -rf build

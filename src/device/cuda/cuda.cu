@@ -1,0 +1,270 @@
+/*
+   The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
+   kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
+*/
+#include <cuda_runtime.h>
+#include <cuda/std/complex>
+#include "../device.h"
+
+#if defined(PETSC_USE_COMPLEX)
+typedef cuda::std::complex<PetscReal> GKScalar;
+static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return cuda::std::conj(a); }
+#else
+typedef PetscReal GKScalar;
+static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return a; }
+#endif
+static_assert(sizeof(GKScalar) == sizeof(PetscScalar), "the kernels' scalar must have PetscScalar's layout");
+
+#define GK_BLOCK 256
+
+/* Every CUDA call and launch goes through this, which turns a failure into a PETSc error. */
+#define GKCallCUDA(...) \
+  do { \
+    cudaError_t _gk_err = (__VA_ARGS__); \
+    PetscCheck(_gk_err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s", (int)_gk_err, cudaGetErrorName(_gk_err), cudaGetErrorString(_gk_err)); \
+  } while (0)
+#define GKCheckLaunch() GKCallCUDA(cudaGetLastError())
+
+static inline unsigned GKBlocks(PetscInt n)
+{
+  return (unsigned)((n + GK_BLOCK - 1) / GK_BLOCK);
+}
+
+static PetscErrorCode GKCUDAGetDeviceCount(int *count, char *why, size_t len)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *count = 0;
+  err    = cudaGetDeviceCount(count);
+  if (err != cudaSuccess) {
+    /* no driver, or no device: a finding for the caller to report, not an error here */
+    *count = 0;
+    if (len) PetscCall(PetscSNPrintf(why, len, "%s", cudaGetErrorString(err)));
+    (void)cudaGetLastError();
+  } else if (len) {
+    why[0] = 0;
+    if (!*count) PetscCall(PetscStrncpy(why, "no CUDA device is visible", len));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDASetDevice(int dev)
+{
+  PetscFunctionBegin;
+  GKCallCUDA(cudaSetDevice(dev));
+  GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
+{
+  cudaDeviceProp prop;
+
+  PetscFunctionBegin;
+  GKCallCUDA(cudaGetDeviceProperties(&prop, dev));
+  PetscCall(PetscSNPrintf(name, len, "%s (compute capability %d.%d, %.1f GiB)", prop.name, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(0);
+  err = cudaMalloc(p, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t avail = 0, total = 0;
+
+    (void)cudaGetLastError();
+    (void)cudaMemGetInfo(&avail, &total);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "CUDA device out of memory: %zu bytes requested, %zu of %zu bytes free", bytes, avail, total);
+  }
+  GKCallCUDA(err);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAFree(void *p)
+{
+  PetscFunctionBegin;
+  if (p) GKCallCUDA(cudaFree(p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
+{
+  const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+
+  PetscFunctionBegin;
+  if (bytes) GKCallCUDA(cudaMemcpy(dst, src, bytes, k));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (bytes) GKCallCUDA(cudaMemset(p, 0, bytes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDASynchronize(void)
+{
+  PetscFunctionBegin;
+  GKCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
+   arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
+template <bool CONJ>
+__global__ void GKEllrMultKernel(PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    GKScalar       s   = 0.0;
+    const PetscInt len = rl[i];
+
+    for (PetscInt k = 0; k < len; k++) {
+      const GKScalar a = val[i + k * m];
+
+      s += (CONJ ? GKConj(a) : a) * x[col[i + k * m]];
+    }
+    y[i] = add ? y[i] + s : s;
+  }
+}
+
+static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ y), one thread per row: each diagonal's values are read contiguously across the
+   warp, and so is x, shifted by the offset (Jost et al., 3.3, update_q) */
+__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    GKScalar s = 0.0;
+
+    for (PetscInt d = 0; d < ndiag; d++) {
+      const PetscInt j = i + off[d];
+
+      if (j >= 0 && j < n) s += val[d * m + i] * x[j];
+    }
+    y[i] = add ? y[i] + s : s;
+  }
+}
+
+static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  GKDiaMultKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* y = A^T x (+ y), one thread per column j of A: entry (j - off[d], j) of diagonal d, so the
+   same arrays serve, still read contiguously across the warp */
+template <bool CONJ>
+__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (j < n) {
+    GKScalar s = 0.0;
+
+    for (PetscInt d = 0; d < ndiag; d++) {
+      const PetscInt i = j - off[d];
+
+      if (i >= 0 && i < m) {
+        const GKScalar a = val[d * m + i];
+
+        s += (CONJ ? GKConj(a) : a) * x[i];
+      }
+    }
+    y[j] = add ? y[j] + s : s;
+  }
+}
+
+static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->n) PetscFunctionReturn(0);
+  if (conj) GKDiaMultTransposeKernel<true><<<GKBlocks(A->n), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  else GKDiaMultTransposeKernel<false><<<GKBlocks(A->n), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* d[i] = A(i,i): thread i scans its own row for column i */
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    GKScalar s = 0.0;
+
+    for (PetscInt k = 0; k < rl[i]; k++)
+      if (col[i + k * m] == i) s += val[i + k * m];
+    diag[i] = s;
+  }
+}
+
+static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* d[i] = A(i,i): row i of the offset-0 diagonal */
+__global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    GKScalar s = 0.0;
+
+    for (PetscInt d = 0; d < ndiag; d++)
+      if (off[d] == 0 && i < n) s = val[d * m + i];
+    diag[i] = s;
+  }
+}
+
+static PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  GKDiaGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+const GKBackendOps GKBackendCUDA = {
+  "cuda",
+  GKCUDAGetDeviceCount,
+  GKCUDASetDevice,
+  GKCUDAGetDeviceName,
+  GKCUDAMalloc,
+  GKCUDAFree,
+  GKCUDAMemcpy,
+  GKCUDAMemzero,
+  GKCUDASynchronize,
+  GKCUDAEllrMult,
+  GKCUDADiaMult,
+  GKCUDADiaMultTranspose,
+  GKCUDAEllrGetDiagonal,
+  GKCUDADiaGetDiagonal,
+};

@@ -1,0 +1,174 @@
+/*
+   The host backend: every entry point of device.h as plain loops over ordinary memory. These
+   are the reference the CUDA kernels are tested against, and the sequential CPU version.
+*/
+#include "../device.h"
+
+static PetscErrorCode GKHostGetDeviceCount(int *count, char *why, size_t len)
+{
+  PetscFunctionBegin;
+  *count = 1;
+  if (len) why[0] = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostSetDevice(int dev)
+{
+  PetscFunctionBegin;
+  PetscCheck(dev == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The host backend has one device, 0, not %d", dev);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostGetDeviceName(int dev, char *name, size_t len)
+{
+  PetscFunctionBegin;
+  (void)dev;
+  PetscCall(PetscStrncpy(name, "host", len));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostMalloc(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  *p = NULL;
+  if (bytes) PetscCall(PetscMallocA(1, PETSC_FALSE, __LINE__, PETSC_FUNCTION_NAME, __FILE__, bytes, p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostFree(void *p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
+{
+  PetscFunctionBegin;
+  (void)kind;
+  if (bytes) PetscCall(PetscMemcpy(dst, src, bytes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostMemzero(void *p, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (bytes) PetscCall(PetscMemzero(p, bytes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostSynchronize(void)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ y): row i sums its rl[i] entries, stored at i, i+m, i+2m, ... (Michels, Algorithm 4) */
+static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  const PetscInt m = A->m;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt k = 0; k < A->rl[i]; k++) {
+      const PetscScalar a = A->val[i + k * m];
+
+      s += (conj ? PetscConj(a) : a) * x[A->col[i + k * m]];
+    }
+    y[i] = add ? y[i] + s : s;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y = A x (+ y): y[i] += val[d*m+i] * x[i+off[d]] for the columns inside the matrix */
+static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  const PetscInt m = A->m, n = A->n;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt d = 0; d < A->ndiag; d++) {
+      const PetscInt j = i + A->off[d];
+
+      if (j >= 0 && j < n) s += A->val[d * m + i] * x[j];
+    }
+    y[i] = add ? y[i] + s : s;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y = A^T x (+ y): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
+static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  const PetscInt m = A->m, n = A->n;
+
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < n; j++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt d = 0; d < A->ndiag; d++) {
+      const PetscInt i = j - A->off[d];
+
+      if (i >= 0 && i < m) {
+        const PetscScalar a = A->val[d * m + i];
+
+        s += (conj ? PetscConj(a) : a) * x[i];
+      }
+    }
+    y[j] = add ? y[j] + s : s;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* d[i] = A(i,i): the entry of row i whose column is i, if stored */
+static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
+{
+  const PetscInt m = A->m;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt k = 0; k < A->rl[i]; k++)
+      if (A->col[i + k * m] == i) s += A->val[i + k * m];
+    diag[i] = s;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* d[i] = A(i,i): row i of the offset-0 diagonal, if stored */
+static PetscErrorCode GKHostDiaGetDiagonal(const GKDia *A, PetscScalar *diag)
+{
+  const PetscInt m = A->m;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt d = 0; d < A->ndiag; d++)
+      if (A->off[d] == 0 && i < A->n) s = A->val[d * m + i];
+    diag[i] = s;
+  }
+  PetscFunctionReturn(0);
+}
+
+const GKBackendOps GKBackendHost = {
+  "host",
+  GKHostGetDeviceCount,
+  GKHostSetDevice,
+  GKHostGetDeviceName,
+  GKHostMalloc,
+  GKHostFree,
+  GKHostMemcpy,
+  GKHostMemzero,
+  GKHostSynchronize,
+  GKHostEllrMult,
+  GKHostDiaMult,
+  GKHostDiaMultTranspose,
+  GKHostEllrGetDiagonal,
+  GKHostDiaGetDiagonal,
+};

@@ -1,0 +1,29 @@
+/*
+   Private to petsc-gpukit and its tests: the backend in use, the logged memory operations and
+   the log events. Not installed.
+*/
+#pragma once
+
+#include <petscgpukit.h>
+#include "../device/device.h"
+
+PETSC_EXTERN PetscClassId  GK_CLASSID;
+PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H;
+
+/* The backend this process runs on; set by PetscGPUKitBackendSetUp_Private() */
+PETSC_EXTERN const GKBackendOps *GKDev;
+
+PETSC_EXTERN PetscErrorCode PetscGPUKitBackendSetUp_Private(void);
+PETSC_EXTERN PetscErrorCode PetscGPUKitLogSync_Private(void);
+
+/* Device memory and copies, counted and logged (h2d/d2h in GK_MemcpyH2D/GK_MemcpyD2H) */
+PETSC_EXTERN PetscErrorCode GKMalloc_Private(size_t, void **);
+PETSC_EXTERN PetscErrorCode GKFree_Private(void *); /* takes the address of the pointer, and zeroes it */
+PETSC_EXTERN PetscErrorCode GKMemcpyH2D(void *, const void *, size_t);
+PETSC_EXTERN PetscErrorCode GKMemcpyD2H(void *, const void *, size_t);
+PETSC_EXTERN PetscErrorCode GKMemcpyD2D(void *, const void *, size_t);
+
+#define GKMalloc(n, p) GKMalloc_Private((size_t)(n) * sizeof(**(p)), (void **)(p))
+#define GKFree(p)      GKFree_Private((void *)&(p))
+
+PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t);

@@ -1,0 +1,230 @@
+/*
+   MATSEQDIACUDA: the DIA format of Jost, Contassot-Vivier and Vialle, 3.2 (one row of values
+   per diagonal holding a nonzero, and the diagonals' offsets), built on the host from the
+   SEQAIJ master copy and kept on the device. Transposed products read the same arrays.
+*/
+#include "../../gk/gkmat.h"
+
+typedef struct {
+  GKDia     A;
+  PetscInt *hoff; /* host copy of the offsets, for views */
+} Mat_SeqDIA;
+
+static PetscErrorCode MatSeqDIAReset_Private(Mat A)
+{
+  Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  PetscCall(GKFree(d->A.off));
+  PetscCall(GKFree(d->A.val));
+  PetscCall(PetscFree(d->hoff));
+  d->A.ndiag = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  Mat_SeqDIA     *d  = (Mat_SeqDIA *)gk->data;
+  const PetscInt  m = A->rmap->n, n = A->cmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa, *val;
+  PetscMemType    mtype;
+  PetscInt       *slot, ndiag = 0; /* slot[k + m - 1]: the row of val holding offset k, or -1 */
+  char            why[160];
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(PetscMalloc1(m + n, &slot));
+  for (PetscInt k = 0; k < m + n; k++) slot[k] = -1;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) slot[aj[k] - i + m - 1] = 0;
+  for (PetscInt k = 0; k < m + n; k++)
+    if (!slot[k]) slot[k] = ndiag++;
+  PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
+  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", m, ndiag, ai[m], why));
+  if (!valuesonly) {
+    PetscCall(MatSeqDIAReset_Private(A));
+    PetscCall(PetscMalloc1(ndiag, &d->hoff));
+    for (PetscInt k = 0; k < m + n; k++)
+      if (slot[k] >= 0) d->hoff[slot[k]] = k - m + 1;
+    d->A.m     = m;
+    d->A.n     = n;
+    d->A.ndiag = ndiag;
+    PetscCall(GKMalloc(ndiag, &d->A.off));
+    PetscCall(GKMalloc((size_t)ndiag * m, &d->A.val));
+    PetscCall(GKMemcpyH2D(d->A.off, d->hoff, (size_t)ndiag * sizeof(PetscInt)));
+  }
+  PetscCall(PetscCalloc1((size_t)ndiag * m, &val));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) val[(size_t)slot[aj[k] - i + m - 1] * m + i] = aa[k];
+  PetscCall(GKMemcpyH2D(d->A.val, val, (size_t)ndiag * m * sizeof(PetscScalar)));
+  PetscCall(PetscFree(val));
+  PetscCall(PetscFree(slot));
+  gk->nnz   = ai[m];
+  gk->bytes = (size_t)ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqDIAMult_Private(Mat A, GKMatOp op, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  if (op == GK_OP_N) PetscCall(GKDev->diamult(&d->A, x, add, y));
+  else PetscCall(GKDev->diamulttranspose(&d->A, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, add, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqDIAGetDiagonal_Private(Mat A, PetscScalar *diag)
+{
+  Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->diagetdiagonal(&d->A, diag));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqDIAView_Private(Mat A, PetscViewer viewer)
+{
+  Mat_SeqGK   *gk     = (Mat_SeqGK *)A->spptr;
+  Mat_SeqDIA  *d      = (Mat_SeqDIA *)gk->data;
+  const double stored = (double)d->A.m * (double)d->A.ndiag;
+  char         offsets[256] = "";
+  size_t       len;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "DIA (Jost et al. 3.2): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %" PetscInt_FMT " diagonals, stored %.0f, fill %.3f (limit %.2f, %s)\n", d->A.m, gk->nnz, d->A.ndiag, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  for (PetscInt k = 0; k < d->A.ndiag; k++) {
+    PetscCall(PetscStrlen(offsets, &len));
+    if (d->A.ndiag > 16 && k == 8) {
+      PetscCall(PetscSNPrintf(offsets + len, sizeof(offsets) - len, " ..."));
+      k = d->A.ndiag - 8;
+      PetscCall(PetscStrlen(offsets, &len));
+    }
+    PetscCall(PetscSNPrintf(offsets + len, sizeof(offsets) - len, " %" PetscInt_FMT, d->hoff[k]));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "diagonal offsets:%s\n", offsets));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
+
+static const GKMatFormat GKFormatDIA = {
+  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, MatConvert_SeqAIJ_SeqDIACUDA,
+};
+
+static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(A, &GKFormatDIA, reuse, newmat));
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   MATSEQDIACUDA - "seqdiacuda" - a sequential matrix in diagonal (DIA) storage on the GPU
+
+   DIA (Jost, Contassot-Vivier and Vialle, 3.2) stores one row of values per diagonal that holds
+   a nonzero, with the diagonals' offsets: the product reads every array contiguously, which
+   suits stencil matrices of structured grids. The matrix is a `MATSEQAIJ` underneath, as
+   `MATSEQELLRCUDA` is, with its device copy rebuilt lazily after changes.
+
+   On the device: `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`, `MatMultTransposeAdd()`,
+   the Hermitian transposes (from the same arrays), `MatGetDiagonal()`.
+
+   Options Database Keys:
++  -mat_type diacuda - selects this type with `MatSetFromOptions()` (also -dm_mat_type)
+.  -mat_diacuda_max_fill <3> - the largest fill (n diagonals / nonzeros) accepted; more is an error
+.  -gpukit_backend <auto,cuda,host> - where the kernels run
+-  -gpukit_device <n> - the CUDA device of this process
+
+   Level: beginner
+
+.seealso: `MATDIACUDA`, `MATSEQELLRCUDA`, `MatCreateSeqDIACUDA()`, `MatDIACUDASetMaxFill()`
+M*/
+PetscErrorCode MatCreate_SeqDIACUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_SeqGK_Private(B, &GKFormatDIA));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatCreate_MPIDIACUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_MPIGK_Private(B, MATMPIDIACUDA));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatCreate_DIACUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_GK_Private(B, &GKFormatDIA, MATMPIDIACUDA));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   MatCreateSeqDIACUDA - Creates a sequential DIA matrix on the GPU, preallocated as
+   `MatCreateSeqAIJ()` does
+
+   Collective
+
+   Input Parameters:
++  comm - a communicator of one process
+.  m, n - rows and columns
+.  nz - nonzeros per row (the same for all rows), or
+-  nnz - nonzeros in each row (or NULL)
+
+   Output Parameter:
+.  A - the matrix
+
+   Level: intermediate
+
+.seealso: `MATSEQDIACUDA`, `MatCreateSeqAIJ()`
+@*/
+PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQDIACUDA));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatDIACUDASetMaxFill - Sets the largest fill (stored entries, rows times diagonals, over
+   nonzeros) the DIA format may reach before it refuses the matrix
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  fill - at least 1 (default 3)
+
+   Options Database Key:
+.  -mat_diacuda_max_fill <fill> - the same
+
+   Level: intermediate
+
+.seealso: `MATSEQDIACUDA`, `MatELLRCUDASetMaxFill()`
+@*/
+PetscErrorCode MatDIACUDASetMaxFill(Mat A, PetscReal fill)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKSetMaxFill_Private(A, MATSEQDIACUDA, fill));
+  PetscFunctionReturn(0);
+}
+
+/* The device arrays, brought up to date */
+PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat A, const GKDia **D)
+{
+  PetscBool match;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQDIACUDA, &match));
+  PetscCheck(match, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Not a %s matrix", MATSEQDIACUDA);
+  PetscCall(MatSeqGKSyncDevice_Private(A));
+  *D = &((Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data)->A;
+  PetscFunctionReturn(0);
+}

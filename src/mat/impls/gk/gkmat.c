@@ -1,0 +1,362 @@
+/*
+   What the sequential device matrices share: the SEQAIJ subclass (operations saved, overridden
+   and restored), the lazy device copy, the products on host vectors (staged through device
+   buffers), logging, views and conversions.
+*/
+#include "gkmat.h"
+
+static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
+
+/* Brings the device copy up to date with the host matrix: a full rebuild after a change of the
+   nonzero pattern, the values alone after any other change. */
+PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
+{
+  Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before it is copied to the device (MatAssemblyBegin/End)", gk->fmt->type);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
+  PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
+  gk->state   = state;
+  gk->nzstate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+/* The padding limit: a format storing more than maxfill entries per nonzero is refused */
+PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, PetscInt rows, PetscInt width, PetscInt nnz, const char *why)
+{
+  Mat_SeqGK     *gk     = (Mat_SeqGK *)A->spptr;
+  const double   stored = (double)rows * (double)width;
+  const double   fill   = nnz ? stored / (double)nnz : 1.0;
+
+  PetscFunctionBegin;
+  PetscCheck(fill <= (double)gk->maxfill, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill, (double)gk->maxfill, gk->fmt->fillopt, why,
+             gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqGKStaging_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  PetscInt   len = PetscMax(A->rmap->n, A->cmap->n);
+
+  PetscFunctionBegin;
+  if (!gk->dx && len) {
+    PetscCall(GKMalloc(len, &gk->dx));
+    PetscCall(GKMalloc(len, &gk->dy));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y = op(A) x (+ z): x and z copied in, y copied out, the product on the device */
+static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
+{
+  Mat_SeqGK         *gk   = (Mat_SeqGK *)A->spptr;
+  const PetscInt     nin  = op == GK_OP_N ? A->cmap->n : A->rmap->n;
+  const PetscInt     nout = op == GK_OP_N ? A->rmap->n : A->cmap->n;
+  const PetscLogEvent ev  = op == GK_OP_N ? GK_MatMult : GK_MatMultT;
+  const PetscScalar *xa, *za;
+  PetscScalar       *ya;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKSyncDevice_Private(A));
+  PetscCall(MatSeqGKStaging_Private(A));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(GKMemcpyH2D(gk->dx, xa, (size_t)nin * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (z) {
+    PetscCall(VecGetArrayRead(z, &za));
+    PetscCall(GKMemcpyH2D(gk->dy, za, (size_t)nout * sizeof(PetscScalar)));
+    PetscCall(VecRestoreArrayRead(z, &za));
+  }
+  PetscCall(PetscLogEventBegin(ev, A, x, y, 0));
+  PetscCall(gk->fmt->mult(A, op, gk->dx, z ? PETSC_TRUE : PETSC_FALSE, gk->dy));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogFlops(2.0 * gk->nnz));
+  PetscCall(PetscLogEventEnd(ev, A, x, y, 0));
+  PetscCall(VecGetArrayWrite(y, &ya));
+  PetscCall(GKMemcpyD2H(ya, gk->dy, (size_t)nout * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMult_SeqGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTranspose_SeqGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTransposeAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultHermitianTranspose_SeqGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultHermitianTransposeAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, z, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGetDiagonal_SeqGK(Mat A, Vec d)
+{
+  Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
+  PetscScalar *da;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKSyncDevice_Private(A));
+  PetscCall(MatSeqGKStaging_Private(A));
+  PetscCall(PetscLogEventBegin(GK_MatGetDiag, A, d, 0, 0));
+  PetscCall(gk->fmt->getdiagonal(A, gk->dy));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogEventEnd(GK_MatGetDiag, A, d, 0, 0));
+  PetscCall(VecGetArrayWrite(d, &da));
+  PetscCall(GKMemcpyD2H(da, gk->dy, (size_t)A->rmap->n * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatView_SeqGK(Mat A, PetscViewer viewer)
+{
+  Mat_SeqGK        *gk = (Mat_SeqGK *)A->spptr;
+  PetscBool         iascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(gk->base.view(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii || !A->assembled) PetscFunctionReturn(0);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+    char bytes[32];
+    int  dev;
+
+    PetscCall(MatSeqGKSyncDevice_Private(A));
+    PetscCall(gk->fmt->view(A, viewer));
+    PetscCall(GKFormatBytes_Private((PetscLogDouble)gk->bytes, bytes, sizeof(bytes)));
+    PetscCall(PetscGPUKitGetDevice(&dev));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "device memory: %s (format arrays) on the %s backend, device %d\n", bytes, GKDev->name, dev));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  char       help[128];
+  PetscReal  fill = gk->maxfill;
+  PetscBool  set;
+
+  PetscFunctionBegin;
+  if (gk->base.setfromoptions) PetscCall(gk->base.setfromoptions(A, PetscOptionsObject));
+  PetscCall(PetscSNPrintf(help, sizeof(help), "Largest fill (stored entries / nonzeros) the %s format may reach", gk->fmt->name));
+  PetscOptionsHeadBegin(PetscOptionsObject, "Device matrix options");
+  PetscCall(PetscOptionsReal(gk->fmt->fillopt, help, gk->fmt->fillsetter, gk->maxfill, &fill, &set));
+  PetscOptionsHeadEnd();
+  if (set) PetscCall(MatSeqGKSetMaxFill_Private(A, gk->fmt->type, fill));
+  PetscFunctionReturn(0);
+}
+
+/* Composes (or, with on false, removes) the conversions MatConvert() looks for on a device
+   matrix: back to SEQAIJ, and into its format from SEQAIJ and from the other device formats */
+static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
+{
+  Mat_SeqGK  *gk     = (Mat_SeqGK *)B->spptr;
+  const char *from[] = {MATSEQAIJ, MATSEQELLRCUDA, MATSEQDIACUDA};
+  char        name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", gk->fmt->type, MATSEQAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? MatConvert_SeqGK_SeqAIJ : NULL));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(from); i++) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(from[i], gk->fmt->type, &same));
+    if (same) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", from[i], gk->fmt->type));
+    PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Frees the device side and gives the matrix back SEQAIJ's operations and type */
+static PetscErrorCode MatSeqGKStrip_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKComposeConverters_Private(A, PETSC_FALSE));
+  PetscCall(gk->fmt->reset(A));
+  PetscCall(PetscFree(gk->data));
+  PetscCall(GKFree(gk->dx));
+  PetscCall(GKFree(gk->dy));
+  A->ops->mult                      = gk->base.mult;
+  A->ops->multadd                   = gk->base.multadd;
+  A->ops->multtranspose             = gk->base.multtranspose;
+  A->ops->multtransposeadd          = gk->base.multtransposeadd;
+  A->ops->multhermitiantranspose    = gk->base.multhermitiantranspose;
+  A->ops->multhermitiantransposeadd = gk->base.multhermitiantransposeadd;
+  A->ops->getdiagonal               = gk->base.getdiagonal;
+  A->ops->view                      = gk->base.view;
+  A->ops->setfromoptions            = gk->base.setfromoptions;
+  A->ops->duplicate                 = gk->base.duplicate;
+  A->ops->destroy                   = gk->base.destroy;
+  PetscCall(PetscFree(A->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQAIJ));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_SeqGK(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKStrip_Private(A));
+  PetscCall((*A->ops->destroy)(A)); /* SEQAIJ's */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  /* SEQAIJ's duplicate creates the copy with A's type, that is through MatCreate_SeqGK_Private() */
+  PetscCall(gk->base.duplicate(A, op, B));
+  ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatSeqGKStrip_Private(B));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* Makes a SEQAIJ (or another device matrix) a matrix of the format fmt */
+PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, MatReuse reuse, Mat *newmat)
+{
+  Mat        B = *newmat;
+  Mat_SeqGK *gk;
+  PetscBool  isgk;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (isgk) PetscCall(MatSeqGKStrip_Private(B));
+
+  PetscCall(PetscNew(&gk));
+  PetscCall(PetscCalloc(fmt->datasize, &gk->data));
+  gk->fmt     = fmt;
+  gk->maxfill = fmt->defaultfill;
+  gk->nzstate = -1;
+  gk->state   = -1;
+  PetscCall(PetscOptionsGetReal(((PetscObject)B)->options, ((PetscObject)B)->prefix, fmt->fillopt, &gk->maxfill, NULL));
+  PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
+  PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));
+  B->spptr = gk;
+
+  B->ops->mult                      = MatMult_SeqGK;
+  B->ops->multadd                   = MatMultAdd_SeqGK;
+  B->ops->multtranspose             = MatMultTranspose_SeqGK;
+  B->ops->multtransposeadd          = MatMultTransposeAdd_SeqGK;
+  B->ops->multhermitiantranspose    = MatMultHermitianTranspose_SeqGK;
+  B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_SeqGK;
+  B->ops->getdiagonal               = MatGetDiagonal_SeqGK;
+  B->ops->view                      = MatView_SeqGK;
+  B->ops->setfromoptions            = MatSetFromOptions_SeqGK;
+  B->ops->duplicate                 = MatDuplicate_SeqGK;
+  B->ops->destroy                   = MatDestroy_SeqGK;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
+  PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* The creator of a sequential device type: a SEQAIJ converted in place */
+PetscErrorCode MatCreate_SeqGK_Private(Mat B, const GKMatFormat *fmt)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_SeqAIJ(B));
+  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(B, fmt, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(0);
+}
+
+/* The MPI types come with a later release; until then, say so instead of failing obscurely */
+PetscErrorCode MatCreate_MPIGK_Private(Mat B, const char *type)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
+  SETERRQ(PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "Matrix type %s on %d MPI processes is not supported yet: MPI support for petsc-gpukit's matrices is the next step. Run on one process, or use -mat_type aij in parallel", type, size);
+}
+
+/* The root type's creator, for the types list of -help: MatSetType() itself maps the root name
+   to the sequential or MPI type by the communicator's size */
+PetscErrorCode MatCreate_GK_Private(Mat B, const GKMatFormat *fmt, const char *mpitype)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
+  if (size == 1) PetscCall(MatCreate_SeqGK_Private(B, fmt));
+  else PetscCall(MatCreate_MPIGK_Private(B, mpitype));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fill)
+{
+  PetscBool  match;
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(A, fill, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &match));
+  if (!match) PetscFunctionReturn(0);
+  PetscCheck(fill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The fill limit (stored entries / nonzeros) must be at least 1, not %g", (double)fill);
+  gk->maxfill = fill;
+  gk->nzstate = -1; /* check the new limit at the next use */
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,70 @@
+/*
+   The sequential device matrices: a SEQAIJ underneath, the master copy, plus a device copy in
+   one format (ELLPACK-R, DIA) rebuilt lazily when the host matrix changed. The shared code
+   (gkmat.c) does the subclassing, the products' vector staging, logging and views; a format
+   supplies a GKMatFormat.
+*/
+#pragma once
+
+#include "../../../include/gpukitimpl.h"
+#include <petsc/private/matimpl.h>
+
+/* exported by libpetsc, not declared in its headers */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
+
+typedef enum {
+  GK_OP_N, /* A */
+  GK_OP_T, /* A^T */
+  GK_OP_H  /* A^H */
+} GKMatOp;
+
+typedef struct {
+  const char *type;        /* MATSEQELLRCUDA ... */
+  const char *name;        /* for views and errors: "ELLPACK-R" */
+  const char *fillopt;     /* "-mat_ellrcuda_max_fill" */
+  const char *fillsetter;  /* "MatELLRCUDASetMaxFill" */
+  PetscReal   defaultfill; /* limit on stored entries / nonzeros */
+  size_t      datasize;    /* bytes of the format's own data, zeroed at creation */
+  /* (re)build the device copy from the host CSR; only the values when the nonzero pattern is unchanged */
+  PetscErrorCode (*build)(Mat, PetscBool);
+  /* free the device copy */
+  PetscErrorCode (*reset)(Mat);
+  /* y = op(A) x (+ y), all device pointers */
+  PetscErrorCode (*mult)(Mat, GKMatOp, const PetscScalar *, PetscBool, PetscScalar *);
+  PetscErrorCode (*getdiagonal)(Mat, PetscScalar *);
+  /* the format's lines in -mat_view ::ascii_info */
+  PetscErrorCode (*view)(Mat, PetscViewer);
+  /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
+  PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
+} GKMatFormat;
+
+typedef struct {
+  const GKMatFormat *fmt;
+  void              *data;     /* the format's */
+  PetscReal          maxfill;  /* -mat_<type>_max_fill */
+  PetscInt           nnz;      /* nonzeros of the host matrix the device copy was made from */
+  size_t             bytes;    /* device bytes of the format's arrays, set by the format */
+  PetscObjectState   state;    /* object state of that host matrix */
+  PetscObjectState   nzstate;  /* its nonzero state; -1 before the first build */
+  PetscScalar       *dx, *dy;  /* device staging of host vectors, max(m, n) each */
+  struct _MatOps     base;     /* SEQAIJ's operations, called through and restored on conversion back */
+} Mat_SeqGK;
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, PetscInt, PetscInt, PetscInt, const char *);
+PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
+PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
+PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
+
+PETSC_EXTERN PetscErrorCode MatCreate_SeqELLRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIELLRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_ELLRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_SeqDIACUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIDIACUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
+
+/* For the tests: the device copies, brought up to date */
+PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);
+PETSC_EXTERN PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat, const GKDia **);

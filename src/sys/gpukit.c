@@ -1,0 +1,281 @@
+/*
+   Package set-up: type registration, the backend and device of this process, log events, and
+   the counted host/device copies every layer above the backend goes through.
+*/
+#include "../include/gpukitimpl.h"
+#include "../mat/impls/gk/gkmat.h"
+
+const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
+
+PetscClassId      GK_CLASSID;
+PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H;
+const GKBackendOps *GKDev = NULL;
+
+static PetscBool                 gk_initialized = PETSC_FALSE;
+static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
+static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
+static PetscGPUKitTransferCounts gk_counts;
+
+/*@C
+   PetscGPUKitFinalizePackage - Prints the transfer summary under -log_view and forgets the
+   backend; called from PetscFinalize().
+
+   Level: developer
+
+.seealso: `PetscGPUKitInitializePackage()`
+@*/
+PetscErrorCode PetscGPUKitFinalizePackage(void)
+{
+  PetscBool view = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view", &view));
+  if (view) { /* every process takes part, whether it used the library or not */
+    PetscLogDouble loc[5] = {gk_counts.h2d_count, gk_counts.h2d_bytes, gk_counts.d2h_count, gk_counts.d2h_bytes, GKDev ? 1.0 : 0.0}, tot[5];
+    char           b1[32], b2[32];
+
+    PetscCall(MPIU_Allreduce(loc, tot, 5, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
+    PetscCall(GKFormatBytes_Private(tot[1], b1, sizeof(b1)));
+    PetscCall(GKFormatBytes_Private(tot[3], b2, sizeof(b2)));
+    if (tot[4] > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
+  }
+  GKDev          = NULL;
+  gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
+  gk_device      = -1;
+  gk_initialized = PETSC_FALSE;
+  PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscGPUKitInitializePackage - Registers the library's types, options and log events.
+
+   Collective on PETSC_COMM_WORLD (it finds each process's rank on its node, which picks the
+   default device).
+
+   Level: beginner
+
+   Note:
+   Loading the library with -dll_append calls this; a program linked with the library calls it
+   after PetscInitialize().
+
+.seealso: `PetscGPUKitFinalizePackage()`, `MATELLRCUDA`, `MATDIACUDA`
+@*/
+PetscErrorCode PetscGPUKitInitializePackage(void)
+{
+  MPI_Comm node;
+
+  PetscFunctionBegin;
+  if (gk_initialized) PetscFunctionReturn(0);
+  gk_initialized = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("GPU kit", &GK_CLASSID));
+  PetscCall(PetscLogEventRegister("GKMatMult", GK_CLASSID, &GK_MatMult));
+  PetscCall(PetscLogEventRegister("GKMatMultTr", GK_CLASSID, &GK_MatMultT));
+  PetscCall(PetscLogEventRegister("GKMatGetDiag", GK_CLASSID, &GK_MatGetDiag));
+  PetscCall(PetscLogEventRegister("GKMatToDevice", GK_CLASSID, &GK_MatToDevice));
+  PetscCall(PetscLogEventRegister("GKMemcpyH2D", GK_CLASSID, &GK_MemcpyH2D));
+  PetscCall(PetscLogEventRegister("GKMemcpyD2H", GK_CLASSID, &GK_MemcpyD2H));
+
+  PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
+  PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));
+  PetscCall(MatRegister(MATELLRCUDA, MatCreate_ELLRCUDA));
+  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
+  PetscCall(MatRegister(MATSEQDIACUDA, MatCreate_SeqDIACUDA));
+  PetscCall(MatRegister(MATMPIDIACUDA, MatCreate_MPIDIACUDA));
+  PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
+  PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
+
+  PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_rank(node, &gk_localrank));
+  PetscCallMPI(MPI_Comm_size(node, &gk_localsize));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(PetscRegisterFinalize(PetscGPUKitFinalizePackage));
+  PetscFunctionReturn(0);
+}
+
+/* The entry point -dll_append looks for: PetscDLLibraryRegister_ + the library's base name */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpukit(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscFunctionReturn(0);
+}
+
+/* Chooses this process's backend and device, once, when the first object needs them */
+PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
+{
+  char                   bname[16] = "auto", why[256], devname[256];
+  PetscInt               dev       = -1;
+  PetscBool              devset    = PETSC_FALSE, found;
+  PetscGPUKitBackendType req       = PETSCGPUKIT_BACKEND_AUTO;
+  int                    count     = 0;
+
+  PetscFunctionBegin;
+  if (GKDev) PetscFunctionReturn(0);
+  PetscCheck(gk_initialized, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PetscGPUKitInitializePackage() first (or load the library with -dll_append)");
+  PetscOptionsBegin(PETSC_COMM_SELF, NULL, "petsc-gpukit options", "Sys");
+  PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
+  PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
+  PetscOptionsEnd();
+  PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));
+  PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -gpukit_backend %s: use auto, cuda or host", bname);
+
+  if (req != PETSCGPUKIT_BACKEND_HOST) PetscCall(GKBackendCUDA.getdevicecount(&count, why, sizeof(why)));
+  if (req == PETSCGPUKIT_BACKEND_CUDA) PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_GPU, "-gpukit_backend cuda, but no CUDA device can be used: %s. Run where an NVIDIA GPU and its driver are visible, or use -gpukit_backend host", why);
+  if (count > 0) {
+    if (!devset) dev = gk_localrank % count;
+    PetscCheck(dev >= 0 && dev < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device %" PetscInt_FMT " is not a device of this process: it sees %d (0 to %d)", dev, count, count - 1);
+    PetscCall(GKBackendCUDA.setdevice((int)dev));
+    PetscCall(GKBackendCUDA.getdevicename((int)dev, devname, sizeof(devname)));
+    GKDev      = &GKBackendCUDA;
+    gk_backend = PETSCGPUKIT_BACKEND_CUDA;
+    gk_device  = (int)dev;
+    PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
+  } else {
+    PetscMPIInt rank;
+
+    if (req == PETSCGPUKIT_BACKEND_AUTO) {
+      PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+      if (!rank) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: no CUDA device (%s); running on the host backend\n", why));
+    }
+    GKDev      = &GKBackendHost;
+    gk_backend = PETSCGPUKIT_BACKEND_HOST;
+    gk_device  = 0;
+    PetscCall(PetscInfo(NULL, "petsc-gpukit: host backend\n"));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscGPUKitGetBackend - Where this process's kernels run (cuda or host), choosing it first if
+   no object has needed it yet
+
+   Not Collective
+
+   Output Parameter:
+.  backend - `PETSCGPUKIT_BACKEND_CUDA` or `PETSCGPUKIT_BACKEND_HOST`
+
+   Options Database Keys:
++  -gpukit_backend <auto,cuda,host> - where the kernels run
+-  -gpukit_device <n> - which CUDA device this process uses
+
+   Level: intermediate
+
+.seealso: `PetscGPUKitGetDevice()`, `PetscGPUKitBackendType`
+@*/
+PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *backend)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(backend, 1);
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  *backend = gk_backend;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscGPUKitGetDevice - The CUDA device this process uses (0 on the host backend)
+
+   Not Collective
+
+   Level: intermediate
+
+.seealso: `PetscGPUKitGetBackend()`
+@*/
+PetscErrorCode PetscGPUKitGetDevice(int *device)
+{
+  PetscFunctionBegin;
+  PetscValidIntPointer(device, 1);
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  *device = gk_device;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscGPUKitGetTransferCounts - The host/device copies this process made through the library
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `PetscGPUKitGetBackend()`
+@*/
+PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *counts)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(counts, 1);
+  *counts = gk_counts;
+  PetscFunctionReturn(0);
+}
+
+/* Inside a logged event, wait for the device so that the event's time is the kernel's */
+PetscErrorCode PetscGPUKitLogSync_Private(void)
+{
+  PetscBool active;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogIsActive(&active));
+  if (active) PetscCall(GKDev->synchronize());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMalloc_Private(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDev->malloc(bytes, p));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKFree_Private(void *addr)
+{
+  void **p = (void **)addr;
+
+  PetscFunctionBegin;
+  if (*p) PetscCall(GKDev->free(*p));
+  *p = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMemcpyH2D(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(GK_MemcpyH2D, 0, 0, 0, 0));
+  PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_H2D));
+  PetscCall(PetscLogEventEnd(GK_MemcpyH2D, 0, 0, 0, 0));
+  gk_counts.h2d_count += 1;
+  gk_counts.h2d_bytes += (PetscLogDouble)bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMemcpyD2H(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(GK_MemcpyD2H, 0, 0, 0, 0));
+  PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_D2H));
+  PetscCall(PetscLogEventEnd(GK_MemcpyD2H, 0, 0, 0, 0));
+  gk_counts.d2h_count += 1;
+  gk_counts.d2h_bytes += (PetscLogDouble)bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMemcpyD2D(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_D2D));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKFormatBytes_Private(PetscLogDouble bytes, char *str, size_t len)
+{
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int         u      = 0;
+
+  PetscFunctionBegin;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    u++;
+  }
+  PetscCall(PetscSNPrintf(str, len, u ? "%.1f %s" : "%.0f %s", (double)bytes, unit[u]));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,123 @@
+static char help[] = "The ELLPACK-R example of Michels, 5.3.1, by hand: the arrays and the products, exactly;\n\
+and the same matrix in DIA storage.\n\n";
+
+#include <petscgpukit.h>
+#include "mat/impls/gk/gkmat.h"
+
+/*
+       ( 1 3 0 )                 ( 1 3 )       ( 0 1 )        ( 2 )
+   A = ( 0 1 1 )   Nz = 2,  A = ( 1 1 ),  j = ( 1 2 ),  rl = ( 2 )
+       ( 4 0 0 )                 ( 4 * )       ( 0 * )        ( 1 )
+       ( 0 0 2 )                 ( 2 * )       ( 2 * )        ( 1 )
+   stored column-major, * as zeros (Michels, 5.3.1)
+*/
+static const PetscInt    rl_ref[4]  = {2, 2, 1, 1};
+static const PetscInt    col_ref[8] = {0, 1, 0, 2, 1, 2, 0, 0};
+static const PetscScalar val_ref[8] = {1, 1, 4, 2, 3, 1, 0, 0};
+
+static PetscErrorCode BuildExample(MatType type, Mat *A)
+{
+  const PetscInt    r[6] = {0, 0, 1, 1, 2, 3}, c[6] = {0, 1, 1, 2, 0, 2};
+  const PetscScalar v[6] = {1, 3, 1, 1, 4, 2};
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, 4, 3, 4, 3));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 2, NULL));
+  for (PetscInt k = 0; k < 6; k++) PetscCall(MatSetValue(*A, r[k], c[k], v[k], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* y = A x and A^T w with small integers: exact in floating point */
+static PetscErrorCode CheckProductsExact(Mat A)
+{
+  const PetscScalar xv[3] = {1, 2, 3}, wv[4] = {1, -1, 2, 1};
+  const PetscScalar yref[4] = {7, 5, 4, 6}, tref[3] = {9, 2, 1}, dref[4] = {1, 1, 0, 0};
+  Vec               x, y, w, t, d;
+  const PetscScalar *ya, *ta, *da;
+  const PetscInt    idx[4] = {0, 1, 2, 3};
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(y, &w));
+  PetscCall(VecDuplicate(y, &d));
+  PetscCall(VecDuplicate(x, &t));
+  PetscCall(VecSetValues(x, 3, idx, xv, INSERT_VALUES));
+  PetscCall(VecSetValues(w, 4, idx, wv, INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(x));
+  PetscCall(VecAssemblyEnd(x));
+  PetscCall(VecAssemblyBegin(w));
+  PetscCall(VecAssemblyEnd(w));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMultTranspose(A, w, t));
+  PetscCall(MatGetDiagonal(A, d));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(t, &ta));
+  PetscCall(VecGetArrayRead(d, &da));
+  for (PetscInt i = 0; i < 4; i++) PetscCheck(ya[i] == yref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A x)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ya[i]), (double)PetscRealPart(yref[i]));
+  for (PetscInt i = 0; i < 3; i++) PetscCheck(ta[i] == tref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A^T w)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ta[i]), (double)PetscRealPart(tref[i]));
+  for (PetscInt i = 0; i < 4; i++) PetscCheck(da[i] == dref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(da[i]), (double)PetscRealPart(dref[i]));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(t, &ta));
+  PetscCall(VecRestoreArrayRead(d, &da));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&t));
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  Mat           A;
+  const GKEllr *E, *Et;
+  const GKDia  *D;
+  PetscInt      rl[4], col[8], off[4];
+  PetscScalar   val[16];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+
+  PetscCall(BuildExample(MATELLRCUDA, &A));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
+  PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
+  PetscCheck(!Et, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy exists before any transposed product");
+  PetscCall(GKMemcpyD2H(rl, E->rl, sizeof(rl)));
+  PetscCall(GKMemcpyD2H(col, E->col, sizeof(col)));
+  PetscCall(GKMemcpyD2H(val, E->val, 8 * sizeof(PetscScalar)));
+  for (PetscInt i = 0; i < 4; i++) PetscCheck(rl[i] == rl_ref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "rl[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, i, rl[i], rl_ref[i]);
+  for (PetscInt k = 0; k < 8; k++) {
+    PetscCheck(col[k] == col_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "j[%" PetscInt_FMT "] (column-major) = %" PetscInt_FMT ", not %" PetscInt_FMT, k, col[k], col_ref[k]);
+    PetscCheck(val[k] == val_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A[%" PetscInt_FMT "] (column-major) = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(val_ref[k]));
+  }
+  PetscCall(CheckProductsExact(A));
+  /* the transposed copy, 3 x 4: columns of A as rows, Nz = 2 (columns 0 and 2 of A hold two) */
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
+  PetscCheck(Et && Et->m == 3 && Et->n == 4 && Et->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy is not the 3 x 4, Nz 2 matrix A^T");
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ELLPACK-R arrays and products of Michels 5.3.1 exact\n"));
+
+  /* DIA: offsets -2, -1, 0, 1; val[d*4 + i] = A(i, i + off[d]) */
+  PetscCall(BuildExample(MATDIACUDA, &A));
+  PetscCall(MatSeqDIACUDAGetDeviceFormat(A, &D));
+  PetscCheck(D->ndiag == 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA of the example: %" PetscInt_FMT " diagonals, not 4", D->ndiag);
+  PetscCall(GKMemcpyD2H(off, D->off, sizeof(off)));
+  PetscCall(GKMemcpyD2H(val, D->val, 16 * sizeof(PetscScalar)));
+  {
+    const PetscInt    off_ref[4] = {-2, -1, 0, 1};
+    const PetscScalar dval_ref[16] = {0, 0, 4, 0, /* -2 */ 0, 0, 0, 2, /* -1 */ 1, 1, 0, 0, /* 0 */ 3, 1, 0, 0 /* 1 */};
+
+    for (PetscInt d = 0; d < 4; d++) PetscCheck(off[d] == off_ref[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset %" PetscInt_FMT " = %" PetscInt_FMT ", not %" PetscInt_FMT, d, off[d], off_ref[d]);
+    for (PetscInt k = 0; k < 16; k++) PetscCheck(val[k] == dval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA val[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(dval_ref[k]));
+  }
+  PetscCall(CheckProductsExact(A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "DIA arrays and products of the same matrix exact\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,415 @@
+static char help[] = "The device matrices' products against SEQAIJ's, before and after changes.\n\
+  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one>\n\
+  -n <n>        : the problem's size parameter\n\
+  -m <m>        : rows of the rectangular problem (columns: n)\n\
+  -type <type>  : ellrcuda or diacuda\n\n";
+
+/*
+   Each check holds B (the device type) to A (SEQAIJ, the oracle): MatMultEqual and friends at
+   PETSc's tolerance, a tight relative bound on one product of each kind, the diagonal exactly,
+   and the transfer counters, which prove the product ran through the device path.
+*/
+#include <petscgpukit.h>
+
+typedef enum {
+  LAP2D,
+  LAP3D,
+  CONVDIFF,
+  RANDOM,
+  RECT,
+  OUTSIDE,
+  EMPTY,
+  ONE
+} Problem;
+static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "Problem", "", NULL};
+
+#if defined(PETSC_USE_COMPLEX)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+#else
+  #define CPLX(re, im) (re)
+#endif
+
+/* Inserts the problem's entries into any preallocated SEQAIJ-based matrix */
+static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
+{
+  PetscInt m, nc;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &nc));
+  switch (p) {
+  case LAP2D:
+  case CONVDIFF:
+    /* 5-point stencil on an n x n grid; convection-diffusion adds an upwinded, nonsymmetric
+       (complex, in complex builds) first-order term */
+    for (PetscInt r = 0; r < m; r++) {
+      const PetscInt    i = r / n, j = r % n;
+      const PetscScalar c = p == CONVDIFF ? CPLX(0.3, 0.1) : 0.0;
+
+      if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0 - c, INSERT_VALUES));
+      if (j > 0) PetscCall(MatSetValue(A, r, r - 1, -1.0 - 2.0 * c, INSERT_VALUES));
+      PetscCall(MatSetValue(A, r, r, 4.0 + 3.0 * c, INSERT_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, -1.0, INSERT_VALUES));
+    }
+    break;
+  case LAP3D:
+    for (PetscInt r = 0; r < m; r++) {
+      const PetscInt i = r / (n * n), j = (r / n) % n, k = r % n;
+
+      if (i > 0) PetscCall(MatSetValue(A, r, r - n * n, -1.0, INSERT_VALUES));
+      if (j > 0) PetscCall(MatSetValue(A, r, r - n, -1.0, INSERT_VALUES));
+      if (k > 0) PetscCall(MatSetValue(A, r, r - 1, -1.0, INSERT_VALUES));
+      PetscCall(MatSetValue(A, r, r, 6.0, INSERT_VALUES));
+      if (k < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(A, r, r + n, -1.0, INSERT_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(A, r, r + n * n, -1.0, INSERT_VALUES));
+    }
+    break;
+  case RANDOM:
+  case RECT: {
+    /* seeded: up to 8 entries a row at random columns; every 7th row empty; in RANDOM, row
+       m/3 long (60 entries) */
+    PetscRandom rnd;
+
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+    PetscCall(PetscRandomSetSeed(rnd, 20261121));
+    PetscCall(PetscRandomSeed(rnd));
+    for (PetscInt r = 0; r < m; r++) {
+      PetscReal   u;
+      PetscInt    len;
+      PetscScalar v;
+
+      if (r % 7 == 3) continue;
+      PetscCall(PetscRandomGetValueReal(rnd, &u));
+      len = (p == RANDOM && r == m / 3) ? 60 : (PetscInt)(u * 9);
+      for (PetscInt k = 0; k < len; k++) {
+        PetscCall(PetscRandomGetValueReal(rnd, &u));
+        PetscCall(PetscRandomGetValue(rnd, &v));
+        PetscCall(MatSetValue(A, r, PetscMin((PetscInt)(u * nc), nc - 1), v - 0.5, ADD_VALUES));
+      }
+    }
+    PetscCall(PetscRandomDestroy(&rnd));
+  } break;
+  case OUTSIDE:
+    /* diagonals at offsets -(n-3), -1, 0, 2, n-5: all but the main one partly outside */
+    for (PetscInt r = 0; r < m; r++) {
+      const PetscInt    off[] = {-(n - 3), -1, 0, 2, n - 5};
+      const PetscScalar val[] = {CPLX(0.5, 1.0), -1.0, 3.0, CPLX(-0.25, -0.5), 0.125};
+
+      for (PetscInt d = 0; d < 5; d++)
+        if (r + off[d] >= 0 && r + off[d] < nc) PetscCall(MatSetValue(A, r, r + off[d], val[d], INSERT_VALUES));
+    }
+    break;
+  case ONE:
+    PetscCall(MatSetValue(A, 0, 0, CPLX(-2.5, 0.5), INSERT_VALUES));
+    break;
+  case EMPTY:
+    break;
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CreateMatrix(MatType type, PetscInt m, PetscInt nc, PetscInt nzrow, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, m, nc, m, nc));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nzrow, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* ||y1 - y2|| <= tol ||y1|| (or both zero) */
+static PetscErrorCode CheckClose(Vec y1, Vec y2, PetscReal tol, const char *what, const char *stage)
+{
+  Vec       d;
+  PetscReal nd, n1;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(y1, &d));
+  PetscCall(VecWAXPY(d, -1.0, y1, y2));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(y1, NORM_2, &n1));
+  PetscCall(VecDestroy(&d));
+  PetscCheck(nd <= tol * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after %s: ||difference|| %g > %g ||AIJ result|| (%g)", what, stage, (double)nd, (double)tol, (double)n1);
+  PetscFunctionReturn(0);
+}
+
+/* Every product of B against A's, on random vectors, and the device path taken */
+static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
+{
+  PetscBool                 flg;
+  Vec                       x, y1, y2, z, xt, yt1, yt2, zt, d1, d2;
+  PetscRandom               rnd;
+  PetscGPUKitTransferCounts before, after;
+  PetscInt                  m, nc;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &m, &nc));
+  PetscCall(MatMultEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultEqual failed after %s", stage);
+  PetscCall(MatMultAddEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultAddEqual failed after %s", stage);
+  PetscCall(MatMultTransposeEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultTransposeEqual failed after %s", stage);
+  PetscCall(MatMultTransposeAddEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultTransposeAddEqual failed after %s", stage);
+#if defined(PETSC_USE_COMPLEX)
+  PetscCall(MatMultHermitianTransposeEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultHermitianTransposeEqual failed after %s", stage);
+  PetscCall(MatMultHermitianTransposeAddEqual(A, B, 3, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatMultHermitianTransposeAddEqual failed after %s", stage);
+#endif
+
+  /* tighter than MatMultEqual's sqrt(eps): the sums differ from AIJ's only in rounding */
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 7));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(MatCreateVecs(A, &x, &y1));
+  PetscCall(VecDuplicate(y1, &y2));
+  PetscCall(VecDuplicate(y1, &z));
+  PetscCall(VecDuplicate(y1, &xt)); /* transposed products: from the row space to the column space */
+  PetscCall(VecDuplicate(x, &yt1));
+  PetscCall(VecDuplicate(x, &yt2));
+  PetscCall(VecDuplicate(x, &zt));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(z, rnd));
+  PetscCall(VecSetRandom(zt, rnd));
+  PetscCall(VecSetRandom(xt, rnd));
+  PetscCall(PetscGPUKitGetTransferCounts(&before));
+  PetscCall(MatMult(A, x, y1));
+  PetscCall(MatMult(B, x, y2));
+  PetscCall(CheckClose(y1, y2, 1e-13, "MatMult", stage));
+  PetscCall(MatMultAdd(A, x, z, y1));
+  PetscCall(MatMultAdd(B, x, z, y2));
+  PetscCall(CheckClose(y1, y2, 1e-13, "MatMultAdd", stage));
+  PetscCall(MatMultAdd(B, x, y2, y2)); /* z aliased to y */
+  PetscCall(MatMultAdd(A, x, y1, y1));
+  PetscCall(CheckClose(y1, y2, 1e-13, "MatMultAdd (y = Ax + y)", stage));
+  PetscCall(MatMultTranspose(A, xt, yt1));
+  PetscCall(MatMultTranspose(B, xt, yt2));
+  PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultTranspose", stage));
+  PetscCall(MatMultTransposeAdd(A, xt, zt, yt1));
+  PetscCall(MatMultTransposeAdd(B, xt, zt, yt2));
+  PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultTransposeAdd", stage));
+  PetscCall(MatMultHermitianTranspose(A, xt, yt1));
+  PetscCall(MatMultHermitianTranspose(B, xt, yt2));
+  PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultHermitianTranspose", stage));
+  PetscCall(MatMultHermitianTransposeAdd(A, xt, zt, yt1));
+  PetscCall(MatMultHermitianTransposeAdd(B, xt, zt, yt2));
+  PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultHermitianTransposeAdd", stage));
+  PetscCall(PetscGPUKitGetTransferCounts(&after));
+  /* host vectors: y comes back once from each of B's 7 products */
+  if (m && nc) PetscCheck(after.d2h_count - before.d2h_count == 7, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the products did not all go through the device: %g copies back, not 7", stage, after.d2h_count - before.d2h_count);
+
+  /* the diagonal is copied, not computed: exactly equal */
+  PetscCall(VecDuplicate(y1, &d1));
+  PetscCall(VecDuplicate(y1, &d2));
+  PetscCall(VecSet(d2, 99.0));
+  PetscCall(MatGetDiagonal(A, d1));
+  PetscCall(MatGetDiagonal(B, d2));
+  PetscCall(VecEqual(d1, d2, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetDiagonal differs after %s", stage);
+
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y1));
+  PetscCall(VecDestroy(&y2));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&yt1));
+  PetscCall(VecDestroy(&yt2));
+  PetscCall(VecDestroy(&zt));
+  PetscCall(VecDestroy(&d1));
+  PetscCall(VecDestroy(&d2));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "  products equal after %s\n", stage));
+  PetscFunctionReturn(0);
+}
+
+/* The same change to A and B */
+static PetscErrorCode SetValuesBoth(Mat A, Mat B, PetscInt r, PetscInt c, PetscScalar v)
+{
+  PetscFunctionBegin;
+  for (Mat M = A; M; M = (M == A ? B : NULL)) {
+    PetscCall(MatSetValue(M, r, c, v, ADD_VALUES));
+    PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  Mat         A, B, B2, C, D;
+  PetscInt    n = 37, m = 0, rows, cols, nzrow = 9;
+  Problem     p = LAP2D;
+  char        type[64] = MATELLRCUDA;
+  PetscBool   flg;
+  PetscRandom rnd;
+  Vec         l, r;
+  MatType     tb, tb2;
+  PetscInt    c0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Product test options", NULL);
+  PetscCall(PetscOptionsEnum("-problem", "The test matrix", NULL, Problems, (PetscEnum)p, (PetscEnum *)&p, NULL));
+  PetscCall(PetscOptionsInt("-n", "Size parameter", NULL, n, &n, NULL));
+  PetscCall(PetscOptionsInt("-m", "Rows of the rectangular problem", NULL, m, &m, NULL));
+  PetscCall(PetscOptionsString("-type", "Device matrix type", NULL, type, type, sizeof(type), NULL));
+  PetscOptionsEnd();
+  switch (p) {
+  case LAP2D:
+  case CONVDIFF:
+    rows = cols = n * n;
+    break;
+  case LAP3D:
+    rows = cols = n * n * n;
+    break;
+  case RECT:
+    rows = m ? m : n / 2 + 3;
+    cols = n;
+    break;
+  case ONE:
+    rows = cols = 1;
+    break;
+  case EMPTY:
+    rows = cols = 0;
+    break;
+  default:
+    rows = cols = n;
+  }
+  if (p == RANDOM) nzrow = 61;
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s: %" PetscInt_FMT " x %" PetscInt_FMT "\n", type, Problems[p], rows, cols));
+
+  /* A: the oracle; B: assembled directly as the device type; B2: converted from A */
+  PetscCall(CreateMatrix(MATSEQAIJ, rows, cols, nzrow, &A));
+  PetscCall(FillProblem(A, p, n));
+  PetscCall(CreateMatrix(type, rows, cols, nzrow, &B));
+  PetscCall(FillProblem(B, p, n));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B2));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &flg, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-type %s did not give a device matrix", type);
+  PetscCall(CheckProducts(A, B, "assembly"));
+  PetscCall(CheckProducts(A, B2, "MatConvert from AIJ"));
+  PetscCall(MatDestroy(&B2));
+
+  if (rows && cols) {
+    /* values at an existing place, then at a new place */
+    PetscInt           r0 = 0, ncols;
+    const PetscInt    *cidx;
+
+    PetscCall(MatGetRow(A, r0, &ncols, &cidx, NULL));
+    while (!ncols && r0 < rows - 1) {
+      PetscCall(MatRestoreRow(A, r0, &ncols, &cidx, NULL));
+      PetscCall(MatGetRow(A, ++r0, &ncols, &cidx, NULL));
+    }
+    c0 = ncols ? cidx[ncols - 1] : 0;
+    PetscCall(MatRestoreRow(A, r0, &ncols, &cidx, NULL));
+    PetscCall(SetValuesBoth(A, B, r0, c0, 1.5));
+    PetscCall(CheckProducts(A, B, "MatSetValues (same pattern)"));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(SetValuesBoth(A, B, rows / 2, (rows / 2 + 1) % cols, CPLX(-0.75, 0.25)));
+    PetscCall(SetValuesBoth(A, B, rows - 1, 0, 1.25));
+    PetscCall(CheckProducts(A, B, "MatSetValues (new nonzero)"));
+  }
+  PetscCall(MatScale(A, CPLX(2.5, -1.0)));
+  PetscCall(MatScale(B, CPLX(2.5, -1.0)));
+  PetscCall(CheckProducts(A, B, "MatScale"));
+  PetscCall(MatShift(A, 0.7));
+  PetscCall(MatShift(B, 0.7));
+  PetscCall(CheckProducts(A, B, "MatShift"));
+  if (rows) {
+    const PetscInt zr[] = {0, rows / 2, rows - 1};
+    const PetscInt nzr  = rows > 2 ? 3 : 1;
+
+    PetscCall(MatZeroRows(A, nzr, zr, rows == cols ? 2.0 : 0.0, NULL, NULL));
+    PetscCall(MatZeroRows(B, nzr, zr, rows == cols ? 2.0 : 0.0, NULL, NULL));
+    PetscCall(CheckProducts(A, B, "MatZeroRows"));
+  }
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 11));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(MatCreateVecs(A, &r, &l));
+  PetscCall(VecSetRandom(l, rnd));
+  PetscCall(VecSetRandom(r, rnd));
+  PetscCall(MatDiagonalScale(A, l, r));
+  PetscCall(MatDiagonalScale(B, l, r));
+  PetscCall(CheckProducts(A, B, "MatDiagonalScale"));
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&r));
+  PetscCall(PetscRandomDestroy(&rnd));
+
+  /* Y = Y + a X with X of the same pattern as Y, then with one of a different pattern */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
+  PetscCall(MatAXPY(A, -0.5, C, SAME_NONZERO_PATTERN));
+  PetscCall(MatAXPY(B, -0.5, C, SAME_NONZERO_PATTERN));
+  PetscCall(CheckProducts(A, B, "MatAXPY (same pattern)"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(CreateMatrix(MATSEQAIJ, rows, cols, 1, &C));
+  for (PetscInt i = 0; i + 3 < cols && i < rows; i += 5) PetscCall(MatSetValue(C, i, i + 3, 0.25, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAXPY(A, 3.0, C, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatAXPY(B, 3.0, C, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(CheckProducts(A, B, "MatAXPY (other pattern)"));
+  PetscCall(MatDestroy(&C));
+
+  /* duplicate, and back to AIJ */
+  PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &B2));
+  PetscCall(MatGetType(B, &tb));
+  PetscCall(MatGetType(B2, &tb2));
+  PetscCall(PetscStrcmp(tb, tb2, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatDuplicate of a %s gave a %s", tb, tb2);
+  PetscCall(CheckProducts(A, B2, "MatDuplicate"));
+  PetscCall(MatDestroy(&B2));
+  PetscCall(MatConvert(B, MATAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(PetscObjectTypeCompare((PetscObject)D, MATSEQAIJ, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to aij did not give seqaij");
+  PetscCall(MatEqual(A, D, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to aij changed the matrix");
+  PetscCall(MatDestroy(&D));
+
+  /* in place, both ways */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+  PetscCall(MatConvert(D, type, MAT_INPLACE_MATRIX, &D));
+  PetscCall(CheckProducts(A, D, "MatConvert in place"));
+  PetscCall(MatConvert(D, MATSEQAIJ, MAT_INPLACE_MATRIX, &D));
+  PetscCall(PetscObjectTypeCompare((PetscObject)D, MATSEQAIJ, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert in place to seqaij did not give seqaij");
+  PetscCall(MatEqual(A, D, &flg));
+  PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert in place to seqaij changed the matrix");
+  PetscCall(MatDestroy(&D));
+
+  /* MatLoad of a file written from AIJ */
+  {
+    PetscViewer v;
+    char        file[PETSC_MAX_PATH_LEN], info[PETSC_MAX_PATH_LEN];
+
+    PetscCall(PetscSNPrintf(file, sizeof(file), "products-%s-%s.bin", type, Problems[p]));
+    PetscCall(PetscSNPrintf(info, sizeof(info), "%s.info", file));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, file, FILE_MODE_WRITE, &v));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &D));
+    PetscCall(MatSetType(D, type));
+    PetscCall(MatSetFromOptions(D));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, file, FILE_MODE_READ, &v));
+    PetscCall(MatLoad(D, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(CheckProducts(A, D, "MatLoad"));
+    PetscCall(MatDestroy(&D));
+    PetscCheck(!remove(file) && !remove(info), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Could not remove %s", file);
+  }
+
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "all products equal\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
