@@ -64,7 +64,7 @@ static PetscErrorCode GKHostSynchronize(void)
 }
 
 /* y = A x (+ y): row i sums its rl[i] entries, stored at i, i+m, i+2m, ... (Michels, Algorithm 4) */
-static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m;
 
@@ -75,7 +75,7 @@ static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conj, const Pets
     for (PetscInt k = 0; k < A->rl[i]; k++) {
       const PetscScalar a = A->val[i + k * m];
 
-      s += (conj ? PetscConj(a) : a) * x[A->col[i + k * m]];
+      s += (conjugate ? PetscConj(a) : a) * x[A->col[i + k * m]];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -102,7 +102,7 @@ static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscB
 }
 
 /* y = A^T x (+ y): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
-static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -116,7 +116,7 @@ static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conj, con
       if (i >= 0 && i < m) {
         const PetscScalar a = A->val[d * m + i];
 
-        s += (conj ? PetscConj(a) : a) * x[i];
+        s += (conjugate ? PetscConj(a) : a) * x[i];
       }
     }
     y[j] = add ? y[j] + s : s;
