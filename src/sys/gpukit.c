@@ -27,17 +27,29 @@ static PetscGPUKitTransferCounts gk_counts;
 PetscErrorCode PetscGPUKitFinalizePackage(void)
 {
   PetscBool view = PETSC_FALSE;
+  char      value[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view", &view));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-log_view", value, sizeof(value), &view));
   if (view) { /* every process takes part, whether it used the library or not */
     PetscLogDouble loc[5] = {gk_counts.h2d_count, gk_counts.h2d_bytes, gk_counts.d2h_count, gk_counts.d2h_bytes, GKDev ? 1.0 : 0.0}, tot[5];
     char           b1[32], b2[32];
+    FILE          *fp = PETSC_STDOUT;
 
     PetscCall(MPIU_Allreduce(loc, tot, 5, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
     PetscCall(GKFormatBytes_Private(tot[1], b1, sizeof(b1)));
     PetscCall(GKFormatBytes_Private(tot[3], b2, sizeof(b2)));
-    if (tot[4] > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
+    /* -log_view [:file[:format]]: after the log, in the same place */
+    if (value[0] == ':') {
+      char *colon;
+
+      PetscCall(PetscStrncpy(file, value + 1, sizeof(file)));
+      PetscCall(PetscStrchr(file, ':', &colon));
+      if (colon) *colon = 0;
+    }
+    if (file[0]) PetscCall(PetscFOpen(PETSC_COMM_WORLD, file, "a", &fp));
+    if (tot[4] > 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
+    if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
   GKDev          = NULL;
   gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
