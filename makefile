@@ -1,6 +1,7 @@
 # petsc-gpukit: GNU make. `make` builds the library for the PETSc in PETSC_DIR (real or complex
-# scalars; each flavour builds under build/<flavour>/); `make check` runs the tests; `make demo`
-# runs the first tutorial. Both install a missing PETSc first (see tools/ensure-deps).
+# scalars; each flavour builds under build/<flavour>/, the library in build/<flavour>/lib);
+# `make check` runs the tests; `make demo` runs the first tutorial. Any of them installs a missing
+# PETSc first (tools/ensure-deps).
 
 PETSC_DIR ?= /usr/lib/petsc
 CUDA_DIR  ?= /usr/local/cuda
@@ -12,9 +13,16 @@ NVCC      ?= $(CUDA_DIR)/bin/nvcc
 CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 
 unexport PETSC_ARCH
+# PETSc and the CUDA toolkit first: installed here when missing (as root), or the command printed
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps 1>&2; echo $$?)
+ifneq ($(DEPS_STATUS),0)
+$(error petsc-gpukit: prerequisites missing, see above)
+endif
+endif
 SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_DIR)/include/petscconf.h && echo complex || echo real)
 BUILD       ?= build/$(SCALAR)
-PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(wildcard $(PETSC_DIR)/lib/libpetsc*.so))))
+PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(shell ls $(PETSC_DIR)/lib/libpetsc*.so 2>/dev/null))))
 MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
 LIB         := $(BUILD)/lib/libpetscgpukit.so
 
@@ -36,14 +44,11 @@ TESTS_LINKED := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tests/stock/*.c))
 TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutorials/*/*.c))
 
-.PHONY: all lib deps check demo tests install clean
+.PHONY: all lib check demo tests install clean
 .DELETE_ON_ERROR:
 
 all: lib
-lib: deps $(LIB)
-
-deps:
-	@PETSC_DIR=$(PETSC_DIR) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps
+lib: $(LIB)
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
