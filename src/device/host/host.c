@@ -29,9 +29,16 @@ static PetscErrorCode GKHostGetDeviceName(int dev, char *name, size_t len)
 
 static PetscErrorCode GKHostMalloc(size_t bytes, void **p)
 {
+  PetscErrorCode ierr;
+
   PetscFunctionBegin;
   *p = NULL;
-  if (bytes) PetscCall(PetscMallocA(1, PETSC_FALSE, __LINE__, PETSC_FUNCTION_NAME, __FILE__, bytes, p));
+  if (!bytes) PetscFunctionReturn(0);
+  /* PETSc's allocator reports a failure with errno as the code: report it as the CUDA backend does */
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = PetscMallocA(1, PETSC_FALSE, __LINE__, PETSC_FUNCTION_NAME, __FILE__, bytes, p);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(!ierr && *p, PETSC_COMM_SELF, PETSC_ERR_MEM, "Host backend out of memory: %zu bytes requested", bytes);
   PetscFunctionReturn(0);
 }
 
