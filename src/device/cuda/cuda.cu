@@ -128,9 +128,9 @@ __global__ void GKEllrMultKernel(PetscInt m, const PetscInt *__restrict__ rl, co
     const PetscInt len = rl[i];
 
     for (PetscInt k = 0; k < len; k++) {
-      const GKScalar a = val[i + k * m];
+      const GKScalar a = val[i + (size_t)k * m];
 
-      s += (CONJ ? GKConj(a) : a) * x[col[i + k * m]];
+      s += (CONJ ? GKConj(a) : a) * x[col[i + (size_t)k * m]];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -158,7 +158,7 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
     for (PetscInt d = 0; d < ndiag; d++) {
       const PetscInt j = i + off[d];
 
-      if (j >= 0 && j < n) s += val[d * m + i] * x[j];
+      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x[j];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -187,7 +187,7 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
       const PetscInt i = j - off[d];
 
       if (i >= 0 && i < m) {
-        const GKScalar a = val[d * m + i];
+        const GKScalar a = val[(size_t)d * m + i];
 
         s += (CONJ ? GKConj(a) : a) * x[i];
       }
@@ -215,7 +215,7 @@ __global__ void GKEllrGetDiagonalKernel(PetscInt m, const PetscInt *__restrict__
     GKScalar s = 0.0;
 
     for (PetscInt k = 0; k < rl[i]; k++)
-      if (col[i + k * m] == i) s += val[i + k * m];
+      if (col[i + (size_t)k * m] == i) s += val[i + (size_t)k * m];
     diag[i] = s;
   }
 }
@@ -238,7 +238,7 @@ __global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, c
     GKScalar s = 0.0;
 
     for (PetscInt d = 0; d < ndiag; d++)
-      if (off[d] == 0 && i < n) s = val[d * m + i];
+      if (off[d] == 0 && i < n) s = val[(size_t)d * m + i];
     diag[i] = s;
   }
 }

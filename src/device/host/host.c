@@ -80,9 +80,9 @@ static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const
     PetscScalar s = 0.0;
 
     for (PetscInt k = 0; k < A->rl[i]; k++) {
-      const PetscScalar a = A->val[i + k * m];
+      const PetscScalar a = A->val[i + (size_t)k * m];
 
-      s += (conjugate ? PetscConj(a) : a) * x[A->col[i + k * m]];
+      s += (conjugate ? PetscConj(a) : a) * x[A->col[i + (size_t)k * m]];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -101,7 +101,7 @@ static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscB
     for (PetscInt d = 0; d < A->ndiag; d++) {
       const PetscInt j = i + A->off[d];
 
-      if (j >= 0 && j < n) s += A->val[d * m + i] * x[j];
+      if (j >= 0 && j < n) s += A->val[(size_t)d * m + i] * x[j];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -121,7 +121,7 @@ static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate
       const PetscInt i = j - A->off[d];
 
       if (i >= 0 && i < m) {
-        const PetscScalar a = A->val[d * m + i];
+        const PetscScalar a = A->val[(size_t)d * m + i];
 
         s += (conjugate ? PetscConj(a) : a) * x[i];
       }
@@ -141,7 +141,7 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
     PetscScalar s = 0.0;
 
     for (PetscInt k = 0; k < A->rl[i]; k++)
-      if (A->col[i + k * m] == i) s += A->val[i + k * m];
+      if (A->col[i + (size_t)k * m] == i) s += A->val[i + (size_t)k * m];
     diag[i] = s;
   }
   PetscFunctionReturn(0);
@@ -157,7 +157,7 @@ static PetscErrorCode GKHostDiaGetDiagonal(const GKDia *A, PetscScalar *diag)
     PetscScalar s = 0.0;
 
     for (PetscInt d = 0; d < A->ndiag; d++)
-      if (A->off[d] == 0 && i < A->n) s = A->val[d * m + i];
+      if (A->off[d] == 0 && i < A->n) s = A->val[(size_t)d * m + i];
     diag[i] = s;
   }
   PetscFunctionReturn(0);

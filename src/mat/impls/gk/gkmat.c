@@ -21,6 +21,7 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
+  PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name, gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
   gk->state   = state;
   gk->nzstate = A->nonzerostate;
   PetscFunctionReturn(0);
