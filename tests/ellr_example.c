@@ -15,16 +15,14 @@ static const PetscInt    rl_ref[4]  = {2, 2, 1, 1};
 static const PetscInt    col_ref[8] = {0, 1, 0, 2, 1, 2, 0, 0};
 static const PetscScalar val_ref[8] = {1, 1, 4, 2, 3, 1, 0, 0};
 
-static PetscErrorCode BuildExample(MatType type, Mat *A)
+static PetscErrorCode BuildExample(PetscBool dia, Mat *A)
 {
   const PetscInt    r[6] = {0, 0, 1, 1, 2, 3}, c[6] = {0, 1, 1, 2, 0, 2};
   const PetscScalar v[6] = {1, 3, 1, 1, 4, 2};
 
   PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, 4, 3, 4, 3));
-  PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 2, NULL));
+  if (dia) PetscCall(MatCreateSeqDIACUDA(PETSC_COMM_SELF, 4, 3, 2, NULL, A));
+  else PetscCall(MatCreateSeqELLRCUDA(PETSC_COMM_SELF, 4, 3, 2, NULL, A));
   for (PetscInt k = 0; k < 6; k++) PetscCall(MatSetValue(*A, r[k], c[k], v[k], INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
@@ -71,6 +69,28 @@ static PetscErrorCode CheckProductsExact(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* A limit just under the example's fill (stored / nonzeros) refuses it at the next product;
+   one just above accepts it again */
+static PetscErrorCode CheckFillLimit(Mat A, PetscErrorCode (*setfill)(Mat, PetscReal), PetscReal fill)
+{
+  Vec            x, y;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(setfill(A, fill - 0.01));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatMult(A, x, y);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A fill limit of %g did not refuse fill %g (error %d)", (double)(fill - 0.01), (double)fill, (int)ierr);
+  PetscCall(setfill(A, fill + 0.01));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat           A;
@@ -83,7 +103,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGPUKitInitializePackage());
 
-  PetscCall(BuildExample(MATELLRCUDA, &A));
+  PetscCall(BuildExample(PETSC_FALSE, &A));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
   PetscCheck(!Et, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy exists before any transposed product");
@@ -99,11 +119,12 @@ int main(int argc, char **argv)
   /* the transposed copy, 3 x 4: columns of A as rows, Nz = 2 (columns 0 and 2 of A hold two) */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(Et && Et->m == 3 && Et->n == 4 && Et->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy is not the 3 x 4, Nz 2 matrix A^T");
+  PetscCall(CheckFillLimit(A, MatELLRCUDASetMaxFill, 8.0 / 6.0));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ELLPACK-R arrays and products of Michels 5.3.1 exact\n"));
 
   /* DIA: offsets -2, -1, 0, 1; val[d*4 + i] = A(i, i + off[d]) */
-  PetscCall(BuildExample(MATDIACUDA, &A));
+  PetscCall(BuildExample(PETSC_TRUE, &A));
   PetscCall(MatSeqDIACUDAGetDeviceFormat(A, &D));
   PetscCheck(D->ndiag == 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA of the example: %" PetscInt_FMT " diagonals, not 4", D->ndiag);
   PetscCall(GKMemcpyD2H(off, D->off, sizeof(off)));
@@ -116,6 +137,7 @@ int main(int argc, char **argv)
     for (PetscInt k = 0; k < 16; k++) PetscCheck(val[k] == dval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA val[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(dval_ref[k]));
   }
   PetscCall(CheckProductsExact(A));
+  PetscCall(CheckFillLimit(A, MatDIACUDASetMaxFill, 16.0 / 6.0));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "DIA arrays and products of the same matrix exact\n"));
   PetscCall(PetscFinalize());

@@ -248,27 +248,30 @@ PetscErrorCode GKFree_Private(void *addr)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKMemcpyH2D(void *dst, const void *src, size_t bytes)
+/* A copy across the host/device boundary: logged in its event, counted with its bytes */
+static PetscErrorCode GKMemcpyCounted_Private(void *dst, const void *src, size_t bytes, GKMemcpyKind kind, PetscLogEvent event, PetscLogDouble *count, PetscLogDouble *total)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
-  PetscCall(PetscLogEventBegin(GK_MemcpyH2D, 0, 0, 0, 0));
-  PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_H2D));
-  PetscCall(PetscLogEventEnd(GK_MemcpyH2D, 0, 0, 0, 0));
-  gk_counts.h2d_count += 1;
-  gk_counts.h2d_bytes += (PetscLogDouble)bytes;
+  PetscCall(PetscLogEventBegin(event, 0, 0, 0, 0));
+  PetscCall(GKDev->memcpy(dst, src, bytes, kind));
+  PetscCall(PetscLogEventEnd(event, 0, 0, 0, 0));
+  *count += 1;
+  *total += (PetscLogDouble)bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMemcpyH2D(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  PetscCall(GKMemcpyCounted_Private(dst, src, bytes, GK_MEMCPY_H2D, GK_MemcpyH2D, &gk_counts.h2d_count, &gk_counts.h2d_bytes));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode GKMemcpyD2H(void *dst, const void *src, size_t bytes)
 {
   PetscFunctionBegin;
-  if (!bytes) PetscFunctionReturn(0);
-  PetscCall(PetscLogEventBegin(GK_MemcpyD2H, 0, 0, 0, 0));
-  PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_D2H));
-  PetscCall(PetscLogEventEnd(GK_MemcpyD2H, 0, 0, 0, 0));
-  gk_counts.d2h_count += 1;
-  gk_counts.d2h_bytes += (PetscLogDouble)bytes;
+  PetscCall(GKMemcpyCounted_Private(dst, src, bytes, GK_MEMCPY_D2H, GK_MemcpyD2H, &gk_counts.d2h_count, &gk_counts.d2h_bytes));
   PetscFunctionReturn(0);
 }
 

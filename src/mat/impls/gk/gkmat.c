@@ -384,3 +384,14 @@ PetscErrorCode MatSeqGKRegisterFactors_Private(void)
   }
   PetscFunctionReturn(0);
 }
+
+/* MatCreateSeqELLRCUDA() and MatCreateSeqDIACUDA(): a device matrix preallocated as MatCreateSeqAIJ() */
+PetscErrorCode MatCreateSeqGK_Private(MPI_Comm comm, MatType type, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(0);
+}

@@ -58,6 +58,7 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
 PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
 PETSC_INTERN PetscErrorCode MatSeqGKRegisterFactors_Private(void);
+PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLRCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIELLRCUDA(Mat);

@@ -185,10 +185,7 @@ PetscErrorCode MatCreate_DIACUDA(Mat B)
 PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQDIACUDA));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(MatCreateSeqGK_Private(comm, MATSEQDIACUDA, m, n, nz, nnz, A));
   PetscFunctionReturn(0);
 }
 

@@ -265,10 +265,7 @@ PetscErrorCode MatCreate_ELLRCUDA(Mat B)
 PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQELLRCUDA));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(MatCreateSeqGK_Private(comm, MATSEQELLRCUDA, m, n, nz, nnz, A));
   PetscFunctionReturn(0);
 }
 
