@@ -1,5 +1,5 @@
 static char help[] = "The device matrices' products against SEQAIJ's, before and after changes.\n\
-  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one>\n\
+  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol>\n\
   -n <n>        : the problem's size parameter\n\
   -m <m>        : rows of the rectangular problem (columns: n)\n\
   -type <type>  : ellrcuda or diacuda\n\n";
@@ -19,9 +19,10 @@ typedef enum {
   RECT,
   OUTSIDE,
   EMPTY,
-  ONE
+  ONE,
+  LONGCOL
 } Problem;
-static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "Problem", "", NULL};
+static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -102,6 +103,13 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
     break;
   case ONE:
     PetscCall(MatSetValue(A, 0, 0, CPLX(-2.5, 0.5), INSERT_VALUES));
+    break;
+  case LONGCOL:
+    /* tridiagonal plus a full first column: short rows, one long column */
+    for (PetscInt r = 0; r < m; r++) {
+      for (PetscInt c = PetscMax(r - 1, 0); c <= PetscMin(r + 1, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? 4.0 : -1.0, INSERT_VALUES));
+      if (r > 1) PetscCall(MatSetValue(A, r, 0, 0.5, INSERT_VALUES));
+    }
     break;
   case EMPTY:
     break;

@@ -27,16 +27,19 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* The padding limit: a format storing more than maxfill entries per nonzero is refused */
-PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, PetscInt rows, PetscInt width, PetscInt nnz, const char *why)
+/* The padding limit: a format storing more than maxfill entries per nonzero is refused. Sets
+   fits, and when it does not fit the error message, so that the caller can free its work space
+   before it raises the error. */
+PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, PetscInt rows, PetscInt width, PetscInt nnz, const char *why, PetscBool *fits, char *msg, size_t len)
 {
-  Mat_SeqGK     *gk     = (Mat_SeqGK *)A->spptr;
-  const double   stored = (double)rows * (double)width;
-  const double   fill   = nnz ? stored / (double)nnz : 1.0;
+  Mat_SeqGK   *gk     = (Mat_SeqGK *)A->spptr;
+  const double stored = (double)rows * (double)width;
+  const double fill   = nnz ? stored / (double)nnz : 1.0;
 
   PetscFunctionBegin;
-  PetscCheck(fill <= (double)gk->maxfill, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill, (double)gk->maxfill, gk->fmt->fillopt, why,
-             gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0);
+  *fits = fill <= (double)gk->maxfill ? PETSC_TRUE : PETSC_FALSE;
+  if (!*fits)
+    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill, (double)gk->maxfill, gk->fmt->fillopt, why, gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0));
   PetscFunctionReturn(0);
 }
 

@@ -52,7 +52,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
-PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, PetscInt, PetscInt, PetscInt, const char *);
+PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, PetscInt, PetscInt, PetscInt, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);

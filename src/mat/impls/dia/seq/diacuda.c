@@ -31,7 +31,8 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   PetscScalar    *aa, *val;
   PetscMemType    mtype;
   PetscInt       *slot, ndiag = 0; /* slot[k + m - 1]: the row of val holding offset k, or -1 */
-  char            why[160];
+  char            why[160], msg[512];
+  PetscBool       fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
@@ -42,7 +43,9 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   for (PetscInt k = 0; k < m + n; k++)
     if (!slot[k]) slot[k] = ndiag++;
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
-  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", m, ndiag, ai[m], why));
+  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", m, ndiag, ai[m], why, &fits, msg, sizeof(msg)));
+  if (!fits) PetscCall(PetscFree(slot));
+  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   if (!valuesonly) {
     PetscCall(MatSeqDIAReset_Private(A));
     PetscCall(PetscMalloc1(ndiag, &d->hoff));

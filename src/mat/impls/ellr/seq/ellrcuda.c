@@ -71,13 +71,15 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   PetscMemType       mtype;
   PetscInt           nz = 0, *rl, *col;
   PetscScalar       *val;
-  char               why[128];
+  char               why[128], msg[512];
+  PetscBool          fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   for (PetscInt i = 0; i < m; i++) nz = PetscMax(nz, ai[i + 1] - ai[i]);
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average.", nz, m ? (double)ai[m] / m : 0.0));
-  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R", m, nz, ai[m], why));
+  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R", m, nz, ai[m], why, &fits, msg, sizeof(msg)));
+  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   PetscCall(PetscMalloc3(m, &rl, (size_t)m * nz, &col, (size_t)m * nz, &val));
   PetscCall(GKEllrFromCSR_Private(m, nz, ai, aj, aa, rl, col, val));
   PetscCall(GKEllrUpload_Private(&e->A, valuesonly, m, n, nz, rl, col, val, &e->bytesA));
@@ -102,7 +104,8 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscMemType       mtype;
   PetscInt           nz = 0, *rl, *col, *ati, *atj;
   PetscScalar       *val, *ata;
-  char               why[128];
+  char               why[128], msg[512];
+  PetscBool          fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
@@ -115,7 +118,12 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
     ati[j + 1] += ati[j];
   }
   PetscCall(PetscSNPrintf(why, sizeof(why), "The transposed copy, used by transposed products, has a longest row (a column of A) of %" PetscInt_FMT " entries.", nz));
-  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R (transposed copy)", n, nz, ai[m], why));
+  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R (transposed copy)", n, nz, ai[m], why, &fits, msg, sizeof(msg)));
+  if (!fits) {
+    PetscCall(PetscFree(ati));
+    PetscCall(PetscFree2(atj, ata));
+  }
+  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   for (PetscInt i = 0; i < m; i++) {
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
       const PetscInt p = ati[aj[k]]++;
