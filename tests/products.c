@@ -383,6 +383,22 @@ int main(int argc, char **argv)
   PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to aij changed the matrix");
   PetscCall(MatDestroy(&D));
 
+  /* into the other device format, and from it back into this one */
+  {
+    PetscBool  isellr;
+    const char *other;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLRCUDA, &isellr));
+    other = isellr ? MATDIACUDA : MATELLRCUDA;
+    PetscCall(MatConvert(B, other, MAT_INITIAL_MATRIX, &D));
+    PetscCall(PetscObjectTypeCompare((PetscObject)D, isellr ? MATSEQDIACUDA : MATSEQELLRCUDA, &flg));
+    PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatConvert to %s gave another type", other);
+    PetscCall(CheckProducts(A, D, "MatConvert between the device formats"));
+    PetscCall(MatConvert(D, type, MAT_INPLACE_MATRIX, &D));
+    PetscCall(CheckProducts(A, D, "MatConvert back, in place"));
+    PetscCall(MatDestroy(&D));
+  }
+
   /* in place, both ways */
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
   PetscCall(MatConvert(D, type, MAT_INPLACE_MATRIX, &D));
