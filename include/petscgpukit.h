@@ -35,6 +35,19 @@ M*/
 #define MATSEQDIACUDA "seqdiacuda"
 #define MATMPIDIACUDA "mpidiacuda"
 
+/*MC
+   VECCUDA - "cuda" - a vector whose values live on the GPU, with a host copy made only when a
+   host operation asks for it. The root name: VECSEQCUDA on one process, VECMPICUDA on more.
+   Registered only in a PETSc without CUDA of its own.
+
+   Level: beginner
+
+.seealso: `VECSEQCUDA`, `VECMPICUDA`, `VecGPUKitGetDeviceArrayRead()`
+M*/
+#define VECCUDA    "cuda"
+#define VECSEQCUDA "seqcuda"
+#define VECMPICUDA "mpicuda"
+
 /*E
    PetscGPUKitBackendType - where the library's kernels run
 
@@ -66,6 +79,13 @@ PETSC_EXTERN PetscErrorCode PetscGPUKitFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetDevice(int *);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *);
+
+PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArrayRead(Vec, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayRead(Vec, const PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArray(Vec, PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArray(Vec, PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArrayWrite(Vec, PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec, PetscScalar **);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);

@@ -35,6 +35,28 @@ typedef struct {
   PetscScalar *val;   /* device, ndiag*m */
 } GKDia;
 
+/* w = x .* y, x ./ y (0 where y is 0) */
+typedef enum {
+  GK_POINTWISE_MULT,
+  GK_POINTWISE_DIVIDE
+} GKPointwiseOp;
+
+/* which extreme gkextreme finds: the largest or smallest real part (first index on ties) */
+typedef enum {
+  GK_EXTREME_MAX,
+  GK_EXTREME_MIN
+} GKExtremeOp;
+
+/* the sums a norms call computes: r[0] = sum |x_i|, r[1] = sum |x_i|^2, r[2] = max |x_i| */
+typedef enum {
+  GK_NORM_ABS = 1,
+  GK_NORM_SQ  = 2,
+  GK_NORM_MAX = 4
+} GKNormParts;
+
+/* The most vectors one multi-vector call (maxpy, dots) takes; callers loop over more */
+#define GK_MULTI 8
+
 typedef enum {
   GK_MEMCPY_H2D,
   GK_MEMCPY_D2H,
@@ -62,6 +84,32 @@ typedef struct {
   /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
   PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
   PetscErrorCode (*diagetdiagonal)(const GKDia *, PetscScalar *);
+
+  /* Vectors of length n. Every BLAS-1 update (VecAXPY, VecAYPX, VecAXPBY, VecAXPBYPCZ,
+     VecWAXPY, VecScale, VecShift, VecSet) is one call of
+       z = a x + b y + c z + d,
+     where x or y may be NULL (its term left out) and z is not read when c is 0: PETSc's rule
+     that a zero coefficient drops its vector, NaN and all. */
+  PetscErrorCode (*axpbypczd)(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar, PetscScalar *);
+  /* y = y + sum_k alpha[k] x[k], k < nv <= GK_MULTI (alpha on the host, x the device arrays) */
+  PetscErrorCode (*maxpy)(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *const *, PetscScalar *);
+  PetscErrorCode (*swap)(PetscInt, PetscScalar *, PetscScalar *);
+  PetscErrorCode (*pointwise)(PetscInt, GKPointwiseOp, PetscScalar *, const PetscScalar *, const PetscScalar *);
+  /* x = 1/x where x is not 0; x = conj(x) */
+  PetscErrorCode (*reciprocal)(PetscInt, PetscScalar *);
+  PetscErrorCode (*conjugate)(PetscInt, PetscScalar *);
+  /* Reductions; the results land in host memory (the call waits for the device). */
+  /* r[k] = y[k]^H x (or y[k]^T x without conj), k < nv <= GK_MULTI */
+  PetscErrorCode (*dots)(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);
+  /* dp = t^H s, nm = t^H t */
+  PetscErrorCode (*dotnorm2)(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
+  /* the GKNormParts asked for (a bitwise or) into r[0..2], the others 0 */
+  PetscErrorCode (*norms)(PetscInt, const PetscScalar *, int, PetscReal *);
+  PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
+  /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
+  PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+  /* frees what the backend keeps between calls (reduction work space) */
+  PetscErrorCode (*finalize)(void);
 } GKBackendOps;
 
 PETSC_EXTERN const GKBackendOps GKBackendHost;

@@ -4,11 +4,12 @@
 */
 #include "../include/gpukitimpl.h"
 #include "../mat/impls/gk/gkmat.h"
+#include "../vec/impls/cuda/gkvec.h"
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
 PetscClassId      GK_CLASSID;
-PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H;
+PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
@@ -51,6 +52,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
     if (tot[4] > 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
     if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
+  if (GKDev) PetscCall(GKDev->finalize());
   GKDev          = NULL;
   gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
   gk_device      = -1;
@@ -87,6 +89,12 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PetscLogEventRegister("GKMatToDevice", GK_CLASSID, &GK_MatToDevice));
   PetscCall(PetscLogEventRegister("GKMemcpyH2D", GK_CLASSID, &GK_MemcpyH2D));
   PetscCall(PetscLogEventRegister("GKMemcpyD2H", GK_CLASSID, &GK_MemcpyD2H));
+  PetscCall(PetscLogEventRegister("GKVecUpdate", GK_CLASSID, &GK_VecOp));
+  PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
+
+  PetscCall(VecRegister(VECSEQCUDA, VecCreate_SeqGKCUDA));
+  PetscCall(VecRegister(VECMPICUDA, VecCreate_MPIGKCUDA));
+  PetscCall(VecRegister(VECCUDA, VecCreate_GKCUDA));
 
   PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));

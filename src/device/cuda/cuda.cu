@@ -2,33 +2,7 @@
    The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
    kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
 */
-#include <cuda_runtime.h>
-#include <cuda/std/complex>
-#include "../device.h"
-
-#if defined(PETSC_USE_COMPLEX)
-typedef cuda::std::complex<PetscReal> GKScalar;
-static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return cuda::std::conj(a); }
-#else
-typedef PetscReal GKScalar;
-static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return a; }
-#endif
-static_assert(sizeof(GKScalar) == sizeof(PetscScalar), "the kernels' scalar must have PetscScalar's layout");
-
-#define GK_BLOCK 256
-
-/* Every CUDA call and launch goes through this, which turns a failure into a PETSc error. */
-#define GKCallCUDA(...) \
-  do { \
-    cudaError_t _gk_err = (__VA_ARGS__); \
-    PetscCheck(_gk_err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s", (int)_gk_err, cudaGetErrorName(_gk_err), cudaGetErrorString(_gk_err)); \
-  } while (0)
-#define GKCheckLaunch() GKCallCUDA(cudaGetLastError())
-
-static inline unsigned GKBlocks(PetscInt n)
-{
-  return (unsigned)((n + GK_BLOCK - 1) / GK_BLOCK);
-}
+#include "cudaimpl.h"
 
 static PetscErrorCode GKCUDAGetDeviceCount(int *count, char *why, size_t len)
 {
@@ -267,4 +241,16 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDADiaMultTranspose,
   GKCUDAEllrGetDiagonal,
   GKCUDADiaGetDiagonal,
+  GKCUDAAxpbypczd,
+  GKCUDAMaxpy,
+  GKCUDASwap,
+  GKCUDAPointwise,
+  GKCUDAReciprocal,
+  GKCUDAConjugate,
+  GKCUDADots,
+  GKCUDADotNorm2,
+  GKCUDANorms,
+  GKCUDASum,
+  GKCUDAExtreme,
+  GKCUDAFinalize,
 };

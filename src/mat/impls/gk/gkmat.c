@@ -4,6 +4,7 @@
    buffers), logging, views and conversions.
 */
 #include "gkmat.h"
+#include "../../../vec/impls/cuda/gkvec.h"
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 
@@ -43,48 +44,104 @@ PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, PetscInt rows,
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSeqGKStaging_Private(Mat A)
+/* A device buffer for host vectors' values, max(m, n) long, made at its first use */
+static PetscErrorCode MatSeqGKStage_Private(Mat A, PetscScalar **stage)
 {
-  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
-  PetscInt   len = PetscMax(A->rmap->n, A->cmap->n);
+  PetscFunctionBegin;
+  if (!*stage) PetscCall(GKMalloc(PetscMax(A->rmap->n, A->cmap->n), stage));
+  PetscFunctionReturn(0);
+}
+
+/* Copies the values of a vector of n entries into the device array d */
+static PetscErrorCode MatSeqGKVecValues_Private(Vec x, PetscInt n, PetscScalar *d)
+{
+  const PetscScalar *xa;
 
   PetscFunctionBegin;
-  if (!gk->dx && len) {
-    PetscCall(GKMalloc(len, &gk->dx));
-    PetscCall(GKMalloc(len, &gk->dy));
+  if (VecIsGK(x)) {
+    PetscCall(VecGPUKitGetDeviceArrayRead(x, &xa));
+    PetscCall(GKMemcpyD2D(d, xa, (size_t)n * sizeof(PetscScalar)));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xa));
+  } else {
+    PetscCall(VecGetArrayRead(x, &xa));
+    PetscCall(GKMemcpyH2D(d, xa, (size_t)n * sizeof(PetscScalar)));
+    PetscCall(VecRestoreArrayRead(x, &xa));
   }
   PetscFunctionReturn(0);
 }
 
-/* y = op(A) x (+ z): x and z copied in, y copied out, the product on the device */
+/* The device array of an input vector: its own for a device vector, else a copy in gk->dx */
+static PetscErrorCode MatSeqGKVecIn_Private(Mat A, Vec x, PetscInt n, const PetscScalar **d)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (VecIsGK(x)) PetscCall(VecGPUKitGetDeviceArrayRead(x, d));
+  else {
+    PetscCall(MatSeqGKStage_Private(A, &gk->dx));
+    PetscCall(MatSeqGKVecValues_Private(x, n, gk->dx));
+    *d = gk->dx;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The device array the result y goes to (its own, or gk->dy for a host vector), holding z's
+   values when z is given (y = op(A) x + z) */
+static PetscErrorCode MatSeqGKVecOut_Private(Mat A, Vec y, Vec z, PetscInt n, PetscScalar **d)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (VecIsGK(y)) {
+    if (z == y) {
+      PetscCall(VecGPUKitGetDeviceArray(y, d)); /* updated in place */
+      PetscFunctionReturn(0);
+    }
+    PetscCall(VecGPUKitGetDeviceArrayWrite(y, d));
+  } else {
+    PetscCall(MatSeqGKStage_Private(A, &gk->dy));
+    *d = gk->dy;
+  }
+  if (z) PetscCall(MatSeqGKVecValues_Private(z, n, *d));
+  PetscFunctionReturn(0);
+}
+
+/* Ends the result: a device vector has it already; a host vector receives it from gk->dy */
+static PetscErrorCode MatSeqGKVecOutEnd_Private(Mat A, Vec y, PetscInt n, PetscScalar **d)
+{
+  PetscScalar *ya;
+
+  PetscFunctionBegin;
+  if (VecIsGK(y)) PetscCall(VecGPUKitRestoreDeviceArray(y, d));
+  else {
+    PetscCall(VecGetArrayWrite(y, &ya));
+    PetscCall(GKMemcpyD2H(ya, *d, (size_t)n * sizeof(PetscScalar)));
+    PetscCall(VecRestoreArrayWrite(y, &ya));
+    *d = NULL;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y = op(A) x (+ z) on the device; host vectors are staged through the matrix's buffers */
 static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
 {
-  Mat_SeqGK         *gk   = (Mat_SeqGK *)A->spptr;
-  const PetscInt     nin  = op == GK_OP_N ? A->cmap->n : A->rmap->n;
-  const PetscInt     nout = op == GK_OP_N ? A->rmap->n : A->cmap->n;
-  const PetscLogEvent ev  = op == GK_OP_N ? GK_MatMult : GK_MatMultT;
-  const PetscScalar *xa, *za;
-  PetscScalar       *ya;
+  Mat_SeqGK          *gk   = (Mat_SeqGK *)A->spptr;
+  const PetscInt      nin  = op == GK_OP_N ? A->cmap->n : A->rmap->n;
+  const PetscInt      nout = op == GK_OP_N ? A->rmap->n : A->cmap->n;
+  const PetscLogEvent ev   = op == GK_OP_N ? GK_MatMult : GK_MatMultT;
+  const PetscScalar  *xd;
+  PetscScalar        *yd;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSyncDevice_Private(A));
-  PetscCall(MatSeqGKStaging_Private(A));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(GKMemcpyH2D(gk->dx, xa, (size_t)nin * sizeof(PetscScalar)));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (z) {
-    PetscCall(VecGetArrayRead(z, &za));
-    PetscCall(GKMemcpyH2D(gk->dy, za, (size_t)nout * sizeof(PetscScalar)));
-    PetscCall(VecRestoreArrayRead(z, &za));
-  }
+  PetscCall(MatSeqGKVecIn_Private(A, x, nin, &xd));
+  PetscCall(MatSeqGKVecOut_Private(A, y, z, nout, &yd));
   PetscCall(PetscLogEventBegin(ev, A, x, y, 0));
-  PetscCall(gk->fmt->mult(A, op, gk->dx, z ? PETSC_TRUE : PETSC_FALSE, gk->dy));
+  PetscCall(gk->fmt->mult(A, op, xd, z ? PETSC_TRUE : PETSC_FALSE, yd));
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogFlops(2.0 * gk->nnz));
   PetscCall(PetscLogEventEnd(ev, A, x, y, 0));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  PetscCall(GKMemcpyD2H(ya, gk->dy, (size_t)nout * sizeof(PetscScalar)));
-  PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(MatSeqGKVecOutEnd_Private(A, y, nout, &yd));
   PetscFunctionReturn(0);
 }
 
@@ -133,18 +190,16 @@ static PetscErrorCode MatMultHermitianTransposeAdd_SeqGK(Mat A, Vec x, Vec z, Ve
 static PetscErrorCode MatGetDiagonal_SeqGK(Mat A, Vec d)
 {
   Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
-  PetscScalar *da;
+  PetscScalar *dd;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSyncDevice_Private(A));
-  PetscCall(MatSeqGKStaging_Private(A));
+  PetscCall(MatSeqGKVecOut_Private(A, d, NULL, A->rmap->n, &dd));
   PetscCall(PetscLogEventBegin(GK_MatGetDiag, A, d, 0, 0));
-  PetscCall(gk->fmt->getdiagonal(A, gk->dy));
+  PetscCall(gk->fmt->getdiagonal(A, dd));
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogEventEnd(GK_MatGetDiag, A, d, 0, 0));
-  PetscCall(VecGetArrayWrite(d, &da));
-  PetscCall(GKMemcpyD2H(da, gk->dy, (size_t)A->rmap->n * sizeof(PetscScalar)));
-  PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscCall(MatSeqGKVecOutEnd_Private(A, d, A->rmap->n, &dd));
   PetscFunctionReturn(0);
 }
 
@@ -234,6 +289,8 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->duplicate                 = gk->base.duplicate;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
+  PetscCall(PetscFree(A->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &A->defaultvectype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATSEQAIJ));
   PetscFunctionReturn(0);
 }
@@ -313,6 +370,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
+  PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
+  PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
   *newmat = B;
   PetscFunctionReturn(0);
 }

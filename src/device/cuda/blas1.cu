@@ -1,0 +1,516 @@
+/*
+   The CUDA backend's vector kernels: one fused update for the BLAS-1 family, the multi-vector
+   update, pointwise operations, and the reductions (two passes: per-block partial results, then
+   one block over them; the host waits only for the final few values). Each computes what its
+   twin in host/host.c computes.
+*/
+#include "cudaimpl.h"
+#include <string.h>
+
+#define GK_RED_BLOCKS 1024 /* partial results of a reduction, at most */
+#define GK_WARPS      (GK_BLOCK / 32)
+
+static double *gk_partial = NULL; /* device: GK_RED_BLOCKS x GK_MULTI scalars, as (re, im) pairs */
+static double *gk_result  = NULL; /* device: GK_MULTI scalars, as (re, im) pairs */
+static PetscInt *gk_index = NULL; /* device: GK_RED_BLOCKS + 1 indices for extremes */
+
+static inline GKScalar GKToDevice(PetscScalar a)
+{
+  GKScalar r;
+
+  memcpy((void *)&r, (const void *)&a, sizeof(r));
+  return r;
+}
+
+static PetscErrorCode GKReduceSpace_Private(void)
+{
+  PetscFunctionBegin;
+  if (!gk_partial) {
+    GKCallCUDA(cudaMalloc((void **)&gk_partial, sizeof(double) * 2 * GK_RED_BLOCKS * GK_MULTI));
+    GKCallCUDA(cudaMalloc((void **)&gk_result, sizeof(double) * 2 * GK_MULTI));
+    GKCallCUDA(cudaMalloc((void **)&gk_index, sizeof(PetscInt) * (GK_RED_BLOCKS + 1)));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAFinalize(void)
+{
+  PetscFunctionBegin;
+  if (gk_partial) {
+    GKCallCUDA(cudaFree(gk_partial));
+    GKCallCUDA(cudaFree(gk_result));
+    GKCallCUDA(cudaFree(gk_index));
+  }
+  gk_partial = gk_result = NULL;
+  gk_index               = NULL;
+  PetscFunctionReturn(0);
+}
+
+static inline unsigned GKRedBlocks(PetscInt n)
+{
+  return (unsigned)PetscMin((PetscInt)GKBlocks(n), (PetscInt)GK_RED_BLOCKS);
+}
+
+/* z = a x + b y + c z + d; z is not read when c is 0 */
+__global__ void GKAxpbypczdKernel(PetscInt n, GKScalar a, const GKScalar *__restrict__ x, GKScalar b, const GKScalar *__restrict__ y, GKScalar c, GKScalar d, GKScalar *__restrict__ z)
+{
+  const bool readz = c != GKScalar(0.0);
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    GKScalar s = d;
+
+    if (x) s += a * x[i];
+    if (y) s += b * y[i];
+    if (readz) s += c * z[i];
+    z[i] = s;
+  }
+}
+
+PetscErrorCode GKCUDAAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar d, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKAxpbypczdKernel<<<GKBlocks(n), GK_BLOCK>>>(n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* the vectors of a multi-vector call, passed by value */
+struct GKMultiArgs {
+  GKScalar        alpha[GK_MULTI];
+  const GKScalar *v[GK_MULTI];
+};
+
+/* y = y + sum_k alpha[k] x[k] */
+template <int NV>
+__global__ void GKMaxpyKernel(PetscInt n, GKMultiArgs args, GKScalar *__restrict__ y)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    GKScalar s = y[i];
+
+#pragma unroll
+    for (int k = 0; k < NV; k++) s += args.alpha[k] * args.v[k][i];
+    y[i] = s;
+  }
+}
+
+PetscErrorCode GKCUDAMaxpy(PetscInt n, PetscInt nv, const PetscScalar *alpha, const PetscScalar *const *x, PetscScalar *y)
+{
+  GKMultiArgs args;
+
+  PetscFunctionBegin;
+  if (!n || !nv) PetscFunctionReturn(0);
+  PetscCheck(nv <= GK_MULTI, PETSC_COMM_SELF, PETSC_ERR_PLIB, "At most %d vectors a call, not %" PetscInt_FMT, GK_MULTI, nv);
+  for (PetscInt k = 0; k < nv; k++) {
+    args.alpha[k] = GKToDevice(alpha[k]);
+    args.v[k]     = (const GKScalar *)x[k];
+  }
+  switch (nv) {
+#define GK_CASE(K) \
+  case K: \
+    GKMaxpyKernel<K><<<GKBlocks(n), GK_BLOCK>>>(n, args, (GKScalar *)y); \
+    break;
+    GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
+#undef GK_CASE
+  }
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+__global__ void GKSwapKernel(PetscInt n, GKScalar *__restrict__ x, GKScalar *__restrict__ y)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const GKScalar t = x[i];
+
+    x[i] = y[i];
+    y[i] = t;
+  }
+}
+
+PetscErrorCode GKCUDASwap(PetscInt n, PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKSwapKernel<<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* w = x .* y, or x ./ y with 0 where y is 0 */
+template <GKPointwiseOp OP>
+__global__ void GKPointwiseKernel(PetscInt n, GKScalar *w, const GKScalar *x, const GKScalar *y)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    if (OP == GK_POINTWISE_MULT) w[i] = x[i] * y[i];
+    else w[i] = y[i] != GKScalar(0.0) ? x[i] / y[i] : GKScalar(0.0);
+  }
+}
+
+PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, const PetscScalar *x, const PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  if (op == GK_POINTWISE_MULT) GKPointwiseKernel<GK_POINTWISE_MULT><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
+  else GKPointwiseKernel<GK_POINTWISE_DIVIDE><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* x = 1/x where x is not 0, or x = conj(x) */
+template <bool RECIPROCAL>
+__global__ void GKUnaryKernel(PetscInt n, GKScalar *x)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    if (RECIPROCAL) {
+      if (x[i] != GKScalar(0.0)) x[i] = GKScalar(1.0) / x[i];
+    } else x[i] = GKConj(x[i]);
+  }
+}
+
+PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKUnaryKernel<true><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_USE_COMPLEX)
+  if (!n) PetscFunctionReturn(0);
+  GKUnaryKernel<false><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x);
+  GKCheckLaunch();
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* Sums of K scalars: each thread accumulates its share, the block adds its threads' sums by
+   warp shuffles and shared memory, and block b writes partial[(k * gridDim + b)] */
+static __device__ __forceinline__ double GKRe(GKScalar a)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a.real();
+#else
+  return a;
+#endif
+}
+
+static __device__ __forceinline__ double GKIm(GKScalar a)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a.imag();
+#else
+  return 0.0;
+#endif
+}
+
+template <int K>
+static __device__ void GKBlockSumStore(GKScalar *acc, double *partial)
+{
+  __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
+  const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    double re = GKRe(acc[k]), im = GKIm(acc[k]);
+
+    for (int o = 16; o > 0; o /= 2) {
+      re += __shfl_down_sync(0xffffffffu, re, o);
+      im += __shfl_down_sync(0xffffffffu, im, o);
+    }
+    if (!lane) {
+      sre[k][warp] = re;
+      sim[k][warp] = im;
+    }
+  }
+  __syncthreads();
+  if (!warp) {
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      double re = lane < GK_WARPS ? sre[k][lane] : 0.0, im = lane < GK_WARPS ? sim[k][lane] : 0.0;
+
+      for (int o = 16; o > 0; o /= 2) {
+        re += __shfl_down_sync(0xffffffffu, re, o);
+        im += __shfl_down_sync(0xffffffffu, im, o);
+      }
+      if (!lane) {
+        partial[2 * (k * gridDim.x + blockIdx.x)]     = re;
+        partial[2 * (k * gridDim.x + blockIdx.x) + 1] = im;
+      }
+    }
+  }
+}
+
+/* result[k] = sum over the nb partial sums of k, by one block */
+template <int K>
+__global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, double *__restrict__ result)
+{
+  GKScalar acc[K];
+
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    acc[k] = 0.0;
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
+#if defined(PETSC_USE_COMPLEX)
+      acc[k] += GKScalar(partial[2 * (k * nb + b)], partial[2 * (k * nb + b) + 1]);
+#else
+      acc[k] += partial[2 * (k * nb + b)];
+#endif
+    }
+  }
+  GKBlockSumStore<K>(acc, result); /* one block: writes result[2k], result[2k+1] */
+}
+
+/* r[k] = y[k]^H x (CONJ) or y[k]^T x */
+template <int NV, bool CONJ>
+__global__ void GKDotsKernel(PetscInt n, const GKScalar *__restrict__ x, GKMultiArgs args, double *partial)
+{
+  GKScalar acc[NV];
+
+#pragma unroll
+  for (int k = 0; k < NV; k++) acc[k] = 0.0;
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const GKScalar xi = x[i];
+
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc[k] += xi * (CONJ ? GKConj(args.v[k][i]) : args.v[k][i]);
+  }
+  GKBlockSumStore<NV>(acc, partial);
+}
+
+/* Finishes a K-sum reduction whose first pass ran on nb blocks: the K results to the host */
+template <int K>
+static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
+{
+  double res[2 * GK_MULTI];
+
+  PetscFunctionBegin;
+  GKCheckLaunch();
+  GKSumPartialsKernel<K><<<1, GK_BLOCK>>>((int)nb, gk_partial, gk_result);
+  GKCheckLaunch();
+  GKCallCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
+  for (int k = 0; k < K; k++) {
+#if defined(PETSC_USE_COMPLEX)
+    r[k] = PetscCMPLX(res[2 * k], res[2 * k + 1]);
+#else
+    r[k] = res[2 * k];
+#endif
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDADots(PetscInt n, const PetscScalar *x, PetscInt nv, const PetscScalar *const *y, PetscBool conjugate, PetscScalar *r)
+{
+  GKMultiArgs    args;
+  const unsigned nb = GKRedBlocks(n);
+
+  PetscFunctionBegin;
+  PetscCheck(nv <= GK_MULTI, PETSC_COMM_SELF, PETSC_ERR_PLIB, "At most %d vectors a call, not %" PetscInt_FMT, GK_MULTI, nv);
+  if (!n || !nv) {
+    for (PetscInt k = 0; k < nv; k++) r[k] = 0.0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GKReduceSpace_Private());
+  for (PetscInt k = 0; k < nv; k++) args.v[k] = (const GKScalar *)y[k];
+  switch (nv) {
+#define GK_CASE(K) \
+  case K: \
+    if (conjugate) GKDotsKernel<K, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, args, gk_partial); \
+    else GKDotsKernel<K, false><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, args, gk_partial); \
+    PetscCall(GKFinishSum_Private<K>(nb, r)); \
+    break;
+    GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
+#undef GK_CASE
+  }
+  PetscFunctionReturn(0);
+}
+
+/* dp = t^H s, nm = t^H t, in one pass */
+__global__ void GKDotNorm2Kernel(PetscInt n, const GKScalar *__restrict__ s, const GKScalar *__restrict__ t, double *partial)
+{
+  GKScalar acc[2] = {0.0, 0.0};
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const GKScalar ct = GKConj(t[i]);
+
+    acc[0] += s[i] * ct;
+    acc[1] += GKRe(t[i] * ct);
+  }
+  GKBlockSumStore<2>(acc, partial);
+}
+
+PetscErrorCode GKCUDADotNorm2(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *dp, PetscReal *nm)
+{
+  const unsigned nb = GKRedBlocks(n);
+  PetscScalar    r[2];
+
+  PetscFunctionBegin;
+  *dp = 0.0;
+  *nm = 0.0;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  GKDotNorm2Kernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)s, (const GKScalar *)t, gk_partial);
+  PetscCall(GKFinishSum_Private<2>(nb, r));
+  *dp = r[0];
+  *nm = PetscRealPart(r[1]);
+  PetscFunctionReturn(0);
+}
+
+/* sum |x| and sum |x|^2, the ones asked for */
+template <bool ONE, bool TWO>
+__global__ void GKNormsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial)
+{
+  GKScalar acc[2] = {0.0, 0.0};
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const GKScalar xi = x[i];
+
+#if defined(PETSC_USE_COMPLEX)
+    if (ONE) acc[0] += cuda::std::abs(xi);
+#else
+    if (ONE) acc[0] += fabs(xi);
+#endif
+    if (TWO) acc[1] += GKRe(xi) * GKRe(xi) + GKIm(xi) * GKIm(xi);
+  }
+  GKBlockSumStore<2>(acc, partial);
+}
+
+/* max |x| per block, then over the blocks: no index, so a plain maximum */
+__global__ void GKMaxAbsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial, bool final)
+{
+  __shared__ double s[GK_WARPS];
+  double            m = 0.0;
+  const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+#if defined(PETSC_USE_COMPLEX)
+    const double a = final ? partial[2 * i] : cuda::std::abs(x[i]);
+#else
+    const double a = final ? partial[2 * i] : fabs(x[i]);
+#endif
+    m = fmax(m, a);
+  }
+  for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
+  if (!lane) s[warp] = m;
+  __syncthreads();
+  if (!warp) {
+    m = lane < GK_WARPS ? s[lane] : 0.0;
+    for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
+    if (!lane) partial[2 * blockIdx.x + (final ? 2 * GK_RED_BLOCKS * GK_MULTI - 2 : 0)] = m;
+  }
+}
+
+PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscReal *r)
+{
+  const unsigned nb = GKRedBlocks(n);
+  PetscScalar    s[2];
+
+  PetscFunctionBegin;
+  r[0] = r[1] = r[2] = 0.0;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  if (parts & GK_NORM_MAX) {
+    double m;
+
+    GKMaxAbsKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial, false);
+    GKCheckLaunch();
+    /* the block maxima sit at partial[2b]; one block takes their maximum into the last slot */
+    GKMaxAbsKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, gk_partial, true);
+    GKCheckLaunch();
+    GKCallCUDA(cudaMemcpy(&m, gk_partial + 2 * GK_RED_BLOCKS * GK_MULTI - 2, sizeof(double), cudaMemcpyDeviceToHost));
+    r[2] = m;
+  }
+  if (!(parts & (GK_NORM_ABS | GK_NORM_SQ))) PetscFunctionReturn(0);
+  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKNormsKernel<true, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  else if (parts & GK_NORM_ABS) GKNormsKernel<true, false><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  else GKNormsKernel<false, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  PetscCall(GKFinishSum_Private<2>(nb, s));
+  r[0] = PetscRealPart(s[0]);
+  r[1] = PetscRealPart(s[1]);
+  PetscFunctionReturn(0);
+}
+
+__global__ void GKSumKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial)
+{
+  GKScalar acc[1] = {0.0};
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) acc[0] += x[i];
+  GKBlockSumStore<1>(acc, partial);
+}
+
+PetscErrorCode GKCUDASum(PetscInt n, const PetscScalar *x, PetscScalar *s)
+{
+  const unsigned nb = GKRedBlocks(n);
+
+  PetscFunctionBegin;
+  *s = 0.0;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  GKSumKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  PetscCall(GKFinishSum_Private<1>(nb, s));
+  PetscFunctionReturn(0);
+}
+
+/* The largest sign * Re(x) and its first index: per block, then over the blocks (pass 2 reads
+   the block results, val[b] and idx[b], instead of x). */
+static __device__ __forceinline__ void GKBetter(double &v, PetscInt &j, double v2, PetscInt j2)
+{
+  /* an empty slot (j < 0) loses; a larger value wins; equal values go to the smaller index */
+  if (j2 >= 0 && (j < 0 || v2 > v || (v2 == v && j2 < j))) {
+    v = v2;
+    j = j2;
+  }
+}
+
+__global__ void GKExtremeKernel(PetscInt n, const GKScalar *__restrict__ x, double sign, double *val, PetscInt *idx, bool final)
+{
+  __shared__ double   sv[GK_WARPS];
+  __shared__ PetscInt sj[GK_WARPS];
+  double              v    = 0.0;
+  PetscInt            j    = -1;
+  const int           lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    if (final) GKBetter(v, j, val[i], idx[i]);
+    else GKBetter(v, j, sign * GKRe(x[i]), i);
+  }
+  for (int o = 16; o > 0; o /= 2) GKBetter(v, j, __shfl_down_sync(0xffffffffu, v, o), __shfl_down_sync(0xffffffffu, j, o));
+  if (!lane) {
+    sv[warp] = v;
+    sj[warp] = j;
+  }
+  __syncthreads();
+  if (!warp) {
+    v = lane < GK_WARPS ? sv[lane] : 0.0;
+    j = lane < GK_WARPS ? sj[lane] : -1;
+    for (int o = 16; o > 0; o /= 2) GKBetter(v, j, __shfl_down_sync(0xffffffffu, v, o), __shfl_down_sync(0xffffffffu, j, o));
+    if (!lane) {
+      val[final ? GK_RED_BLOCKS : blockIdx.x] = v;
+      idx[final ? GK_RED_BLOCKS : blockIdx.x] = j;
+    }
+  }
+}
+
+PetscErrorCode GKCUDAExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, PetscInt *idx, PetscReal *val)
+{
+  const unsigned nb   = GKRedBlocks(n);
+  const double   sign = op == GK_EXTREME_MAX ? 1.0 : -1.0;
+  double         v;
+
+  PetscFunctionBegin;
+  *idx = -1;
+  *val = -sign * PETSC_MAX_REAL;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  GKExtremeKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, sign, gk_partial, gk_index, false);
+  GKCheckLaunch();
+  GKExtremeKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, sign, gk_partial, gk_index, true);
+  GKCheckLaunch();
+  GKCallCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
+  GKCallCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  *val = sign * v;
+  PetscFunctionReturn(0);
+}

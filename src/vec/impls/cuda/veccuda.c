@@ -1,0 +1,872 @@
+/*
+   VECSEQCUDA and VECMPICUDA: VECSEQ and VECMPI (whose creators PETSc exports) with a device
+   array beside the host one and the offload mask saying which holds the values:
+
+     UNALLOCATED  no device array yet; the host array holds the values (zeros at creation)
+     CPU          the host array is valid, the device one stale
+     GPU          the device array is valid, the host one stale
+     BOTH         both are valid
+
+   The array-access hooks keep every inherited host operation correct: VecGetArray() brings the
+   values to the host first. The BLAS-1 operations and reductions run on the device; MPI
+   reductions add one MPIU_Allreduce of the device's partial result. An operation with a vector
+   of another type falls back to the host operation it replaced.
+*/
+#include "gkvec.h"
+
+/* exported by libpetsc, not declared in its headers */
+PETSC_EXTERN PetscErrorCode VecCreate_Seq(Vec);
+PETSC_EXTERN PetscErrorCode VecCreate_MPI(Vec);
+PETSC_EXTERN MPI_Op         MPIU_MAXLOC, MPIU_MINLOC;
+
+typedef struct {
+  PetscScalar   *d;    /* device array, local length (NULL when empty or not allocated) */
+  PetscBool      mpi;  /* the reductions add an MPIU_Allreduce */
+  struct _VecOps base; /* VECSEQ's or VECMPI's operations, for the fallbacks */
+} Vec_GK;
+
+static PetscErrorCode VecGetArray_GK(Vec, PetscScalar **);
+
+PetscBool VecIsGK(Vec v)
+{
+  return v->ops->getarray == VecGetArray_GK ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscErrorCode VecGKGetData_Private(Vec v, Vec_GK **g)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)v, "GKVec", (PetscObject *)&c));
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "device vector without its data");
+  PetscCall(PetscContainerGetPointer(c, (void **)g));
+  PetscFunctionReturn(0);
+}
+
+static inline PetscScalar *VecGKHostArray_Private(Vec v)
+{
+  return *((PetscScalar **)v->data); /* VECSEQ and VECMPI data start with the array */
+}
+
+/* Makes the device array valid (UNALLOCATED or CPU to BOTH) */
+static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
+{
+  const PetscInt n = v->map->n;
+
+  PetscFunctionBegin;
+  if (v->offloadmask == PETSC_OFFLOAD_GPU || v->offloadmask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  if (!g->d && n) PetscCall(GKMalloc(n, &g->d));
+  /* a new vector's host array is zeroed at creation: zero the device one, copy nothing */
+  if (v->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
+  else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
+  v->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(0);
+}
+
+/* Makes the host array valid (GPU to BOTH) */
+static PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
+{
+  PetscFunctionBegin;
+  if (v->offloadmask == PETSC_OFFLOAD_GPU) {
+    PetscCall(GKMemcpyD2H(VecGKHostArray_Private(v), g->d, (size_t)v->map->n * sizeof(PetscScalar)));
+    v->offloadmask = PETSC_OFFLOAD_BOTH;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The device array for reading (read), writing every entry (write) or both */
+typedef enum {
+  GK_READ,
+  GK_WRITE,
+  GK_READWRITE
+} GKAccess;
+
+static PetscErrorCode VecGKDevice_Private(Vec v, GKAccess mode, PetscScalar **d)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  if (mode == GK_WRITE) {
+    if (!g->d && v->map->n) PetscCall(GKMalloc(v->map->n, &g->d));
+  } else PetscCall(VecGKCopyToDevice_Private(v, g));
+  if (mode != GK_READ) v->offloadmask = PETSC_OFFLOAD_GPU;
+  *d = g->d;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGetArray_GK(Vec v, PetscScalar **a)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(VecGKCopyToHost_Private(v, g));
+  v->offloadmask = PETSC_OFFLOAD_CPU; /* the caller may change it */
+  *a             = VecGKHostArray_Private(v);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecRestoreArray_GK(Vec v, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGetArrayRead_GK(Vec v, const PetscScalar **a)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(VecGKCopyToHost_Private(v, g));
+  *a = VecGKHostArray_Private(v);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGetArrayWrite_GK(Vec v, PetscScalar **a)
+{
+  PetscFunctionBegin;
+  v->offloadmask = PETSC_OFFLOAD_CPU; /* every entry will be written: nothing to copy */
+  *a             = VecGKHostArray_Private(v);
+  PetscFunctionReturn(0);
+}
+
+/* Place, replace, reset: the host array changes, so the host copy becomes the valid one */
+static PetscErrorCode VecPlaceArray_GK(Vec v, const PetscScalar *a)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(VecGKCopyToHost_Private(v, g)); /* the array set aside keeps the current values */
+  PetscCall(g->base.placearray(v, a));
+  v->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecReplaceArray_GK(Vec v, const PetscScalar *a)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(g->base.replacearray(v, a));
+  v->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecResetArray_GK(Vec v)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(VecGKCopyToHost_Private(v, g)); /* the placed array receives the current values */
+  PetscCall(g->base.resetarray(v));
+  v->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
+{
+  PetscFunctionBegin;
+  /* not VECSEQ's duplicate: it would copy the composed device data too */
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)v), w));
+  PetscCall(PetscLayoutReference(v->map, &(*w)->map));
+  PetscCall(VecSetType(*w, ((PetscObject)v)->type_name));
+  (*w)->ops->view          = v->ops->view;
+  (*w)->stash.ignorenegidx = v->stash.ignorenegidx;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecDestroy_GK(Vec v)
+{
+  Vec_GK *g;
+  PetscErrorCode (*destroy)(Vec);
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  destroy = g->base.destroy;
+  PetscCall(GKFree(g->d));
+  PetscCall(PetscObjectCompose((PetscObject)v, "GKVec", NULL)); /* frees g */
+  PetscCall(destroy(v));
+  PetscFunctionReturn(0);
+}
+
+/* The fallback test: every operand a device vector of this library */
+#define VecGKAll2(a, b)    (VecIsGK(a) && VecIsGK(b))
+#define VecGKAll3(a, b, c) (VecIsGK(a) && VecIsGK(b) && VecIsGK(c))
+
+/* z = a x + b y + c z + d on the device, x and y optional; z is written only (c = 0) or updated */
+static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScalar b, Vec y, PetscScalar c, PetscScalar d)
+{
+  const PetscScalar *xd = NULL, *yd = NULL;
+  PetscScalar       *zd;
+
+  PetscFunctionBegin;
+  if (x) PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  if (y) PetscCall(VecGPUKitGetDeviceArrayRead(y, &yd));
+  PetscCall(VecGKDevice_Private(z, c == (PetscScalar)0.0 ? GK_WRITE : GK_READWRITE, &zd));
+  PetscCall(PetscLogEventBegin(GK_VecOp, z, 0, 0, 0));
+  PetscCall(GKDev->axpbypczd(z->map->n, a, xd, b, yd, c, d, zd));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogEventEnd(GK_VecOp, z, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecScale_GK(Vec x, PetscScalar alpha)
+{
+  PetscFunctionBegin;
+  if (alpha == (PetscScalar)1.0) PetscFunctionReturn(0);
+  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, alpha, 0.0));
+  PetscCall(PetscLogFlops(x->map->n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecShift_GK(Vec x, PetscScalar alpha)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 1.0, alpha));
+  PetscCall(PetscLogFlops(x->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* y = a x + y */
+static PetscErrorCode VecAXPY_GK(Vec y, PetscScalar alpha, Vec x)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(y, &g));
+  if (!VecGKAll2(x, y)) PetscCall(g->base.axpy(y, alpha, x));
+  else PetscCall(VecGKUpdate_Private(y, alpha, x, 0.0, NULL, 1.0, 0.0));
+  PetscCall(PetscLogFlops(2.0 * y->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* y = x + a y */
+static PetscErrorCode VecAYPX_GK(Vec y, PetscScalar alpha, Vec x)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(y, &g));
+  if (!VecGKAll2(x, y)) PetscCall(g->base.aypx(y, alpha, x));
+  else PetscCall(VecGKUpdate_Private(y, 1.0, x, 0.0, NULL, alpha, 0.0));
+  PetscCall(PetscLogFlops(2.0 * y->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* y = a x + b y */
+static PetscErrorCode VecAXPBY_GK(Vec y, PetscScalar alpha, PetscScalar beta, Vec x)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(y, &g));
+  if (!VecGKAll2(x, y)) PetscCall(g->base.axpby(y, alpha, beta, x));
+  else PetscCall(VecGKUpdate_Private(y, alpha, x, 0.0, NULL, beta, 0.0));
+  PetscCall(PetscLogFlops(3.0 * y->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* z = a x + b y + c z */
+static PetscErrorCode VecAXPBYPCZ_GK(Vec z, PetscScalar alpha, PetscScalar beta, PetscScalar gamma, Vec x, Vec y)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(z, &g));
+  if (!VecGKAll3(x, y, z)) PetscCall(g->base.axpbypcz(z, alpha, beta, gamma, x, y));
+  else PetscCall(VecGKUpdate_Private(z, alpha, x, beta, y, gamma, 0.0));
+  PetscCall(PetscLogFlops(5.0 * z->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* w = a x + y */
+static PetscErrorCode VecWAXPY_GK(Vec w, PetscScalar alpha, Vec x, Vec y)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(w, &g));
+  if (!VecGKAll3(w, x, y)) PetscCall(g->base.waxpy(w, alpha, x, y));
+  else PetscCall(VecGKUpdate_Private(w, alpha, x, 1.0, y, 0.0, 0.0));
+  PetscCall(PetscLogFlops(2.0 * w->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* y = y + sum_k alpha[k] x[k], GK_MULTI vectors a pass */
+static PetscErrorCode VecMAXPY_GK(Vec y, PetscInt nv, const PetscScalar *alpha, Vec *x)
+{
+  Vec_GK            *g;
+  PetscBool          all = VecIsGK(y);
+  PetscScalar       *yd;
+  const PetscScalar *xd[GK_MULTI];
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(y, &g));
+  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsGK(x[k]));
+  if (!all) {
+    PetscCall(g->base.maxpy(y, nv, alpha, x));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt k0 = 0; k0 < nv; k0 += GK_MULTI) {
+    const PetscInt kn = PetscMin(nv - k0, GK_MULTI);
+
+    for (PetscInt k = 0; k < kn; k++) PetscCall(VecGPUKitGetDeviceArrayRead(x[k0 + k], &xd[k]));
+    PetscCall(VecGKDevice_Private(y, GK_READWRITE, &yd));
+    PetscCall(PetscLogEventBegin(GK_VecOp, y, 0, 0, 0));
+    PetscCall(GKDev->maxpy(y->map->n, kn, alpha + k0, xd, yd));
+    PetscCall(PetscGPUKitLogSync_Private());
+    PetscCall(PetscLogEventEnd(GK_VecOp, y, 0, 0, 0));
+  }
+  PetscCall(PetscLogFlops(2.0 * nv * y->map->n));
+  PetscFunctionReturn(0);
+}
+
+/* y = x: on the device when x's values are there, else on the host */
+static PetscErrorCode VecCopy_GK(Vec x, Vec y)
+{
+  Vec_GK            *g;
+  const PetscScalar *xd;
+  PetscScalar       *yd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  if (!VecGKAll2(x, y) || x->offloadmask == PETSC_OFFLOAD_CPU || x->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+    PetscCall(g->base.copy(x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(VecGKDevice_Private(y, GK_WRITE, &yd));
+  PetscCall(GKMemcpyD2D(yd, xd, (size_t)x->map->n * sizeof(PetscScalar)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecSwap_GK(Vec x, Vec y)
+{
+  Vec_GK      *g;
+  PetscScalar *xd, *yd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  if (!VecGKAll2(x, y)) {
+    PetscCall(g->base.swap(x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
+  PetscCall(VecGKDevice_Private(y, GK_READWRITE, &yd));
+  PetscCall(GKDev->swap(x->map->n, xd, yd));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecPointwise_GK(Vec w, Vec x, Vec y, GKPointwiseOp op)
+{
+  Vec_GK            *g;
+  const PetscScalar *xd, *yd;
+  PetscScalar       *wd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(w, &g));
+  if (!VecGKAll3(w, x, y)) {
+    if (op == GK_POINTWISE_MULT) PetscCall(g->base.pointwisemult(w, x, y));
+    else PetscCall(g->base.pointwisedivide(w, x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(VecGPUKitGetDeviceArrayRead(y, &yd));
+  /* w may be x or y: read-write keeps its values valid either way */
+  PetscCall(VecGKDevice_Private(w, (w == x || w == y) ? GK_READWRITE : GK_WRITE, &wd));
+  PetscCall(PetscLogEventBegin(GK_VecOp, w, 0, 0, 0));
+  PetscCall(GKDev->pointwise(w->map->n, op, wd, xd, yd));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogEventEnd(GK_VecOp, w, 0, 0, 0));
+  PetscCall(PetscLogFlops(w->map->n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecPointwiseMult_GK(Vec w, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecPointwise_GK(w, x, y, GK_POINTWISE_MULT));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecPointwiseDivide_GK(Vec w, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecPointwise_GK(w, x, y, GK_POINTWISE_DIVIDE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecReciprocal_GK(Vec x)
+{
+  PetscScalar *xd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
+  PetscCall(GKDev->reciprocal(x->map->n, xd));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecConjugate_GK(Vec x)
+{
+  PetscScalar *xd;
+
+  PetscFunctionBegin;
+  if (!PetscDefined(USE_COMPLEX)) PetscFunctionReturn(0);
+  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
+  PetscCall(GKDev->conjugate(x->map->n, xd));
+  PetscFunctionReturn(0);
+}
+
+/* Reductions: the local value on the device, then (VECMPICUDA, global flavour) one allreduce */
+static PetscErrorCode VecGKAllreduce_Private(Vec x, void *buf, PetscMPIInt count, MPI_Datatype type, MPI_Op op)
+{
+  PetscFunctionBegin;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, buf, count, type, op, PetscObjectComm((PetscObject)x)));
+  PetscFunctionReturn(0);
+}
+
+/* r[k] = y[k]^H x (conj) or y[k]^T x, locally, GK_MULTI vectors a pass */
+static PetscErrorCode VecGKDots_Private(Vec x, PetscInt nv, const Vec *y, PetscBool conjugate, PetscScalar *r)
+{
+  const PetscScalar *xd, *yd[GK_MULTI];
+
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  for (PetscInt k0 = 0; k0 < nv; k0 += GK_MULTI) {
+    const PetscInt kn = PetscMin(nv - k0, GK_MULTI);
+
+    for (PetscInt k = 0; k < kn; k++) PetscCall(VecGPUKitGetDeviceArrayRead(y[k0 + k], &yd[k]));
+    PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
+    PetscCall(GKDev->dots(x->map->n, xd, kn, yd, conjugate, r + k0));
+    PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
+  }
+  PetscCall(PetscLogFlops(2.0 * nv * x->map->n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGKDotsAll_Private(Vec x, PetscInt nv, const Vec *y, PetscBool conjugate, PetscBool global, PetscScalar *r)
+{
+  Vec_GK   *g;
+  PetscBool all = VecIsGK(x);
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsGK(y[k]));
+  if (!all) { /* a host vector among them: the replaced operation */
+    if (nv == 1) PetscCall((global ? (conjugate ? g->base.dot : g->base.tdot) : (conjugate ? g->base.dot_local : g->base.tdot_local))(x, y[0], r));
+    else PetscCall((global ? (conjugate ? g->base.mdot : g->base.mtdot) : (conjugate ? g->base.mdot_local : g->base.mtdot_local))(x, nv, y, r));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGKDots_Private(x, nv, y, conjugate, r));
+  if (global && g->mpi) PetscCall(VecGKAllreduce_Private(x, r, (PetscMPIInt)nv, MPIU_SCALAR, MPIU_SUM));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecDot_GK(Vec x, Vec y, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, 1, &y, PETSC_TRUE, PETSC_TRUE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecTDot_GK(Vec x, Vec y, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, 1, &y, PETSC_FALSE, PETSC_TRUE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMDot_GK(Vec x, PetscInt nv, const Vec y[], PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, nv, y, PETSC_TRUE, PETSC_TRUE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMTDot_GK(Vec x, PetscInt nv, const Vec y[], PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, nv, y, PETSC_FALSE, PETSC_TRUE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecDotLocal_GK(Vec x, Vec y, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, 1, &y, PETSC_TRUE, PETSC_FALSE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecTDotLocal_GK(Vec x, Vec y, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, 1, &y, PETSC_FALSE, PETSC_FALSE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMDotLocal_GK(Vec x, PetscInt nv, const Vec y[], PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, nv, y, PETSC_TRUE, PETSC_FALSE, r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMTDotLocal_GK(Vec x, PetscInt nv, const Vec y[], PetscScalar *r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKDotsAll_Private(x, nv, y, PETSC_FALSE, PETSC_FALSE, r));
+  PetscFunctionReturn(0);
+}
+
+/* The norm from the device's sums (r[0] = sum |x|, r[1] = sum |x|^2, r[2] = max |x|), over
+   all processes when global */
+static PetscErrorCode VecGKNorm_Private(Vec x, NormType type, PetscBool global, PetscReal *z)
+{
+  Vec_GK            *g;
+  const PetscScalar *xd;
+  PetscReal          r[3];
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
+  PetscCall(GKDev->norms(x->map->n, xd, type == NORM_1 ? GK_NORM_ABS : type == NORM_INFINITY ? GK_NORM_MAX : type == NORM_1_AND_2 ? GK_NORM_ABS | GK_NORM_SQ : GK_NORM_SQ, r));
+  PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
+  if (global && g->mpi) {
+    if (type == NORM_INFINITY) PetscCall(VecGKAllreduce_Private(x, &r[2], 1, MPIU_REAL, MPIU_MAX));
+    else PetscCall(VecGKAllreduce_Private(x, r, 2, MPIU_REAL, MPIU_SUM));
+  }
+  switch (type) {
+  case NORM_1:
+    z[0] = r[0];
+    break;
+  case NORM_INFINITY:
+    z[0] = r[2];
+    break;
+  case NORM_1_AND_2:
+    z[0] = r[0];
+    z[1] = PetscSqrtReal(r[1]);
+    break;
+  default: /* NORM_2, NORM_FROBENIUS */
+    z[0] = PetscSqrtReal(r[1]);
+  }
+  PetscCall(PetscLogFlops(2.0 * x->map->n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecNorm_GK(Vec x, NormType type, PetscReal *z)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKNorm_Private(x, type, PETSC_TRUE, z));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecNormLocal_GK(Vec x, NormType type, PetscReal *z)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKNorm_Private(x, type, PETSC_FALSE, z));
+  PetscFunctionReturn(0);
+}
+
+/* dp = t^H s, nm = t^H t */
+static PetscErrorCode VecDotNorm2_GK(Vec s, Vec t, PetscScalar *dp, PetscScalar *nm)
+{
+  Vec_GK            *g;
+  const PetscScalar *sd, *td;
+  PetscScalar        r[2];
+  PetscReal          nr;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(s, &g));
+  if (!VecGKAll2(s, t)) {
+    PetscCall(g->base.dotnorm2(s, t, dp, nm));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(s, &sd));
+  PetscCall(VecGPUKitGetDeviceArrayRead(t, &td));
+  PetscCall(PetscLogEventBegin(GK_VecReduce, s, 0, 0, 0));
+  PetscCall(GKDev->dotnorm2(s->map->n, sd, td, &r[0], &nr));
+  PetscCall(PetscLogEventEnd(GK_VecReduce, s, 0, 0, 0));
+  r[1] = nr;
+  if (g->mpi) PetscCall(VecGKAllreduce_Private(s, r, 2, MPIU_SCALAR, MPIU_SUM));
+  *dp = r[0];
+  *nm = r[1];
+  PetscCall(PetscLogFlops(4.0 * s->map->n));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
+{
+  Vec_GK            *g;
+  const PetscScalar *xd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
+  PetscCall(GKDev->sum(x->map->n, xd, s));
+  PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
+  if (g->mpi) PetscCall(VecGKAllreduce_Private(x, s, 1, MPIU_SCALAR, MPIU_SUM));
+  PetscFunctionReturn(0);
+}
+
+/* the extreme real part and its first (global) index, as VecMax_MPI/VecMin_MPI */
+static PetscErrorCode VecGKExtreme_Private(Vec x, GKExtremeOp op, PetscInt *idx, PetscReal *z)
+{
+  Vec_GK            *g;
+  const PetscScalar *xd;
+  PetscInt           j;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(x, &g));
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
+  PetscCall(GKDev->extreme(x->map->n, xd, op, &j, z));
+  PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
+  if (g->mpi) {
+    struct {
+      PetscReal v;
+      PetscInt  i;
+    } in, out;
+
+    in.v = *z;
+    in.i = j < 0 ? -1 : j + x->map->rstart;
+    PetscCall(MPIU_Allreduce(&in, &out, 1, MPIU_REAL_INT, op == GK_EXTREME_MAX ? MPIU_MAXLOC : MPIU_MINLOC, PetscObjectComm((PetscObject)x)));
+    *z = out.v;
+    j  = out.i;
+  }
+  if (idx) *idx = j;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMax_GK(Vec x, PetscInt *idx, PetscReal *z)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKExtreme_Private(x, GK_EXTREME_MAX, idx, z));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecMin_GK(Vec x, PetscInt *idx, PetscReal *z)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGKExtreme_Private(x, GK_EXTREME_MIN, idx, z));
+  PetscFunctionReturn(0);
+}
+
+/* Makes a VECSEQ or VECMPI just created a device vector */
+static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
+{
+  Vec_GK        *g;
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  PetscCall(PetscNew(&g));
+  g->mpi = mpi;
+  PetscCall(PetscMemcpy(&g->base, v->ops, sizeof(struct _VecOps)));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, g));
+  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(PetscObjectCompose((PetscObject)v, "GKVec", (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+
+  v->ops->getarray          = VecGetArray_GK;
+  v->ops->restorearray      = VecRestoreArray_GK;
+  v->ops->getarrayread      = VecGetArrayRead_GK;
+  v->ops->getarraywrite     = VecGetArrayWrite_GK;
+  v->ops->restorearraywrite = VecRestoreArray_GK;
+  v->ops->placearray        = VecPlaceArray_GK;
+  v->ops->replacearray      = VecReplaceArray_GK;
+  v->ops->resetarray        = VecResetArray_GK;
+  v->ops->duplicate         = VecDuplicate_GK;
+  v->ops->destroy           = VecDestroy_GK;
+  v->ops->set               = VecSet_GK;
+  v->ops->scale             = VecScale_GK;
+  v->ops->shift             = VecShift_GK;
+  v->ops->copy              = VecCopy_GK;
+  v->ops->swap              = VecSwap_GK;
+  v->ops->axpy              = VecAXPY_GK;
+  v->ops->aypx              = VecAYPX_GK;
+  v->ops->axpby             = VecAXPBY_GK;
+  v->ops->axpbypcz          = VecAXPBYPCZ_GK;
+  v->ops->waxpy             = VecWAXPY_GK;
+  v->ops->maxpy             = VecMAXPY_GK;
+  v->ops->pointwisemult     = VecPointwiseMult_GK;
+  v->ops->pointwisedivide   = VecPointwiseDivide_GK;
+  v->ops->reciprocal        = VecReciprocal_GK;
+  v->ops->conjugate         = VecConjugate_GK;
+  v->ops->dot               = VecDot_GK;
+  v->ops->tdot              = VecTDot_GK;
+  v->ops->mdot              = VecMDot_GK;
+  v->ops->mtdot             = VecMTDot_GK;
+  v->ops->dot_local         = VecDotLocal_GK;
+  v->ops->tdot_local        = VecTDotLocal_GK;
+  v->ops->mdot_local        = VecMDotLocal_GK;
+  v->ops->mtdot_local       = VecMTDotLocal_GK;
+  v->ops->norm              = VecNorm_GK;
+  v->ops->norm_local        = VecNormLocal_GK;
+  v->ops->dotnorm2          = VecDotNorm2_GK;
+  v->ops->sum               = VecSum_GK;
+  v->ops->max               = VecMax_GK;
+  v->ops->min               = VecMin_GK;
+  v->offloadmask            = PETSC_OFFLOAD_UNALLOCATED;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)v, type));
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   VECSEQCUDA - "seqcuda" - a sequential vector whose values live on the GPU
+
+   A `VECSEQ` with a device array beside its host array: the library's matrices and solvers, and
+   PETSc's Krylov methods through the vector operations below, work on the device array; any
+   host access (`VecGetArray()`, `VecSetValues()`, `VecView()`...) copies the values to the host
+   first, and the next device operation copies them back only if the host changed them.
+
+   On the device: `VecSet()`, `VecCopy()`, `VecSwap()`, `VecScale()`, `VecShift()`, `VecAXPY()`,
+   `VecAYPX()`, `VecAXPBY()`, `VecAXPBYPCZ()`, `VecWAXPY()`, `VecMAXPY()`, `VecDot()`, `VecTDot()`,
+   `VecMDot()`, `VecMTDot()`, `VecNorm()`, `VecDotNorm2()`, `VecPointwiseMult()`,
+   `VecPointwiseDivide()`, `VecReciprocal()`, `VecSum()`, `VecMax()`, `VecMin()`,
+   `VecConjugate()` and the split-phase `VecDotBegin()`/`VecNormBegin()` family.
+
+   Options Database Keys:
++  -vec_type cuda - selects it with `VecSetFromOptions()`
+-  -dm_vec_type cuda - for a DM's vectors
+
+   Level: beginner
+
+.seealso: `VECCUDA`, `VECMPICUDA`, `VecGPUKitGetDeviceArrayRead()`, `MATELLRCUDA`
+M*/
+PetscErrorCode VecCreate_SeqGKCUDA(Vec v)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCreate_Seq(v));
+  PetscCall(VecConvert_GK_Private(v, PETSC_FALSE, VECSEQCUDA));
+  PetscFunctionReturn(0);
+}
+
+/*MC
+   VECMPICUDA - "mpicuda" - a parallel vector whose values live on the GPUs of its processes
+
+   As `VECSEQCUDA`, one device array per process; a reduction is the device's partial result
+   followed by one `MPIU_Allreduce()`. Scatters and ghost updates go through the host.
+
+   Level: beginner
+
+.seealso: `VECCUDA`, `VECSEQCUDA`
+M*/
+PetscErrorCode VecCreate_MPIGKCUDA(Vec v)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCreate_MPI(v));
+  PetscCall(VecConvert_GK_Private(v, PETSC_TRUE, VECMPICUDA));
+  PetscFunctionReturn(0);
+}
+
+/* The root type: the sequential or MPI creator, called directly */
+PetscErrorCode VecCreate_GKCUDA(Vec v)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size));
+  if (size == 1) PetscCall(VecCreate_SeqGKCUDA(v));
+  else PetscCall(VecCreate_MPIGKCUDA(v));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGPUKitCheck_Private(Vec v)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(v, VEC_CLASSID, 1);
+  PetscCheck(VecIsGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array: create it with type %s", ((PetscObject)v)->type_name, VECCUDA);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   VecGPUKitGetDeviceArrayRead - The device array of a `VECCUDA` vector, holding its values,
+   for reading
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `VecGPUKitRestoreDeviceArrayRead()`, `VecGPUKitGetDeviceArray()`, `VecGPUKitGetDeviceArrayWrite()`
+@*/
+PetscErrorCode VecGPUKitGetDeviceArrayRead(Vec v, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitCheck_Private(v));
+  PetscCall(VecGKDevice_Private(v, GK_READ, (PetscScalar **)d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VecGPUKitRestoreDeviceArrayRead(Vec v, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   VecGPUKitGetDeviceArray - The device array of a `VECCUDA` vector, holding its values, for
+   reading and writing
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `VecGPUKitRestoreDeviceArray()`, `VecGPUKitGetDeviceArrayRead()`, `VecGPUKitGetDeviceArrayWrite()`
+@*/
+PetscErrorCode VecGPUKitGetDeviceArray(Vec v, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitCheck_Private(v));
+  PetscCall(VecGKDevice_Private(v, GK_READWRITE, d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VecGPUKitRestoreDeviceArray(Vec v, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   VecGPUKitGetDeviceArrayWrite - The device array of a `VECCUDA` vector, for writing all of
+   it (its current values are not copied there)
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `VecGPUKitRestoreDeviceArrayWrite()`, `VecGPUKitGetDeviceArray()`
+@*/
+PetscErrorCode VecGPUKitGetDeviceArrayWrite(Vec v, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitCheck_Private(v));
+  PetscCall(VecGKDevice_Private(v, GK_WRITE, d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec v, PetscScalar **d)
+{
+  PetscFunctionBegin;
+  *d = NULL;
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(0);
+}
