@@ -1,6 +1,7 @@
 static char help[] = "An unmodified PETSc program: it knows nothing of petsc-gpukit and uses only public\n\
 PETSc API. It solves the 2D 5-point Laplacian with a known solution and prints the iteration\n\
-count and the error norm. The matrix type comes from -mat_type (or -dm_mat_type with -dmda).\n\
+count and the error norm. The types come from -mat_type and -vec_type (or -dm_mat_type and\n\
+-dm_vec_type with -dmda).\n\
   -n <n>   : grid points per side\n\
   -dmda    : build the matrix with DMDA and DMCreateMatrix\n\n";
 
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
   PetscBool dmda = PETSC_FALSE;
   PetscReal err;
   MatType   type;
+  VecType   vtype;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -83,7 +85,13 @@ int main(int argc, char **argv)
   if (dmda) PetscCall(AssembleLaplacianDMDA(n, &da, &A));
   else PetscCall(AssembleLaplacian(n, &A));
   PetscCall(MatGetType(A, &type));
-  PetscCall(MatCreateVecs(A, &x, &b));
+  if (dmda) PetscCall(DMCreateGlobalVector(da, &x)); /* type from -dm_vec_type */
+  else { /* type from -vec_type */
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+    PetscCall(VecSetSizes(x, PETSC_DECIDE, n * n));
+    PetscCall(VecSetFromOptions(x));
+  }
+  PetscCall(VecDuplicate(x, &b));
   PetscCall(VecDuplicate(x, &u));
   PetscCall(VecSet(u, 1.0));
   PetscCall(MatMult(A, u, b)); /* b = A u, so the solution is u */
@@ -97,7 +105,8 @@ int main(int argc, char **argv)
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(VecAXPY(x, -1.0, u));
   PetscCall(VecNorm(x, NORM_2, &err));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix type %s\n", type));
+  PetscCall(VecGetType(x, &vtype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix type %s, vector type %s\n", type, vtype));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT "\n", its));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "error norm %.4e\n", (double)err));
 

@@ -607,18 +607,16 @@ static PetscErrorCode VecDotNorm2_GK(Vec s, Vec t, PetscScalar *dp, PetscScalar 
   PetscFunctionReturn(0);
 }
 
+/* the local sum: VecSum() adds the processes' sums itself */
 static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
 {
-  Vec_GK            *g;
   const PetscScalar *xd;
 
   PetscFunctionBegin;
-  PetscCall(VecGKGetData_Private(x, &g));
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
   PetscCall(GKDev->sum(x->map->n, xd, s));
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
-  if (g->mpi) PetscCall(VecGKAllreduce_Private(x, s, 1, MPIU_SCALAR, MPIU_SUM));
   PetscFunctionReturn(0);
 }
 

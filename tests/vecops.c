@@ -1,0 +1,353 @@
+static char help[] = "Every device vector operation against the same operation on VECSEQ/VECMPI, on seeded\n\
+random data, with host-side edits in between.\n\
+  -n <n> : global length\n\n";
+
+/*
+   Each step applies one operation to a pair (reference of the standard type, device vector of
+   type cuda) holding the same values, and compares: vectors entry by entry, scalars to
+   rounding. Between steps, edits through VecGetArray() and VecSetValues() on both prove that
+   host changes reach the device and device results reach the host.
+*/
+#include <petscgpukit.h>
+
+static PetscReal tol = 1e-12;
+
+/* |a - b| <= tol (|a| + 1) for every entry */
+static PetscErrorCode CheckVec(Vec ref, Vec dev, const char *what)
+{
+  const PetscScalar *r, *d;
+  PetscInt           n;
+  PetscReal          err = 0.0, worst = 0.0;
+  PetscBool          isdev;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)dev, &isdev, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCheck(isdev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device vector lost its type", what);
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetArrayRead(ref, &r));
+  PetscCall(VecGetArrayRead(dev, &d));
+  for (PetscInt i = 0; i < n; i++) {
+    const PetscReal e = PetscAbsScalar(r[i] - d[i]) / (PetscAbsScalar(r[i]) + 1.0);
+
+    if (!(e <= err)) err = e; /* NaN too */
+  }
+  PetscCall(VecRestoreArrayRead(ref, &r));
+  PetscCall(VecRestoreArrayRead(dev, &d));
+  PetscCall(MPIU_Allreduce(&err, &worst, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)ref)));
+  PetscCheck(worst <= tol, PetscObjectComm((PetscObject)ref), PETSC_ERR_PLIB, "%s: device and reference vectors differ by %g (relative)", what, (double)worst);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckScalar(PetscScalar r, PetscScalar d, PetscReal scale, const char *what)
+{
+  PetscFunctionBegin;
+  PetscCheck(PetscAbsScalar(r - d) <= tol * (PetscAbsScalar(r) + scale + 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device %g%+gi, reference %g%+gi", what, (double)PetscRealPart(d), (double)PetscImaginaryPart(d), (double)PetscRealPart(r), (double)PetscImaginaryPart(r));
+  PetscFunctionReturn(0);
+}
+
+/* the same random values in ref and dev, the device copy made valid (dev's values on the device) */
+static PetscErrorCode Fill(PetscRandom rnd, Vec ref, Vec dev)
+{
+  PetscReal nrm;
+
+  PetscFunctionBegin;
+  PetscCall(VecSetRandom(ref, rnd));
+  PetscCall(VecCopy(ref, dev)); /* through dev's host array */
+  PetscCall(VecNorm(dev, NORM_1, &nrm)); /* brings it to the device */
+  PetscFunctionReturn(0);
+}
+
+/* The same host-side edit on both: entry 0 through VecGetArray, the last through VecSetValues */
+static PetscErrorCode EditOnHost(Vec ref, Vec dev, PetscScalar v)
+{
+  PetscScalar *a;
+  PetscInt     n, N, last;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(ref, &n));
+  PetscCall(VecGetSize(ref, &N));
+  for (Vec x = ref; x; x = (x == ref ? dev : NULL)) {
+    PetscCall(VecGetArray(x, &a));
+    if (n) a[0] += v;
+    PetscCall(VecRestoreArray(x, &a));
+    last = N - 1;
+    if (N) PetscCall(VecSetValues(x, 1, &last, &v, INSERT_VALUES)); /* by every process: an off-process value for all but one */
+    PetscCall(VecAssemblyBegin(x));
+    PetscCall(VecAssemblyEnd(x));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt                  n = 1000, N, nv = 11, idr, idd;
+  PetscRandom               rnd;
+  Vec                       x, y, z, w, X, Y, Z, W, *vr, *vd;
+  PetscScalar               sr, sd, mr[11], md[11], alpha[11];
+  PetscReal                 rr, rd, r2[2], d2[2];
+  PetscGPUKitTransferCounts c0, c1;
+  const NormType            types[] = {NORM_1, NORM_2, NORM_INFINITY};
+  PetscMPIInt               rank;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 4242));
+  PetscCall(PetscRandomSeed(rnd));
+
+  /* lower case: the reference (standard type); upper case: the device vectors */
+  PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+  PetscCall(VecSetSizes(x, PETSC_DECIDE, n));
+  PetscCall(VecSetType(x, VECSTANDARD));
+  PetscCall(VecCreate(PETSC_COMM_WORLD, &X));
+  PetscCall(VecSetSizes(X, PETSC_DECIDE, n));
+  PetscCall(VecSetFromOptions(X)); /* -vec_type cuda from the test's options */
+  PetscCall(VecGetSize(X, &N));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(VecDuplicate(x, &w));
+  PetscCall(VecDuplicate(X, &Y));
+  PetscCall(VecDuplicate(X, &Z));
+  PetscCall(VecDuplicate(X, &W));
+  PetscCall(VecDuplicateVecs(x, nv, &vr));
+  PetscCall(VecDuplicateVecs(X, nv, &vd));
+  for (PetscInt k = 0; k < nv; k++) {
+    PetscCall(Fill(rnd, vr[k], vd[k]));
+    alpha[k] = 0.5 - k * 0.125;
+  }
+
+  /* a new device vector is zero, on the device too */
+  PetscCall(VecSum(Y, &sd));
+  PetscCheck(sd == (PetscScalar)0.0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A new device vector sums to %g", (double)PetscRealPart(sd));
+
+  PetscCall(Fill(rnd, x, X));
+  PetscCall(Fill(rnd, y, Y));
+  PetscCall(Fill(rnd, z, Z));
+  PetscCall(CheckVec(x, X, "VecCopy (host to device vector)"));
+
+  PetscCall(PetscGPUKitGetTransferCounts(&c0));
+  PetscCall(VecAXPY(y, 1.5, x));
+  PetscCall(VecAXPY(Y, 1.5, X));
+  PetscCall(VecAYPX(y, -0.5, x));
+  PetscCall(VecAYPX(Y, -0.5, X));
+  PetscCall(VecAXPBY(y, 2.0, 0.25, x));
+  PetscCall(VecAXPBY(Y, 2.0, 0.25, X));
+  PetscCall(VecAXPBYPCZ(z, 0.5, -1.0, 3.0, x, y));
+  PetscCall(VecAXPBYPCZ(Z, 0.5, -1.0, 3.0, X, Y));
+  PetscCall(VecWAXPY(w, -2.0, x, z));
+  PetscCall(VecWAXPY(W, -2.0, X, Z));
+  PetscCall(VecMAXPY(w, nv, alpha, vr));
+  PetscCall(VecMAXPY(W, nv, alpha, vd));
+  PetscCall(VecScale(w, 0.75));
+  PetscCall(VecScale(W, 0.75));
+  PetscCall(VecShift(w, -0.125));
+  PetscCall(VecShift(W, -0.125));
+  PetscCall(VecDot(w, z, &sr));
+  PetscCall(VecDot(W, Z, &sd));
+  PetscCall(PetscGPUKitGetTransferCounts(&c1));
+  /* all of that on the device: no vector crossed over */
+  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Device operations copied vectors: %g to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecDot after the updates"));
+  PetscCall(CheckVec(y, Y, "VecAXPY, VecAYPX, VecAXPBY"));
+  PetscCall(CheckVec(z, Z, "VecAXPBYPCZ"));
+  PetscCall(CheckVec(w, W, "VecWAXPY, VecMAXPY, VecScale, VecShift"));
+
+  /* zero coefficients drop their vector, NaN and all */
+  PetscCall(VecSet(w, PETSC_MAX_REAL));
+  PetscCall(VecSet(W, PETSC_MAX_REAL));
+  PetscCall(VecScale(w, 0.0));
+  PetscCall(VecScale(W, 0.0));
+  PetscCall(CheckVec(w, W, "VecSet, VecScale by 0"));
+  PetscCall(VecAXPBY(w, 1.0, 0.0, x));
+  PetscCall(VecAXPBY(W, 1.0, 0.0, X));
+  PetscCall(CheckVec(w, W, "VecAXPBY with beta 0"));
+
+  /* host edits, then device work on the edited values, then host edits of the results */
+  PetscCall(EditOnHost(x, X, 7.0));
+  PetscCall(EditOnHost(y, Y, -3.0));
+  PetscCall(VecAXPY(y, 2.0, x));
+  PetscCall(VecAXPY(Y, 2.0, X));
+  PetscCall(CheckVec(y, Y, "VecAXPY after host edits"));
+  PetscCall(EditOnHost(y, Y, 0.5));
+  PetscCall(VecNorm(y, NORM_2, &rr));
+  PetscCall(VecNorm(Y, NORM_2, &rd));
+  PetscCall(CheckScalar(rr, rd, 0.0, "VecNorm after a host edit of a device result"));
+
+  PetscCall(VecSwap(x, y));
+  PetscCall(VecSwap(X, Y));
+  PetscCall(CheckVec(x, X, "VecSwap (x)"));
+  PetscCall(CheckVec(y, Y, "VecSwap (y)"));
+  PetscCall(VecCopy(x, w));
+  PetscCall(VecCopy(X, W));
+  PetscCall(CheckVec(w, W, "VecCopy (device)"));
+
+  /* reductions */
+  PetscCall(VecTDot(x, y, &sr));
+  PetscCall(VecTDot(X, Y, &sd));
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecTDot"));
+  PetscCall(VecMDot(x, nv, vr, mr));
+  PetscCall(VecMDot(X, nv, vd, md));
+  for (PetscInt k = 0; k < nv; k++) PetscCall(CheckScalar(mr[k], md[k], 0.0, "VecMDot"));
+  PetscCall(VecMTDot(x, nv, vr, mr));
+  PetscCall(VecMTDot(X, nv, vd, md));
+  for (PetscInt k = 0; k < nv; k++) PetscCall(CheckScalar(mr[k], md[k], 0.0, "VecMTDot"));
+  for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+    PetscCall(VecNorm(x, types[t], &rr));
+    PetscCall(VecNorm(X, types[t], &rd));
+    PetscCall(CheckScalar(rr, rd, 0.0, NormTypes[types[t]]));
+  }
+  PetscCall(VecNorm(x, NORM_1_AND_2, r2));
+  PetscCall(VecNorm(X, NORM_1_AND_2, d2));
+  PetscCall(CheckScalar(r2[0], d2[0], 0.0, "VecNorm 1 (of 1 and 2)"));
+  PetscCall(CheckScalar(r2[1], d2[1], 0.0, "VecNorm 2 (of 1 and 2)"));
+  PetscCall(VecDotNorm2(x, y, &sr, &rr));
+  PetscCall(VecDotNorm2(X, Y, &sd, &rd));
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecDotNorm2 (dot)"));
+  PetscCall(CheckScalar(rr, rd, 0.0, "VecDotNorm2 (norm)"));
+  PetscCall(VecSum(x, &sr));
+  PetscCall(VecSum(X, &sd));
+  PetscCall(CheckScalar(sr, sd, (PetscReal)N, "VecSum"));
+
+  /* split-phase reductions (the _local operations) */
+  PetscCall(VecDotBegin(x, y, &sr));
+  PetscCall(VecNormBegin(x, NORM_2, &rr));
+  PetscCall(VecDotEnd(x, y, &sr));
+  PetscCall(VecNormEnd(x, NORM_2, &rr));
+  PetscCall(VecDotBegin(X, Y, &sd));
+  PetscCall(VecNormBegin(X, NORM_2, &rd));
+  PetscCall(VecDotEnd(X, Y, &sd));
+  PetscCall(VecNormEnd(X, NORM_2, &rd));
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecDotBegin/End"));
+  PetscCall(CheckScalar(rr, rd, 0.0, "VecNormBegin/End"));
+  PetscCall(VecTDotBegin(X, Y, &sd));
+  PetscCall(VecTDotEnd(X, Y, &sd));
+  PetscCall(VecTDot(x, y, &sr));
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecTDotBegin/End"));
+  PetscCall(VecMDotBegin(X, nv, vd, md));
+  PetscCall(VecMDotEnd(X, nv, vd, md));
+  PetscCall(VecMDot(x, nv, vr, mr));
+  for (PetscInt k = 0; k < nv; k++) PetscCall(CheckScalar(mr[k], md[k], 0.0, "VecMDotBegin/End"));
+
+  /* extremes, with a planted tie: the first index wins */
+  if (N > 2) {
+    PetscInt    i[2] = {N / 3, 2 * N / 3};
+    PetscScalar v[2] = {10.0, 10.0};
+
+    PetscCall(VecSetValues(x, 2, i, v, INSERT_VALUES));
+    PetscCall(VecSetValues(X, 2, i, v, INSERT_VALUES));
+    v[0] = v[1] = -10.0;
+    i[0] += 1;
+    i[1] += 1;
+    PetscCall(VecSetValues(x, 2, i, v, INSERT_VALUES));
+    PetscCall(VecSetValues(X, 2, i, v, INSERT_VALUES));
+  }
+  PetscCall(VecAssemblyBegin(x));
+  PetscCall(VecAssemblyEnd(x));
+  PetscCall(VecAssemblyBegin(X));
+  PetscCall(VecAssemblyEnd(X));
+  PetscCall(VecMax(x, &idr, &rr));
+  PetscCall(VecMax(X, &idd, &rd));
+  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMax: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT, (double)rd, idd, (double)rr, idr);
+  PetscCall(VecMin(x, &idr, &rr));
+  PetscCall(VecMin(X, &idd, &rd));
+  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMin: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT, (double)rd, idd, (double)rr, idr);
+  PetscCall(VecMax(X, NULL, &rd));
+  PetscCall(VecMax(x, NULL, &rr));
+  PetscCheck(rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMax without index differs");
+
+  /* pointwise, with zeros planted in the divisor */
+  PetscCall(Fill(rnd, z, Z));
+  if (N > 5) {
+    PetscInt    i[2] = {1, N - 4};
+    PetscScalar v[2] = {0.0, 0.0};
+
+    PetscCall(VecSetValues(z, 2, i, v, INSERT_VALUES));
+    PetscCall(VecSetValues(Z, 2, i, v, INSERT_VALUES));
+  }
+  PetscCall(VecAssemblyBegin(z));
+  PetscCall(VecAssemblyEnd(z));
+  PetscCall(VecAssemblyBegin(Z));
+  PetscCall(VecAssemblyEnd(Z));
+  PetscCall(VecPointwiseMult(w, x, z));
+  PetscCall(VecPointwiseMult(W, X, Z));
+  PetscCall(CheckVec(w, W, "VecPointwiseMult"));
+  PetscCall(VecPointwiseDivide(w, x, z));
+  PetscCall(VecPointwiseDivide(W, X, Z));
+  PetscCall(CheckVec(w, W, "VecPointwiseDivide"));
+  PetscCall(VecPointwiseMult(w, w, y)); /* in place */
+  PetscCall(VecPointwiseMult(W, W, Y));
+  PetscCall(CheckVec(w, W, "VecPointwiseMult in place"));
+  PetscCall(VecReciprocal(z));
+  PetscCall(VecReciprocal(Z));
+  PetscCall(CheckVec(z, Z, "VecReciprocal"));
+  PetscCall(VecConjugate(z));
+  PetscCall(VecConjugate(Z));
+  PetscCall(CheckVec(z, Z, "VecConjugate"));
+
+  /* operands of the standard type: the host operation, still right */
+  PetscCall(VecAXPY(Y, 0.5, x));
+  PetscCall(VecAXPY(y, 0.5, x));
+  PetscCall(CheckVec(y, Y, "VecAXPY with a host vector"));
+  PetscCall(VecDot(X, y, &sd));
+  PetscCall(VecDot(x, y, &sr));
+  PetscCall(CheckScalar(sr, sd, 0.0, "VecDot with a host vector"));
+
+  /* place, replace, reset */
+  {
+    PetscScalar *mine, *a;
+    PetscInt     nl;
+
+    PetscCall(VecGetLocalSize(x, &nl));
+    PetscCall(PetscMalloc1(nl, &mine));
+    for (PetscInt i = 0; i < nl; i++) mine[i] = 2.0 * i - 1.0;
+    PetscCall(VecCopy(X, W)); /* on the device */
+    PetscCall(VecPlaceArray(W, mine));
+    PetscCall(VecGetArray(w, &a));
+    for (PetscInt i = 0; i < nl; i++) a[i] = mine[i];
+    PetscCall(VecRestoreArray(w, &a));
+    PetscCall(CheckVec(w, W, "VecPlaceArray"));
+    PetscCall(VecScale(W, 3.0)); /* on the device, into the placed array at the reset */
+    PetscCall(VecResetArray(W));
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(mine[i] == 3.0 * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecResetArray did not leave the device result in the placed array");
+    PetscCall(CheckVec(x, W, "VecResetArray (the values before placing)"));
+    PetscCall(PetscFree(mine));
+  }
+
+  /* view and load */
+  {
+    PetscViewer v;
+    char        file[] = "vecops.bin";
+
+    PetscCall(VecScale(X, 2.0));
+    PetscCall(VecScale(x, 2.0));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_WRITE, &v));
+    PetscCall(VecView(X, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_READ, &v));
+    PetscCall(VecLoad(W, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(CheckVec(x, W, "VecView then VecLoad"));
+    if (!rank) {
+      PetscCheck(!remove(file), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Could not remove %s", file);
+      (void)remove("vecops.bin.info");
+    }
+  }
+
+  PetscCall(VecDestroyVecs(nv, &vr));
+  PetscCall(VecDestroyVecs(nv, &vd));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&X));
+  PetscCall(VecDestroy(&Y));
+  PetscCall(VecDestroy(&Z));
+  PetscCall(VecDestroy(&W));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all vector operations equal (n = %" PetscInt_FMT ")\n", N));
+  PetscCall(PetscFinalize());
+  return 0;
+}
