@@ -230,6 +230,10 @@ int main(int argc, char **argv)
   PetscCall(VecMDotEnd(X, nv, vd, md));
   PetscCall(VecMDot(x, nv, vr, mr));
   for (PetscInt k = 0; k < nv; k++) PetscCall(CheckScalar(mr[k], md[k], 0.0, "VecMDotBegin/End"));
+  PetscCall(VecMTDotBegin(X, nv, vd, md));
+  PetscCall(VecMTDotEnd(X, nv, vd, md));
+  PetscCall(VecMTDot(x, nv, vr, mr));
+  for (PetscInt k = 0; k < nv; k++) PetscCall(CheckScalar(mr[k], md[k], 0.0, "VecMTDotBegin/End"));
 
   /* extremes, with a planted tie: the first index wins */
   if (N > 2) {
@@ -314,6 +318,17 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < nl; i++) PetscCheck(mine[i] == 3.0 * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecResetArray did not leave the device result in the placed array");
     PetscCall(CheckVec(x, W, "VecResetArray (the values before placing)"));
     PetscCall(PetscFree(mine));
+    /* replace: W takes a new array (and frees it); the device copy is stale and must be refreshed */
+    PetscCall(VecScale(W, 5.0)); /* device valid */
+    PetscCall(PetscMalloc1(nl, &mine));
+    for (PetscInt i = 0; i < nl; i++) mine[i] = 0.25 * i;
+    PetscCall(VecReplaceArray(W, mine));
+    PetscCall(VecGetArray(w, &a));
+    for (PetscInt i = 0; i < nl; i++) a[i] = 0.25 * i;
+    PetscCall(VecRestoreArray(w, &a));
+    PetscCall(VecScale(W, 2.0));
+    PetscCall(VecScale(w, 2.0));
+    PetscCall(CheckVec(w, W, "VecReplaceArray, then a device operation"));
   }
 
   /* view and load */

@@ -128,7 +128,8 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(xaij, NORM_2, &norm));
   PetscCall(VecAXPY(xaij, -1.0, x));
   PetscCall(VecNorm(xaij, NORM_2, &diff));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s (relative difference below 1e-8)\n", its == itsaij ? "equal" : "DIFFER", diff <= 1e-8 * norm ? "agree" : "DIFFER"));
+  /* the device's sums round differently from the CPU's: a long solve may take one iteration more or less */
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s (relative difference below 1e-8)\n", PetscAbs(its - itsaij) <= 1 ? "agree (within one)" : "DIFFER", diff <= 1e-8 * norm ? "agree" : "DIFFER"));
 
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
