@@ -48,6 +48,26 @@ M*/
 #define VECSEQCUDA "seqcuda"
 #define VECMPICUDA "mpicuda"
 
+/*MC
+   KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused: three kernels and at most one
+   wait for the device an iteration (Michels, Algorithms 2 and 5)
+
+   Level: beginner
+
+.seealso: `KSPBICGGPU`, `KSPCG`
+M*/
+#define KSPCGGPU "cggpu"
+
+/*MC
+   KSPBICGGPU - "bicggpu" - BiCG on the GPU, fused, with A^T (real) or A^H (complex) products;
+   -ksp_bicggpu_cocg selects COCG for complex symmetric matrices
+
+   Level: beginner
+
+.seealso: `KSPCGGPU`, `KSPBICG`
+M*/
+#define KSPBICGGPU "bicggpu"
+
 /*E
    PetscGPUKitBackendType - where the library's kernels run
 
@@ -79,6 +99,17 @@ PETSC_EXTERN PetscErrorCode PetscGPUKitFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetDevice(int *);
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *);
+
+/*S
+   PetscGPUKitDeviceCounts - kernel launches, and waits of the host for the device, made by the
+   library since PetscGPUKitInitializePackage() (the host backend counts what the CUDA one would)
+
+   Level: advanced
+S*/
+typedef struct {
+  PetscLogDouble launches, syncs;
+} PetscGPUKitDeviceCounts;
+PETSC_EXTERN PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *);
 
 PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArrayRead(Vec, const PetscScalar **);
 PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayRead(Vec, const PetscScalar **);

@@ -63,6 +63,56 @@ typedef enum {
   GK_MEMCPY_D2D
 } GKMemcpyKind;
 
+/* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
+   ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. */
+typedef struct {
+  const GKEllr *ellr, *ellrt;
+  const GKDia  *dia;
+} GKOperator;
+
+/* The fused Krylov iterations (cggpu, bicggpu). Three kernels an iteration:
+     direction: finish the sums of the last update (the norm, rho), p = z + (rho_i/rho_i-1) p
+     product:   w = A p (and, for BiCG, w~ = A^H p~), with the block sums of dpi = w^H p (BiCG: p~^H w)
+     update:    a = rho_i/dpi; x += a p; r -= a w; z = diag .* r; the block sums of the norm and rho
+   The state stays on the device; the host reads it (one wait) when it tests convergence. A
+   breakdown sets a flag that stops every later kernel, so that the host may test only every k
+   iterations. */
+typedef enum {
+  GK_KRYLOV_CG,   /* Hermitian: conjugated dots; dpi <= 0 is an indefinite matrix */
+  GK_KRYLOV_COCG, /* complex symmetric: unconjugated dots (CG for real scalars) */
+  GK_KRYLOV_BICG  /* BiCG: the shadow system with A^H */
+} GKKrylovMethod;
+
+typedef enum {
+  GK_KRYLOV_OK,
+  GK_KRYLOV_INDEFINITE_MAT, /* CG: p^H A p <= 0 */
+  GK_KRYLOV_INDEFINITE_PC,  /* CG: rho changed sign */
+  GK_KRYLOV_BREAKDOWN,      /* rho = 0 (in the direction step) */
+  GK_KRYLOV_ZERO_DPI        /* COCG and BiCG: dpi = 0 (in the update) */
+} GKKrylovFlag;
+
+/* the norm the update sums: of z, of r, or none (the natural norm is sqrt |rho|) */
+typedef enum {
+  GK_KRYLOV_NORM_Z,
+  GK_KRYLOV_NORM_R,
+  GK_KRYLOV_NORM_NONE
+} GKKrylovNorm;
+
+typedef struct {
+  PetscReal    norm2; /* the last update's norm, squared */
+  PetscScalar  rho;   /* rho_i (r^H z, or r~^H z, or r^T z) */
+  GKKrylovFlag flag;
+  PetscInt     flagit; /* the iteration whose kernel set the flag */
+} GKKrylovState;
+
+typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
+
+/* launches and waits for the device, counted by both backends alike */
+typedef struct {
+  PetscLogDouble launches, syncs;
+} GKDeviceCounts;
+PETSC_EXTERN GKDeviceCounts GKCounts;
+
 typedef struct {
   const char *name;
   /* devices this process sees (host: 1), and the one this process uses */
@@ -108,6 +158,17 @@ typedef struct {
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+  /* the fused Krylov iterations, on vectors of length n */
+  PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+  PetscErrorCode (*krylovdestroy)(GKKrylov *);
+  /* iteration i: at i = 0, rho0 is rho_0 and p = z (p~ = z~) */
+  PetscErrorCode (*krylovdirection)(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* w = A p (w~ = A^H p~ for BiCG; else NULL) */
+  PetscErrorCode (*krylovproduct)(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* x, r, z (and r~, z~ for BiCG) updated; diag NULL means no preconditioner (z is r) */
+  PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+  /* the state on the host: waits for the device */
+  PetscErrorCode (*krylovstate)(GKKrylov, GKKrylovState *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

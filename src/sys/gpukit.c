@@ -5,6 +5,7 @@
 #include "../include/gpukitimpl.h"
 #include "../mat/impls/gk/gkmat.h"
 #include "../vec/impls/cuda/gkvec.h"
+#include "../ksp/impls/gk/gkksp.h"
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
@@ -95,6 +96,8 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(VecRegister(VECSEQCUDA, VecCreate_SeqGKCUDA));
   PetscCall(VecRegister(VECMPICUDA, VecCreate_MPIGKCUDA));
   PetscCall(VecRegister(VECCUDA, VecCreate_GKCUDA));
+  PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
+  PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
 
   PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));
@@ -225,6 +228,25 @@ PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *counts)
   PetscFunctionBegin;
   PetscValidPointer(counts, 1);
   *counts = gk_counts;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PetscGPUKitGetDeviceCounts - The kernel launches and host waits this process made through
+   the library (the host backend counts what the CUDA backend would)
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `PetscGPUKitGetTransferCounts()`
+@*/
+PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *counts)
+{
+  PetscFunctionBegin;
+  PetscValidPointer(counts, 1);
+  counts->launches = GKCounts.launches;
+  counts->syncs    = GKCounts.syncs;
   PetscFunctionReturn(0);
 }
 

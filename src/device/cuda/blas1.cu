@@ -5,22 +5,10 @@
    twin in host/host.c computes.
 */
 #include "cudaimpl.h"
-#include <string.h>
-
-#define GK_RED_BLOCKS 1024 /* partial results of a reduction, at most */
-#define GK_WARPS      (GK_BLOCK / 32)
 
 static double *gk_partial = NULL; /* device: GK_RED_BLOCKS x GK_MULTI scalars, as (re, im) pairs */
 static double *gk_result  = NULL; /* device: GK_MULTI scalars, as (re, im) pairs */
 static PetscInt *gk_index = NULL; /* device: GK_RED_BLOCKS + 1 indices for extremes */
-
-static inline GKScalar GKToDevice(PetscScalar a)
-{
-  GKScalar r;
-
-  memcpy((void *)&r, (const void *)&a, sizeof(r));
-  return r;
-}
 
 static PetscErrorCode GKReduceSpace_Private(void)
 {
@@ -44,11 +32,6 @@ PetscErrorCode GKCUDAFinalize(void)
   gk_partial = gk_result = NULL;
   gk_index               = NULL;
   PetscFunctionReturn(0);
-}
-
-static inline unsigned GKRedBlocks(PetscInt n)
-{
-  return (unsigned)PetscMin((PetscInt)GKBlocks(n), (PetscInt)GK_RED_BLOCKS);
 }
 
 /* z = a x + b y + c z + d; z is not read when c is 0 */
@@ -187,63 +170,6 @@ PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
   PetscFunctionReturn(0);
 }
 
-/* Sums of K scalars: each thread accumulates its share, the block adds its threads' sums by
-   warp shuffles and shared memory, and block b writes partial[(k * gridDim + b)] */
-static __device__ __forceinline__ double GKRe(GKScalar a)
-{
-#if defined(PETSC_USE_COMPLEX)
-  return a.real();
-#else
-  return a;
-#endif
-}
-
-static __device__ __forceinline__ double GKIm(GKScalar a)
-{
-#if defined(PETSC_USE_COMPLEX)
-  return a.imag();
-#else
-  return 0.0;
-#endif
-}
-
-template <int K>
-static __device__ void GKBlockSumStore(GKScalar *acc, double *partial)
-{
-  __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
-  const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-
-#pragma unroll
-  for (int k = 0; k < K; k++) {
-    double re = GKRe(acc[k]), im = GKIm(acc[k]);
-
-    for (int o = 16; o > 0; o /= 2) {
-      re += __shfl_down_sync(0xffffffffu, re, o);
-      im += __shfl_down_sync(0xffffffffu, im, o);
-    }
-    if (!lane) {
-      sre[k][warp] = re;
-      sim[k][warp] = im;
-    }
-  }
-  __syncthreads();
-  if (!warp) {
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-      double re = lane < GK_WARPS ? sre[k][lane] : 0.0, im = lane < GK_WARPS ? sim[k][lane] : 0.0;
-
-      for (int o = 16; o > 0; o /= 2) {
-        re += __shfl_down_sync(0xffffffffu, re, o);
-        im += __shfl_down_sync(0xffffffffu, im, o);
-      }
-      if (!lane) {
-        partial[2 * (k * gridDim.x + blockIdx.x)]     = re;
-        partial[2 * (k * gridDim.x + blockIdx.x) + 1] = im;
-      }
-    }
-  }
-}
-
 /* result[k] = sum over the nb partial sums of k, by one block */
 template <int K>
 __global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, double *__restrict__ result)
@@ -291,7 +217,7 @@ static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
   GKCheckLaunch();
   GKSumPartialsKernel<K><<<1, GK_BLOCK>>>((int)nb, gk_partial, gk_result);
   GKCheckLaunch();
-  GKCallCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
+  GKWaitCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
   for (int k = 0; k < K; k++) {
 #if defined(PETSC_USE_COMPLEX)
     r[k] = PetscCMPLX(res[2 * k], res[2 * k + 1]);
@@ -420,7 +346,7 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
     /* the block maxima sit at partial[2b]; one block takes their maximum into the last slot */
     GKMaxAbsKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, gk_partial, true);
     GKCheckLaunch();
-    GKCallCUDA(cudaMemcpy(&m, gk_partial + 2 * GK_RED_BLOCKS * GK_MULTI - 2, sizeof(double), cudaMemcpyDeviceToHost));
+    GKWaitCUDA(cudaMemcpy(&m, gk_partial + 2 * GK_RED_BLOCKS * GK_MULTI - 2, sizeof(double), cudaMemcpyDeviceToHost));
     r[2] = m;
   }
   if (!(parts & (GK_NORM_ABS | GK_NORM_SQ))) PetscFunctionReturn(0);
@@ -509,8 +435,8 @@ PetscErrorCode GKCUDAExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, P
   GKCheckLaunch();
   GKExtremeKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, sign, gk_partial, gk_index, true);
   GKCheckLaunch();
-  GKCallCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
-  GKCallCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  GKWaitCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
+  GKWaitCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));
   *val = sign * v;
   PetscFunctionReturn(0);
 }

@@ -72,21 +72,27 @@ static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKM
   const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
 
   PetscFunctionBegin;
-  if (bytes) GKCallCUDA(cudaMemcpy(dst, src, bytes, k));
+  if (!bytes) PetscFunctionReturn(0);
+  if (kind == GK_MEMCPY_D2D) {
+    GKCallCUDA(cudaMemcpy(dst, src, bytes, k)); /* ordered on the device; the host does not wait */
+    GKCounts.launches += 1;
+  } else GKWaitCUDA(cudaMemcpy(dst, src, bytes, k));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
-  if (bytes) GKCallCUDA(cudaMemset(p, 0, bytes));
+  if (!bytes) PetscFunctionReturn(0);
+  GKCallCUDA(cudaMemset(p, 0, bytes));
+  GKCounts.launches += 1;
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode GKCUDASynchronize(void)
 {
   PetscFunctionBegin;
-  GKCallCUDA(cudaDeviceSynchronize());
+  GKWaitCUDA(cudaDeviceSynchronize());
   PetscFunctionReturn(0);
 }
 
@@ -98,14 +104,8 @@ __global__ void GKEllrMultKernel(PetscInt m, const PetscInt *__restrict__ rl, co
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    GKScalar       s   = 0.0;
-    const PetscInt len = rl[i];
+    const GKScalar s = GKEllrRow<CONJ>(i, m, rl, col, val, x);
 
-    for (PetscInt k = 0; k < len; k++) {
-      const GKScalar a = val[i + (size_t)k * m];
-
-      s += (CONJ ? GKConj(a) : a) * x[col[i + (size_t)k * m]];
-    }
     y[i] = add ? y[i] + s : s;
   }
 }
@@ -127,13 +127,8 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    GKScalar s = 0.0;
+    const GKScalar s = GKDiaRow(i, m, n, ndiag, off, val, x);
 
-    for (PetscInt d = 0; d < ndiag; d++) {
-      const PetscInt j = i + off[d];
-
-      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x[j];
-    }
     y[i] = add ? y[i] + s : s;
   }
 }
@@ -155,17 +150,8 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (j < n) {
-    GKScalar s = 0.0;
+    const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, x);
 
-    for (PetscInt d = 0; d < ndiag; d++) {
-      const PetscInt i = j - off[d];
-
-      if (i >= 0 && i < m) {
-        const GKScalar a = val[(size_t)d * m + i];
-
-        s += (CONJ ? GKConj(a) : a) * x[i];
-      }
-    }
     y[j] = add ? y[j] + s : s;
   }
 }
@@ -252,5 +238,11 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDANorms,
   GKCUDASum,
   GKCUDAExtreme,
+  GKCUDAKrylovCreate,
+  GKCUDAKrylovDestroy,
+  GKCUDAKrylovDirection,
+  GKCUDAKrylovProduct,
+  GKCUDAKrylovUpdate,
+  GKCUDAKrylovState,
   GKCUDAFinalize,
 };

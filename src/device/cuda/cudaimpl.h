@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <cuda/std/complex>
+#include <string.h>
 #include "../device.h"
 
 #if defined(PETSC_USE_COMPLEX)
@@ -25,11 +26,142 @@ static_assert(sizeof(GKScalar) == sizeof(PetscScalar), "the kernels' scalar must
     cudaError_t _gk_err = (__VA_ARGS__); \
     PetscCheck(_gk_err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s", (int)_gk_err, cudaGetErrorName(_gk_err), cudaGetErrorString(_gk_err)); \
   } while (0)
-#define GKCheckLaunch() GKCallCUDA(cudaGetLastError())
+/* after every launch: counted, and checked */
+#define GKCheckLaunch() \
+  do { \
+    GKCounts.launches += 1; \
+    GKCallCUDA(cudaGetLastError()); \
+  } while (0)
+/* a call that makes the host wait for the device: counted */
+#define GKWaitCUDA(...) \
+  do { \
+    GKCounts.syncs += 1; \
+    GKCallCUDA(__VA_ARGS__); \
+  } while (0)
 
 static inline unsigned GKBlocks(PetscInt n)
 {
   return (unsigned)((n + GK_BLOCK - 1) / GK_BLOCK);
+}
+
+#define GK_RED_BLOCKS 1024 /* partial results of a reduction, at most */
+#define GK_WARPS      (GK_BLOCK / 32)
+
+static inline unsigned GKRedBlocks(PetscInt n)
+{
+  return (unsigned)PetscMin((PetscInt)GKBlocks(n), (PetscInt)GK_RED_BLOCKS);
+}
+
+static __device__ __forceinline__ double GKRe(GKScalar a)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a.real();
+#else
+  return a;
+#endif
+}
+
+static __device__ __forceinline__ double GKIm(GKScalar a)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a.imag();
+#else
+  return 0.0;
+#endif
+}
+
+static __device__ __forceinline__ GKScalar GKMake(double re, double im)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return GKScalar(re, im);
+#else
+  (void)im;
+  return re;
+#endif
+}
+
+/* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), conj(A) with CONJ */
+template <bool CONJ>
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+{
+  GKScalar       s   = 0.0;
+  const PetscInt len = rl[i];
+
+  for (PetscInt k = 0; k < len; k++) {
+    const GKScalar a = val[i + (size_t)k * m];
+
+    s += (CONJ ? GKConj(a) : a) * x[col[i + (size_t)k * m]];
+  }
+  return s;
+}
+
+/* (A x)_i, row i of DIA */
+static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+{
+  GKScalar s = 0.0;
+
+  for (PetscInt d = 0; d < ndiag; d++) {
+    const PetscInt j = i + off[d];
+
+    if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x[j];
+  }
+  return s;
+}
+
+/* (A^T x)_j, or (A^H x)_j with CONJ, from DIA's own arrays: entry (j - off[d], j) of diagonal d */
+template <bool CONJ>
+static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+{
+  GKScalar s = 0.0;
+
+  for (PetscInt d = 0; d < ndiag; d++) {
+    const PetscInt i = j - off[d];
+
+    if (i >= 0 && i < m) {
+      const GKScalar a = val[(size_t)d * m + i];
+
+      s += (CONJ ? GKConj(a) : a) * x[i];
+    }
+  }
+  return s;
+}
+
+/* The block's sums of K scalars (one per thread) into partial[2 (k gridDim + block)] as (re, im) */
+template <int K>
+static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial)
+{
+  __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
+  const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    double re = GKRe(acc[k]), im = GKIm(acc[k]);
+
+    for (int o = 16; o > 0; o /= 2) {
+      re += __shfl_down_sync(0xffffffffu, re, o);
+      im += __shfl_down_sync(0xffffffffu, im, o);
+    }
+    if (!lane) {
+      sre[k][warp] = re;
+      sim[k][warp] = im;
+    }
+  }
+  __syncthreads();
+  if (!warp) {
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      double re = lane < GK_WARPS ? sre[k][lane] : 0.0, im = lane < GK_WARPS ? sim[k][lane] : 0.0;
+
+      for (int o = 16; o > 0; o /= 2) {
+        re += __shfl_down_sync(0xffffffffu, re, o);
+        im += __shfl_down_sync(0xffffffffu, im, o);
+      }
+      if (!lane) {
+        partial[2 * (k * gridDim.x + blockIdx.x)]     = re;
+        partial[2 * (k * gridDim.x + blockIdx.x) + 1] = im;
+      }
+    }
+  }
 }
 
 PETSC_INTERN PetscErrorCode GKCUDAAxpbypczd(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar, PetscScalar *);
@@ -44,3 +176,17 @@ PETSC_INTERN PetscErrorCode GKCUDANorms(PetscInt, const PetscScalar *, int, Pets
 PETSC_INTERN PetscErrorCode GKCUDASum(PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAExtreme(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovDirection(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovProduct(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovState(GKKrylov, GKKrylovState *);
+
+static inline GKScalar GKToDevice(PetscScalar a)
+{
+  GKScalar r;
+
+  memcpy((void *)&r, (const void *)&a, sizeof(r));
+  return r;
+}

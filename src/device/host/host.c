@@ -2,7 +2,9 @@
    The host backend: every entry point of device.h as plain loops over ordinary memory. These
    are the reference the CUDA kernels are tested against, and the sequential CPU version.
 */
-#include "../device.h"
+#include "hostimpl.h"
+
+GKDeviceCounts GKCounts;
 
 static PetscErrorCode GKHostGetDeviceCount(int *count, char *why, size_t len)
 {
@@ -52,7 +54,10 @@ static PetscErrorCode GKHostFree(void *p)
 static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
 {
   PetscFunctionBegin;
-  (void)kind;
+  if (bytes) {
+    if (kind == GK_MEMCPY_D2D) GKCounts.launches += 1;
+    else GKCounts.syncs += 1;
+  }
   if (bytes) PetscCall(PetscMemcpy(dst, src, bytes));
   PetscFunctionReturn(0);
 }
@@ -60,6 +65,7 @@ static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKM
 static PetscErrorCode GKHostMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
+  if (bytes) GKCounts.launches += 1;
   if (bytes) PetscCall(PetscMemzero(p, bytes));
   PetscFunctionReturn(0);
 }
@@ -67,11 +73,12 @@ static PetscErrorCode GKHostMemzero(void *p, size_t bytes)
 static PetscErrorCode GKHostSynchronize(void)
 {
   PetscFunctionBegin;
+  GKCounts.syncs += 1;
   PetscFunctionReturn(0);
 }
 
 /* y = A x (+ y): row i sums its rl[i] entries, stored at i, i+m, i+2m, ... (Michels, Algorithm 4) */
-static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m;
 
@@ -90,7 +97,7 @@ static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const
 }
 
 /* y = A x (+ y): y[i] += val[d*m+i] * x[i+off[d]] for the columns inside the matrix */
-static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -109,7 +116,7 @@ static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscB
 }
 
 /* y = A^T x (+ y): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
-static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -137,6 +144,7 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
   for (PetscInt i = 0; i < m; i++) {
     PetscScalar s = 0.0;
 
@@ -153,6 +161,7 @@ static PetscErrorCode GKHostDiaGetDiagonal(const GKDia *A, PetscScalar *diag)
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
   for (PetscInt i = 0; i < m; i++) {
     PetscScalar s = 0.0;
 
@@ -167,6 +176,7 @@ static PetscErrorCode GKHostDiaGetDiagonal(const GKDia *A, PetscScalar *diag)
 static PetscErrorCode GKHostAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar d, PetscScalar *z)
 {
   PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++) {
     PetscScalar s = d;
 
@@ -182,6 +192,7 @@ static PetscErrorCode GKHostAxpbypczd(PetscInt n, PetscScalar a, const PetscScal
 static PetscErrorCode GKHostMaxpy(PetscInt n, PetscInt nv, const PetscScalar *alpha, const PetscScalar *const *x, PetscScalar *y)
 {
   PetscFunctionBegin;
+  if (n && nv) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++) {
     PetscScalar s = y[i];
 
@@ -194,6 +205,7 @@ static PetscErrorCode GKHostMaxpy(PetscInt n, PetscInt nv, const PetscScalar *al
 static PetscErrorCode GKHostSwap(PetscInt n, PetscScalar *x, PetscScalar *y)
 {
   PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++) {
     const PetscScalar t = x[i];
 
@@ -207,6 +219,7 @@ static PetscErrorCode GKHostSwap(PetscInt n, PetscScalar *x, PetscScalar *y)
 static PetscErrorCode GKHostPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, const PetscScalar *x, const PetscScalar *y)
 {
   PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++) {
     if (op == GK_POINTWISE_MULT) w[i] = x[i] * y[i];
     else w[i] = y[i] != (PetscScalar)0.0 ? x[i] / y[i] : 0.0;
@@ -218,6 +231,7 @@ static PetscErrorCode GKHostPointwise(PetscInt n, GKPointwiseOp op, PetscScalar 
 static PetscErrorCode GKHostReciprocal(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++)
     if (x[i] != (PetscScalar)0.0) x[i] = 1.0 / x[i];
   PetscFunctionReturn(0);
@@ -226,6 +240,7 @@ static PetscErrorCode GKHostReciprocal(PetscInt n, PetscScalar *x)
 static PetscErrorCode GKHostConjugate(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
+  if (n && PetscDefined(USE_COMPLEX)) GKCounts.launches += 1;
   for (PetscInt i = 0; i < n; i++) x[i] = PetscConj(x[i]);
   PetscFunctionReturn(0);
 }
@@ -234,6 +249,10 @@ static PetscErrorCode GKHostConjugate(PetscInt n, PetscScalar *x)
 static PetscErrorCode GKHostDots(PetscInt n, const PetscScalar *x, PetscInt nv, const PetscScalar *const *y, PetscBool conjugate, PetscScalar *r)
 {
   PetscFunctionBegin;
+  if (n && nv) {
+    GKCounts.launches += 2 * ((nv + GK_MULTI - 1) / GK_MULTI);
+    GKCounts.syncs += (nv + GK_MULTI - 1) / GK_MULTI;
+  }
   for (PetscInt k = 0; k < nv; k++) {
     PetscScalar s = 0.0;
 
@@ -250,6 +269,10 @@ static PetscErrorCode GKHostDotNorm2(PetscInt n, const PetscScalar *s, const Pet
   PetscReal   m = 0.0;
 
   PetscFunctionBegin;
+  if (n) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 1;
+  }
   for (PetscInt i = 0; i < n; i++) {
     d += s[i] * PetscConj(t[i]);
     m += PetscRealPart(t[i] * PetscConj(t[i]));
@@ -263,6 +286,14 @@ static PetscErrorCode GKHostDotNorm2(PetscInt n, const PetscScalar *s, const Pet
 static PetscErrorCode GKHostNorms(PetscInt n, const PetscScalar *x, int parts, PetscReal *r)
 {
   PetscFunctionBegin;
+  if (n && (parts & GK_NORM_MAX)) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 1;
+  }
+  if (n && (parts & (GK_NORM_ABS | GK_NORM_SQ))) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 1;
+  }
   r[0] = r[1] = r[2] = 0.0;
   for (PetscInt i = 0; i < n; i++) {
     if (parts & GK_NORM_ABS) r[0] += PetscAbsScalar(x[i]);
@@ -275,6 +306,10 @@ static PetscErrorCode GKHostNorms(PetscInt n, const PetscScalar *x, int parts, P
 static PetscErrorCode GKHostSum(PetscInt n, const PetscScalar *x, PetscScalar *s)
 {
   PetscFunctionBegin;
+  if (n) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 1;
+  }
   *s = 0.0;
   for (PetscInt i = 0; i < n; i++) *s += x[i];
   PetscFunctionReturn(0);
@@ -288,6 +323,10 @@ static PetscErrorCode GKHostExtreme(PetscInt n, const PetscScalar *x, GKExtremeO
   PetscInt        j    = -1;
 
   PetscFunctionBegin;
+  if (n) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 2;
+  }
   for (PetscInt i = 0; i < n; i++) {
     if (j < 0 || sign * PetscRealPart(x[i]) > best) {
       best = sign * PetscRealPart(x[i]);
@@ -302,6 +341,30 @@ static PetscErrorCode GKHostExtreme(PetscInt n, const PetscScalar *x, GKExtremeO
 static PetscErrorCode GKHostFinalize(void)
 {
   PetscFunctionBegin;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
+  PetscCall(GKHostEllrLoop(A, conjugate, x, add, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
+  PetscCall(GKHostDiaLoop(A, x, add, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->n) GKCounts.launches += 1;
+  PetscCall(GKHostDiaTLoop(A, conjugate, x, add, y));
   PetscFunctionReturn(0);
 }
 
@@ -331,5 +394,11 @@ const GKBackendOps GKBackendHost = {
   GKHostNorms,
   GKHostSum,
   GKHostExtreme,
+  GKHostKrylovCreate,
+  GKHostKrylovDestroy,
+  GKHostKrylovDirection,
+  GKHostKrylovProduct,
+  GKHostKrylovUpdate,
+  GKHostKrylovState,
   GKHostFinalize,
 };

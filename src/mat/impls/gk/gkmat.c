@@ -457,3 +457,18 @@ PetscErrorCode MatCreateSeqGK_Private(MPI_Comm comm, MatType type, PetscInt m, P
   PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
   PetscFunctionReturn(0);
 }
+
+/* The device arrays of a device matrix, brought up to date, for the fused Krylov kernels; with
+   transpose, also what A^H products need */
+PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
+{
+  PetscBool isgk;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCheck(isgk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Not a device matrix: %s", ((PetscObject)A)->type_name);
+  PetscCall(MatSeqGKSyncDevice_Private(A));
+  PetscCall(PetscMemzero(op, sizeof(*op)));
+  PetscCall(((Mat_SeqGK *)A->spptr)->fmt->getoperator(A, transpose, op));
+  PetscFunctionReturn(0);
+}

@@ -34,6 +34,8 @@ typedef struct {
   PetscErrorCode (*getdiagonal)(Mat, PetscScalar *);
   /* the format's lines in -mat_view ::ascii_info */
   PetscErrorCode (*view)(Mat, PetscViewer);
+  /* the device arrays for the fused Krylov kernels, with what A^H products need when asked */
+  PetscErrorCode (*getoperator)(Mat, PetscBool, GKOperator *);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
 } GKMatFormat;
@@ -66,6 +68,9 @@ PETSC_EXTERN PetscErrorCode MatCreate_ELLRCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_SeqDIACUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIDIACUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
+
+/* The device operator of a device matrix, up to date (the solvers' entry point) */
+PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 
 /* For the tests: the device copies, brought up to date */
 PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);

@@ -111,10 +111,19 @@ static PetscErrorCode MatSeqDIAView_Private(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* transposed products read the same arrays */
+static PetscErrorCode MatSeqDIAGetOperator_Private(Mat A, PetscBool transpose, GKOperator *op)
+{
+  PetscFunctionBegin;
+  (void)transpose;
+  op->dia = &((Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data)->A;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
 
 static const GKMatFormat GKFormatDIA = {
-  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, MatConvert_SeqAIJ_SeqDIACUDA,
+  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, MatSeqDIAGetOperator_Private, MatConvert_SeqAIJ_SeqDIACUDA,
 };
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)

@@ -193,10 +193,21 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatSeqELLRGetOperator_Private(Mat A, PetscBool transpose, GKOperator *op)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  if (transpose && !e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
+  op->ellr  = &e->A;
+  op->ellrt = transpose ? &e->At : NULL;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat, MatType, MatReuse, Mat *);
 
 static const GKMatFormat GKFormatELLR = {
-  MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
+  MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatSeqELLRGetOperator_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
 };
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)

@@ -1,0 +1,19 @@
+/*
+   What the host backend's files share: the products the fused Krylov twins reuse, and the
+   Krylov entry points for the backend's table.
+*/
+#pragma once
+
+#include "../device.h"
+
+/* the products' loops, uncounted: y = A x (+ y), y = A^T x (+ y) */
+PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
+
+PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
+PETSC_INTERN PetscErrorCode GKHostKrylovDirection(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovProduct(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovState(GKKrylov, GKKrylovState *);

@@ -1,0 +1,146 @@
+/*
+   The host twins of the fused Krylov kernels (device.h): the same three steps an iteration, the
+   same state and the same breakdown rules, as plain loops. A step's sums are kept whole here
+   where the CUDA kernels keep one partial sum per block.
+*/
+#include "hostimpl.h"
+
+struct _n_GKKrylov {
+  PetscInt       n;
+  GKKrylovMethod method;
+  GKKrylovNorm   norm;
+  PetscScalar    rho[2];  /* rho_i by the parity of i */
+  PetscScalar    rholast; /* the last rho the direction step finished */
+  PetscReal      norm2;   /* the norm of the last update, squared */
+  PetscScalar    sumdpi, sumnorm, sumrho; /* the sums a step leaves to the next */
+  GKKrylovFlag   flag;
+  PetscInt       flagit;
+};
+
+PetscErrorCode GKHostKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscNew(K));
+  (*K)->n      = n;
+  (*K)->method = method;
+  (*K)->norm   = norm;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovDestroy(GKKrylov *K)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(*K));
+  PetscFunctionReturn(0);
+}
+
+static void GKHostKrylovFlag(GKKrylov K, GKKrylovFlag flag, PetscInt i)
+{
+  K->flag   = flag;
+  K->flagit = i;
+}
+
+/* Finishes the last update's sums (norm, rho_i) and sets p = z + (rho_i/rho_i-1) p, and for
+   BiCG p~ = z~ + conj(rho_i/rho_i-1) p~; at i = 0, p = z and rho_0 is given */
+PetscErrorCode GKHostKrylovDirection(GKKrylov K, PetscInt i, PetscScalar rho0, const PetscScalar *z, PetscScalar *p, const PetscScalar *zt, PetscScalar *pt)
+{
+  PetscScalar rho, b;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  if (i == 0) {
+    K->rho[0] = K->rholast = rho0;
+    for (PetscInt j = 0; j < K->n; j++) p[j] = z[j];
+    if (pt)
+      for (PetscInt j = 0; j < K->n; j++) pt[j] = zt[j];
+    PetscFunctionReturn(0);
+  }
+  rho        = K->sumrho;
+  K->norm2   = PetscRealPart(K->sumnorm);
+  K->rholast = rho;
+  if (rho == (PetscScalar)0.0) {
+    GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
+    PetscFunctionReturn(0);
+  }
+  if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
+    GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
+    PetscFunctionReturn(0);
+  }
+  b            = rho / K->rho[(i - 1) % 2];
+  K->rho[i % 2] = rho;
+  for (PetscInt j = 0; j < K->n; j++) p[j] = z[j] + b * p[j];
+  if (pt)
+    for (PetscInt j = 0; j < K->n; j++) pt[j] = zt[j] + PetscConj(b) * pt[j];
+  PetscFunctionReturn(0);
+}
+
+/* w = A p (w~ = A^H p~ for BiCG) and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG) */
+PetscErrorCode GKHostKrylovProduct(GKKrylov K, const GKOperator *A, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt)
+{
+  PetscScalar s = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, p, PETSC_FALSE, w));
+  else PetscCall(GKHostDiaLoop(A->dia, p, PETSC_FALSE, w));
+  if (K->method == GK_KRYLOV_BICG) {
+    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, pt, PETSC_FALSE, wt));
+    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, pt, PETSC_FALSE, wt));
+  }
+  for (PetscInt j = 0; j < K->n; j++) {
+    if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(w[j]);
+    else if (K->method == GK_KRYLOV_COCG) s += p[j] * w[j];
+    else s += w[j] * PetscConj(pt[j]);
+  }
+  K->sumdpi = s;
+  PetscFunctionReturn(0);
+}
+
+/* a = rho_i/dpi; x += a p; r -= a w; z = diag .* r (z is r without diag); for BiCG also
+   r~ -= conj(a) w~, z~ = conj(diag) .* r~; then the sums of the norm and of rho_i+1 */
+PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
+{
+  const PetscScalar dpi = K->sumdpi;
+  PetscScalar       a, sn = 0.0, sr = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
+    GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
+    PetscFunctionReturn(0);
+  }
+  a = K->rho[i % 2] / dpi;
+  for (PetscInt j = 0; j < K->n; j++) {
+    const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
+
+    x[j] += a * p[j];
+    r[j] = rj;
+    if (diag) z[j] = zj;
+    if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
+    else if (K->norm == GK_KRYLOV_NORM_R) sn += rj * PetscConj(rj);
+    if (K->method == GK_KRYLOV_BICG) {
+      const PetscScalar rtj = rt[j] - PetscConj(a) * wt[j], ztj = diag ? PetscConj(diag[j]) * rtj : rtj;
+
+      rt[j] = rtj;
+      if (diag) zt[j] = ztj;
+      sr += zj * PetscConj(rtj);
+    } else sr += K->method == GK_KRYLOV_CG ? zj * PetscConj(rj) : zj * rj;
+  }
+  K->sumnorm = sn;
+  K->sumrho  = sr;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovState(GKKrylov K, GKKrylovState *S)
+{
+  PetscFunctionBegin;
+  GKCounts.syncs += 1;
+  S->norm2  = K->norm2;
+  S->rho    = K->rholast;
+  S->flag   = K->flag;
+  S->flagit = K->flagit;
+  PetscFunctionReturn(0);
+}

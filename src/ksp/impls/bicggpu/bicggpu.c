@@ -1,0 +1,36 @@
+/*
+   KSPBICGGPU: the BiCG of Jost et al. (3.1) on the device, with A^T products (A^H for complex
+   scalars, as De Donno et al.) from ELLPACK-R's transposed copy or DIA's own arrays, and COCG
+   for complex symmetric matrices. The solver is shared with KSPCGGPU (../gk/gkksp.c).
+*/
+#include "../gk/gkksp.h"
+
+/*MC
+   KSPBICGGPU - "bicggpu" - BiCG on the GPU, fused; COCG for complex symmetric matrices
+
+   The iterates are PETSc's `KSPBICG`'s (to rounding), with rho = 0 and p~^H A p = 0 reported as
+   `KSP_DIVERGED_BREAKDOWN`. Each iteration is three kernels: w = A p and w~ = A^H p~ (one
+   launch) with p~^H w; the updates of x, r, r~, z and z~ with the sums of r~^H z and the norm;
+   the new directions. With -ksp_bicggpu_cocg the shadow system is dropped: for A = A^T
+   (complex symmetric, as De Donno et al.'s electromagnetics matrices) r~ = conj(r), and the
+   iteration is CG with unconjugated products, one matrix product an iteration.
+
+   Options Database Keys:
++  -ksp_bicggpu_cocg - COCG instead of BiCG (complex symmetric matrices)
+.  -ksp_bicggpu_check_every <k> - test convergence every k iterations only
+.  -pc_type <jacobi,none> - the preconditioners applied on the device (jacobi is the default)
+-  -ksp_norm_type <preconditioned,unpreconditioned,none> - as `KSPBICG`
+
+   Level: beginner
+
+   Note:
+   Runs on one MPI process for now.
+
+.seealso: `KSPBICG`, `KSPCGGPU`, `MATELLRCUDA`, `VECCUDA`
+M*/
+PetscErrorCode KSPCreate_BiCGGPU(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPCreate_GK_Private(ksp, KSPBICGGPU));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,40 @@
+/*
+   KSPCGGPU: the CG and preconditioned CG of Michels (Algorithms 2 and 5) on the device, each
+   iteration three fused kernels (the product carries p^H A p; the updates carry the next r^H z
+   and the norm) and one wait for the device, for the convergence test. The solver is shared
+   with KSPBICGGPU (../gk/gkksp.c).
+*/
+#include "../gk/gkksp.h"
+
+/*MC
+   KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused
+
+   The iterates are PETSc's `KSPCG`'s (to rounding): the same norms, monitors, convergence tests
+   and reasons, with p^H A p <= 0 reported as `KSP_DIVERGED_INDEFINITE_MAT` and r^H z = 0 as
+   `KSP_DIVERGED_BREAKDOWN`. Each iteration is three kernels: w = A p with p^H w; the updates of
+   x, r and z = D^-1 r with the sums of r^H z and the norm; p = z + beta p. The host waits for
+   the device once per convergence test.
+
+   The operator may be any assembled matrix: `MATSEQELLRCUDA` and `MATSEQDIACUDA` are used as
+   they are, others converted once to `MATSEQELLRCUDA` (again when they change). b and x may be
+   of any vector type (copied in and out once per solve unless they are `VECCUDA`).
+
+   Options Database Keys:
++  -ksp_cggpu_check_every <k> - test convergence every k iterations only: fewer waits, up to
+                                k-1 extra iterations
+.  -pc_type <jacobi,none> - the preconditioners applied on the device (jacobi is the default)
+-  -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as `KSPCG`
+
+   Level: beginner
+
+   Note:
+   Runs on one MPI process for now.
+
+.seealso: `KSPCG`, `KSPBICGGPU`, `MATELLRCUDA`, `VECCUDA`
+M*/
+PetscErrorCode KSPCreate_CGGPU(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPCreate_GK_Private(ksp, KSPCGGPU));
+  PetscFunctionReturn(0);
+}

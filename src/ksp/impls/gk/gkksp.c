@@ -1,0 +1,405 @@
+/*
+   The solver shared by KSPCGGPU and KSPBICGGPU: PETSc's KSPCG and KSPBICG iterations with each
+   iteration's work done by three fused device kernels (device.h) and the host waiting for the
+   device once per convergence test.
+*/
+#include "gkksp.h"
+#include "../../../mat/impls/gk/gkmat.h"
+#include "../../../vec/impls/cuda/gkvec.h"
+
+/* The device matrix the iterations use: the operator itself, or any other assembled matrix
+   converted to ellrcuda, again only when the operator changed */
+static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
+{
+  KSP_GK          *gk = (KSP_GK *)ksp->data;
+  Mat              A;
+  PetscMPIInt      size;
+  PetscBool        isgk, isshell, hasrow;
+  PetscObjectState state;
+  PetscInt         m, n;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s runs on one MPI process for now (MPI support comes with the MPI device matrices); use -ksp_type %s in parallel", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, ((PetscObject)ksp)->type_name, m, n);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (isgk) {
+    gk->Adev = A;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSHELL, &isshell));
+  PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
+  PetscCheck(!isshell && hasrow, PETSC_COMM_SELF, PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s", ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!gk->Aconv || state != gk->Astate) {
+    PetscCall(MatDestroy(&gk->Aconv));
+    PetscCall(PetscInfo(ksp, "Converting the %s operator to %s for the device\n", ((PetscObject)A)->type_name, MATSEQELLRCUDA));
+    PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &gk->Aconv));
+    gk->Astate = state;
+  }
+  gk->Adev = gk->Aconv;
+  PetscFunctionReturn(0);
+}
+
+/* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
+   matrix, made as PCJACOBI makes it; PCNONE: no diagonal */
+static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
+{
+  KSP_GK          *gk = (KSP_GK *)ksp->data;
+  PC               pc;
+  PCType           type;
+  Mat              P;
+  PetscBool        isjacobi, isnone, useabs, fix, set, spd;
+  PCJacobiType     jtype;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &type));
+  if (!type) {
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(PCGetType(pc, &type));
+  }
+  PetscCall(PetscStrcmp(type, PCJACOBI, &isjacobi));
+  PetscCall(PetscStrcmp(type, PCNONE, &isnone));
+  PetscCheck(isjacobi || isnone, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi or none, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, type);
+  if (isnone) {
+    PetscCall(VecDestroy(&gk->diag));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KSPGetOperators(ksp, NULL, &P));
+  PetscCall(PetscObjectStateGet((PetscObject)P, &state));
+  if (gk->diag && state == gk->Pstate) PetscFunctionReturn(0);
+  PetscCall(VecDestroy(&gk->diag));
+  PetscCall(VecDuplicate(gk->work[0], &gk->diag));
+  PetscCall(PCJacobiGetType(pc, &jtype));
+  PetscCall(PCJacobiGetUseAbs(pc, &useabs));
+  PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
+  if (jtype == PC_JACOBI_ROWMAX) PetscCall(MatGetRowMaxAbs(P, gk->diag, NULL));
+  else if (jtype == PC_JACOBI_ROWSUM) PetscCall(MatGetRowSum(P, gk->diag));
+  else PetscCall(MatGetDiagonal(P, gk->diag));
+  PetscCall(VecReciprocal(gk->diag));
+  if (useabs) PetscCall(VecAbs(gk->diag));
+  PetscCall(MatIsSPDKnown(P, &set, &spd));
+  if (fix && (!set || !spd)) { /* zero diagonal entries scale by 1, as PCJACOBI does */
+    PetscScalar *d;
+    PetscInt     n;
+
+    PetscCall(VecGetLocalSize(gk->diag, &n));
+    PetscCall(VecGetArray(gk->diag, &d));
+    for (PetscInt i = 0; i < n; i++)
+      if (d[i] == (PetscScalar)0.0) d[i] = 1.0;
+    PetscCall(VecRestoreArray(gk->diag, &d));
+  }
+  gk->Pstate = state;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 8; k++) PetscCall(VecDestroy(&gk->work[k]));
+  PetscCall(VecDestroy(&gk->X));
+  PetscCall(VecDestroy(&gk->B));
+  PetscCall(VecDestroy(&gk->diag));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPSetUp_GK(KSP ksp)
+{
+  KSP_GK  *gk = (KSP_GK *)ksp->data;
+  Mat      A;
+  PetscInt n, nw = -1;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKSetUpOperator_Private(ksp));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  if (gk->work[0]) PetscCall(VecGetLocalSize(gk->work[0], &nw));
+  if (nw != n) {
+    PetscCall(KSPGKDestroyWork_Private(gk));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &gk->work[0]));
+    PetscCall(VecSetSizes(gk->work[0], n, n));
+    PetscCall(VecSetType(gk->work[0], VECSEQCUDA));
+    for (int k = 1; k < 8; k++) PetscCall(VecDuplicate(gk->work[0], &gk->work[k]));
+  }
+  PetscCall(KSPGKSetUpPC_Private(ksp));
+  PetscFunctionReturn(0);
+}
+
+/* The iteration's norm from the device state */
+static PetscReal KSPGKNorm_Private(KSP ksp, const GKKrylovState *S)
+{
+  if (ksp->normtype == KSP_NORM_NATURAL) return PetscSqrtReal(PetscAbsScalar(S->rho));
+  if (ksp->normtype == KSP_NORM_NONE) return 0.0;
+  return PetscSqrtReal(S->norm2);
+}
+
+/* Records a norm as PETSc's Krylov methods do and tests it; false when it is Inf or NaN */
+static PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  ksp->its = its;
+  if (PetscIsInfOrNanReal(dp)) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf norm");
+    ksp->reason = KSP_DIVERGED_NANORINF;
+    *ok         = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  ksp->rnorm = dp;
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, its, dp));
+  PetscCall((*ksp->converged)(ksp, its, dp, &ksp->reason, ksp->cnvP));
+  PetscFunctionReturn(0);
+}
+
+/* z = diag .* r, or z~ = conj(diag) .* r~ (hermitian), or z = r without a preconditioner */
+static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool hermitian)
+{
+  PetscFunctionBegin;
+  if (!gk->diag) PetscCall(VecCopy(r, z));
+  else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
+  else { /* conj(d) r = conj(d conj(r)) */
+    PetscCall(VecCopy(r, z));
+    PetscCall(VecConjugate(z));
+    PetscCall(VecPointwiseMult(z, gk->diag, z));
+    PetscCall(VecConjugate(z));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The start, as KSPCG/KSPBICG: r = b - A x, z = B r (r~ = r, z~ = B^H r~), the first norm and
+   its test, rho_0. Returns with ksp->reason set if the iterations need not run. */
+static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
+{
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  Vec       R = gk->work[0], Z = gk->diag ? gk->work[1] : gk->work[0], RT = gk->work[4], ZT = gk->diag ? gk->work[5] : gk->work[4];
+  PetscReal dp = 0.0;
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  if (!ksp->guess_zero) {
+    PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
+    PetscCall(VecAYPX(R, -1.0, Bv));
+  } else PetscCall(VecCopy(Bv, R)); /* r <- b */
+  PetscCall(KSPGKApplyPC_Private(gk, R, Z, PETSC_FALSE)); /* z <- B r */
+  if (gk->method == GK_KRYLOV_BICG) {
+    PetscCall(VecCopy(R, RT));                             /* r~ <- r */
+    PetscCall(KSPGKApplyPC_Private(gk, RT, ZT, PETSC_TRUE)); /* z~ <- B^H r~ */
+  }
+  if (gk->method == GK_KRYLOV_BICG) PetscCall(VecDot(Z, RT, rho0)); /* rho <- r~^H z */
+  else if (gk->method == GK_KRYLOV_COCG) PetscCall(VecTDot(Z, R, rho0)); /* rho <- r^T z */
+  else PetscCall(VecDot(Z, R, rho0));                                    /* rho <- r^H z */
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    PetscCall(VecNorm(Z, NORM_2, &dp));
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(VecNorm(R, NORM_2, &dp));
+    break;
+  case KSP_NORM_NATURAL:
+    dp = PetscSqrtReal(PetscAbsScalar(*rho0));
+    break;
+  default:
+    dp = 0.0;
+  }
+  PetscCall(KSPGKTest_Private(ksp, 0, dp, &ok));
+  if (!ok || ksp->reason) PetscFunctionReturn(0);
+  if (PetscIsInfOrNanScalar(*rho0)) {
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf inner product");
+    ksp->reason = KSP_DIVERGED_NANORINF;
+  } else if (*rho0 == (PetscScalar)0.0) ksp->reason = KSP_DIVERGED_BREAKDOWN;
+  PetscFunctionReturn(0);
+}
+
+/* The iterations: three fused kernels each, the state read every checkevery iterations (every
+   iteration when monitors or a residual history want each norm) */
+static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
+{
+  KSP_GK            *gk = (KSP_GK *)ksp->data;
+  const PetscBool    bicg  = gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt     every = (ksp->numbermonitors || ksp->res_hist) ? 1 : gk->checkevery;
+  const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
+  GKKrylov           K;
+  GKKrylovState      S;
+  GKOperator         op;
+  PetscScalar       *x, *r, *z, *p, *w, *rt = NULL, *zt = NULL, *pt = NULL, *wt = NULL;
+  const PetscScalar *d = NULL;
+  PetscInt           n;
+  PetscBool          ok;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGPUKitGetDeviceArray(X, &x));
+  PetscCall(VecGPUKitGetDeviceArray(gk->work[0], &r));
+  PetscCall(VecGPUKitGetDeviceArray(gk->work[1], &z));
+  PetscCall(VecGPUKitGetDeviceArray(gk->work[2], &p));
+  PetscCall(VecGPUKitGetDeviceArray(gk->work[3], &w));
+  if (!gk->diag) z = r;
+  else PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
+  if (bicg) {
+    PetscCall(VecGPUKitGetDeviceArray(gk->work[4], &rt));
+    PetscCall(VecGPUKitGetDeviceArray(gk->work[5], &zt));
+    PetscCall(VecGPUKitGetDeviceArray(gk->work[6], &pt));
+    PetscCall(VecGPUKitGetDeviceArray(gk->work[7], &wt));
+    if (!gk->diag) zt = rt;
+  }
+  PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
+  PetscCall(GKDev->krylovdirection(K, 0, rho0, z, p, zt, pt)); /* p <- z */
+  for (PetscInt i = 0;; i++) {
+    PetscCall(GKDev->krylovproduct(K, &op, p, w, pt, wt));                  /* w <- A p, dpi <- w^H p */
+    PetscCall(GKDev->krylovupdate(K, i, d, p, w, x, r, z, wt, rt, zt));     /* x += a p, r -= a w, z <- B r */
+    PetscCall(GKDev->krylovdirection(K, i + 1, 0.0, z, p, zt, pt));       /* p <- z + b p */
+    if ((i + 1) % every && i + 1 < ksp->max_it) continue;
+    PetscCall(GKDev->krylovstate(K, &S));
+    if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
+      PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
+      ksp->its    = S.flagit + 1;
+      ksp->reason = S.flag == GK_KRYLOV_INDEFINITE_MAT ? KSP_DIVERGED_INDEFINITE_MAT : KSP_DIVERGED_BREAKDOWN;
+      break;
+    }
+    if (S.flag) { /* rho of iteration flagit: the norm before it is still tested */
+      PetscCall(KSPGKTest_Private(ksp, S.flagit, KSPGKNorm_Private(ksp, &S), &ok));
+      if (ok && !ksp->reason) ksp->reason = S.flag == GK_KRYLOV_BREAKDOWN ? KSP_DIVERGED_BREAKDOWN : KSP_DIVERGED_INDEFINITE_PC;
+      break;
+    }
+    PetscCall(KSPGKTest_Private(ksp, i + 1, KSPGKNorm_Private(ksp, &S), &ok));
+    if (!ok || ksp->reason) break;
+    if (i + 1 >= ksp->max_it) {
+      ksp->reason = KSP_DIVERGED_ITS;
+      break;
+    }
+  }
+  PetscCall(GKDev->krylovdestroy(&K));
+  PetscCall(VecGPUKitRestoreDeviceArray(X, &x));
+  for (int k = 0; k < (bicg ? 8 : 4); k++) {
+    PetscScalar *a = NULL;
+
+    PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a));
+  }
+  if (d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &d));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPSolve_GK(KSP ksp)
+{
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  Vec         X = ksp->vec_sol, Bv = ksp->vec_rhs;
+  PetscScalar rho0 = 0.0;
+  PetscBool   diagonalscale, iscg;
+
+  PetscFunctionBegin;
+  PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
+  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
+  gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
+  PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
+  /* b in and x in and out once per solve, when they are not device vectors */
+  if (!VecIsGK(Bv)) {
+    if (!gk->B) PetscCall(VecDuplicate(gk->work[0], &gk->B));
+    PetscCall(VecCopy(Bv, gk->B));
+    Bv = gk->B;
+  }
+  if (!VecIsGK(X)) {
+    if (!gk->X) PetscCall(VecDuplicate(gk->work[0], &gk->X));
+    if (!ksp->guess_zero) PetscCall(VecCopy(X, gk->X));
+    else PetscCall(VecSet(gk->X, 0.0));
+    X = gk->X;
+  } else if (ksp->guess_zero) PetscCall(VecSet(X, 0.0));
+  ksp->its    = 0;
+  ksp->reason = KSP_CONVERGED_ITERATING;
+  PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
+  if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
+  if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
+{
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  PetscBool iascii, iscg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
+  if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 3 kernels an iteration\n"));
+  else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 3 kernels an iteration\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 3 kernels an iteration\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
+  if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, PetscOptionItems *PetscOptionsObject)
+{
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  PetscBool iscg;
+  char      opt[64];
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
+  PetscOptionsHeadBegin(PetscOptionsObject, iscg ? "KSP cggpu options" : "KSP bicggpu options");
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_check_every", ((PetscObject)ksp)->type_name));
+  PetscCall(PetscOptionsInt(opt, "Test convergence every k iterations only (the device is waited for at each test)", NULL, gk->checkevery, &gk->checkevery, NULL));
+  PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt, gk->checkevery);
+  if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPReset_GK(KSP ksp)
+{
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKDestroyWork_Private(gk));
+  PetscCall(MatDestroy(&gk->Aconv));
+  gk->Adev = NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPDestroy_GK(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPReset_GK(ksp));
+  PetscCall(KSPDestroyDefault(ksp));
+  PetscFunctionReturn(0);
+}
+
+/* The shared creator: the norms each method supports, the operations, Jacobi as default PC */
+PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
+{
+  KSP_GK   *gk;
+  PetscBool iscg;
+  PC        pc;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  PetscCall(PetscStrcmp(type, KSPCGGPU, &iscg));
+  PetscCall(PetscNew(&gk));
+  gk->checkevery = 1;
+  gk->method     = iscg ? GK_KRYLOV_CG : GK_KRYLOV_BICG;
+  ksp->data      = gk;
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
+  if (iscg) PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, PC_LEFT, 2));
+  PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
+  ksp->ops->setup          = KSPSetUp_GK;
+  ksp->ops->solve          = KSPSolve_GK;
+  ksp->ops->destroy        = KSPDestroy_GK;
+  ksp->ops->reset          = KSPReset_GK;
+  ksp->ops->view           = KSPView_GK;
+  ksp->ops->setfromoptions = KSPSetFromOptions_GK;
+  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
+  ksp->ops->buildresidual  = KSPBuildResidualDefault;
+  /* the preconditioner the kernels apply, unless one is set already */
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (!((PetscObject)pc)->type_name) PetscCall(PCSetType(pc, PCJACOBI));
+  PetscFunctionReturn(0);
+}

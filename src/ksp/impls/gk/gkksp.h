@@ -1,0 +1,26 @@
+/*
+   What cggpu and bicggpu share: the device operator (the user's device matrix, or any other
+   assembled matrix converted once), the Jacobi scaling on the device, the device copies of b
+   and x when theirs are host vectors, and the fused iteration loop with PETSc's semantics.
+*/
+#pragma once
+
+#include "../../../include/gpukitimpl.h"
+#include <petsc/private/kspimpl.h>
+
+typedef struct {
+  GKKrylovMethod   method;     /* of the current solve */
+  PetscInt         checkevery; /* test convergence every so many iterations */
+  PetscBool        cocg;       /* bicggpu: COCG for complex symmetric matrices */
+  Mat              Aconv;      /* the operator converted to ellrcuda, when it is no device matrix */
+  PetscObjectState Astate;     /* the operator's state when it was converted */
+  Mat              Adev;       /* the device matrix the iterations use: the operator or Aconv */
+  Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
+  PetscObjectState Pstate;     /* the preconditioning matrix's state when diag was made */
+  Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
+  Vec              work[8];    /* r, z, p, w and, for BiCG, r~, z~, p~, w~ */
+} KSP_GK;
+
+PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
+PETSC_EXTERN PetscErrorCode KSPCreate_CGGPU(KSP);
+PETSC_EXTERN PetscErrorCode KSPCreate_BiCGGPU(KSP);

@@ -1,0 +1,376 @@
+static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdowns, and their launch and wait counts.\n\
+  -mode <compare,errors,counts>\n\
+  -type <ellrcuda,diacuda,aij> : the operator given to the solvers (aij: converted by them)\n\
+  -n <n>                        : grid points per side\n\n";
+
+/*
+   compare: for each problem, preconditioner, norm type and initial guess, the fused solver and
+            PETSc's own method from the same data: iteration counts within one, solutions within
+            the tolerance; COCG checked by its true residual (and, with real scalars, against CG)
+   errors:  an indefinite matrix, a BiCG breakdown, a NaN in b, a shell operator, an
+            unsupported PC: the reasons or errors PETSc users expect, and no leak
+   counts:  the library's own counters: 3 launches and 1 wait an iteration (1 wait per k
+            iterations with -ksp_cggpu_check_every k)
+*/
+#include <petscgpukit.h>
+#include <petscksp.h>
+
+#if defined(PETSC_USE_COMPLEX)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+#else
+  #define CPLX(re, im) (re)
+#endif
+
+typedef enum {
+  SPD2D,     /* the 5-point Laplacian with a varying diagonal: SPD */
+  SPD3D,     /* the 7-point Laplacian: SPD */
+  CONVDIFF,  /* upwinded convection-diffusion: nonsymmetric (complex coefficients in complex builds) */
+  HELMHOLTZ  /* Laplacian - k^2 + i sigma: complex symmetric, not Hermitian (complex builds) */
+} Problem;
+static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz"};
+
+static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
+{
+  const PetscInt N = p == SPD3D ? n * n * n : n * n;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, N, N, N, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
+  for (PetscInt r = 0; r < N; r++) {
+    if (p == SPD3D) {
+      const PetscInt i = r / (n * n), j = (r / n) % n, k = r % n;
+
+      if (i > 0) PetscCall(MatSetValue(*A, r, r - n * n, -1.0, INSERT_VALUES));
+      if (j > 0) PetscCall(MatSetValue(*A, r, r - n, -1.0, INSERT_VALUES));
+      if (k > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, r, r, 6.0, INSERT_VALUES));
+      if (k < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0, INSERT_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n * n, -1.0, INSERT_VALUES));
+    } else {
+      const PetscInt    i = r / n, j = r % n;
+      const PetscScalar c = p == CONVDIFF ? CPLX(0.4, 0.2) : 0.0;
+      const PetscScalar d = p == HELMHOLTZ ? CPLX(4.0 - 0.5, 0.3 + 0.2 * (j % 3)) : 4.0 + 2.0 * c + 0.5 * (j % 5);
+
+      if (i > 0) PetscCall(MatSetValue(*A, r, r - n, -1.0 - c, INSERT_VALUES));
+      if (j > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0 - c, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, r, r, d, INSERT_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0, INSERT_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* x = KSP(A) b, with the given method, PC, norm and initial guess x0 (NULL: zero) */
+static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  PetscCall(KSPSetNormType(ksp, nt));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  if (x0) {
+    PetscCall(VecCopy(x0, x));
+    PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+  }
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+/* ||x - y|| <= tol ||y|| */
+static PetscErrorCode Close(Vec x, Vec y, PetscReal tol, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, ny;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(y, &d));
+  PetscCall(VecWAXPY(d, -1.0, x, y));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(y, NORM_2, &ny));
+  PetscCall(VecDestroy(&d));
+  *rel = nd / ny;
+  PetscCheck(*rel <= tol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Solutions differ by %g (relative), more than %g", (double)*rel, (double)tol);
+  PetscFunctionReturn(0);
+}
+
+/* ||b - A x|| / ||b|| */
+static PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rel)
+{
+  Vec       r;
+  PetscReal nr, nb;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  PetscCall(VecDestroy(&r));
+  *rel = nr / nb;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Compare(PetscInt n, MatType type)
+{
+  const PCType      pcs[]   = {PCNONE, PCJACOBI};
+  const KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
+  const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ};
+
+  PetscFunctionBegin;
+  for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
+    const Problem p  = problems[q];
+    const PetscInt np = p == SPD3D ? PetscMax(n / 3, 4) : n;
+    Mat           A, Aref;
+    Vec           b, x, xref, x0;
+    PetscRandom   rnd;
+
+    if (p == HELMHOLTZ && !PetscDefined(USE_COMPLEX)) continue;
+    PetscCall(Operator(p, np, type, &A));
+    PetscCall(Operator(p, np, MATAIJ, &Aref));
+    PetscCall(MatCreateVecs(Aref, &x, &b)); /* host vectors for the reference */
+    PetscCall(VecDuplicate(x, &xref));
+    PetscCall(VecDuplicate(x, &x0));
+    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+    PetscCall(PetscRandomSetSeed(rnd, 77));
+    PetscCall(PetscRandomSeed(rnd));
+    PetscCall(VecSetRandom(b, rnd));
+    PetscCall(VecSetRandom(x0, rnd));
+    for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(pcs); c++) {
+      for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(norms); t++) {
+        for (int guess = 0; guess < 2; guess++) {
+          const PetscBool    spd = (PetscBool)(p == SPD2D || p == SPD3D);
+          const KSPType      kt = spd ? KSPCGGPU : KSPBICGGPU, kref = spd ? KSPCG : KSPBICG;
+          PetscInt           its, itsref;
+          KSPConvergedReason reason, reasonref;
+          PetscReal          rel = 0.0;
+
+          if (norms[t] == KSP_NORM_NATURAL && !spd) continue; /* BiCG has no natural norm */
+          if (p == HELMHOLTZ) { /* COCG, checked by its true residual; BiCG done with CONVDIFF */
+            PetscCall(PetscOptionsSetValue(NULL, "-ksp_bicggpu_cocg", "1"));
+            PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
+            PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
+            PetscCall(TrueResidual(Aref, x, b, &rel));
+            PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s, true residual %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason], (double)rel));
+            PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG did not solve the complex symmetric system");
+            continue;
+          }
+          PetscCall(Solve(Aref, kref, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
+          PetscCall(Solve(A, kt, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
+          PetscCall(Close(x, xref, 1e-6, &rel));
+          PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s, solutions differ by %.1e\n", Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref, KSPConvergedReasons[reason], (double)rel));
+          PetscCheck(reason == reasonref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, %s %s", kt, KSPConvergedReasons[reason], kref, KSPConvergedReasons[reasonref]);
+          PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
+          if (!PetscDefined(USE_COMPLEX) && spd) { /* COCG is CG in real arithmetic */
+            PetscInt           itsc;
+            KSPConvergedReason rc;
+
+            PetscCall(PetscOptionsSetValue(NULL, "-ksp_bicggpu_cocg", "1"));
+            PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t] == KSP_NORM_NATURAL ? KSP_NORM_PRECONDITIONED : norms[t], b, guess ? x0 : NULL, x, &itsc, &rc));
+            PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
+            if (norms[t] != KSP_NORM_NATURAL) PetscCheck(itsc == its, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG took %" PetscInt_FMT " iterations, CG %" PetscInt_FMT, itsc, its);
+          }
+        }
+      }
+    }
+    PetscCall(PetscRandomDestroy(&rnd));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&xref));
+    PetscCall(VecDestroy(&x0));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Aref));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A diagonal matrix diag(d[k % nd]) and b = 1 */
+static PetscErrorCode Diagonal(PetscInt N, PetscInt nd, const PetscScalar *d, MatType type, Mat *A, Vec *b)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, N, N, N, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 1, NULL));
+  for (PetscInt k = 0; k < N; k++) PetscCall(MatSetValue(*A, k, k, d[k % nd], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(*A, NULL, b));
+  PetscCall(VecSet(*b, 1.0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ExpectReason(Mat A, Vec b, KSPType kt, PCType pt, KSPConvergedReason want, const char *what)
+{
+  Vec                x;
+  PetscInt           its;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(Solve(A, kt, pt, KSP_NORM_DEFAULT, b, NULL, x, &its, &reason));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s with %s: %s after %" PetscInt_FMT " iterations\n", what, kt, KSPConvergedReasons[reason], its));
+  PetscCheck(reason == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s, not %s", what, kt, KSPConvergedReasons[reason], KSPConvergedReasons[want]);
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+/* An error from KSPSolve whose message the runner checks; here: that it is an error */
+static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const char *what)
+{
+  KSP            ksp;
+  PC             pc;
+  Vec            x;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = KSPSolve(ksp, b, x);
+  PetscCall(PetscPopErrorHandler());
+  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: KSPSolve returned %d, not PETSC_ERR_SUP", what, (int)ierr);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s with %s: refused (PETSC_ERR_SUP)\n", what, kt));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCopy(x, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Errors(MatType type)
+{
+  const PetscScalar indefinite[] = {1.0, -2.0}, mixed[] = {1.0, -1.0};
+  Mat               A, S;
+  Vec               b;
+
+  PetscFunctionBegin;
+  /* p^T A p = 1 - 2 < 0 at the first step */
+  PetscCall(Diagonal(40, 2, indefinite, type, &A, &b));
+  PetscCall(ExpectReason(A, b, KSPCGGPU, PCNONE, KSP_DIVERGED_INDEFINITE_MAT, "an indefinite matrix"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&b));
+  /* Jacobi's D^-1 = diag(1, -1): rho = r~^H D^-1 r = 0 for r = 1 */
+  PetscCall(Diagonal(40, 2, mixed, type, &A, &b));
+  PetscCall(ExpectReason(A, b, KSPBICGGPU, PCJACOBI, KSP_DIVERGED_BREAKDOWN, "a BiCG breakdown (rho = 0)"));
+  PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_DIVERGED_BREAKDOWN, "a CG breakdown (rho = 0)"));
+  /* a NaN in b */
+  {
+    PetscInt    i = 7;
+    PetscScalar v = PETSC_MAX_REAL;
+
+    v = v * 10.0 - v * 10.0; /* NaN */
+    PetscCall(VecSetValues(b, 1, &i, &v, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(b));
+    PetscCall(VecAssemblyEnd(b));
+    PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_DIVERGED_NANORINF, "a NaN in b"));
+    PetscCall(ExpectReason(A, b, KSPBICGGPU, PCNONE, KSP_DIVERGED_NANORINF, "a NaN in b"));
+  }
+  /* operators without entries, and preconditioners not on the device */
+  PetscCall(MatCreateShell(PETSC_COMM_SELF, 40, 40, 40, 40, NULL, &S));
+  PetscCall(MatShellSetOperation(S, MATOP_MULT, (void (*)(void))ShellMult));
+  PetscCall(ExpectError(S, b, KSPCGGPU, PCNONE, "a MATSHELL operator"));
+  PetscCall(ExpectError(A, b, KSPBICGGPU, PCILU, "PCILU"));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* Launches and waits per iteration, from two solves that differ by 20 iterations */
+static PetscErrorCode Counts(PetscInt n, MatType type, const char *kt, PetscInt every)
+{
+  Mat                     A;
+  Vec                     b, x;
+  PetscGPUKitDeviceCounts c[3];
+  PetscInt                its[2];
+  KSPConvergedReason      reason;
+  char                    opt[64], val[16];
+  PetscBool               iscg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(kt, KSPCGGPU, &iscg));
+  PetscCall(Operator(iscg ? SPD2D : CONVDIFF, n, type, &A));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(Solve(A, kt, PCJACOBI, KSP_NORM_DEFAULT, b, NULL, x, &its[0], &reason)); /* builds the device copy once */
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_check_every", kt));
+  PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, every));
+  PetscCall(PetscOptionsSetValue(NULL, opt, val));
+  PetscCall(PetscOptionsSetValue(NULL, "-ksp_rtol", "1e-30"));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_max_it", k ? "40" : "20"));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c[k]));
+    PetscCall(Solve(A, kt, PCJACOBI, KSP_NORM_DEFAULT, b, NULL, x, &its[k], &reason));
+    PetscCheck(reason == KSP_DIVERGED_ITS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, not at its iteration limit", kt, KSPConvergedReasons[reason]);
+  }
+  PetscCall(PetscGPUKitGetDeviceCounts(&c[2]));
+  PetscCall(PetscOptionsClearValue(NULL, opt));
+  PetscCall(PetscOptionsClearValue(NULL, "-ksp_max_it"));
+  PetscCall(PetscOptionsClearValue(NULL, "-ksp_rtol"));
+  {
+    const PetscLogDouble dl = (c[2].launches - c[1].launches) - (c[1].launches - c[0].launches);
+    const PetscLogDouble ds = (c[2].syncs - c[1].syncs) - (c[1].syncs - c[0].syncs);
+    const PetscInt       di = its[1] - its[0];
+
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s, check every %" PetscInt_FMT ": %g launches and %g waits for %" PetscInt_FMT " more iterations\n", kt, every, dl, ds, di));
+    PetscCheck(di == 20, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The solves differ by %" PetscInt_FMT " iterations, not 20", di);
+    PetscCheck(dl == 3 * di, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%g launches for %" PetscInt_FMT " iterations: not 3 an iteration", dl, di);
+    PetscCheck(ds == di / every, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%g waits for %" PetscInt_FMT " iterations: not one per %" PetscInt_FMT, ds, di, every);
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt n = 20;
+  char     mode[32] = "compare", type[64] = MATELLRCUDA;
+  PetscBool compare, errors;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscStrcmp(mode, "compare", &compare));
+  PetscCall(PetscStrcmp(mode, "errors", &errors));
+  if (compare) PetscCall(Compare(n, type));
+  else if (errors) PetscCall(Errors(type));
+  else {
+    PetscCall(Counts(n, type, KSPCGGPU, 1));
+    PetscCall(Counts(n, type, KSPCGGPU, 5));
+    PetscCall(Counts(n, type, KSPBICGGPU, 1));
+    PetscCall(Counts(n, type, KSPBICGGPU, 4));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "done\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
