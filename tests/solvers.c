@@ -25,9 +25,10 @@ typedef enum {
   SPD2D,     /* the 5-point Laplacian with a varying diagonal: SPD */
   SPD3D,     /* the 7-point Laplacian: SPD */
   CONVDIFF,  /* upwinded convection-diffusion: nonsymmetric (complex coefficients in complex builds) */
-  HELMHOLTZ  /* Laplacian - k^2 + i sigma: complex symmetric, not Hermitian (complex builds) */
+  HELMHOLTZ, /* Laplacian - k^2 + i sigma: complex symmetric, not Hermitian (complex builds) */
+  HERMITIAN  /* Hermitian positive definite with complex off-diagonals (complex builds) */
 } Problem;
-static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz"};
+static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz", "hermitian"};
 
 static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
 {
@@ -53,11 +54,12 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
       const PetscInt    i = r / n, j = r % n;
       const PetscScalar c = p == CONVDIFF ? CPLX(0.4, 0.2) : 0.0;
       const PetscScalar d = p == HELMHOLTZ ? CPLX(4.0 - 0.5, 0.3 + 0.2 * (j % 3)) : 4.0 + 2.0 * c + 0.5 * (j % 5);
+      const PetscScalar h = p == HERMITIAN ? CPLX(0.0, 0.6) : 0.0; /* A(r, r+1) = -1 + h, A(r+1, r) = -1 - h */
 
       if (i > 0) PetscCall(MatSetValue(*A, r, r - n, -1.0 - c, INSERT_VALUES));
-      if (j > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0 - c, INSERT_VALUES));
+      if (j > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0 - c - h, INSERT_VALUES));
       PetscCall(MatSetValue(*A, r, r, d, INSERT_VALUES));
-      if (j < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0, INSERT_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0 + h, INSERT_VALUES));
       if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
     }
   }
@@ -130,7 +132,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
 {
   const PCType      pcs[]   = {PCNONE, PCJACOBI};
   const KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
-  const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ};
+  const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ, HERMITIAN};
 
   PetscFunctionBegin;
   for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
@@ -140,7 +142,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
     Vec           b, x, xref, x0;
     PetscRandom   rnd;
 
-    if (p == HELMHOLTZ && !PetscDefined(USE_COMPLEX)) continue;
+    if ((p == HELMHOLTZ || p == HERMITIAN) && !PetscDefined(USE_COMPLEX)) continue;
     PetscCall(Operator(p, np, type, &A));
     PetscCall(Operator(p, np, MATAIJ, &Aref));
     PetscCall(MatCreateVecs(Aref, &x, &b)); /* host vectors for the reference */
@@ -154,7 +156,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
     for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(pcs); c++) {
       for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(norms); t++) {
         for (int guess = 0; guess < 2; guess++) {
-          const PetscBool    spd = (PetscBool)(p == SPD2D || p == SPD3D);
+          const PetscBool    spd = (PetscBool)(p == SPD2D || p == SPD3D || p == HERMITIAN);
           const KSPType      kt = spd ? KSPCGGPU : KSPBICGGPU, kref = spd ? KSPCG : KSPBICG;
           PetscInt           its, itsref;
           KSPConvergedReason reason, reasonref;
@@ -176,6 +178,12 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
           PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s, solutions differ by %.1e\n", Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref, KSPConvergedReasons[reason], (double)rel));
           PetscCheck(reason == reasonref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, %s %s", kt, KSPConvergedReasons[reason], kref, KSPConvergedReasons[reasonref]);
           PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
+          if (spd && norms[t] != KSP_NORM_NATURAL) { /* BiCG on the same (Hermitian) system */
+            PetscCall(Solve(Aref, KSPBICG, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
+            PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
+            PetscCall(Close(x, xref, 1e-6, &rel));
+            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref, KSPConvergedReasons[reasonref]);
+          }
           if (!PetscDefined(USE_COMPLEX) && spd) { /* COCG is CG in real arithmetic */
             PetscInt           itsc;
             KSPConvergedReason rc;
