@@ -98,9 +98,11 @@ typedef enum {
   GK_KRYLOV_NORM_NONE
 } GKKrylovNorm;
 
+/* No PetscScalar in a struct the C and the CUDA files share: C++'s complex is aligned to 16
+   bytes, C's to 8, and the layouts would differ. */
 typedef struct {
-  PetscReal    norm2; /* the last update's norm, squared */
-  PetscScalar  rho;   /* rho_i (r^H z, or r~^H z, or r^T z) */
+  PetscReal    norm2;  /* the last update's norm, squared */
+  PetscReal    rho[2]; /* rho_i (r^H z, or r~^H z, or r^T z): real and imaginary parts */
   GKKrylovFlag flag;
   PetscInt     flagit; /* the iteration whose kernel set the flag */
 } GKKrylovState;

@@ -280,11 +280,8 @@ PetscErrorCode GKCUDAKrylovState(GKKrylov K, GKKrylovState *S)
   PetscFunctionBegin;
   GKWaitCUDA(cudaMemcpy(&st, k->state, sizeof(st), cudaMemcpyDeviceToHost));
   S->norm2 = st.norm2;
-#if defined(PETSC_USE_COMPLEX)
-  S->rho = PetscCMPLX(st.rholast[0], st.rholast[1]);
-#else
-  S->rho = st.rholast[0];
-#endif
+  S->rho[0] = st.rholast[0];
+  S->rho[1] = st.rholast[1];
   S->flag   = (GKKrylovFlag)st.flag;
   S->flagit = st.flagit;
   PetscFunctionReturn(0);

@@ -139,7 +139,8 @@ PetscErrorCode GKHostKrylovState(GKKrylov K, GKKrylovState *S)
   PetscFunctionBegin;
   GKCounts.syncs += 1;
   S->norm2  = K->norm2;
-  S->rho    = K->rholast;
+  S->rho[0] = PetscRealPart(K->rholast);
+  S->rho[1] = PetscImaginaryPart(K->rholast);
   S->flag   = K->flag;
   S->flagit = K->flagit;
   PetscFunctionReturn(0);

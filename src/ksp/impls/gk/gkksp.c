@@ -133,7 +133,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
 /* The iteration's norm from the device state */
 static PetscReal KSPGKNorm_Private(KSP ksp, const GKKrylovState *S)
 {
-  if (ksp->normtype == KSP_NORM_NATURAL) return PetscSqrtReal(PetscAbsScalar(S->rho));
+  if (ksp->normtype == KSP_NORM_NATURAL) return PetscSqrtReal(PetscSqrtReal(S->rho[0] * S->rho[0] + S->rho[1] * S->rho[1]));
   if (ksp->normtype == KSP_NORM_NONE) return 0.0;
   return PetscSqrtReal(S->norm2);
 }
