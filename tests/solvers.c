@@ -170,6 +170,13 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
             PetscCall(TrueResidual(Aref, x, b, &rel));
             PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s, true residual %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason], (double)rel));
             PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG did not solve the complex symmetric system");
+            if (norms[t] == KSP_NORM_NATURAL) continue;
+            /* and BiCG on the same system, against KSPBICG */
+            PetscCall(Solve(Aref, KSPBICG, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
+            PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
+            PetscCall(Close(x, xref, 1e-6, &rel));
+            PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s bicggpu %-7s %-16s %s: %4" PetscInt_FMT " iterations (bicg %4" PetscInt_FMT "), %s, solutions differ by %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, itsref, KSPConvergedReasons[reason], (double)rel));
+            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref, KSPConvergedReasons[reasonref]);
             continue;
           }
           PetscCall(Solve(Aref, kref, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));

@@ -231,6 +231,8 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   const PetscScalar *d = NULL;
   PetscInt           n;
   PetscBool          ok;
+  MatInfo            info;
+  PetscLogDouble     flops;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
@@ -249,12 +251,16 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
     PetscCall(VecGPUKitGetDeviceArray(gk->work[7], &wt));
     if (!gk->diag) zt = rt;
   }
+  PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
+  /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
+  flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
   PetscCall(GKDev->krylovdirection(K, 0, rho0, z, p, zt, pt)); /* p <- z */
   for (PetscInt i = 0;; i++) {
     PetscCall(GKDev->krylovproduct(K, &op, p, w, pt, wt));                  /* w <- A p, dpi <- w^H p */
     PetscCall(GKDev->krylovupdate(K, i, d, p, w, x, r, z, wt, rt, zt));     /* x += a p, r -= a w, z <- B r */
     PetscCall(GKDev->krylovdirection(K, i + 1, 0.0, z, p, zt, pt));       /* p <- z + b p */
+    PetscCall(PetscLogFlops(flops));
     if ((i + 1) % every && i + 1 < ksp->max_it) continue;
     PetscCall(GKDev->krylovstate(K, &S));
     if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
