@@ -120,5 +120,6 @@ PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec, PetscScalar **
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetSliceHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);

@@ -120,8 +120,41 @@ int main(int argc, char **argv)
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(Et && Et->m == 3 && Et->n == 4 && Et->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy is not the 3 x 4, Nz 2 matrix A^T");
   PetscCall(CheckFillLimit(A, MatELLRCUDASetMaxFill, 8.0 / 6.0));
+  {
+    PetscInt sp[2];
+
+    PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+    PetscCheck(E->h == 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "One slice should be 4 rows high, not %" PetscInt_FMT, E->h);
+    PetscCall(GKMemcpyD2H(sp, E->sliceptr, sizeof(sp)));
+    PetscCheck(sp[0] == 0 && sp[1] == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "One slice of 4 x 2 entries, not %" PetscInt_FMT " to %" PetscInt_FMT, sp[0], sp[1]);
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ELLPACK-R arrays and products of Michels 5.3.1 exact\n"));
+
+  /* sliced, h = 2: rows 0-1 padded to 2 entries, rows 2-3 to 1:
+       slice 0 (from 0): values 1 1 | 3 1, columns 0 1 | 1 2
+       slice 1 (from 4): values 4 2,         columns 0 2 */
+  PetscCall(BuildExample(PETSC_FALSE, &A));
+  PetscCall(MatELLRCUDASetSliceHeight(A, 2));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+  {
+    const PetscInt    sp_ref[3] = {0, 4, 6}, scol_ref[6] = {0, 1, 1, 2, 0, 2};
+    const PetscScalar sval_ref[6] = {1, 1, 3, 1, 4, 2};
+    PetscInt          sp[3];
+
+    PetscCheck(E->h == 2 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Sliced: h %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 2 and 2", E->h, E->nz);
+    PetscCall(GKMemcpyD2H(sp, E->sliceptr, sizeof(sp)));
+    PetscCall(GKMemcpyD2H(col, E->col, 6 * sizeof(PetscInt)));
+    PetscCall(GKMemcpyD2H(val, E->val, 6 * sizeof(PetscScalar)));
+    for (PetscInt k = 0; k < 3; k++) PetscCheck(sp[k] == sp_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliceptr[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k, sp[k], sp_ref[k]);
+    for (PetscInt k = 0; k < 6; k++) {
+      PetscCheck(col[k] == scol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced j[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k, col[k], scol_ref[k]);
+      PetscCheck(val[k] == sval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced A[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(sval_ref[k]));
+    }
+  }
+  PetscCall(CheckProductsExact(A));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "sliced ELLPACK-R (h = 2) arrays and products exact\n"));
 
   /* DIA: offsets -2, -1, 0, 1; val[d*4 + i] = A(i, i + off[d]) */
   PetscCall(BuildExample(PETSC_TRUE, &A));

@@ -15,13 +15,20 @@
    indices of the rows as m x Nz arrays in column-major order (entry k of row i at i + k*m,
    padding past a row's end holds value 0 and column 0), and rl[i] = the length of row i, so
    that a thread stops at the end of its own row.
+
+   Sliced (h < m): the rows in slices of h, each slice an h x (its longest row) column-major
+   block starting at sliceptr[s], so that one long row pads only its own slice: entry k of row
+   i is at sliceptr[i / h] + k*h + i % h. With h = m there is one slice and this is the paper's
+   layout exactly.
 */
 typedef struct {
-  PetscInt     m, n; /* rows, columns */
-  PetscInt     nz;   /* Nz */
-  PetscInt    *rl;   /* device, m */
-  PetscInt    *col;  /* device, m*nz */
-  PetscScalar *val;  /* device, m*nz */
+  PetscInt     m, n;      /* rows, columns */
+  PetscInt     nz;        /* Nz, the longest row */
+  PetscInt     h;         /* slice height (m, at least 1, for the paper's layout) */
+  PetscInt    *sliceptr;  /* device, ceil(m/h) + 1 */
+  PetscInt    *rl;        /* device, m */
+  PetscInt    *col;       /* device, sliceptr[last] */
+  PetscScalar *val;       /* device, sliceptr[last] */
 } GKEllr;
 
 /*

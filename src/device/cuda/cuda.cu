@@ -99,12 +99,12 @@ static PetscErrorCode GKCUDASynchronize(void)
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
 template <bool CONJ>
-__global__ void GKEllrMultKernel(PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    const GKScalar s = GKEllrRow<CONJ>(i, m, rl, col, val, x);
+    const GKScalar s = GKEllrRow<CONJ>(i, h, sliceptr, rl, col, val, x);
 
     y[i] = add ? y[i] + s : s;
   }
@@ -114,8 +114,8 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
-  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -167,15 +167,16 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 }
 
 /* d[i] = A(i,i): thread i scans its own row for column i */
-__global__ void GKEllrGetDiagonalKernel(PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    GKScalar s = 0.0;
+    const size_t base = (size_t)sliceptr[i / h] + i % h;
+    GKScalar     s    = 0.0;
 
     for (PetscInt k = 0; k < rl[i]; k++)
-      if (col[i + (size_t)k * m] == i) s += val[i + (size_t)k * m];
+      if (col[base + (size_t)k * h] == i) s += val[base + (size_t)k * h];
     diag[i] = s;
   }
 }
@@ -184,7 +185,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->rl, A->col, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (GKScalar *)diag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

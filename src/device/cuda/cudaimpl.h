@@ -80,17 +80,19 @@ static __device__ __forceinline__ GKScalar GKMake(double re, double im)
 #endif
 }
 
-/* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), conj(A) with CONJ */
+/* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
+   warp's loads of one k are contiguous within a slice */
 template <bool CONJ>
-static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt m, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
 {
-  GKScalar       s   = 0.0;
-  const PetscInt len = rl[i];
+  GKScalar       s    = 0.0;
+  const PetscInt len  = rl[i];
+  const size_t   base = (size_t)sliceptr[i / h] + i % h;
 
   for (PetscInt k = 0; k < len; k++) {
-    const GKScalar a = val[i + (size_t)k * m];
+    const GKScalar a = val[base + (size_t)k * h];
 
-    s += (CONJ ? GKConj(a) : a) * x[col[i + (size_t)k * m]];
+    s += (CONJ ? GKConj(a) : a) * x[col[base + (size_t)k * h]];
   }
   return s;
 }

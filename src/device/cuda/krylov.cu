@@ -176,7 +176,7 @@ __global__ void GKKrylovProductKernel(PetscInt n, GKEllr E, GKEllr Et, GKDia D, 
   if (GKStopped(st)) return;
   for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
     if (t < n) {
-      const GKScalar wi = ELLR ? GKEllrRow<false>(t, n, E.rl, E.col, (const GKScalar *)E.val, p) : GKDiaRow(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, p);
+      const GKScalar wi = ELLR ? GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, p) : GKDiaRow(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, p);
 
       w[t] = wi;
       if (METHOD == GK_KRYLOV_CG) acc[0] += p[t] * GKConj(wi);
@@ -185,7 +185,7 @@ __global__ void GKKrylovProductKernel(PetscInt n, GKEllr E, GKEllr Et, GKDia D, 
     } else {
       const PetscInt j = t - n;
 
-      wt[j] = ELLR ? GKEllrRow<true>(j, n, Et.rl, Et.col, (const GKScalar *)Et.val, pt) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, pt);
+      wt[j] = ELLR ? GKEllrRow<true>(j, Et.h, Et.sliceptr, Et.rl, Et.col, (const GKScalar *)Et.val, pt) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, pt);
     }
   }
   GKBlockSumStore<1>(acc, partial);
@@ -194,7 +194,7 @@ __global__ void GKKrylovProductKernel(PetscInt n, GKEllr E, GKEllr Et, GKDia D, 
 PetscErrorCode GKCUDAKrylovProduct(GKKrylov K, const GKOperator *A, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-  GKEllr        E = {0, 0, 0, NULL, NULL, NULL}, Et = E;
+  GKEllr        E = {0, 0, 0, 1, NULL, NULL, NULL, NULL}, Et = E;
   GKDia         D = {0, 0, 0, NULL, NULL};
 
   PetscFunctionBegin;

@@ -77,19 +77,21 @@ static PetscErrorCode GKHostSynchronize(void)
   PetscFunctionReturn(0);
 }
 
-/* y = A x (+ y): row i sums its rl[i] entries, stored at i, i+m, i+2m, ... (Michels, Algorithm 4) */
+/* y = A x (+ y): row i sums its rl[i] entries, stored h apart from its slice's start plus
+   i % h (Michels, Algorithm 4: h = m, entries at i, i+m, i+2m, ...) */
 PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < m; i++) {
-    PetscScalar s = 0.0;
+    const size_t base = (size_t)A->sliceptr[i / A->h] + i % A->h;
+    PetscScalar  s    = 0.0;
 
     for (PetscInt k = 0; k < A->rl[i]; k++) {
-      const PetscScalar a = A->val[i + (size_t)k * m];
+      const PetscScalar a = A->val[base + (size_t)k * A->h];
 
-      s += (conjugate ? PetscConj(a) : a) * x[A->col[i + (size_t)k * m]];
+      s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * A->h]];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -146,10 +148,11 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
   for (PetscInt i = 0; i < m; i++) {
-    PetscScalar s = 0.0;
+    const size_t base = (size_t)A->sliceptr[i / A->h] + i % A->h;
+    PetscScalar  s    = 0.0;
 
     for (PetscInt k = 0; k < A->rl[i]; k++)
-      if (A->col[i + (size_t)k * m] == i) s += A->val[i + (size_t)k * m];
+      if (A->col[base + (size_t)k * A->h] == i) s += A->val[base + (size_t)k * A->h];
     diag[i] = s;
   }
   PetscFunctionReturn(0);

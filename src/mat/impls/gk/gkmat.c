@@ -31,11 +31,10 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
 /* The padding limit: a format storing more than maxfill entries per nonzero is refused. Sets
    fits, and when it does not fit the error message, so that the caller can free its work space
    before it raises the error. */
-PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, PetscInt rows, PetscInt width, PetscInt nnz, const char *why, PetscBool *fits, char *msg, size_t len)
+PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, double stored, PetscInt nnz, const char *why, PetscBool *fits, char *msg, size_t len)
 {
-  Mat_SeqGK   *gk     = (Mat_SeqGK *)A->spptr;
-  const double stored = (double)rows * (double)width;
-  const double fill   = nnz ? stored / (double)nnz : 1.0;
+  Mat_SeqGK   *gk   = (Mat_SeqGK *)A->spptr;
+  const double fill = nnz ? stored / (double)nnz : 1.0;
 
   PetscFunctionBegin;
   *fits = fill <= (double)gk->maxfill ? PETSC_TRUE : PETSC_FALSE;
@@ -239,6 +238,7 @@ static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, PetscOptionItems *PetscOpti
   PetscCall(PetscSNPrintf(help, sizeof(help), "Largest fill (stored entries / nonzeros) the %s format may reach", gk->fmt->name));
   PetscOptionsHeadBegin(PetscOptionsObject, "Device matrix options");
   PetscCall(PetscOptionsReal(gk->fmt->fillopt, help, gk->fmt->fillsetter, gk->maxfill, &fill, &set));
+  if (gk->fmt->setfromoptions) PetscCall(gk->fmt->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatSeqGKSetMaxFill_Private(A, gk->fmt->type, fill));
   PetscFunctionReturn(0);
@@ -311,6 +311,7 @@ static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
   /* SEQAIJ's duplicate creates the copy with A's type, that is through MatCreate_SeqGK_Private() */
   PetscCall(gk->base.duplicate(A, op, B));
   ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
+  if (gk->fmt->settings) PetscCall(gk->fmt->settings(*B, A));
   PetscFunctionReturn(0);
 }
 
@@ -356,6 +357,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
   PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));
   B->spptr = gk;
+  if (fmt->settings) PetscCall(fmt->settings(B, NULL));
 
   B->ops->mult                      = MatMult_SeqGK;
   B->ops->multadd                   = MatMultAdd_SeqGK;
@@ -420,7 +422,15 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
   if (!match) PetscFunctionReturn(0);
   PetscCheck(fill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The fill limit (stored entries / nonzeros) must be at least 1, not %g", (double)fill);
   gk->maxfill = fill;
-  gk->nzstate = -1; /* check the new limit at the next use */
+  PetscCall(MatSeqGKInvalidate_Private(A)); /* check the new limit at the next use */
+  PetscFunctionReturn(0);
+}
+
+/* The device copy is rebuilt, structure and all, at its next use */
+PetscErrorCode MatSeqGKInvalidate_Private(Mat A)
+{
+  PetscFunctionBegin;
+  ((Mat_SeqGK *)A->spptr)->nzstate = -1;
   PetscFunctionReturn(0);
 }
 

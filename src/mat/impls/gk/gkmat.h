@@ -34,6 +34,11 @@ typedef struct {
   PetscErrorCode (*getdiagonal)(Mat, PetscScalar *);
   /* the format's lines in -mat_view ::ascii_info */
   PetscErrorCode (*view)(Mat, PetscViewer);
+  /* the format's settings of a new matrix: copied from the second matrix when duplicating,
+     else read from the options database (NULL: none) */
+  PetscErrorCode (*settings)(Mat, Mat);
+  /* the format's own options in MatSetFromOptions() (NULL: none) */
+  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);
   /* the device arrays for the fused Krylov kernels, with what A^H products need when asked */
   PetscErrorCode (*getoperator)(Mat, PetscBool, GKOperator *);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
@@ -54,11 +59,12 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
-PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, PetscInt, PetscInt, PetscInt, const char *, PetscBool *, char *, size_t);
+PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const char *);
 PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
 PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
+PETSC_INTERN PetscErrorCode MatSeqGKInvalidate_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKRegisterFactors_Private(void);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 

@@ -43,7 +43,7 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   for (PetscInt k = 0; k < m + n; k++)
     if (!slot[k]) slot[k] = ndiag++;
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
-  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", m, ndiag, ai[m], why, &fits, msg, sizeof(msg)));
+  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", (double)m * ndiag, ai[m], why, &fits, msg, sizeof(msg)));
   if (!fits) PetscCall(PetscFree(slot));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   if (!valuesonly) {
@@ -123,7 +123,7 @@ static PetscErrorCode MatSeqDIAGetOperator_Private(Mat A, PetscBool transpose, G
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
 
 static const GKMatFormat GKFormatDIA = {
-  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, MatSeqDIAGetOperator_Private, MatConvert_SeqAIJ_SeqDIACUDA,
+  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, NULL, NULL, MatSeqDIAGetOperator_Private, MatConvert_SeqAIJ_SeqDIACUDA,
 };
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)

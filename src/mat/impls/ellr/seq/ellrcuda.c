@@ -6,84 +6,103 @@
 #include "../../gk/gkmat.h"
 
 typedef struct {
-  GKEllr    A;     /* the matrix */
-  GKEllr    At;    /* its transpose, when hasAt */
+  PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
+  GKEllr    A;           /* the matrix */
+  GKEllr    At;          /* its transpose, when hasAt */
   PetscBool hasAt;
   size_t    bytesA, bytesAt;
+  PetscInt  storedA; /* entries stored, padding included */
 } Mat_SeqELLR;
 
 static PetscErrorCode GKEllrFree_Private(GKEllr *E)
 {
   PetscFunctionBegin;
+  PetscCall(GKFree(E->sliceptr));
   PetscCall(GKFree(E->rl));
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->val));
   PetscFunctionReturn(0);
 }
 
-/* Copies host ELLPACK-R arrays (m x nz, column-major) to the device; the structure only when
-   the device has none yet */
-static PetscErrorCode GKEllrUpload_Private(GKEllr *E, PetscBool valuesonly, PetscInt m, PetscInt n, PetscInt nz, const PetscInt *rl, const PetscInt *col, const PetscScalar *val, size_t *bytes)
+/* The (sliced) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) built on the host and
+   copied to E on the device: slices of h0 rows (0: one slice of all m), each an h x (its
+   longest row) column-major block, entry k of row i at sliceptr[i / h] + k*h + i % h, padding
+   value 0 and column 0. With valuesonly E keeps its structure and receives the values. When
+   the padding exceeds the fill limit nothing is built and fits is false, msg says why. */
+static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
-  const size_t len = (size_t)m * (size_t)nz;
+  const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
+  const PetscInt ns = (m + h - 1) / h;
+  PetscInt      *sp, *rl, *col, nz = 0, total;
+  PetscScalar   *val;
+  char           why[256];
 
   PetscFunctionBegin;
+  PetscCall(PetscMalloc1(ns + 1, &sp));
+  sp[0] = 0;
+  for (PetscInt s = 0; s < ns; s++) {
+    PetscInt w = 0;
+
+    for (PetscInt i = s * h; i < PetscMin(m, (s + 1) * h); i++) w = PetscMax(w, ai[i + 1] - ai[i]);
+    nz        = PetscMax(nz, w);
+    sp[s + 1] = sp[s] + h * w;
+  }
+  total = sp[ns];
+  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0, h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32)." : "."));
+  PetscCall(MatSeqGKCheckFill_Private(A, what, (double)total, ai[m], why, fits, msg, len));
+  if (!*fits) {
+    PetscCall(PetscFree(sp));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc1(m, &rl));
+  PetscCall(PetscCalloc2(total, &col, total, &val));
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscInt base = sp[i / h] + i % h;
+
+    rl[i] = ai[i + 1] - ai[i];
+    for (PetscInt k = 0; k < rl[i]; k++) {
+      col[base + k * h] = aj[ai[i] + k];
+      val[base + k * h] = aa[ai[i] + k];
+    }
+  }
   if (!valuesonly) {
     PetscCall(GKEllrFree_Private(E));
     E->m  = m;
     E->n  = n;
     E->nz = nz;
+    E->h  = h;
+    PetscCall(GKMalloc(ns + 1, &E->sliceptr));
     PetscCall(GKMalloc(m, &E->rl));
-    PetscCall(GKMalloc(len, &E->col));
-    PetscCall(GKMalloc(len, &E->val));
+    PetscCall(GKMalloc(total, &E->col));
+    PetscCall(GKMalloc(total, &E->val));
+    PetscCall(GKMemcpyH2D(E->sliceptr, sp, (size_t)(ns + 1) * sizeof(PetscInt)));
     PetscCall(GKMemcpyH2D(E->rl, rl, (size_t)m * sizeof(PetscInt)));
-    PetscCall(GKMemcpyH2D(E->col, col, len * sizeof(PetscInt)));
+    PetscCall(GKMemcpyH2D(E->col, col, (size_t)total * sizeof(PetscInt)));
   }
-  PetscCall(GKMemcpyH2D(E->val, val, len * sizeof(PetscScalar)));
-  *bytes = (size_t)m * sizeof(PetscInt) + len * (sizeof(PetscInt) + sizeof(PetscScalar));
-  PetscFunctionReturn(0);
-}
-
-/* The ELLPACK-R arrays of an m-row CSR matrix (row pointers ai, columns aj, values aa):
-   entry k of row i at i + k*m, padding value 0 and column 0 */
-static PetscErrorCode GKEllrFromCSR_Private(PetscInt m, PetscInt nz, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscInt *rl, PetscInt *col, PetscScalar *val)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscArrayzero(col, (size_t)m * nz));
-  PetscCall(PetscArrayzero(val, (size_t)m * nz));
-  for (PetscInt i = 0; i < m; i++) {
-    rl[i] = ai[i + 1] - ai[i];
-    for (PetscInt k = 0; k < rl[i]; k++) {
-      col[i + k * m] = aj[ai[i] + k];
-      val[i + k * m] = aa[ai[i] + k];
-    }
-  }
+  PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
+  *bytes  = (size_t)(ns + 1 + m + total) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *stored = total;
+  PetscCall(PetscFree(sp));
+  PetscCall(PetscFree(rl));
+  PetscCall(PetscFree2(col, val));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 {
-  Mat_SeqGK         *gk = (Mat_SeqGK *)A->spptr;
-  Mat_SeqELLR       *e  = (Mat_SeqELLR *)gk->data;
-  const PetscInt     m = A->rmap->n, n = A->cmap->n;
-  const PetscInt    *ai, *aj;
-  PetscScalar       *aa;
-  PetscMemType       mtype;
-  PetscInt           nz = 0, *rl, *col;
-  PetscScalar       *val;
-  char               why[128], msg[512];
-  PetscBool          fits;
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  Mat_SeqELLR    *e  = (Mat_SeqELLR *)gk->data;
+  const PetscInt  m = A->rmap->n, n = A->cmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  char            msg[768];
+  PetscBool       fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  for (PetscInt i = 0; i < m; i++) nz = PetscMax(nz, ai[i + 1] - ai[i]);
-  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average.", nz, m ? (double)ai[m] / m : 0.0));
-  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R", m, nz, ai[m], why, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
-  PetscCall(PetscMalloc3(m, &rl, (size_t)m * nz, &col, (size_t)m * nz, &val));
-  PetscCall(GKEllrFromCSR_Private(m, nz, ai, aj, aa, rl, col, val));
-  PetscCall(GKEllrUpload_Private(&e->A, valuesonly, m, n, nz, rl, col, val, &e->bytesA));
-  PetscCall(PetscFree3(rl, col, val));
   /* the transposed copy is rebuilt at its next use */
   PetscCall(GKEllrFree_Private(&e->At));
   e->hasAt   = PETSC_FALSE;
@@ -93,19 +112,18 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   PetscFunctionReturn(0);
 }
 
-/* The explicit transpose A^T (n rows) in ELLPACK-R, from the host CSR of A */
+/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R, from the host CSR of A */
 static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
 {
-  Mat_SeqGK         *gk = (Mat_SeqGK *)A->spptr;
-  Mat_SeqELLR       *e  = (Mat_SeqELLR *)gk->data;
-  const PetscInt     m = A->rmap->n, n = A->cmap->n;
-  const PetscInt    *ai, *aj;
-  PetscScalar       *aa;
-  PetscMemType       mtype;
-  PetscInt           nz = 0, *rl, *col, *ati, *atj;
-  PetscScalar       *val, *ata;
-  char               why[128], msg[512];
-  PetscBool          fits;
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  Mat_SeqELLR    *e  = (Mat_SeqELLR *)gk->data;
+  const PetscInt  m = A->rmap->n, n = A->cmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa, *ata;
+  PetscMemType    mtype;
+  PetscInt       *ati, *atj, stored;
+  char            msg[768];
+  PetscBool       fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
@@ -113,17 +131,7 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscCall(PetscCalloc1(n + 1, &ati));
   PetscCall(PetscMalloc2(ai[m], &atj, ai[m], &ata));
   for (PetscInt k = 0; k < ai[m]; k++) ati[aj[k] + 1]++;
-  for (PetscInt j = 0; j < n; j++) {
-    nz = PetscMax(nz, ati[j + 1]);
-    ati[j + 1] += ati[j];
-  }
-  PetscCall(PetscSNPrintf(why, sizeof(why), "The transposed copy, used by transposed products, has a longest row (a column of A) of %" PetscInt_FMT " entries.", nz));
-  PetscCall(MatSeqGKCheckFill_Private(A, "ELLPACK-R (transposed copy)", n, nz, ai[m], why, &fits, msg, sizeof(msg)));
-  if (!fits) {
-    PetscCall(PetscFree(ati));
-    PetscCall(PetscFree2(atj, ata));
-  }
-  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
+  for (PetscInt j = 0; j < n; j++) ati[j + 1] += ati[j];
   for (PetscInt i = 0; i < m; i++) {
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
       const PetscInt p = ati[aj[k]]++;
@@ -134,12 +142,10 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   }
   for (PetscInt j = n; j > 0; j--) ati[j] = ati[j - 1];
   ati[0] = 0;
-  PetscCall(PetscMalloc3(n, &rl, (size_t)n * nz, &col, (size_t)n * nz, &val));
-  PetscCall(GKEllrFromCSR_Private(n, nz, ati, atj, ata, rl, col, val));
-  PetscCall(GKEllrUpload_Private(&e->At, PETSC_FALSE, n, m, nz, rl, col, val, &e->bytesAt));
-  PetscCall(PetscFree3(rl, col, val));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
+  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   e->hasAt  = PETSC_TRUE;
   gk->bytes = e->bytesA + e->bytesAt;
   PetscFunctionReturn(0);
@@ -185,10 +191,11 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
 {
   Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
   Mat_SeqELLR *e  = (Mat_SeqELLR *)gk->data;
-  const double stored = (double)e->A.m * (double)e->A.nz;
+  const double stored = (double)e->storedA;
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
   if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT "\n", e->At.m, e->At.nz));
   PetscFunctionReturn(0);
 }
@@ -204,10 +211,33 @@ static PetscErrorCode MatSeqELLRGetOperator_Private(Mat A, PetscBool transpose, 
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)B->spptr)->data;
+
+  PetscFunctionBegin;
+  if (A) e->sliceheight = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight;
+  else PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, NULL));
+  PetscCheck(e->sliceheight >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_slice_height must be 0 (one slice) or more, not %" PetscInt_FMT, e->sliceheight);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+  PetscInt     h = e->sliceheight;
+  PetscBool    set;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height", "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)", "MatELLRCUDASetSliceHeight", h, &h, &set));
+  if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat, MatType, MatReuse, Mat *);
 
 static const GKMatFormat GKFormatELLR = {
-  MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatSeqELLRGetOperator_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
+  MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatSeqELLRSettings_Private, MatSeqELLRSetFromOptions_Private, MatSeqELLRGetOperator_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
 };
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)
@@ -233,7 +263,8 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 
    Options Database Keys:
 +  -mat_type ellrcuda - selects this type with `MatSetFromOptions()` (also -dm_mat_type)
-.  -mat_ellrcuda_max_fill <4> - the largest fill (n Nz / nonzeros) accepted; more is an error
+.  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
+.  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
@@ -285,6 +316,38 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
 {
   PetscFunctionBegin;
   PetscCall(MatCreateSeqGK_Private(comm, MATSEQELLRCUDA, m, n, nz, nnz, A));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatELLRCUDASetSliceHeight - Stores the rows in slices of h, each padded to its own longest row
+   only, so that a few long rows no longer pad every row (h = 0: one slice, the paper's layout)
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  h - rows of a slice, or 0
+
+   Options Database Key:
+.  -mat_ellrcuda_slice_height <h> - the same
+
+   Level: intermediate
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDASetMaxFill()`
+@*/
+PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
+{
+  PetscBool match;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, h, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
+  if (!match) PetscFunctionReturn(0);
+  PetscCheck(h >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The slice height must be 0 (one slice) or more, not %" PetscInt_FMT, h);
+  ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight = h;
+  PetscCall(MatSeqGKInvalidate_Private(A));
   PetscFunctionReturn(0);
 }
 
