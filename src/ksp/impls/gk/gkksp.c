@@ -239,17 +239,18 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(VecGPUKitGetDeviceArray(X, &x));
   PetscCall(VecGPUKitGetDeviceArray(gk->work[0], &r));
-  PetscCall(VecGPUKitGetDeviceArray(gk->work[1], &z));
   PetscCall(VecGPUKitGetDeviceArray(gk->work[2], &p));
   PetscCall(VecGPUKitGetDeviceArray(gk->work[3], &w));
-  if (!gk->diag) z = r;
-  else PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
+  if (gk->diag) { /* without a preconditioner z is r */
+    PetscCall(VecGPUKitGetDeviceArray(gk->work[1], &z));
+    PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
+  } else z = r;
   if (bicg) {
     PetscCall(VecGPUKitGetDeviceArray(gk->work[4], &rt));
-    PetscCall(VecGPUKitGetDeviceArray(gk->work[5], &zt));
     PetscCall(VecGPUKitGetDeviceArray(gk->work[6], &pt));
     PetscCall(VecGPUKitGetDeviceArray(gk->work[7], &wt));
-    if (!gk->diag) zt = rt;
+    if (gk->diag) PetscCall(VecGPUKitGetDeviceArray(gk->work[5], &zt));
+    else zt = rt;
   }
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
