@@ -270,6 +270,48 @@ static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const cha
   PetscFunctionReturn(0);
 }
 
+/* One KSP solves with a NaN in the matrix (DIVERGED_NANORINF, after the NaN has run through
+   the iteration's vectors), then with the entry mended: nothing of the first solve, NaNs left
+   in its work vectors included, may spoil the second */
+static PetscErrorCode ReuseAfterNaN(MatType type, KSPType kt)
+{
+  const PetscScalar d[] = {2.0, 3.0};
+  Mat               A;
+  Vec               b, x;
+  KSP               ksp;
+  PC                pc;
+  PetscInt          i = 5;
+  PetscScalar       v = PETSC_MAX_REAL;
+  KSPConvergedReason reason[2];
+
+  PetscFunctionBegin;
+  PetscCall(Diagonal(40, 2, d, type, &A, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCNONE));
+  v = v * 10.0 - v * 10.0; /* NaN */
+  PetscCall(MatSetValue(A, i, i, v, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason[0]));
+  PetscCall(MatSetValue(A, i, i, d[i % 2], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetConvergedReason(ksp, &reason[1]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "one %s KSP: %s with a NaN in the matrix, then %s\n", kt, KSPConvergedReasons[reason[0]], KSPConvergedReasons[reason[1]]));
+  PetscCheck(reason[0] == KSP_DIVERGED_NANORINF && reason[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: a solve after a NaN ended %s", kt, KSPConvergedReasons[reason[1]]);
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -305,6 +347,8 @@ static PetscErrorCode Errors(MatType type)
     PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_DIVERGED_NANORINF, "a NaN in b"));
     PetscCall(ExpectReason(A, b, KSPBICGGPU, PCNONE, KSP_DIVERGED_NANORINF, "a NaN in b"));
   }
+  PetscCall(ReuseAfterNaN(type, KSPCGGPU));
+  PetscCall(ReuseAfterNaN(type, KSPBICGGPU));
   /* operators without entries, and preconditioners not on the device */
   PetscCall(MatCreateShell(PETSC_COMM_SELF, 40, 40, 40, 40, NULL, &S));
   PetscCall(MatShellSetOperation(S, MATOP_MULT, (void (*)(void))ShellMult));

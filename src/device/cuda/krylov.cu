@@ -149,9 +149,10 @@ __global__ void GKKrylovDirectionKernel(PetscInt n, PetscInt i, GKScalar rho0, G
       st->rho[i % 2][1] = GKIm(rho);
     }
   }
+  /* at i = 0 p's old values are not read: a NaN left by an earlier solve must not survive 0 * p */
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
-    p[j] = z[j] + b * p[j];
-    if (BICG) pt[j] = zt[j] + GKConj(b) * pt[j];
+    p[j] = i ? z[j] + b * p[j] : z[j];
+    if (BICG) pt[j] = i ? zt[j] + GKConj(b) * pt[j] : zt[j];
   }
 }
 
