@@ -44,7 +44,9 @@ TESTS_LINKED := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tests/stock/*.c))
 TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutorials/*/*.c))
 
-.PHONY: all lib check demo tests install clean
+BENCH := $(BUILD)/bench/bench
+
+.PHONY: all lib check demo tests bench bench-needs-real install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -81,6 +83,21 @@ tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 # BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
 check: tests
 	@BUILD=$(BUILD) SCALAR=$(SCALAR) MPIEXEC=$(MPIEXEC) sh tests/run
+
+# the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
+$(BUILD)/bench/baseline.o: bench/baseline.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(ALL_NVFLAGS) -c $< -o $@
+
+$(BENCH): bench/bench.c $(BUILD)/bench/baseline.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $< $(BUILD)/bench/baseline.o -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcusparse -lcublas -lcudart -lstdc++ -lm
+
+bench: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run
+
+bench-needs-real:
+	@echo "make bench compares with cuSPARSE's real double CSR: run it with the real PETSc (PETSC_DIR=/usr/lib/petsc)" >&2; exit 1
 
 demo: lib $(TUTORIALS)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tutorials/demo

@@ -1,0 +1,447 @@
+static char help[] = "petsc-gpukit benchmarks (make bench): every figure beside the device copy bandwidth B\n\
+measured in the same run, as bytes moved / time against bytes / B.\n\
+  -mode gpu|cpu       : gpu (one process): B, SpMV, cggpu, PETSc cg on device types, the cuSPARSE +\n\
+                        cuBLAS baseline, PETSc CPU cg on one rank, the power-law matrices;\n\
+                        cpu (any number of ranks): PETSc CPU cg on MPIAIJ only\n\
+  -csv <file>         : append the results to this CSV file\n\
+  -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096)\n\
+  -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256)\n\
+  -cg_its <k>         : CG iterations timed on the GPU (default 400)\n\
+  -cpu_its <k>        : CG iterations timed on the CPU (default 10)\n\
+  -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\n";
+
+/*
+   The byte counts (the "roofline" of every row is bytes / B):
+   - SpMV reads the format's arrays once, x once and writes y once: DIA ndiag m values and
+     ndiag offsets; ELLPACK-R the nonzeros' values and column indices (a row stops at its own
+     length, Michels 5.3.1), the row lengths and the slice starts; CSR the values, column
+     indices and row starts.
+   - A CG iteration (no preconditioner) adds its vector passes to the matrix' bytes, each pass
+     8 bytes a row: cggpu's fused kernels GK_CGGPU_PASSES (src/device/cuda/krylov.cu), PETSc's
+     KSPCG 18 (PCApply's copy 2, the norm 1, two dots 4, VecAYPX 3, two VecAXPY 6, the product
+     2), the cuSPARSE + cuBLAS sample 16 (scal 2, axpy 3 for p, the product 2, dot 2, two axpy
+     6, the norm dot 1).
+*/
+#include <petscksp.h>
+#include <petscgpukit.h>
+#include <petsctime.h>
+
+#if defined(PETSC_USE_COMPLEX) || defined(PETSC_USE_64BIT_INDICES) || !defined(PETSC_USE_REAL_DOUBLE)
+  #error "the benchmarks compare with cuSPARSE's double, 32-bit-index CSR: build them against a real, double, 32-bit-index PETSc"
+#endif
+
+/* cggpu's vector passes an iteration: direction (z, p read, p written), product (p read, w
+   written), update (x, r read and written, p, w read) */
+#define GK_CGGPU_PASSES 11
+#define PETSC_CG_PASSES 18
+#define SAMPLE_CG_PASSES 16
+
+/* baseline.cu */
+const char *BenchError(void);
+int         BenchDeviceName(char *, size_t);
+int         BenchSync(void);
+int         BenchCopyBandwidth(size_t, int, double *, double *, double *);
+int         BenchCuSparse(int, int, const int *, const int *, const double *, const double *, int, int, double *, double *, double *);
+
+#define BenchCall(call) \
+  do { \
+    if (call) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", BenchError()); \
+  } while (0)
+
+typedef struct {
+  char         name[32];
+  PetscInt     m, nnz;     /* global rows and nonzeros */
+  PetscInt     rstart, ml; /* the rows this rank holds */
+  PetscInt    *rowptr, *col;
+  PetscScalar *val;
+  PetscInt     ndiag;      /* distinct diagonals */
+} Problem;
+
+static FILE  *csv;
+static double B; /* GB/s */
+
+static PetscErrorCode Record(const char *section, const Problem *P, const char *what, double us, double bytes, PetscBool roof)
+{
+  const double gbs = bytes > 0 && us > 0 ? bytes / (us * 1e3) : 0.0, rl = roof && B > 0 && bytes > 0 ? bytes / (B * 1e3) : 0.0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-9s %-10s %-28s %12.2f us %10.1f GB/s", section, P ? P->name : "-", what, us, gbs));
+  if (rl > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %.3fx roofline", us / rl));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+  if (csv) {
+    fprintf(csv, "%s,%s,%d,%d,%s,%.4f,%.0f,%.2f,", section, P ? P->name : "-", P ? (int)P->m : 0, P ? (int)P->nnz : 0, what, us, bytes, gbs);
+    if (rl > 0) fprintf(csv, "%.4f,%.4f\n", rl, us / rl);
+    else fprintf(csv, ",\n");
+    fflush(csv);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Rows [rstart, rstart + ml) of the 5-point (dim 2) or 7-point (dim 3) Laplacian of an n^dim
+   grid, Dirichlet boundary eliminated: 2 dim on the diagonal, -1 to each neighbour */
+static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, PetscInt rstart, PetscInt ml, Problem *P)
+{
+  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  PetscInt       k = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(P->name, sizeof(P->name), "%dd-%d", (int)dim, (int)n));
+  P->m      = M;
+  P->rstart = rstart;
+  P->ml     = ml;
+  P->ndiag  = 2 * dim + 1;
+  PetscCall(PetscMalloc3(ml + 1, &P->rowptr, (2 * dim + 1) * ml, &P->col, (2 * dim + 1) * ml, &P->val));
+  P->rowptr[0] = 0;
+  for (PetscInt r = rstart; r < rstart + ml; r++) {
+    const PetscInt i = r % n, j = (r / n) % n, l = r / (n * n);
+    const PetscInt stride[3] = {1, n, n * n}, pos[3] = {i, j, l};
+
+    for (PetscInt d = dim - 1; d >= 0; d--) /* below the diagonal, in increasing column order */
+      if (pos[d] > 0) {
+        P->col[k]   = r - stride[d];
+        P->val[k++] = -1.0;
+      }
+    P->col[k]   = r;
+    P->val[k++] = 2.0 * dim;
+    for (PetscInt d = 0; d < dim; d++)
+      if (pos[d] < n - 1) {
+        P->col[k]   = r + stride[d];
+        P->val[k++] = -1.0;
+      }
+    P->rowptr[r - rstart + 1] = k;
+  }
+  P->nnz = k;
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &P->nnz, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscFunctionReturn(0);
+}
+
+/* A seeded matrix with power-law row lengths: P(length >= L) = (4/L)^1.5 for L >= 4, at most
+   4096, the diagonal plus distinct uniformly random columns */
+static PetscErrorCode PowerLaw(PetscInt m, Problem *P)
+{
+  PetscRandom rnd;
+  PetscInt    k = 0, cap = 0;
+  PetscInt   *len;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(P->name, sizeof(P->name), "powerlaw-%d", (int)m));
+  P->m      = m;
+  P->rstart = 0;
+  P->ml     = m;
+  P->ndiag  = 0;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 20261122));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(PetscMalloc1(m, &len));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscReal u;
+
+    PetscCall(PetscRandomGetValueReal(rnd, &u));
+    len[i] = (PetscInt)PetscMin(4096.0, PetscFloorReal(4.0 / PetscPowReal(1.0 - u, 1.0 / 1.5)));
+    len[i] = PetscMin(len[i], m);
+    cap += len[i];
+  }
+  PetscCall(PetscMalloc3(m + 1, &P->rowptr, cap, &P->col, cap, &P->val));
+  P->rowptr[0] = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt c = 0;
+
+    P->col[k + c++] = i;
+    while (c < len[i]) {
+      PetscReal u;
+      PetscInt  j;
+      PetscBool dup = PETSC_FALSE;
+
+      PetscCall(PetscRandomGetValueReal(rnd, &u));
+      j = PetscMin((PetscInt)(u * m), m - 1);
+      for (PetscInt q = 0; q < c && !dup; q++) dup = P->col[k + q] == j ? PETSC_TRUE : PETSC_FALSE;
+      if (!dup) P->col[k + c++] = j;
+    }
+    PetscCall(PetscSortInt(c, P->col + k));
+    for (PetscInt q = 0; q < c; q++) P->val[k + q] = P->col[k + q] == i ? (PetscScalar)len[i] : -1.0 / len[i];
+    k += c;
+    P->rowptr[i + 1] = k;
+  }
+  P->nnz = k;
+  PetscCall(PetscFree(len));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ProblemFree(Problem *P)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(P->rowptr, P->col, P->val));
+  PetscFunctionReturn(0);
+}
+
+/* bytes of the matrix arrays one product reads */
+static double BytesDIA(const Problem *P)
+{
+  return (double)P->ndiag * P->m * sizeof(PetscScalar) + (double)P->ndiag * sizeof(PetscInt);
+}
+
+/* h = 0: one slice */
+static double BytesELLR(const Problem *P, PetscInt h)
+{
+  const PetscInt slices = h ? (P->m + h - 1) / h : 1;
+
+  return (double)P->nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)P->m * sizeof(PetscInt) + (double)(slices + 1) * sizeof(PetscInt);
+}
+
+static double BytesCSR(const Problem *P)
+{
+  return (double)P->nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)(P->m + 1) * sizeof(PetscInt);
+}
+
+/* entries ELLPACK-R stores with slices of h rows (0: one slice) */
+static double StoredELLR(const Problem *P, PetscInt h)
+{
+  double   stored = 0.0;
+  PetscInt H      = h ? h : P->m;
+
+  for (PetscInt s = 0; s < P->m; s += H) {
+    PetscInt w = 0;
+
+    for (PetscInt i = s; i < PetscMin(s + H, P->m); i++) w = PetscMax(w, P->rowptr[i + 1] - P->rowptr[i]);
+    stored += (double)w * (PetscMin(s + H, P->m) - s);
+  }
+  return stored;
+}
+
+static PetscErrorCode SeqAIJ(const Problem *P, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, P->m, P->m, P->rowptr, P->col, P->val, A));
+  PetscFunctionReturn(0);
+}
+
+/* mean time (us) of one MatMult over enough repetitions to move about 20 GB */
+static PetscErrorCode TimeMult(Mat A, double bytes, double *us)
+{
+  Vec            x, y;
+  PetscLogDouble t0, t1;
+  PetscInt       reps = (PetscInt)PetscMax(20.0, PetscMin(4000.0, 2e10 / bytes));
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  for (int k = 0; k < 3; k++) PetscCall(MatMult(A, x, y));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t0));
+  for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  *us = 1e6 * (t1 - t0) / reps;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(0);
+}
+
+/* time (us) per iteration of its CG iterations (no preconditioner, no tolerance met) with b = 1;
+   a short solve first sets everything up */
+static PetscErrorCode TimeCG(Mat A, KSPType type, PetscInt its, PetscBool device, double *us)
+{
+  KSP            ksp;
+  PC             pc;
+  Vec            x, b;
+  PetscLogDouble t0, t1;
+  PetscInt       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, type));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCNONE));
+  PetscCall(KSPSetTolerances(ksp, 0.0, 0.0, PETSC_DEFAULT, 3));
+  PetscCall(KSPSetOptionsPrefix(ksp, "bench_"));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPSetTolerances(ksp, 0.0, 0.0, PETSC_DEFAULT, its));
+  if (device) BenchCall(BenchSync());
+  PetscCall(MPI_Barrier(PetscObjectComm((PetscObject)A)));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSolve(ksp, b, x));
+  if (device) BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPGetIterationNumber(ksp, &done));
+  PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s ran %" PetscInt_FMT " of the %" PetscInt_FMT " iterations asked for", type, done, its);
+  *us = 1e6 * (t1 - t0) / its;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, us, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* the single-process benchmarks of one Laplacian */
+static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, PetscInt cpuits)
+{
+  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const char    *types[2] = {MATSEQDIACUDA, MATSEQELLRCUDA}, *names[2] = {"diacuda", "ellrcuda"};
+  const double   vec = (double)M * sizeof(PetscScalar); /* one pass over a vector */
+  Problem        P;
+  Mat            A;
+  char           what[64];
+  double         us, spmv, cg, rn;
+  PetscScalar   *ones;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, 0, M, &P));
+  PetscCall(SeqAIJ(&P, &A));
+  for (int t = 0; t < 2; t++) {
+    const double mat = t ? BytesELLR(&P, 0) : BytesDIA(&P);
+    Mat          D;
+
+    PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
+    PetscCall(TimeMult(D, mat + 2 * vec, &us));
+    PetscCall(Record("spmv", &P, names[t], us, mat + 2 * vec, PETSC_TRUE));
+    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
+    PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    PetscCall(TimeCG(D, KSPCG, cgits, PETSC_TRUE, &us));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "petsc-cg-%s", names[t]));
+    PetscCall(Record("cg", &P, what, us, mat + PETSC_CG_PASSES * vec, PETSC_TRUE));
+    PetscCall(MatDestroy(&D));
+  }
+  PetscCall(PetscMalloc1(M, &ones));
+  for (PetscInt i = 0; i < M; i++) ones[i] = 1.0;
+  BenchCall(BenchCuSparse((int)M, (int)P.nnz, P.rowptr, P.col, P.val, ones, (int)PetscMax(20.0, PetscMin(4000.0, 2e10 / (BytesCSR(&P) + 2 * vec))), (int)cgits, &spmv, &cg, &rn));
+  PetscCall(PetscFree(ones));
+  PetscCall(Record("spmv", &P, "cusparse-csr", spmv, BytesCSR(&P) + 2 * vec, PETSC_TRUE));
+  PetscCall(Record("cg", &P, "baseline-cusparse-cublas", cg, BytesCSR(&P) + SAMPLE_CG_PASSES * vec, PETSC_TRUE));
+  if (cpuits > 0) {
+    PetscCall(TimeCG(A, KSPCG, cpuits, PETSC_FALSE, &us));
+    PetscCall(Record("cg", &P, "cpu-cg-1rank", us, BytesCSR(&P) + PETSC_CG_PASSES * vec, PETSC_FALSE));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's CPU CG on MPIAIJ over all ranks */
+static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
+{
+  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  PetscMPIInt    size, rank;
+  PetscInt       ml, rstart;
+  Problem        P;
+  Mat            A;
+  char           what[64];
+  double         us;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  ml = M / size + (rank < M % size ? 1 : 0);
+  PetscCallMPI(MPI_Scan(&ml, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  rstart -= ml;
+  PetscCall(Laplacian(dim, n, rstart, ml, &P));
+  PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P.rowptr, P.col, P.val, &A));
+  PetscCall(TimeCG(A, KSPCG, cpuits, PETSC_FALSE, &us));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "cpu-cg-%dranks", (int)size));
+  PetscCall(Record("cg", &P, what, us, BytesCSR(&P) + PETSC_CG_PASSES * (double)M * sizeof(PetscScalar), PETSC_FALSE));
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
+/* irregular rows: sliced ELLPACK-R against cuSPARSE CSR */
+static PetscErrorCode RunPowerLaw(PetscInt m)
+{
+  const PetscInt heights[] = {0, 32, 256};
+  const double   vec       = (double)m * sizeof(PetscScalar);
+  Problem        P;
+  Mat            A;
+  char           what[64];
+  double         us, spmv, cg, rn;
+  PetscScalar   *ones;
+
+  PetscFunctionBegin;
+  PetscCall(PowerLaw(m, &P));
+  PetscCall(SeqAIJ(&P, &A));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(StoredELLR(&P, 0) / m)));
+  for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
+    const double stored = StoredELLR(&P, heights[k]);
+    Mat          E;
+
+    PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d", (int)heights[k]));
+    if (stored > 4.0 * P.nnz) { /* the default fill limit refuses it: report the bytes it would take */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %.1fx the nonzeros stored, over the fill limit: not run\n", what, stored / P.nnz));
+      PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)m * sizeof(PetscInt), PETSC_FALSE));
+      continue;
+    }
+    PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &E));
+    PetscCall(MatELLRCUDASetSliceHeight(E, heights[k]));
+    PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)m * sizeof(PetscInt), PETSC_FALSE));
+    PetscCall(TimeMult(E, BytesELLR(&P, heights[k]) + 2 * vec, &us));
+    PetscCall(Record("powerlaw", &P, what, us, BytesELLR(&P, heights[k]) + 2 * vec, PETSC_TRUE));
+    PetscCall(MatDestroy(&E));
+  }
+  PetscCall(Record("storage", &P, "csr", 0.0, BytesCSR(&P), PETSC_FALSE));
+  PetscCall(PetscMalloc1(m, &ones));
+  for (PetscInt i = 0; i < m; i++) ones[i] = 1.0;
+  BenchCall(BenchCuSparse((int)m, (int)P.nnz, P.rowptr, P.col, P.val, ones, 200, 0, &spmv, &cg, &rn));
+  PetscCall(PetscFree(ones));
+  PetscCall(Record("powerlaw", &P, "cusparse-csr", spmv, BytesCSR(&P) + 2 * vec, PETSC_TRUE));
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
+  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152;
+  char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256];
+  PetscBool             gpu, cpu, set;
+  PetscMPIInt           size, rank;
+  PetscGPUKitBackendType backend;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petsc-gpukit benchmarks", NULL);
+  PetscCall(PetscOptionsString("-mode", "gpu or cpu", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
+  PetscCall(PetscOptionsIntArray("-grids2d", "2D grids n (n x n)", NULL, grids2d, &n2, &set));
+  if (!set) n2 = 5;
+  PetscCall(PetscOptionsIntArray("-grids3d", "3D grids n (n^3)", NULL, grids3d, &n3, &set));
+  if (!set) n3 = 2;
+  PetscCall(PetscOptionsInt("-cg_its", "CG iterations timed on the GPU", NULL, cgits, &cgits, NULL));
+  PetscCall(PetscOptionsInt("-cpu_its", "CG iterations timed on the CPU", NULL, cpuits, &cpuits, NULL));
+  PetscCall(PetscOptionsInt("-powerlaw_rows", "rows of the power-law matrices (0: none)", NULL, plrows, &plrows, NULL));
+  PetscOptionsEnd();
+  PetscCall(PetscStrcmp(mode, "gpu", &gpu));
+  PetscCall(PetscStrcmp(mode, "cpu", &cpu));
+  PetscCheck(gpu || cpu, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu or cpu, not %s", mode);
+  if (file[0] && !rank) {
+    csv = fopen(file, "a");
+    PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
+  }
+  if (cpu) {
+    for (PetscInt k = 0; k < n2; k++) PetscCall(RunLaplacianCPU(2, grids2d[k], cpuits));
+    for (PetscInt k = 0; k < n3; k++) PetscCall(RunLaplacianCPU(3, grids3d[k], cpuits));
+  } else {
+    double gm, gk;
+
+    PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode gpu runs on one MPI process");
+    PetscCall(PetscGPUKitInitializePackage());
+    PetscCall(PetscGPUKitGetBackend(&backend));
+    PetscCheck(backend == PETSCGPUKIT_BACKEND_CUDA, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS, "the benchmarks need a CUDA GPU, and petsc-gpukit found none (it chose its host backend): run make bench on a machine with an NVIDIA GPU");
+    BenchCall(BenchDeviceName(dev, sizeof(dev)));
+    BenchCall(BenchCopyBandwidth((size_t)1 << 30, 10, &B, &gm, &gk));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  device %s: copy bandwidth B = %.0f GB/s (cudaMemcpy %.0f, copy kernel %.0f)\n", dev, B, gm, gk));
+    if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
+    PetscCall(Record("copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
+    for (PetscInt k = 0; k < n2; k++) PetscCall(RunLaplacianGPU(2, grids2d[k], cgits, cpuits));
+    for (PetscInt k = 0; k < n3; k++) PetscCall(RunLaplacianGPU(3, grids3d[k], cgits, cpuits));
+    if (plrows > 0) PetscCall(RunPowerLaw(plrows));
+  }
+  if (csv) fclose(csv);
+  PetscCall(PetscFinalize());
+  return 0;
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Turns bench/results.csv into the table make bench prints last and into bench/RESULTS.md.
+
+Usage: report.py results.csv RESULTS.md DEVICE DATE COMMIT
+
+Every figure is set against the copy bandwidth B measured in the same run: "% of B" is the
+effective bandwidth (the kernel's byte count over its time) as a share of B, and "x roofline"
+is the time over byte count / B. The targets are issue 5's, for an H200.
+"""
+import csv
+import sys
+
+MICHELS = {"2d-512": 3.1, "2d-1024": 7.3, "2d-2048": 21.5}  # ms per CG iteration, GTX 480 (Michels 6.1)
+
+
+def load(path):
+    rows = []
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            for k in ("rows", "nnz"):
+                r[k] = int(r[k])
+            for k in ("time_us", "bytes", "gbs", "roofline_us", "ratio"):
+                r[k] = float(r[k]) if r[k] not in ("", None) else 0.0
+            rows.append(r)
+    return rows
+
+
+def get(rows, section, problem, what):
+    for r in rows:
+        if r["section"] == section and r["problem"] == problem and r["what"] == what:
+            return r
+    return None
+
+
+def fmt_us(us):
+    return "%.1f us" % us if us < 1000 else "%.2f ms" % (us / 1000)
+
+
+def table(head, body):
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in body]
+    return out
+
+
+def main():
+    path, md, device, date, commit = sys.argv[1:6]
+    rows = load(path)
+    copy = [r for r in rows if r["section"] == "copy"]
+    B = copy[0]["gbs"] if copy else 0.0
+    problems = []
+    for r in rows:
+        if r["section"] in ("spmv", "cg") and r["problem"] not in problems:
+            problems.append(r["problem"])
+    lines = ["# Benchmark results", "",
+             "Written by `make bench` (bench/run); do not edit by hand.", "",
+             "- device: %s" % device, "- date: %s" % date, "- commit: %s" % commit,
+             "- copy bandwidth B (bytes read + written, the better of cudaMemcpy and a copy kernel, 1 GiB): **%.0f GB/s**" % B,
+             "", "Byte counts (bench/bench.c): a product reads the format's arrays and x once and writes y once;",
+             "a CG iteration (no preconditioner) adds 8 bytes a row for each vector pass of its kernels.",
+             "`% of B` = (bytes / time) / B; `x roofline` = time / (bytes / B).", ""]
+
+    lines += ["## SpMV", ""]
+    body = []
+    for p in problems:
+        for w in ("diacuda", "ellrcuda", "cusparse-csr"):
+            r = get(rows, "spmv", p, w)
+            if r:
+                body.append([p, r["rows"], r["nnz"], w, fmt_us(r["time_us"]), "%.0f" % r["bytes"], "%.0f" % r["gbs"], "%.1f%%" % (100 * r["gbs"] / B if B else 0)])
+    lines += table(["problem", "rows", "nonzeros", "format", "time", "bytes", "GB/s", "% of B"], body) + [""]
+
+    lines += ["## CG, time per iteration (no preconditioner)", ""]
+    whats = []
+    for r in rows:
+        if r["section"] == "cg" and r["what"] not in whats:
+            whats.append(r["what"])
+    body = []
+    for p in problems:
+        line = [p]
+        for w in whats:
+            r = get(rows, "cg", p, w)
+            line.append(fmt_us(r["time_us"]) + (" (%.2fx)" % r["ratio"] if r and r["ratio"] else "") if r else "-")
+        body.append(line)
+    lines += table(["problem"] + whats, body)
+    lines += ["", "In parentheses: time over the roofline of that solver's own byte count (GPU rows).", ""]
+
+    lines += ["## Beside Michels (6.1, GTX 480, ms per CG iteration)", ""]
+    body = []
+    for p, ms in MICHELS.items():
+        line = [p, "%.1f" % ms]
+        for w in ("cggpu-diacuda", "cggpu-ellrcuda"):
+            r = get(rows, "cg", p, w)
+            line.append("%.3f (%.0fx)" % (r["time_us"] / 1000, ms * 1000 / r["time_us"]) if r else "-")
+        body.append(line)
+    lines += table(["problem", "Michels", "cggpu diacuda (speed-up)", "cggpu ellrcuda (speed-up)"], body) + [""]
+
+    pl = [r for r in rows if r["section"] in ("powerlaw", "storage")]
+    if pl:
+        lines += ["## Irregular rows: power-law matrices, sliced ELLPACK-R against cuSPARSE CSR", ""]
+        csr = [r for r in pl if r["section"] == "storage" and r["what"] == "csr"]
+        cs = csr[0]["bytes"] if csr else 0.0
+        body = []
+        for r in pl:
+            if r["section"] != "storage":
+                continue
+            t = get(rows, "powerlaw", r["problem"], r["what"]) if r["what"] != "csr" else get(rows, "powerlaw", r["problem"], "cusparse-csr")
+            body.append([r["problem"], r["what"], "%.0f" % r["bytes"], "%.2f" % (r["bytes"] / cs if cs else 0), fmt_us(t["time_us"]) if t else "not run", "%.0f" % t["gbs"] if t else "-"])
+        lines += table(["matrix", "format", "bytes stored", "x CSR", "SpMV time", "GB/s"], body) + [""]
+
+    lines += ["## Targets (issue 5, H200)", ""]
+    checks = []
+
+    def target(name, value, ok, how):
+        checks.append([name, how, "met" if ok else "**missed**"])
+
+    r = get(rows, "spmv", "2d-2048", "diacuda")
+    if r and B:
+        target("diacuda SpMV 2048^2 >= 92% of B", r, r["gbs"] / B >= 0.92, "%.1f%%" % (100 * r["gbs"] / B))
+    r = get(rows, "spmv", "2d-2048", "ellrcuda")
+    if r and B:
+        target("ellrcuda SpMV 2048^2 >= 88% of B", r, r["gbs"] / B >= 0.88, "%.1f%%" % (100 * r["gbs"] / B))
+    base = get(rows, "cg", "2d-2048", "baseline-cusparse-cublas")
+    for w in ("diacuda", "ellrcuda"):
+        c = get(rows, "cg", "2d-2048", "cggpu-" + w)
+        pc = get(rows, "cg", "2d-2048", "petsc-cg-" + w)
+        if c:
+            target("cggpu %s 2048^2 within 1.15x of its roofline" % w, c, c["ratio"] <= 1.15, "%.2fx" % c["ratio"])
+            ideal = {"diacuda": 112, "ellrcuda": 136}[w]
+            rl = ideal * c["rows"] * 1.0 / (B * 1e3) if B else 0
+            if rl:
+                target("cggpu %s 2048^2 within 1.15x of %d N bytes / B" % (w, ideal), c, c["time_us"] / rl <= 1.15, "%.2fx" % (c["time_us"] / rl))
+            if base:
+                target("cggpu %s 2048^2 >= 2.2x faster than cuSPARSE + cuBLAS" % w, c, base["time_us"] / c["time_us"] >= 2.2, "%.2fx" % (base["time_us"] / c["time_us"]))
+            if pc:
+                target("cggpu %s 2048^2 faster than PETSc cg (same matrix, cuda vectors)" % w, c, pc["time_us"] > c["time_us"], "%.2fx" % (pc["time_us"] / c["time_us"]))
+        c = get(rows, "cg", "2d-512", "cggpu-" + w)
+        if c:
+            target("cggpu %s 512^2 <= 30 us an iteration" % w, c, c["time_us"] <= 30, fmt_us(c["time_us"]))
+    if pl and cs:
+        sl = [r for r in pl if r["section"] == "storage" and r["what"].startswith("ellrcuda-h") and r["what"] != "ellrcuda-h0"]
+        best = min(sl, key=lambda r: r["bytes"]) if sl else None
+        if best:
+            target("sliced ELLR <= 1.3x the bytes of CSR (%s)" % best["what"], best, best["bytes"] / cs <= 1.3, "%.2fx" % (best["bytes"] / cs))
+            t = get(rows, "powerlaw", best["problem"], best["what"])
+            c = get(rows, "powerlaw", best["problem"], "cusparse-csr")
+            if t and c:
+                target("sliced ELLR SpMV at least as fast as cuSPARSE CSR (%s)" % best["what"], t, t["time_us"] <= c["time_us"], "%.2fx cuSPARSE's time" % (t["time_us"] / c["time_us"]))
+    lines += table(["target", "measured", ""], checks) + [""]
+    with open(md, "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
