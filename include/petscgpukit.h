@@ -49,7 +49,7 @@ M*/
 #define VECMPICUDA "mpicuda"
 
 /*MC
-   KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused: three kernels and at most one
+   KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused: two kernels and at most one
    wait for the device an iteration (Michels, Algorithms 2 and 5)
 
    Level: beginner
@@ -121,5 +121,6 @@ PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec, PetscScalar **
 PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetSliceHeight(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetSortWindow(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);

@@ -20,6 +20,11 @@
    block starting at sliceptr[s], so that one long row pads only its own slice: entry k of row
    i is at sliceptr[i / h] + k*h + i % h. With h = m there is one slice and this is the paper's
    layout exactly.
+
+   Sorted (SELL-C-sigma, Kreutzer et al. 2014): within each window of sigma rows the rows are
+   stored longest first, so that rows of like length share a slice; slot s of the arrays then
+   holds row perm[s], and rl, sliceptr and the entry layout are the slots'. Without sorting
+   perm is NULL and slot s is row s.
 */
 typedef struct {
   PetscInt     m, n;      /* rows, columns */
@@ -29,6 +34,7 @@ typedef struct {
   PetscInt    *rl;        /* device, m */
   PetscInt    *col;       /* device, sliceptr[last] */
   PetscScalar *val;       /* device, sliceptr[last] */
+  PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
 } GKEllr;
 
 /*
@@ -77,13 +83,21 @@ typedef struct {
   const GKDia  *dia;
 } GKOperator;
 
-/* The fused Krylov iterations (cggpu, bicggpu). Three kernels an iteration:
-     direction: finish the sums of the last update (the norm, rho), p = z + (rho_i/rho_i-1) p
-     product:   w = A p (and, for BiCG, w~ = A^H p~), with the block sums of dpi = w^H p (BiCG: p~^H w)
-     update:    a = rho_i/dpi; x += a p; r -= a w; z = diag .* r; the block sums of the norm and rho
-   The state stays on the device; the host reads it (one wait) when it tests convergence. A
-   breakdown sets a flag that stops every later kernel, so that the host may test only every k
-   iterations. */
+/* The fused Krylov iterations (cggpu, bicggpu). Two kernels an iteration, i = 0, 1, ...:
+     step i:   finish the last update's sums (the norm, rho_i); x += a_i-1 p_i-1 (the last
+               update's move, deferred to where p_i-1 is read anyway); p_i = z + (rho_i/rho_i-1)
+               p_i-1 into the other of two buffers; w = A p_i, each row computing the p_i of its
+               columns on the fly; the block sums of dpi = w^H p_i (BiCG: also p~_i, w~ = A^H p~_i,
+               dpi = p~^H w)
+     update i: a_i = rho_i/dpi; r -= a_i w; z = diag .* r; the block sums of the norm and rho_i+1
+   A solve is step 0, update 0, step 1, update 1, ..., step k, where step k only moves x: x_k
+   and the norm of r_k are then known. Per iteration this reads and writes each vector the
+   least number of times: z, p_i-1 and x read, x, p_i and w written, then w and r read and r
+   written, 9 passes (Jacobi: 11) besides the matrix.
+   The state stays on the device; the host copies it (statebegin, queued behind the kernels)
+   and waits for the copy (stateend) when it tests convergence, and may queue the next kernel
+   in between. A breakdown sets a flag that stops every later kernel, so that the host may test
+   only every k iterations. */
 typedef enum {
   GK_KRYLOV_CG,   /* Hermitian: conjugated dots; dpi <= 0 is an indefinite matrix */
   GK_KRYLOV_COCG, /* complex symmetric: unconjugated dots (CG for real scalars) */
@@ -170,14 +184,14 @@ typedef struct {
   /* the fused Krylov iterations, on vectors of length n */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);
-  /* iteration i: at i = 0, rho0 is rho_0 and p = z (p~ = z~) */
-  PetscErrorCode (*krylovdirection)(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-  /* w = A p (w~ = A^H p~ for BiCG; else NULL) */
-  PetscErrorCode (*krylovproduct)(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-  /* x, r, z (and r~, z~ for BiCG) updated; diag NULL means no preconditioner (z is r) */
-  PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-  /* the state on the host: waits for the device */
-  PetscErrorCode (*krylovstate)(GKKrylov, GKKrylovState *);
+  /* step i (i, rho0 = rho_0 used at i = 0, last, A, z, p_i-1, p_i, w, x, and for BiCG z~,
+     p~_i-1, p~_i, w~, else NULL); at i = 0, p_i = z and p_i-1 is not read */
+  PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+  /* update i (i, diag, w, r, z, and for BiCG w~, r~, z~); diag NULL: no preconditioner, z is r */
+  PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+  /* the state to the host: the copy queued behind the kernels so far, then the wait for it */
+  PetscErrorCode (*krylovstatebegin)(GKKrylov);
+  PetscErrorCode (*krylovstateend)(GKKrylov, GKKrylovState *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

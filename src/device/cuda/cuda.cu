@@ -99,14 +99,15 @@ static PetscErrorCode GKCUDASynchronize(void)
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
 template <bool CONJ>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
-  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
-  if (i < m) {
-    const GKScalar s = GKEllrRow<CONJ>(i, h, sliceptr, rl, col, val, x);
+  if (s < m) {
+    const PetscInt i = perm ? perm[s] : s;
+    const GKScalar v = GKEllrRow<CONJ>(s, h, sliceptr, rl, col, val, GKVecIn{x});
 
-    y[i] = add ? y[i] + s : s;
+    y[i] = add ? y[i] + v : v;
   }
 }
 
@@ -114,20 +115,21 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
-  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (const GKScalar *)x, add, (GKScalar *)y);
+  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (const GKScalar *)x, add, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
 /* y = A x (+ y), one thread per row: each diagonal's values are read contiguously across the
    warp, and so is x, shifted by the offset (Jost et al., 3.3, update_q) */
+template <int ND>
 __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    const GKScalar s = GKDiaRow(i, m, n, ndiag, off, val, x);
+    const GKScalar s = GKDiaRow<ND>(i, m, n, ndiag, off, val, GKVecIn{x});
 
     y[i] = add ? y[i] + s : s;
   }
@@ -137,7 +139,9 @@ static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, PetscB
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKDiaMultKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+#define GK_LAUNCH(ND) GKDiaMultKernel<ND><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y)
+  GKDiaDispatch(A->ndiag, GK_LAUNCH);
+#undef GK_LAUNCH
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -150,7 +154,7 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (j < n) {
-    const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, x);
+    const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, GKVecIn{x});
 
     y[j] = add ? y[j] + s : s;
   }
@@ -167,15 +171,16 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 }
 
 /* d[i] = A(i,i): thread i scans its own row for column i */
-__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
 {
-  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
-  if (i < m) {
-    const size_t base = (size_t)sliceptr[i / h] + i % h;
-    GKScalar     s    = 0.0;
+  if (t < m) {
+    const PetscInt i    = perm ? perm[t] : t;
+    const size_t   base = (size_t)sliceptr[t / h] + t % h;
+    GKScalar       s    = 0.0;
 
-    for (PetscInt k = 0; k < rl[i]; k++)
+    for (PetscInt k = 0; k < rl[t]; k++)
       if (col[base + (size_t)k * h] == i) s += val[base + (size_t)k * h];
     diag[i] = s;
   }
@@ -185,7 +190,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -241,9 +246,9 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAExtreme,
   GKCUDAKrylovCreate,
   GKCUDAKrylovDestroy,
-  GKCUDAKrylovDirection,
-  GKCUDAKrylovProduct,
+  GKCUDAKrylovStep,
   GKCUDAKrylovUpdate,
-  GKCUDAKrylovState,
+  GKCUDAKrylovStateBegin,
+  GKCUDAKrylovStateEnd,
   GKCUDAFinalize,
 };

@@ -80,49 +80,84 @@ static __device__ __forceinline__ GKScalar GKMake(double re, double im)
 #endif
 }
 
+/* What a product reads as x: the vector itself here; the fused Krylov step (krylov.cu) reads a
+   direction computed on the fly instead */
+struct GKVecIn {
+  const GKScalar *__restrict__ x;
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
+};
+
 /* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
-   warp's loads of one k are contiguous within a slice */
-template <bool CONJ>
-static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+   warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
+   are in flight at once */
+template <bool CONJ, class IN>
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const IN &x)
 {
-  GKScalar       s    = 0.0;
-  const PetscInt len  = rl[i];
-  const size_t   base = (size_t)sliceptr[i / h] + i % h;
+  GKScalar        s    = 0.0;
+  const PetscInt  len  = rl[i];
+  const GKScalar *v    = val + (size_t)sliceptr[i / h] + i % h;
+  const PetscInt *c    = col + (size_t)sliceptr[i / h] + i % h;
 
+#pragma unroll 4
   for (PetscInt k = 0; k < len; k++) {
-    const GKScalar a = val[base + (size_t)k * h];
+    const GKScalar a = v[(size_t)k * h];
 
-    s += (CONJ ? GKConj(a) : a) * x[col[base + (size_t)k * h]];
+    s += (CONJ ? GKConj(a) : a) * x(c[(size_t)k * h]);
   }
   return s;
 }
 
-/* (A x)_i, row i of DIA */
-static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+/* (A x)_i, row i of DIA; ND > 0 is the number of diagonals known when compiling (the loop
+   unrolled, all loads in flight at once), ND = 0 any number */
+template <int ND, class IN>
+static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
-  for (PetscInt d = 0; d < ndiag; d++) {
-    const PetscInt j = i + off[d];
+  if (ND) {
+#pragma unroll
+    for (int d = 0; d < (ND ? ND : 1); d++) {
+      const PetscInt j = i + off[d];
 
-    if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x[j];
+      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x(j);
+    }
+  } else {
+#pragma unroll 4
+    for (PetscInt d = 0; d < ndiag; d++) {
+      const PetscInt j = i + off[d];
+
+      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x(j);
+    }
   }
   return s;
 }
+
+/* calls LAUNCH(ND) with the ND of GKDiaRow for ndiag diagonals */
+#define GKDiaDispatch(ndiag, LAUNCH) \
+  do { \
+    switch (ndiag) { \
+    case 3: LAUNCH(3); break; \
+    case 5: LAUNCH(5); break; \
+    case 7: LAUNCH(7); break; \
+    case 9: LAUNCH(9); break; \
+    default: LAUNCH(0); \
+    } \
+  } while (0)
 
 /* (A^T x)_j, or (A^H x)_j with CONJ, from DIA's own arrays: entry (j - off[d], j) of diagonal d */
-template <bool CONJ>
-static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x)
+template <bool CONJ, class IN>
+static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
+#pragma unroll 4
   for (PetscInt d = 0; d < ndiag; d++) {
     const PetscInt i = j - off[d];
 
     if (i >= 0 && i < m) {
       const GKScalar a = val[(size_t)d * m + i];
 
-      s += (CONJ ? GKConj(a) : a) * x[i];
+      s += (CONJ ? GKConj(a) : a) * x(i);
     }
   }
   return s;
@@ -180,10 +215,10 @@ PETSC_INTERN PetscErrorCode GKCUDAExtreme(PetscInt, const PetscScalar *, GKExtre
 PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovDirection(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovProduct(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovState(GKKrylov, GKKrylovState *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov, GKKrylovState *);
 
 static inline GKScalar GKToDevice(PetscScalar a)
 {

@@ -1,5 +1,5 @@
 /*
-   The fused Krylov kernels of device.h: three an iteration, the scalars of the method kept on
+   The fused Krylov kernels of device.h: two an iteration, the scalars of the method kept on
    the device. Each block of a kernel that needs the previous kernel's sums adds up all the
    blocks' partial sums itself, in the same order, so every block computes the same scalar and
    no extra launch or host round trip is needed. CG follows Michels, Algorithm 5 (PCG), BiCG
@@ -13,7 +13,8 @@
 
 typedef struct {
   double   rho[2][2];  /* rho_i by the parity of i, (re, im) */
-  double   rholast[2]; /* the last rho the direction step finished */
+  double   rholast[2]; /* the last rho the step finished */
+  double   a[2];       /* a_i of the last update, (re, im): the step after it moves x */
   double   norm2;
   int      flag;
   PetscInt flagit;
@@ -26,6 +27,8 @@ struct GKKrylovCUDA {
   unsigned          nb;      /* blocks of every kernel, so of every partial sum */
   double           *partial; /* device: GK_SLOTS x nb x (re, im) */
   GKKrylovDevState *state;   /* device */
+  GKKrylovDevState *hstate;  /* pinned host memory the state is copied to */
+  cudaEvent_t       copied;  /* recorded after that copy */
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -41,6 +44,8 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   GKCallCUDA(cudaMalloc((void **)&k->partial, sizeof(double) * 2 * GK_SLOTS * k->nb));
   GKCallCUDA(cudaMalloc((void **)&k->state, sizeof(GKKrylovDevState)));
   GKCallCUDA(cudaMemset(k->state, 0, sizeof(GKKrylovDevState)));
+  GKCallCUDA(cudaMallocHost((void **)&k->hstate, sizeof(GKKrylovDevState)));
+  GKCallCUDA(cudaEventCreateWithFlags(&k->copied, cudaEventDisableTiming));
   *K = (GKKrylov)k;
   PetscFunctionReturn(0);
 }
@@ -53,6 +58,8 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
   if (!k) PetscFunctionReturn(0);
   GKCallCUDA(cudaFree(k->partial));
   GKCallCUDA(cudaFree(k->state));
+  GKCallCUDA(cudaFreeHost(k->hstate));
+  GKCallCUDA(cudaEventDestroy(k->copied));
   PetscCall(PetscFree(k));
   *K = NULL;
   PetscFunctionReturn(0);
@@ -113,11 +120,37 @@ static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
   }
 }
 
-/* rho_i and the norm from the last update's sums; p = z + b p, p~ = z~ + conj(b) p~ */
-template <bool BICG>
-__global__ void GKKrylovDirectionKernel(PetscInt n, PetscInt i, GKScalar rho0, GKKrylovMethod method, unsigned nb, const double *partial, GKKrylovDevState *st, const GKScalar *z, GKScalar *p, const GKScalar *zt, GKScalar *pt)
+/* z + b p, with explicit fused multiply-adds, so that a row computing its own direction entry
+   and a row reading it as a neighbour's (GKDirIn) get the same bits */
+static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScalar p)
 {
-  GKScalar b = 0.0;
+#if defined(PETSC_USE_COMPLEX)
+  return GKMake(fma(GKRe(b), GKRe(p), fma(-GKIm(b), GKIm(p), GKRe(z))), fma(GKRe(b), GKIm(p), fma(GKIm(b), GKRe(p), GKIm(z))));
+#else
+  return fma(b, p, z);
+#endif
+}
+
+/* The direction as a product's x: p_i(j) = z(j) + b p_i-1(j), or z(j) in the first step (where
+   p_i-1 is not read: a NaN left in it by an earlier solve must not survive 0 * p) */
+struct GKDirIn {
+  const GKScalar *__restrict__ z;
+  const GKScalar *__restrict__ p;
+  GKScalar b;
+  bool     first;
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return first ? z[j] : GKDir(z[j], b, p[j]); }
+};
+
+/* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
+   tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
+   conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
+   launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi */
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, unsigned nb, double *partial, GKKrylovDevState *st, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+{
+  GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
+  bool           stop   = false;
+  const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
   if (GKStopped(st)) return;
   if (i == 0) {
@@ -130,6 +163,7 @@ __global__ void GKKrylovDirectionKernel(PetscInt n, PetscInt i, GKScalar rho0, G
     const double   nrm2 = GKRe(GKBlockAllSum(partial, nb, 1));
     const GKScalar old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
 
+    a = GKMake(st->a[0], st->a[1]);
     if (!blockIdx.x && !threadIdx.x) {
       st->norm2      = nrm2;
       st->rholast[0] = GKRe(rho);
@@ -137,91 +171,86 @@ __global__ void GKKrylovDirectionKernel(PetscInt n, PetscInt i, GKScalar rho0, G
     }
     if (rho == GKScalar(0.0)) {
       GKFlag(st, GK_KRYLOV_BREAKDOWN, i);
-      return;
-    }
-    if (method == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) {
+      stop = true;
+    } else if (METHOD == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) {
       GKFlag(st, GK_KRYLOV_INDEFINITE_PC, i);
-      return;
-    }
-    b = rho / old;
-    if (!blockIdx.x && !threadIdx.x) {
-      st->rho[i % 2][0] = GKRe(rho);
-      st->rho[i % 2][1] = GKIm(rho);
-    }
-  }
-  /* at i = 0 p's old values are not read: a NaN left by an earlier solve must not survive 0 * p */
-  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
-    p[j] = i ? z[j] + b * p[j] : z[j];
-    if (BICG) pt[j] = i ? zt[j] + GKConj(b) * pt[j] : zt[j];
-  }
-}
-
-PetscErrorCode GKCUDAKrylovDirection(GKKrylov K, PetscInt i, PetscScalar rho0, const PetscScalar *z, PetscScalar *p, const PetscScalar *zt, PetscScalar *pt)
-{
-  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-
-  PetscFunctionBegin;
-  if (k->method == GK_KRYLOV_BICG) GKKrylovDirectionKernel<true><<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), k->method, k->nb, k->partial, k->state, (const GKScalar *)z, (GKScalar *)p, (const GKScalar *)zt, (GKScalar *)pt);
-  else GKKrylovDirectionKernel<false><<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), k->method, k->nb, k->partial, k->state, (const GKScalar *)z, (GKScalar *)p, NULL, NULL);
-  GKCheckLaunch();
-  PetscFunctionReturn(0);
-}
-
-/* w = A p, for BiCG also w~ = A^H p~ (rows n..2n-1 of the launch), and the block sums of dpi */
-template <bool ELLR, GKKrylovMethod METHOD>
-__global__ void GKKrylovProductKernel(PetscInt n, GKEllr E, GKEllr Et, GKDia D, const GKScalar *p, GKScalar *w, const GKScalar *pt, GKScalar *wt, const GKKrylovDevState *st, double *partial)
-{
-  GKScalar       acc[1] = {0.0};
-  const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
-
-  if (GKStopped(st)) return;
-  for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
-    if (t < n) {
-      const GKScalar wi = ELLR ? GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, p) : GKDiaRow(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, p);
-
-      w[t] = wi;
-      if (METHOD == GK_KRYLOV_CG) acc[0] += p[t] * GKConj(wi);
-      else if (METHOD == GK_KRYLOV_COCG) acc[0] += p[t] * wi;
-      else acc[0] += wi * GKConj(pt[t]);
+      stop = true;
     } else {
-      const PetscInt j = t - n;
+      b = rho / old;
+      if (!blockIdx.x && !threadIdx.x) {
+        st->rho[i % 2][0] = GKRe(rho);
+        st->rho[i % 2][1] = GKIm(rho);
+      }
+    }
+  }
+  if (stop || last) { /* only x_i = x_i-1 + a p_i-1, the last update's move */
+    if (i)
+      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
+    return;
+  }
+  {
+    const GKDirIn in  = {z, pold, b, i == 0};
+    const GKDirIn int_ = {zt, ptold, GKConj(b), i == 0};
 
-      wt[j] = ELLR ? GKEllrRow<true>(j, Et.h, Et.sliceptr, Et.rl, Et.col, (const GKScalar *)Et.val, pt) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, pt);
+    for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
+      if (t < n) { /* slot t of ELLPACK-R, row r */
+        const PetscInt r  = ELLR && E.perm ? E.perm[t] : t;
+        const GKScalar pr = in(r);
+        const GKScalar wr = ELLR ? GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+
+        if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
+        p[r] = pr;
+        w[r] = wr;
+        if (METHOD == GK_KRYLOV_CG) acc[0] += pr * GKConj(wr);
+        else if (METHOD == GK_KRYLOV_COCG) acc[0] += pr * wr;
+        else acc[0] += wr * GKConj(int_(r));
+      } else {
+        const PetscInt s = t - n, j = ELLR && Et.perm ? Et.perm[s] : s;
+
+        pt[j] = int_(j);
+        wt[j] = ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.rl, Et.col, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
+      }
     }
   }
   GKBlockSumStore<1>(acc, partial);
 }
 
-PetscErrorCode GKCUDAKrylovProduct(GKKrylov K, const GKOperator *A, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt)
+PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-  GKEllr        E = {0, 0, 0, 1, NULL, NULL, NULL, NULL}, Et = E;
+  GKEllr        E = {0, 0, 0, 1, NULL, NULL, NULL, NULL, NULL}, Et = E;
   GKDia         D = {0, 0, 0, NULL, NULL};
 
   PetscFunctionBegin;
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
-#define GK_LAUNCH(ELLR, METHOD) GKKrylovProductKernel<ELLR, METHOD><<<k->nb, GK_BLOCK>>>(k->n, E, Et, D, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt, (GKScalar *)wt, k->state, k->partial)
+#define GK_ARGS <<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->nb, k->partial, k->state, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt)
+#define GK_DIA_CG(ND)   GKKrylovStepKernel<false, ND, GK_KRYLOV_CG> GK_ARGS
+#define GK_DIA_COCG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG> GK_ARGS
+#define GK_DIA_BICG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG> GK_ARGS
   if (k->method == GK_KRYLOV_CG) {
-    if (A->ellr) GK_LAUNCH(true, GK_KRYLOV_CG);
-    else GK_LAUNCH(false, GK_KRYLOV_CG);
+    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_CG> GK_ARGS;
+    else GKDiaDispatch(D.ndiag, GK_DIA_CG);
   } else if (k->method == GK_KRYLOV_COCG) {
-    if (A->ellr) GK_LAUNCH(true, GK_KRYLOV_COCG);
-    else GK_LAUNCH(false, GK_KRYLOV_COCG);
+    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG> GK_ARGS;
+    else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
   } else {
-    if (A->ellr) GK_LAUNCH(true, GK_KRYLOV_BICG);
-    else GK_LAUNCH(false, GK_KRYLOV_BICG);
+    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG> GK_ARGS;
+    else GKDiaDispatch(D.ndiag, GK_DIA_BICG);
   }
-#undef GK_LAUNCH
+#undef GK_DIA_CG
+#undef GK_DIA_COCG
+#undef GK_DIA_BICG
+#undef GK_ARGS
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
-/* a = rho_i/dpi; x += a p; r -= a w; z = diag .* r; for BiCG r~ -= conj(a) w~, z~ = conj(diag) .* r~;
-   the block sums of the norm and of rho_i+1 */
+/* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
+   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, unsigned nb, double *partial, GKKrylovDevState *st, const GKScalar *diag, const GKScalar *p, const GKScalar *w, GKScalar *x, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, unsigned nb, double *partial, GKKrylovDevState *st, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
@@ -233,10 +262,13 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
     return;
   }
   a = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]) / dpi;
+  if (!blockIdx.x && !threadIdx.x) {
+    st->a[0] = GKRe(a);
+    st->a[1] = GKIm(a);
+  }
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
     const GKScalar rj = r[j] - a * w[j], zj = DIAG ? diag[j] * rj : rj;
 
-    x[j] += a * p[j];
     r[j] = rj;
     if (DIAG) z[j] = zj;
     if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zj) * GKRe(zj) + GKIm(zj) * GKIm(zj);
@@ -252,12 +284,12 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   GKBlockSumStore<2>(acc, partial + 2 * nb); /* slots 1 and 2 */
 }
 
-PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
+PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-#define GK_LAUNCH(METHOD, DIAG) GKKrylovUpdateKernel<METHOD, DIAG><<<k->nb, GK_BLOCK>>>(k->n, i, k->norm, k->nb, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)p, (const GKScalar *)w, (GKScalar *)x, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt)
+#define GK_LAUNCH(METHOD, DIAG) GKKrylovUpdateKernel<METHOD, DIAG><<<k->nb, GK_BLOCK>>>(k->n, i, k->norm, k->nb, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt)
   if (k->method == GK_KRYLOV_CG) {
     if (diag) GK_LAUNCH(GK_KRYLOV_CG, true);
     else GK_LAUNCH(GK_KRYLOV_CG, false);
@@ -273,17 +305,27 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKCUDAKrylovState(GKKrylov K, GKKrylovState *S)
+/* the state's copy to pinned host memory, queued behind the kernels so far */
+PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov K)
 {
-  GKKrylovCUDA    *k = (GKKrylovCUDA *)K;
-  GKKrylovDevState st;
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  GKWaitCUDA(cudaMemcpy(&st, k->state, sizeof(st), cudaMemcpyDeviceToHost));
-  S->norm2 = st.norm2;
-  S->rho[0] = st.rholast[0];
-  S->rho[1] = st.rholast[1];
-  S->flag   = (GKKrylovFlag)st.flag;
-  S->flagit = st.flagit;
+  GKCallCUDA(cudaMemcpyAsync(k->hstate, k->state, sizeof(GKKrylovDevState), cudaMemcpyDeviceToHost, 0));
+  GKCallCUDA(cudaEventRecord(k->copied, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  GKWaitCUDA(cudaEventSynchronize(k->copied));
+  S->norm2  = k->hstate->norm2;
+  S->rho[0] = k->hstate->rholast[0];
+  S->rho[1] = k->hstate->rholast[1];
+  S->flag   = (GKKrylovFlag)k->hstate->flag;
+  S->flagit = k->hstate->flagit;
   PetscFunctionReturn(0);
 }

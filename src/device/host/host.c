@@ -84,11 +84,12 @@ PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscS
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < m; i++) {
-    const size_t base = (size_t)A->sliceptr[i / A->h] + i % A->h;
-    PetscScalar  s    = 0.0;
+  for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
+    const PetscInt i    = A->perm ? A->perm[t] : t;
+    const size_t   base = (size_t)A->sliceptr[t / A->h] + t % A->h;
+    PetscScalar    s    = 0.0;
 
-    for (PetscInt k = 0; k < A->rl[i]; k++) {
+    for (PetscInt k = 0; k < A->rl[t]; k++) {
       const PetscScalar a = A->val[base + (size_t)k * A->h];
 
       s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * A->h]];
@@ -147,11 +148,12 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
-  for (PetscInt i = 0; i < m; i++) {
-    const size_t base = (size_t)A->sliceptr[i / A->h] + i % A->h;
-    PetscScalar  s    = 0.0;
+  for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
+    const PetscInt i    = A->perm ? A->perm[t] : t;
+    const size_t   base = (size_t)A->sliceptr[t / A->h] + t % A->h;
+    PetscScalar    s    = 0.0;
 
-    for (PetscInt k = 0; k < A->rl[i]; k++)
+    for (PetscInt k = 0; k < A->rl[t]; k++)
       if (A->col[base + (size_t)k * A->h] == i) s += A->val[base + (size_t)k * A->h];
     diag[i] = s;
   }
@@ -399,9 +401,9 @@ const GKBackendOps GKBackendHost = {
   GKHostExtreme,
   GKHostKrylovCreate,
   GKHostKrylovDestroy,
-  GKHostKrylovDirection,
-  GKHostKrylovProduct,
+  GKHostKrylovStep,
   GKHostKrylovUpdate,
-  GKHostKrylovState,
+  GKHostKrylovStateBegin,
+  GKHostKrylovStateEnd,
   GKHostFinalize,
 };

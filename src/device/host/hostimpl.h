@@ -13,7 +13,7 @@ PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const Petsc
 
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
-PETSC_INTERN PetscErrorCode GKHostKrylovDirection(GKKrylov, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostKrylovProduct(GKKrylov, const GKOperator *, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostKrylovState(GKKrylov, GKKrylovState *);
+PETSC_INTERN PetscErrorCode GKHostKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovStateBegin(GKKrylov);
+PETSC_INTERN PetscErrorCode GKHostKrylovStateEnd(GKKrylov, GKKrylovState *);

@@ -1,5 +1,5 @@
 /*
-   The host twins of the fused Krylov kernels (device.h): the same three steps an iteration, the
+   The host twins of the fused Krylov kernels (device.h): the same two steps an iteration, the
    same state and the same breakdown rules, as plain loops. A step's sums are kept whole here
    where the CUDA kernels keep one partial sum per block.
 */
@@ -10,7 +10,8 @@ struct _n_GKKrylov {
   GKKrylovMethod method;
   GKKrylovNorm   norm;
   PetscScalar    rho[2];  /* rho_i by the parity of i */
-  PetscScalar    rholast; /* the last rho the direction step finished */
+  PetscScalar    rholast; /* the last rho the step finished */
+  PetscScalar    a;       /* the last update's a: the next step moves x by a p */
   PetscReal      norm2;   /* the norm of the last update, squared */
   PetscScalar    sumdpi, sumnorm, sumrho; /* the sums a step leaves to the next */
   GKKrylovFlag   flag;
@@ -40,49 +41,40 @@ static void GKHostKrylovFlag(GKKrylov K, GKKrylovFlag flag, PetscInt i)
   K->flagit = i;
 }
 
-/* Finishes the last update's sums (norm, rho_i) and sets p = z + (rho_i/rho_i-1) p, and for
-   BiCG p~ = z~ + conj(rho_i/rho_i-1) p~; at i = 0, p = z and rho_0 is given */
-PetscErrorCode GKHostKrylovDirection(GKKrylov K, PetscInt i, PetscScalar rho0, const PetscScalar *z, PetscScalar *p, const PetscScalar *zt, PetscScalar *pt)
+/* Step i: finishes the last update's sums (norm, rho_i), moves x by the last update's a p_i-1,
+   then, unless last, p_i = z + (rho_i/rho_i-1) p_i-1 (BiCG: p~_i = z~ + conj(rho_i/rho_i-1) p~_i-1),
+   w = A p_i (w~ = A^H p~_i), and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG).
+   At i = 0, p = z, rho_0 is given, and p_i-1 is not read. */
+PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
 {
-  PetscScalar rho, b;
+  PetscScalar b = 0.0, s = 0.0;
+  PetscBool   stop = PETSC_FALSE;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
   if (K->flag) PetscFunctionReturn(0);
-  if (i == 0) {
-    K->rho[0] = K->rholast = rho0;
-    for (PetscInt j = 0; j < K->n; j++) p[j] = z[j];
-    if (pt)
-      for (PetscInt j = 0; j < K->n; j++) pt[j] = zt[j];
-    PetscFunctionReturn(0);
+  if (i == 0) K->rho[0] = K->rholast = rho0;
+  else {
+    const PetscScalar rho = K->sumrho;
+
+    K->norm2   = PetscRealPart(K->sumnorm);
+    K->rholast = rho;
+    if (rho == (PetscScalar)0.0) {
+      GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
+      stop = PETSC_TRUE;
+    } else if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
+      GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
+      stop = PETSC_TRUE;
+    } else {
+      b             = rho / K->rho[(i - 1) % 2];
+      K->rho[i % 2] = rho;
+    }
+    for (PetscInt j = 0; j < K->n; j++) x[j] += K->a * pold[j];
   }
-  rho        = K->sumrho;
-  K->norm2   = PetscRealPart(K->sumnorm);
-  K->rholast = rho;
-  if (rho == (PetscScalar)0.0) {
-    GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
-    PetscFunctionReturn(0);
-  }
-  if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
-    GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
-    PetscFunctionReturn(0);
-  }
-  b            = rho / K->rho[(i - 1) % 2];
-  K->rho[i % 2] = rho;
-  for (PetscInt j = 0; j < K->n; j++) p[j] = z[j] + b * p[j];
+  if (stop || last) PetscFunctionReturn(0);
+  for (PetscInt j = 0; j < K->n; j++) p[j] = i ? z[j] + b * pold[j] : z[j];
   if (pt)
-    for (PetscInt j = 0; j < K->n; j++) pt[j] = zt[j] + PetscConj(b) * pt[j];
-  PetscFunctionReturn(0);
-}
-
-/* w = A p (w~ = A^H p~ for BiCG) and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG) */
-PetscErrorCode GKHostKrylovProduct(GKKrylov K, const GKOperator *A, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt)
-{
-  PetscScalar s = 0.0;
-
-  PetscFunctionBegin;
-  GKCounts.launches += 1;
-  if (K->flag) PetscFunctionReturn(0);
+    for (PetscInt j = 0; j < K->n; j++) pt[j] = i ? zt[j] + PetscConj(b) * ptold[j] : zt[j];
   if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, p, PETSC_FALSE, w));
   else PetscCall(GKHostDiaLoop(A->dia, p, PETSC_FALSE, w));
   if (K->method == GK_KRYLOV_BICG) {
@@ -98,9 +90,9 @@ PetscErrorCode GKHostKrylovProduct(GKKrylov K, const GKOperator *A, const PetscS
   PetscFunctionReturn(0);
 }
 
-/* a = rho_i/dpi; x += a p; r -= a w; z = diag .* r (z is r without diag); for BiCG also
-   r~ -= conj(a) w~, z~ = conj(diag) .* r~; then the sums of the norm and of rho_i+1 */
-PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *p, const PetscScalar *w, PetscScalar *x, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
+/* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
+   diag); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1 */
+PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
 {
   const PetscScalar dpi = K->sumdpi;
   PetscScalar       a, sn = 0.0, sr = 0.0;
@@ -112,11 +104,10 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
     GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     PetscFunctionReturn(0);
   }
-  a = K->rho[i % 2] / dpi;
+  a = K->a = K->rho[i % 2] / dpi;
   for (PetscInt j = 0; j < K->n; j++) {
     const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
 
-    x[j] += a * p[j];
     r[j] = rj;
     if (diag) z[j] = zj;
     if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
@@ -134,7 +125,13 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKHostKrylovState(GKKrylov K, GKKrylovState *S)
+PetscErrorCode GKHostKrylovStateBegin(GKKrylov K)
+{
+  PetscFunctionBegin;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 {
   PetscFunctionBegin;
   GKCounts.syncs += 1;

@@ -1,7 +1,8 @@
 /*
    KSPCGGPU: the CG and preconditioned CG of Michels (Algorithms 2 and 5) on the device, each
-   iteration three fused kernels (the product carries p^H A p; the updates carry the next r^H z
-   and the norm) and one wait for the device, for the convergence test. The solver is shared
+   iteration two fused kernels (the step: p = z + beta p, w = A p with p^H w, and the last
+   iteration's move of x; the update: r, z = D^-1 r with the next r^H z and the norm) and one
+   wait for the device, for the convergence test. The solver is shared
    with KSPBICGGPU (../gk/gkksp.c).
 */
 #include "../gk/gkksp.h"
@@ -11,9 +12,10 @@
 
    The iterates are PETSc's `KSPCG`'s (to rounding): the same norms, monitors, convergence tests
    and reasons, with p^H A p <= 0 reported as `KSP_DIVERGED_INDEFINITE_MAT` and r^H z = 0 as
-   `KSP_DIVERGED_BREAKDOWN`. Each iteration is three kernels: w = A p with p^H w; the updates of
-   x, r and z = D^-1 r with the sums of r^H z and the norm; p = z + beta p. The host waits for
-   the device once per convergence test.
+   `KSP_DIVERGED_BREAKDOWN`. Each iteration is two kernels: p = z + beta p and w = A p with p^H
+   w, x moved by the last iteration's alpha p in the same pass; the updates of r and z = D^-1 r
+   with the sums of r^H z and the norm. The host waits for the device once per convergence test,
+   with the next kernel already queued.
 
    The operator may be any assembled matrix: `MATSEQELLRCUDA` and `MATSEQDIACUDA` are used as
    they are, others converted once to `MATSEQELLRCUDA` (again when they change). b and x may be

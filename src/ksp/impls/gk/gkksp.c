@@ -1,6 +1,6 @@
 /*
    The solver shared by KSPCGGPU and KSPBICGGPU: PETSc's KSPCG and KSPBICG iterations with each
-   iteration's work done by three fused device kernels (device.h) and the host waiting for the
+   iteration's work done by two fused device kernels (device.h) and the host waiting for the
    device once per convergence test.
 */
 #include "gkksp.h"
@@ -101,7 +101,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 8; k++) PetscCall(VecDestroy(&gk->work[k]));
+  for (int k = 0; k < 10; k++) PetscCall(VecDestroy(&gk->work[k]));
   PetscCall(VecDestroy(&gk->X));
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
@@ -125,6 +125,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
     PetscCall(VecSetSizes(gk->work[0], n, n));
     PetscCall(VecSetType(gk->work[0], VECSEQCUDA));
     for (int k = 1; k < 8; k++) PetscCall(VecDuplicate(gk->work[0], &gk->work[k]));
+    PetscCall(VecDuplicate(gk->work[0], &gk->work[8])); /* the second p buffer; the second p~ buffer is made by the first BiCG solve */
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
   PetscFunctionReturn(0);
@@ -216,8 +217,11 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   PetscFunctionReturn(0);
 }
 
-/* The iterations: three fused kernels each, the state read every checkevery iterations (every
-   iteration when monitors or a residual history want each norm) */
+/* The iterations: two fused kernels each (device.h), the state read every checkevery iterations
+   (every iteration when monitors or a residual history want each norm). While the host waits
+   for the state it has already queued the next update, which moves neither x nor the state the
+   test reads: the device keeps working through the wait, and a solve that stops there loses
+   nothing but that kernel's work. */
 static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
 {
   KSP_GK            *gk = (KSP_GK *)ksp->data;
@@ -227,43 +231,71 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   GKKrylov           K;
   GKKrylovState      S;
   GKOperator         op;
-  PetscScalar       *x, *r, *z, *p, *w, *rt = NULL, *zt = NULL, *pt = NULL, *wt = NULL;
+  PetscScalar       *a[10] = {NULL}, *x, *r, *z, *w, *p[2], *rt = NULL, *zt = NULL, *wt = NULL, *pt[2] = {NULL, NULL};
   const PetscScalar *d = NULL;
-  PetscInt           n;
-  PetscBool          ok;
+  PetscInt           n, nt = 0;
+  int                take[10];
+  PetscBool          ok, queued = PETSC_FALSE;
   MatInfo            info;
   PetscLogDouble     flops;
 
   PetscFunctionBegin;
+  if (ksp->max_it < 1) {
+    ksp->reason = KSP_DIVERGED_ITS;
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
   PetscCall(VecGetLocalSize(X, &n));
-  PetscCall(VecGPUKitGetDeviceArray(X, &x));
-  PetscCall(VecGPUKitGetDeviceArray(gk->work[0], &r));
-  PetscCall(VecGPUKitGetDeviceArray(gk->work[2], &p));
-  PetscCall(VecGPUKitGetDeviceArray(gk->work[3], &w));
-  if (gk->diag) { /* without a preconditioner z is r */
-    PetscCall(VecGPUKitGetDeviceArray(gk->work[1], &z));
-    PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
-  } else z = r;
+  if (bicg && !gk->work[9]) PetscCall(VecDuplicate(gk->work[0], &gk->work[9]));
+  /* the work vectors this solve uses: r, p, w, the second p, z with Jacobi, and BiCG's */
+  take[nt++] = 0;
+  take[nt++] = 2;
+  take[nt++] = 3;
+  take[nt++] = 8;
+  if (gk->diag) take[nt++] = 1;
   if (bicg) {
-    PetscCall(VecGPUKitGetDeviceArray(gk->work[4], &rt));
-    PetscCall(VecGPUKitGetDeviceArray(gk->work[6], &pt));
-    PetscCall(VecGPUKitGetDeviceArray(gk->work[7], &wt));
-    if (gk->diag) PetscCall(VecGPUKitGetDeviceArray(gk->work[5], &zt));
-    else zt = rt;
+    take[nt++] = 4;
+    take[nt++] = 6;
+    take[nt++] = 7;
+    take[nt++] = 9;
+    if (gk->diag) take[nt++] = 5;
+  }
+  for (PetscInt k = 0; k < nt; k++) PetscCall(VecGPUKitGetDeviceArray(gk->work[take[k]], &a[take[k]]));
+  PetscCall(VecGPUKitGetDeviceArray(X, &x));
+  if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
+  r    = a[0];
+  z    = gk->diag ? a[1] : r; /* without a preconditioner z is r */
+  p[0] = a[2];
+  w    = a[3];
+  p[1] = a[8];
+  if (bicg) {
+    rt    = a[4];
+    zt    = gk->diag ? a[5] : rt;
+    pt[0] = a[6];
+    wt    = a[7];
+    pt[1] = a[9];
   }
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
-  PetscCall(GKDev->krylovdirection(K, 0, rho0, z, p, zt, pt)); /* p <- z */
+  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &op, z, NULL, p[0], w, x, zt, NULL, pt[0], wt)); /* p_0 = z, w = A p_0 */
   for (PetscInt i = 0;; i++) {
-    PetscCall(GKDev->krylovproduct(K, &op, p, w, pt, wt));                  /* w <- A p, dpi <- w^H p */
-    PetscCall(GKDev->krylovupdate(K, i, d, p, w, x, r, z, wt, rt, zt));     /* x += a p, r -= a w, z <- B r */
-    PetscCall(GKDev->krylovdirection(K, i + 1, 0.0, z, p, zt, pt));       /* p <- z + b p */
+    const PetscInt  its  = i + 1;
+    const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
+
+    if (!queued) PetscCall(GKDev->krylovupdate(K, i, d, w, r, z, wt, rt, zt)); /* r -= a w, z = B r */
+    queued = PETSC_FALSE;
+    /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
+    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &op, z, p[i % 2], p[its % 2], w, x, zt, pt[i % 2], pt[its % 2], wt));
     PetscCall(PetscLogFlops(flops));
-    if ((i + 1) % every && i + 1 < ksp->max_it) continue;
-    PetscCall(GKDev->krylovstate(K, &S));
+    if (its % every && !last) continue;
+    PetscCall(GKDev->krylovstatebegin(K));
+    if (!last) { /* the next update, queued before the wait */
+      PetscCall(GKDev->krylovupdate(K, its, d, w, r, z, wt, rt, zt));
+      queued = PETSC_TRUE;
+    }
+    PetscCall(GKDev->krylovstateend(K, &S));
     if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
       PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
       ksp->its    = S.flagit + 1;
@@ -275,20 +307,17 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
       if (ok && !ksp->reason) ksp->reason = S.flag == GK_KRYLOV_BREAKDOWN ? KSP_DIVERGED_BREAKDOWN : KSP_DIVERGED_INDEFINITE_PC;
       break;
     }
-    PetscCall(KSPGKTest_Private(ksp, i + 1, KSPGKNorm_Private(ksp, &S), &ok));
+    PetscCall(KSPGKTest_Private(ksp, its, KSPGKNorm_Private(ksp, &S), &ok));
     if (!ok || ksp->reason) break;
-    if (i + 1 >= ksp->max_it) {
+    if (last) {
       ksp->reason = KSP_DIVERGED_ITS;
       break;
     }
   }
   PetscCall(GKDev->krylovdestroy(&K));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &x));
-  for (int k = 0; k < (bicg ? 8 : 4); k++) {
-    PetscScalar *a = NULL;
-
-    PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a));
-  }
+  for (int v = 0; v < 10; v++)
+    if (a[v]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[v], &a[v]));
   if (d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &d));
   PetscFunctionReturn(0);
 }
@@ -335,9 +364,9 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
-  if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 3 kernels an iteration\n"));
-  else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 3 kernels an iteration\n"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 3 kernels an iteration\n"));
+  if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 2 kernels an iteration\n"));
+  else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 2 kernels an iteration\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
   PetscFunctionReturn(0);

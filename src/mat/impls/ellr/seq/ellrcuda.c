@@ -7,6 +7,7 @@
 
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
+  PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
   GKEllr    A;           /* the matrix */
   GKEllr    At;          /* its transpose, when hasAt */
   PetscBool hasAt;
@@ -21,50 +22,84 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->rl));
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->val));
+  PetscCall(GKFree(E->perm));
+  E->perm = NULL;
   PetscFunctionReturn(0);
 }
 
-/* The (sliced) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) built on the host and
-   copied to E on the device: slices of h0 rows (0: one slice of all m), each an h x (its
-   longest row) column-major block, entry k of row i at sliceptr[i / h] + k*h + i % h, padding
-   value 0 and column 0. With valuesonly E keeps its structure and receives the values. When
-   the padding exceeds the fill limit nothing is built and fits is false, msg says why. */
-static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
+typedef struct {
+  PetscInt len, row;
+} GKRowLen;
+
+/* longest first, then by row: a deterministic order that keeps like rows in their order */
+static int GKRowLenCompare(const void *a, const void *b)
+{
+  const GKRowLen *x = (const GKRowLen *)a, *y = (const GKRowLen *)b;
+
+  if (x->len != y->len) return x->len > y->len ? -1 : 1;
+  return x->row < y->row ? -1 : (x->row > y->row);
+}
+
+/* The (sliced, sorted) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) built on the host
+   and copied to E on the device: with sort window sigma > 1 the rows of each window of sigma
+   ordered longest first into slots (perm), else slot i is row i; slices of h0 slots (0: one
+   slice of all m), each an h x (its longest row) column-major block, entry k of slot s at
+   sliceptr[s / h] + k*h + s % h, padding value 0 and column 0. With valuesonly E keeps its
+   structure and receives the values. When the padding exceeds the fill limit nothing is built
+   and fits is false, msg says why. */
+static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *rl, *col, nz = 0, total;
+  PetscInt      *sp, *rl, *col, *perm = NULL, nz = 0, total;
   PetscScalar   *val;
-  char           why[256];
+  char           why[320];
 
   PetscFunctionBegin;
+  if (sigma > 1 && m > 1) { /* SELL-C-sigma: the slots' rows */
+    GKRowLen *rows;
+
+    PetscCall(PetscMalloc1(m, &perm));
+    PetscCall(PetscMalloc1(m, &rows));
+    for (PetscInt i = 0; i < m; i++) {
+      rows[i].len = ai[i + 1] - ai[i];
+      rows[i].row = i;
+    }
+    for (PetscInt w = 0; w < m; w += sigma) qsort(rows + w, (size_t)PetscMin(sigma, m - w), sizeof(GKRowLen), GKRowLenCompare);
+    for (PetscInt s = 0; s < m; s++) perm[s] = rows[s].row;
+    PetscCall(PetscFree(rows));
+  }
+#define GK_ROW(s) (perm ? perm[s] : (s))
   PetscCall(PetscMalloc1(ns + 1, &sp));
   sp[0] = 0;
   for (PetscInt s = 0; s < ns; s++) {
     PetscInt w = 0;
 
-    for (PetscInt i = s * h; i < PetscMin(m, (s + 1) * h); i++) w = PetscMax(w, ai[i + 1] - ai[i]);
+    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) w = PetscMax(w, ai[GK_ROW(t) + 1] - ai[GK_ROW(t)]);
     nz        = PetscMax(nz, w);
     sp[s + 1] = sp[s] + h * w;
   }
   total = sp[ns];
-  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0, h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32)." : "."));
+  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0,
+                          h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)total, ai[m], why, fits, msg, len));
   if (!*fits) {
     PetscCall(PetscFree(sp));
+    PetscCall(PetscFree(perm));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
-  for (PetscInt i = 0; i < m; i++) {
-    const PetscInt base = sp[i / h] + i % h;
+  for (PetscInt t = 0; t < m; t++) {
+    const PetscInt base = sp[t / h] + t % h, i = GK_ROW(t);
 
-    rl[i] = ai[i + 1] - ai[i];
-    for (PetscInt k = 0; k < rl[i]; k++) {
+    rl[t] = ai[i + 1] - ai[i];
+    for (PetscInt k = 0; k < rl[t]; k++) {
       col[base + k * h] = aj[ai[i] + k];
       val[base + k * h] = aa[ai[i] + k];
     }
   }
+#undef GK_ROW
   if (!valuesonly) {
     PetscCall(GKEllrFree_Private(E));
     E->m  = m;
@@ -78,10 +113,15 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscCall(GKMemcpyH2D(E->sliceptr, sp, (size_t)(ns + 1) * sizeof(PetscInt)));
     PetscCall(GKMemcpyH2D(E->rl, rl, (size_t)m * sizeof(PetscInt)));
     PetscCall(GKMemcpyH2D(E->col, col, (size_t)total * sizeof(PetscInt)));
+    if (perm) {
+      PetscCall(GKMalloc(m, &E->perm));
+      PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
+    }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + total) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0)) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
   *stored = total;
+  PetscCall(PetscFree(perm));
   PetscCall(PetscFree(sp));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
@@ -101,7 +141,7 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, e->sortwindow, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   /* the transposed copy is rebuilt at its next use */
   PetscCall(GKEllrFree_Private(&e->At));
@@ -142,7 +182,7 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   }
   for (PetscInt j = n; j > 0; j--) ati[j] = ati[j - 1];
   ati[0] = 0;
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, e->sortwindow, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
@@ -196,6 +236,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
+  if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
   if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT "\n", e->At.m, e->At.nz));
   PetscFunctionReturn(0);
 }
@@ -216,21 +257,29 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)B->spptr)->data;
 
   PetscFunctionBegin;
-  if (A) e->sliceheight = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight;
-  else PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, NULL));
+  if (A) {
+    e->sliceheight = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight;
+    e->sortwindow  = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow;
+  } else {
+    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, NULL));
+    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_sort_window", &e->sortwindow, NULL));
+  }
   PetscCheck(e->sliceheight >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_slice_height must be 0 (one slice) or more, not %" PetscInt_FMT, e->sliceheight);
+  PetscCheck(e->sortwindow >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_sort_window must be 0 (no sorting) or more, not %" PetscInt_FMT, e->sortwindow);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *PetscOptionsObject)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
-  PetscInt     h = e->sliceheight;
+  PetscInt     h = e->sliceheight, sigma = e->sortwindow;
   PetscBool    set;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height", "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)", "MatELLRCUDASetSliceHeight", h, &h, &set));
   if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
+  PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window", "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)", "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
+  if (set) PetscCall(MatELLRCUDASetSortWindow(A, sigma));
   PetscFunctionReturn(0);
 }
 
@@ -265,6 +314,7 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 +  -mat_type ellrcuda - selects this type with `MatSetFromOptions()` (also -dm_mat_type)
 .  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
 .  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
+.  -mat_ellrcuda_sort_window <0> - rows ordered longest first within windows of so many rows before slicing (0: not sorted)
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
@@ -347,6 +397,40 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
   if (!match) PetscFunctionReturn(0);
   PetscCheck(h >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The slice height must be 0 (one slice) or more, not %" PetscInt_FMT, h);
   ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight = h;
+  PetscCall(MatSeqGKInvalidate_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatELLRCUDASetSortWindow - Orders the rows longest first within each window of sigma rows
+   before they are cut into slices (SELL-C-sigma, Kreutzer et al. 2014), so that rows of like
+   length share a slice and slices pad little even where row lengths vary wildly (power-law
+   matrices). Products still take and give vectors in the matrix's own order.
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  sigma - rows of a window (a multiple of the slice height is best), or 0 (or 1) for no sorting
+
+   Options Database Key:
+.  -mat_ellrcuda_sort_window <sigma> - the same
+
+   Level: intermediate
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDASetSliceHeight()`
+@*/
+PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
+{
+  PetscBool match;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, sigma, 2);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
+  if (!match) PetscFunctionReturn(0);
+  PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The sort window must be 0 (no sorting) or more, not %" PetscInt_FMT, sigma);
+  ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow = sigma;
   PetscCall(MatSeqGKInvalidate_Private(A));
   PetscFunctionReturn(0);
 }
