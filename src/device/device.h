@@ -25,7 +25,13 @@
    stored longest first, so that rows of like length share a slice; slot s of the arrays then
    holds row perm[s], and rl, sliceptr and the entry layout are the slots'. Without sorting
    perm is NULL and slot s is row s.
+
+   Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long) are
+   stored row by row instead, entry k of slot s at sliceptr[s / h] + (s % h) * width + k, and
+   their rows multiplied a warp per row with contiguous loads: one thread per row would walk a
+   long row alone while the rest of the product waits for it. wide lists their slots.
 */
+#define GK_ELLR_WIDE 32
 typedef struct {
   PetscInt     m, n;      /* rows, columns */
   PetscInt     nz;        /* Nz, the longest row */
@@ -35,6 +41,8 @@ typedef struct {
   PetscInt    *col;       /* device, sliceptr[last] */
   PetscScalar *val;       /* device, sliceptr[last] */
   PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
+  PetscInt     nwide;     /* slots in wide slices */
+  PetscInt    *wide;      /* device, nwide: those slots */
 } GKEllr;
 
 /*

@@ -99,24 +99,47 @@ static PetscErrorCode GKCUDASynchronize(void)
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
 template <bool CONJ>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
-  const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
+  if (blockIdx.x < nbnarrow) { /* a thread per slot, the wide slices left to the warps below */
+    const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
-  if (s < m) {
-    const PetscInt i = perm ? perm[s] : s;
-    const GKScalar v = GKEllrRow<CONJ>(s, h, sliceptr, rl, col, val, GKVecIn{x});
+    if (s < m && (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE) {
+      const PetscInt i = perm ? perm[s] : s;
+      const GKScalar v = GKEllrRow<CONJ>(s, h, sliceptr, rl, col, val, GKVecIn{x});
 
-    y[i] = add ? y[i] + v : v;
+      y[i] = add ? y[i] + v : v;
+    }
+  } else { /* a warp per slot of a wide slice, its entries contiguous */
+    const PetscInt g = ((PetscInt)(blockIdx.x - nbnarrow) * blockDim.x + threadIdx.x) / 32;
+    const int      lane = threadIdx.x % 32;
+
+    if (g < nwide) {
+      const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
+      size_t         base;
+      PetscInt       st;
+      GKScalar       v = 0.0;
+
+      GKEllrSlot(s, h, sliceptr, &base, &st);
+      for (PetscInt k = lane; k < len; k += 32) {
+        const GKScalar a = val[base + k];
+
+        v += (CONJ ? GKConj(a) : a) * x[col[base + k]];
+      }
+      v = GKWarpSum(v);
+      if (!lane) y[i] = add ? y[i] + v : v;
+    }
   }
 }
 
 static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
+  const unsigned nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
+
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (conj) GKEllrMultKernel<true><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (const GKScalar *)x, add, (GKScalar *)y);
-  else GKEllrMultKernel<false><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (const GKScalar *)x, add, (GKScalar *)y);
+  if (conj) GKEllrMultKernel<true><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+  else GKEllrMultKernel<false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -176,12 +199,14 @@ __global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
   if (t < m) {
-    const PetscInt i    = perm ? perm[t] : t;
-    const size_t   base = (size_t)sliceptr[t / h] + t % h;
-    GKScalar       s    = 0.0;
+    const PetscInt i = perm ? perm[t] : t;
+    GKScalar       s = 0.0;
+    size_t         base;
+    PetscInt       st;
 
+    GKEllrSlot(t, h, sliceptr, &base, &st);
     for (PetscInt k = 0; k < rl[t]; k++)
-      if (col[base + (size_t)k * h] == i) s += val[base + (size_t)k * h];
+      if (col[base + (size_t)k * st] == i) s += val[base + (size_t)k * st];
     diag[i] = s;
   }
 }

@@ -80,12 +80,42 @@ static __device__ __forceinline__ GKScalar GKMake(double re, double im)
 #endif
 }
 
+/* a load through the read-only data cache, for arrays a kernel only reads */
+static __device__ __forceinline__ GKScalar GKLdg(const GKScalar *p)
+{
+#if defined(PETSC_USE_COMPLEX)
+  const double2 d = __ldg((const double2 *)p);
+
+  return GKScalar(d.x, d.y);
+#else
+  return __ldg(p);
+#endif
+}
+
 /* What a product reads as x: the vector itself here; the fused Krylov step (krylov.cu) reads a
    direction computed on the fly instead */
 struct GKVecIn {
   const GKScalar *__restrict__ x;
-  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKLdg(x + j); }
 };
+
+/* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
+   warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
+   are in flight at once */
+/* where slot i's entries start and their stride: column-major slices, or row by row in wide
+   ones (device.h) */
+static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, size_t *base, PetscInt *stride)
+{
+  const PetscInt s = i / h, w = (sliceptr[s + 1] - sliceptr[s]) / h;
+
+  if (w >= GK_ELLR_WIDE) {
+    *base   = (size_t)sliceptr[s] + (size_t)(i % h) * w;
+    *stride = 1;
+  } else {
+    *base   = (size_t)sliceptr[s] + i % h;
+    *stride = h;
+  }
+}
 
 /* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
    warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
@@ -93,18 +123,31 @@ struct GKVecIn {
 template <bool CONJ, class IN>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const IN &x)
 {
-  GKScalar        s    = 0.0;
-  const PetscInt  len  = rl[i];
-  const GKScalar *v    = val + (size_t)sliceptr[i / h] + i % h;
-  const PetscInt *c    = col + (size_t)sliceptr[i / h] + i % h;
+  GKScalar       s   = 0.0;
+  const PetscInt len = rl[i];
+  size_t         base;
+  PetscInt       st;
 
+  GKEllrSlot(i, h, sliceptr, &base, &st);
 #pragma unroll 4
   for (PetscInt k = 0; k < len; k++) {
-    const GKScalar a = v[(size_t)k * h];
+    const GKScalar a = val[base + (size_t)k * st];
 
-    s += (CONJ ? GKConj(a) : a) * x(c[(size_t)k * h]);
+    s += (CONJ ? GKConj(a) : a) * x(col[base + (size_t)k * st]);
   }
   return s;
+}
+
+/* the sum of a warp's values, in lane 0 */
+static __device__ __forceinline__ GKScalar GKWarpSum(GKScalar v)
+{
+  double re = GKRe(v), im = GKIm(v);
+
+  for (int o = 16; o > 0; o /= 2) {
+    re += __shfl_down_sync(0xffffffffu, re, o);
+    im += __shfl_down_sync(0xffffffffu, im, o);
+  }
+  return GKMake(re, im);
 }
 
 /* (A x)_i, row i of DIA; ND > 0 is the number of diagonals known when compiling (the loop

@@ -27,8 +27,9 @@ struct GKKrylovCUDA {
   unsigned          nb;      /* blocks of every kernel, so of every partial sum */
   double           *partial; /* device: GK_SLOTS x nb x (re, im) */
   GKKrylovDevState *state;   /* device */
-  GKKrylovDevState *hstate;  /* pinned host memory the state is copied to */
-  cudaEvent_t       copied;  /* recorded after that copy */
+  GKKrylovDevState *hstate;  /* mapped pinned host memory the step kernels publish the state to */
+  GKKrylovDevState *pub;     /* its device address */
+  cudaEvent_t       copied;  /* recorded after the step the host waits for */
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -44,7 +45,9 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   GKCallCUDA(cudaMalloc((void **)&k->partial, sizeof(double) * 2 * GK_SLOTS * k->nb));
   GKCallCUDA(cudaMalloc((void **)&k->state, sizeof(GKKrylovDevState)));
   GKCallCUDA(cudaMemset(k->state, 0, sizeof(GKKrylovDevState)));
-  GKCallCUDA(cudaMallocHost((void **)&k->hstate, sizeof(GKKrylovDevState)));
+  GKCallCUDA(cudaHostAlloc((void **)&k->hstate, sizeof(GKKrylovDevState), cudaHostAllocMapped));
+  GKCallCUDA(cudaHostGetDevicePointer((void **)&k->pub, k->hstate, 0));
+  memset(k->hstate, 0, sizeof(GKKrylovDevState));
   GKCallCUDA(cudaEventCreateWithFlags(&k->copied, cudaEventDisableTiming));
   *K = (GKKrylov)k;
   PetscFunctionReturn(0);
@@ -112,6 +115,19 @@ static __device__ GKScalar GKBlockAllSum(const double *partial, unsigned nb, int
   return GKMake(tot[0], tot[1]);
 }
 
+/* What the host's convergence test reads, written by block 0's thread 0 (which wrote it to st)
+   to the mapped host copy: no copy to queue, only the wait for the kernel */
+static __device__ void GKPublish(const GKKrylovDevState *st, GKKrylovDevState *pub)
+{
+  if (!blockIdx.x && !threadIdx.x) {
+    pub->norm2      = st->norm2;
+    pub->rholast[0] = st->rholast[0];
+    pub->rholast[1] = st->rholast[1];
+    pub->flag       = *(volatile const int *)&st->flag;
+    pub->flagit     = st->flagit;
+  }
+}
+
 static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
 {
   if (!blockIdx.x && !threadIdx.x) {
@@ -131,14 +147,14 @@ static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScala
 #endif
 }
 
-/* The direction as a product's x: p_i(j) = z(j) + b p_i-1(j), or z(j) in the first step (where
-   p_i-1 is not read: a NaN left in it by an earlier solve must not survive 0 * p) */
+/* The direction as a product's x: p_i(j) = z(j) + b p_i-1(j). The first step passes p_i-1 = z
+   and b = 0, so that it never reads the old direction: a NaN an earlier solve left there must
+   not survive 0 * p. */
 struct GKDirIn {
   const GKScalar *__restrict__ z;
   const GKScalar *__restrict__ p;
   GKScalar b;
-  bool     first;
-  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return first ? z[j] : GKDir(z[j], b, p[j]); }
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
@@ -146,13 +162,16 @@ struct GKDirIn {
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, unsigned nb, double *partial, GKKrylovDevState *st, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, unsigned nb, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
   bool           stop   = false;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
-  if (GKStopped(st)) return;
+  if (GKStopped(st)) {
+    GKPublish(st, pub);
+    return;
+  }
   if (i == 0) {
     if (!blockIdx.x && !threadIdx.x) {
       st->rho[0][0] = st->rholast[0] = GKRe(rho0);
@@ -182,6 +201,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
         st->rho[i % 2][1] = GKIm(rho);
       }
     }
+    GKPublish(st, pub);
   }
   if (stop || last) { /* only x_i = x_i-1 + a p_i-1, the last update's move */
     if (i)
@@ -189,8 +209,8 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
     return;
   }
   {
-    const GKDirIn in  = {z, pold, b, i == 0};
-    const GKDirIn int_ = {zt, ptold, GKConj(b), i == 0};
+    const GKDirIn in   = {z, i ? pold : z, b};
+    const GKDirIn int_ = {zt, i ? ptold : zt, GKConj(b)};
 
     for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
       if (t < n) { /* slot t of ELLPACK-R, row r */
@@ -225,7 +245,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
-#define GK_ARGS <<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->nb, k->partial, k->state, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt)
+#define GK_ARGS <<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->nb, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt)
 #define GK_DIA_CG(ND)   GKKrylovStepKernel<false, ND, GK_KRYLOV_CG> GK_ARGS
 #define GK_DIA_COCG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG> GK_ARGS
 #define GK_DIA_BICG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG> GK_ARGS
@@ -305,27 +325,27 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   PetscFunctionReturn(0);
 }
 
-/* the state's copy to pinned host memory, queued behind the kernels so far */
+/* the last step has published the state to mapped host memory: an event marks its end */
 PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov K)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  GKCallCUDA(cudaMemcpyAsync(k->hstate, k->state, sizeof(GKKrylovDevState), cudaMemcpyDeviceToHost, 0));
   GKCallCUDA(cudaEventRecord(k->copied, 0));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 {
-  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+  GKKrylovCUDA                    *k = (GKKrylovCUDA *)K;
+  volatile const GKKrylovDevState *h = k->hstate;
 
   PetscFunctionBegin;
   GKWaitCUDA(cudaEventSynchronize(k->copied));
-  S->norm2  = k->hstate->norm2;
-  S->rho[0] = k->hstate->rholast[0];
-  S->rho[1] = k->hstate->rholast[1];
-  S->flag   = (GKKrylovFlag)k->hstate->flag;
-  S->flagit = k->hstate->flagit;
+  S->norm2  = h->norm2;
+  S->rho[0] = h->rholast[0];
+  S->rho[1] = h->rholast[1];
+  S->flag   = (GKKrylovFlag)h->flag;
+  S->flagit = h->flagit;
   PetscFunctionReturn(0);
 }

@@ -77,6 +77,16 @@ static PetscErrorCode GKHostSynchronize(void)
   PetscFunctionReturn(0);
 }
 
+/* where slot t's entries start and their stride: column-major slices, or row by row in wide
+   ones (device.h) */
+static void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
+{
+  const PetscInt s = t / A->h, w = (A->sliceptr[s + 1] - A->sliceptr[s]) / A->h;
+
+  *base   = (size_t)A->sliceptr[s] + (w >= GK_ELLR_WIDE ? (size_t)(t % A->h) * w : (size_t)(t % A->h));
+  *stride = w >= GK_ELLR_WIDE ? 1 : A->h;
+}
+
 /* y = A x (+ y): row i sums its rl[i] entries, stored h apart from its slice's start plus
    i % h (Michels, Algorithm 4: h = m, entries at i, i+m, i+2m, ...) */
 PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
@@ -85,14 +95,16 @@ PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscS
 
   PetscFunctionBegin;
   for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
-    const PetscInt i    = A->perm ? A->perm[t] : t;
-    const size_t   base = (size_t)A->sliceptr[t / A->h] + t % A->h;
-    PetscScalar    s    = 0.0;
+    const PetscInt i = A->perm ? A->perm[t] : t;
+    PetscScalar    s = 0.0;
+    size_t         base;
+    PetscInt       st;
 
+    GKHostEllrSlot(A, t, &base, &st);
     for (PetscInt k = 0; k < A->rl[t]; k++) {
-      const PetscScalar a = A->val[base + (size_t)k * A->h];
+      const PetscScalar a = A->val[base + (size_t)k * st];
 
-      s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * A->h]];
+      s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * st]];
     }
     y[i] = add ? y[i] + s : s;
   }
@@ -149,12 +161,14 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
   for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
-    const PetscInt i    = A->perm ? A->perm[t] : t;
-    const size_t   base = (size_t)A->sliceptr[t / A->h] + t % A->h;
-    PetscScalar    s    = 0.0;
+    const PetscInt i = A->perm ? A->perm[t] : t;
+    PetscScalar    s = 0.0;
+    size_t         base;
+    PetscInt       st;
 
+    GKHostEllrSlot(A, t, &base, &st);
     for (PetscInt k = 0; k < A->rl[t]; k++)
-      if (A->col[base + (size_t)k * A->h] == i) s += A->val[base + (size_t)k * A->h];
+      if (A->col[base + (size_t)k * st] == i) s += A->val[base + (size_t)k * st];
     diag[i] = s;
   }
   PetscFunctionReturn(0);

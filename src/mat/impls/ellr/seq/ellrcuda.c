@@ -23,7 +23,10 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->val));
   PetscCall(GKFree(E->perm));
-  E->perm = NULL;
+  PetscCall(GKFree(E->wide));
+  E->perm  = NULL;
+  E->wide  = NULL;
+  E->nwide = 0;
   PetscFunctionReturn(0);
 }
 
@@ -44,14 +47,15 @@ static int GKRowLenCompare(const void *a, const void *b)
    and copied to E on the device: with sort window sigma > 1 the rows of each window of sigma
    ordered longest first into slots (perm), else slot i is row i; slices of h0 slots (0: one
    slice of all m), each an h x (its longest row) column-major block, entry k of slot s at
-   sliceptr[s / h] + k*h + s % h, padding value 0 and column 0. With valuesonly E keeps its
+   sliceptr[s / h] + k*h + s % h, or row by row in slices at least GK_ELLR_WIDE wide, padding
+   value 0 and column 0. With valuesonly E keeps its
    structure and receives the values. When the padding exceeds the fill limit nothing is built
    and fits is false, msg says why. */
 static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *rl, *col, *perm = NULL, nz = 0, total;
+  PetscInt      *sp, *rl, *col, *perm = NULL, *wide = NULL, nz = 0, total, nwide = 0;
   PetscScalar   *val;
   char           why[320];
 
@@ -91,13 +95,21 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
   for (PetscInt t = 0; t < m; t++) {
-    const PetscInt base = sp[t / h] + t % h, i = GK_ROW(t);
+    const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h, i = GK_ROW(t);
+    const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
 
+    nwide += w >= GK_ELLR_WIDE ? 1 : 0;
     rl[t] = ai[i + 1] - ai[i];
     for (PetscInt k = 0; k < rl[t]; k++) {
-      col[base + k * h] = aj[ai[i] + k];
-      val[base + k * h] = aa[ai[i] + k];
+      col[base + k * st] = aj[ai[i] + k];
+      val[base + k * st] = aa[ai[i] + k];
     }
+  }
+  if (nwide) { /* the slots of the wide slices, for the products' warps */
+    PetscCall(PetscMalloc1(nwide, &wide));
+    nwide = 0;
+    for (PetscInt t = 0; t < m; t++)
+      if ((sp[t / h + 1] - sp[t / h]) / h >= GK_ELLR_WIDE) wide[nwide++] = t;
   }
 #undef GK_ROW
   if (!valuesonly) {
@@ -117,11 +129,17 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       PetscCall(GKMalloc(m, &E->perm));
       PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
     }
+    E->nwide = nwide;
+    if (nwide) {
+      PetscCall(GKMalloc(nwide, &E->wide));
+      PetscCall(GKMemcpyH2D(E->wide, wide, (size_t)nwide * sizeof(PetscInt)));
+    }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0)) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + nwide) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
   *stored = total;
   PetscCall(PetscFree(perm));
+  PetscCall(PetscFree(wide));
   PetscCall(PetscFree(sp));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
