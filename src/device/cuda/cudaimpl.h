@@ -206,9 +206,10 @@ static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscIn
   return s;
 }
 
-/* The block's sums of K scalars (one per thread) into partial[2 (k gridDim + block)] as (re, im) */
+/* The block's sums of K scalars (one per thread) into partial[2 (k stride + block)] as (re, im),
+   stride 0 meaning gridDim.x */
 template <int K>
-static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial)
+static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial, unsigned stride = 0)
 {
   __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
   const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -237,8 +238,8 @@ static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial)
         im += __shfl_down_sync(0xffffffffu, im, o);
       }
       if (!lane) {
-        partial[2 * (k * gridDim.x + blockIdx.x)]     = re;
-        partial[2 * (k * gridDim.x + blockIdx.x) + 1] = im;
+        partial[2 * (k * (stride ? stride : gridDim.x) + blockIdx.x)]     = re;
+        partial[2 * (k * (stride ? stride : gridDim.x) + blockIdx.x) + 1] = im;
       }
     }
   }

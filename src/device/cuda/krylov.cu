@@ -8,7 +8,7 @@
 */
 #include "cudaimpl.h"
 
-/* partial sums, per block: [0] dpi, [1] the norm, [2] rho */
+/* partial sums, per block: [0] dpi, [1] the norm, [2] rho; slot k at 2 k GK_RED_BLOCKS */
 #define GK_SLOTS 3
 
 typedef struct {
@@ -24,8 +24,8 @@ struct GKKrylovCUDA {
   PetscInt          n;
   GKKrylovMethod    method;
   GKKrylovNorm      norm;
-  unsigned          nb;      /* blocks of every kernel, so of every partial sum */
-  double           *partial; /* device: GK_SLOTS x nb x (re, im) */
+  unsigned          nbstep, nbupdate; /* the blocks of the last step and update: their partial sums */
+  double           *partial;          /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
   GKKrylovDevState *state;   /* device */
   GKKrylovDevState *hstate;  /* mapped pinned host memory the step kernels publish the state to */
   GKKrylovDevState *pub;     /* its device address */
@@ -41,8 +41,7 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   k->n      = n;
   k->method = method;
   k->norm   = norm;
-  k->nb     = n ? GKRedBlocks(method == GK_KRYLOV_BICG ? 2 * n : n) : 1;
-  GKCallCUDA(cudaMalloc((void **)&k->partial, sizeof(double) * 2 * GK_SLOTS * k->nb));
+  GKCallCUDA(cudaMalloc((void **)&k->partial, sizeof(double) * 2 * GK_SLOTS * GK_RED_BLOCKS));
   GKCallCUDA(cudaMalloc((void **)&k->state, sizeof(GKKrylovDevState)));
   GKCallCUDA(cudaMemset(k->state, 0, sizeof(GKKrylovDevState)));
   GKCallCUDA(cudaHostAlloc((void **)&k->hstate, sizeof(GKKrylovDevState), cudaHostAllocMapped));
@@ -79,6 +78,40 @@ static __device__ bool GKStopped(const GKKrylovDevState *st)
   return flag != 0;
 }
 
+/* Blocks for one of these grid-stride kernels: as many as the GPU runs at once and no more (a
+   second, partial wave would leave most of the GPU idle while it runs), at most GK_RED_BLOCKS */
+static unsigned GKWaveBlocks(const void *kernel, PetscInt rows)
+{
+  static struct {
+    const void *f;
+    int         per;
+  } cache[64];
+  static int ncache, sms;
+  int        per = 0;
+
+  for (int c = 0; c < ncache; c++)
+    if (cache[c].f == kernel) per = cache[c].per;
+  if (!per) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, kernel, GK_BLOCK, 0) != cudaSuccess || per < 1) {
+      (void)cudaGetLastError();
+      per = 1;
+    }
+    if (ncache < 64) {
+      cache[ncache].f     = kernel;
+      cache[ncache++].per = per;
+    }
+  }
+  if (!sms) {
+    int dev = 0;
+
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+      (void)cudaGetLastError();
+      sms = 1;
+    }
+  }
+  return (unsigned)PetscMax(1, PetscMin((PetscInt)GKBlocks(rows), (PetscInt)PetscMin(per * sms, GK_RED_BLOCKS)));
+}
+
 /* The sum over the nb blocks' partial sums of a slot, the same in every block and thread */
 static __device__ GKScalar GKBlockAllSum(const double *partial, unsigned nb, int slot)
 {
@@ -87,8 +120,8 @@ static __device__ GKScalar GKBlockAllSum(const double *partial, unsigned nb, int
   double            re = 0.0, im = 0.0;
 
   for (unsigned b = threadIdx.x; b < nb; b += blockDim.x) {
-    re += partial[2 * (slot * nb + b)];
-    im += partial[2 * (slot * nb + b) + 1];
+    re += partial[2 * (slot * GK_RED_BLOCKS + b)];
+    im += partial[2 * (slot * GK_RED_BLOCKS + b) + 1];
   }
   for (int o = 16; o > 0; o /= 2) {
     re += __shfl_down_sync(0xffffffffu, re, o);
@@ -245,24 +278,28 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
-#define GK_ARGS <<<k->nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->nb, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt)
-#define GK_DIA_CG(ND)   GKKrylovStepKernel<false, ND, GK_KRYLOV_CG> GK_ARGS
-#define GK_DIA_COCG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG> GK_ARGS
-#define GK_DIA_BICG(ND) GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG> GK_ARGS
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, unsigned, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  unsigned nb;
+
+#define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
+#define GK_DIA_COCG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
+#define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
   if (k->method == GK_KRYLOV_CG) {
-    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_CG> GK_ARGS;
+    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_CG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_CG);
   } else if (k->method == GK_KRYLOV_COCG) {
-    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG> GK_ARGS;
+    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
   } else {
-    if (A->ellr) GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG> GK_ARGS;
+    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_BICG);
   }
 #undef GK_DIA_CG
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
-#undef GK_ARGS
+  nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, i ? k->nbupdate : 0, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
+  k->nbstep = nb;
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -301,7 +338,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       acc[1] += zj * GKConj(rtj);
     } else acc[1] += METHOD == GK_KRYLOV_CG ? zj * GKConj(rj) : zj * rj;
   }
-  GKBlockSumStore<2>(acc, partial + 2 * nb); /* slots 1 and 2 */
+  GKBlockSumStore<2>(acc, partial + 2 * GK_RED_BLOCKS, GK_RED_BLOCKS); /* slots 1 and 2 */
 }
 
 PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
@@ -309,18 +346,15 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-#define GK_LAUNCH(METHOD, DIAG) GKKrylovUpdateKernel<METHOD, DIAG><<<k->nb, GK_BLOCK>>>(k->n, i, k->norm, k->nb, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt)
-  if (k->method == GK_KRYLOV_CG) {
-    if (diag) GK_LAUNCH(GK_KRYLOV_CG, true);
-    else GK_LAUNCH(GK_KRYLOV_CG, false);
-  } else if (k->method == GK_KRYLOV_COCG) {
-    if (diag) GK_LAUNCH(GK_KRYLOV_COCG, true);
-    else GK_LAUNCH(GK_KRYLOV_COCG, false);
-  } else {
-    if (diag) GK_LAUNCH(GK_KRYLOV_BICG, true);
-    else GK_LAUNCH(GK_KRYLOV_BICG, false);
-  }
-#undef GK_LAUNCH
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, unsigned, double *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  unsigned nb;
+
+  if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
+  else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
+  else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
+  nb = GKWaveBlocks((const void *)kern, k->n);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->nbstep, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
+  k->nbupdate = nb;
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
