@@ -4,8 +4,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
                         cuBLAS baseline, PETSc CPU cg on one rank, the power-law matrices;\n\
                         cpu (any number of ranks): PETSc CPU cg on MPIAIJ only\n\
   -csv <file>         : append the results to this CSV file\n\
-  -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096)\n\
-  -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256)\n\
+  -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096; 0: none)\n\
+  -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256; 0: none)\n\
   -cg_its <k>         : CG iterations timed on the GPU (default 400)\n\
   -cpu_its <k>        : CG iterations timed on the CPU (default 10)\n\
   -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\n";
@@ -317,6 +317,12 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    /* the same with the host waiting every 10th iteration only: what the per-iteration wait costs */
+    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_check_every", "10"));
+    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
+    PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_check_every"));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-check10", names[t]));
+    PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
     PetscCall(TimeCG(D, KSPCG, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "petsc-cg-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, mat + PETSC_CG_PASSES * vec, PETSC_TRUE));
@@ -442,8 +448,10 @@ int main(int argc, char **argv)
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
   }
   if (cpu) {
-    for (PetscInt k = 0; k < n2; k++) PetscCall(RunLaplacianCPU(2, grids2d[k], cpuits));
-    for (PetscInt k = 0; k < n3; k++) PetscCall(RunLaplacianCPU(3, grids3d[k], cpuits));
+    for (PetscInt k = 0; k < n2; k++)
+      if (grids2d[k] > 0) PetscCall(RunLaplacianCPU(2, grids2d[k], cpuits));
+    for (PetscInt k = 0; k < n3; k++)
+      if (grids3d[k] > 0) PetscCall(RunLaplacianCPU(3, grids3d[k], cpuits));
   } else {
     double gm, gk;
 
@@ -456,8 +464,10 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  device %s: copy bandwidth B = %.0f GB/s (cudaMemcpy %.0f, copy kernel %.0f)\n", dev, B, gm, gk));
     if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
     PetscCall(Record("copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
-    for (PetscInt k = 0; k < n2; k++) PetscCall(RunLaplacianGPU(2, grids2d[k], cgits, cpuits));
-    for (PetscInt k = 0; k < n3; k++) PetscCall(RunLaplacianGPU(3, grids3d[k], cgits, cpuits));
+    for (PetscInt k = 0; k < n2; k++)
+      if (grids2d[k] > 0) PetscCall(RunLaplacianGPU(2, grids2d[k], cgits, cpuits));
+    for (PetscInt k = 0; k < n3; k++)
+      if (grids3d[k] > 0) PetscCall(RunLaplacianGPU(3, grids3d[k], cgits, cpuits));
     if (plrows > 0) PetscCall(RunPowerLaw(plrows));
   }
   if (csv) fclose(csv);

@@ -1,8 +1,9 @@
 /*
    The fused Krylov kernels of device.h: two an iteration, the scalars of the method kept on
-   the device. Each block of a kernel that needs the previous kernel's sums adds up all the
-   blocks' partial sums itself, in the same order, so every block computes the same scalar and
-   no extra launch or host round trip is needed. CG follows Michels, Algorithm 5 (PCG), BiCG
+   the device. Each kernel's sums are finished by its last block to end (the blocks count
+   themselves out with an atomic counter, as in CUDA's threadFenceReduction sample), which
+   leaves them in the state for the next kernel: no extra launch, no host round trip, and no
+   block of the next kernel waits on more than one load. CG follows Michels, Algorithm 5 (PCG), BiCG
    Jost et al., 3.1, with A^H for complex scalars as De Donno et al. do; each kernel computes
    what its twin in host/krylov.c computes.
 */
@@ -12,7 +13,9 @@
 #define GK_SLOTS 3
 
 typedef struct {
-  double   rho[2][2];  /* rho_i by the parity of i, (re, im) */
+  double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
+  unsigned count;            /* blocks of the running kernel done with their partial sums */
+  double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
   double   rholast[2]; /* the last rho the step finished */
   double   a[2];       /* a_i of the last update, (re, im): the step after it moves x */
   double   norm2;
@@ -24,8 +27,7 @@ struct GKKrylovCUDA {
   PetscInt          n;
   GKKrylovMethod    method;
   GKKrylovNorm      norm;
-  unsigned          nbstep, nbupdate; /* the blocks of the last step and update: their partial sums */
-  double           *partial;          /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
+  double           *partial; /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
   GKKrylovDevState *state;   /* device */
   GKKrylovDevState *hstate;  /* mapped pinned host memory the step kernels publish the state to */
   GKKrylovDevState *pub;     /* its device address */
@@ -112,40 +114,52 @@ static unsigned GKWaveBlocks(const void *kernel, PetscInt rows)
   return (unsigned)PetscMax(1, PetscMin((PetscInt)GKBlocks(rows), (PetscInt)PetscMin(per * sms, GK_RED_BLOCKS)));
 }
 
-/* The sum over the nb blocks' partial sums of a slot, the same in every block and thread */
-static __device__ GKScalar GKBlockAllSum(const double *partial, unsigned nb, int slot)
+/* The K sums of slots slot0.. over the whole grid: each block stores its partial sums, and the
+   last block to do so adds them all up, in block order, into st->sum (a deterministic result)
+   and resets the counter for the next kernel */
+template <int K>
+static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st)
 {
-  __shared__ double sre[GK_WARPS], sim[GK_WARPS], tot[2];
+  __shared__ bool   last;
+  __shared__ double sre[GK_WARPS], sim[GK_WARPS];
   const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  double            re = 0.0, im = 0.0;
 
-  for (unsigned b = threadIdx.x; b < nb; b += blockDim.x) {
-    re += partial[2 * (slot * GK_RED_BLOCKS + b)];
-    im += partial[2 * (slot * GK_RED_BLOCKS + b) + 1];
-  }
-  for (int o = 16; o > 0; o /= 2) {
-    re += __shfl_down_sync(0xffffffffu, re, o);
-    im += __shfl_down_sync(0xffffffffu, im, o);
-  }
-  if (!lane) {
-    sre[warp] = re;
-    sim[warp] = im;
+  GKBlockSumStore<K>(acc, partial + 2 * slot0 * GK_RED_BLOCKS, GK_RED_BLOCKS); /* thread 0 writes */
+  if (!threadIdx.x) {
+    __threadfence(); /* the partial sums visible to every block before the count says so */
+    last = atomicAdd(&st->count, 1u) == gridDim.x - 1;
   }
   __syncthreads();
-  if (!warp) {
-    re = lane < GK_WARPS ? sre[lane] : 0.0;
-    im = lane < GK_WARPS ? sim[lane] : 0.0;
+  if (!last) return;
+  for (int k = 0; k < K; k++) {
+    const volatile double *q  = partial + 2 * (slot0 + k) * GK_RED_BLOCKS;
+    double                 re = 0.0, im = 0.0;
+
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+      re += q[2 * b];
+      im += q[2 * b + 1];
+    }
     for (int o = 16; o > 0; o /= 2) {
       re += __shfl_down_sync(0xffffffffu, re, o);
       im += __shfl_down_sync(0xffffffffu, im, o);
     }
     if (!lane) {
-      tot[0] = re;
-      tot[1] = im;
+      sre[warp] = re;
+      sim[warp] = im;
     }
+    __syncthreads();
+    if (!threadIdx.x) {
+      re = im = 0.0;
+      for (int w = 0; w < GK_WARPS; w++) {
+        re += sre[w];
+        im += sim[w];
+      }
+      st->sum[slot0 + k][0] = re;
+      st->sum[slot0 + k][1] = im;
+    }
+    __syncthreads();
   }
-  __syncthreads();
-  return GKMake(tot[0], tot[1]);
+  if (!threadIdx.x) st->count = 0;
 }
 
 /* What the host's convergence test reads, written by block 0's thread 0 (which wrote it to st)
@@ -195,7 +209,7 @@ struct GKDirIn {
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, unsigned nb, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
   bool           stop   = false;
@@ -211,8 +225,8 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       st->rho[0][1] = st->rholast[1] = GKIm(rho0);
     }
   } else {
-    const GKScalar rho  = GKBlockAllSum(partial, nb, 2);
-    const double   nrm2 = GKRe(GKBlockAllSum(partial, nb, 1));
+    const GKScalar rho  = GKMake(st->sum[2][0], st->sum[2][1]);
+    const double   nrm2 = st->sum[1][0];
     const GKScalar old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
 
     a = GKMake(st->a[0], st->a[1]);
@@ -265,7 +279,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       }
     }
   }
-  GKBlockSumStore<1>(acc, partial);
+  GKGridSum<1>(acc, partial, 0, st);
 }
 
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
@@ -278,7 +292,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, unsigned, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
 #define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
@@ -298,8 +312,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, i ? k->nbupdate : 0, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
-  k->nbstep = nb;
+  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -307,13 +320,13 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, unsigned nb, double *partial, GKKrylovDevState *st, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, double *partial, GKKrylovDevState *st, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
 
   if (GKStopped(st)) return;
-  dpi = GKBlockAllSum(partial, nb, 0);
+  dpi = GKMake(st->sum[0][0], st->sum[0][1]);
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return;
@@ -338,7 +351,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       acc[1] += zj * GKConj(rtj);
     } else acc[1] += METHOD == GK_KRYLOV_CG ? zj * GKConj(rj) : zj * rj;
   }
-  GKBlockSumStore<2>(acc, partial + 2 * GK_RED_BLOCKS, GK_RED_BLOCKS); /* slots 1 and 2 */
+  GKGridSum<2>(acc, partial, 1, st); /* the norm and rho */
 }
 
 PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
@@ -346,15 +359,14 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, unsigned, double *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
   else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->nbstep, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
-  k->nbupdate = nb;
+  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
