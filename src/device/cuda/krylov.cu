@@ -336,6 +336,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
     st->a[0] = GKRe(a);
     st->a[1] = GKIm(a);
   }
+#pragma unroll 4 /* several rows' loads in flight at once */
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
     const GKScalar rj = r[j] - a * w[j], zj = DIAG ? diag[j] * rj : rj;
 
