@@ -4,6 +4,7 @@
    use an explicit transposed copy, built on first use (as De Donno et al. precompute A^H).
 */
 #include "../../gk/gkmat.h"
+#include <stddef.h>
 
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
@@ -387,6 +388,22 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
   PetscFunctionReturn(0);
 }
 
+/* Sets a layout setting of a MATSEQELLRCUDA matrix (the member at offset) to a value of at least
+   0, else the error says what must be; the device copy is rebuilt at its next use. Other types
+   are left alone. */
+static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt value, const char *must)
+{
+  PetscBool match;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
+  if (!match) PetscFunctionReturn(0);
+  PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
+  *(PetscInt *)((char *)((Mat_SeqGK *)A->spptr)->data + offset) = value;
+  PetscCall(MatSeqGKInvalidate_Private(A));
+  PetscFunctionReturn(0);
+}
+
 /*@
    MatELLRCUDASetSliceHeight - Stores the rows in slices of h, each padded to its own longest row
    only, so that a few long rows no longer pad every row (h = 0: one slice, the paper's layout)
@@ -406,16 +423,10 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
 @*/
 PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
 {
-  PetscBool match;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, h, 2);
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
-  if (!match) PetscFunctionReturn(0);
-  PetscCheck(h >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The slice height must be 0 (one slice) or more, not %" PetscInt_FMT, h);
-  ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight = h;
-  PetscCall(MatSeqGKInvalidate_Private(A));
+  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, sliceheight), h, "The slice height must be 0 (one slice) or more"));
   PetscFunctionReturn(0);
 }
 
@@ -440,16 +451,10 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
 @*/
 PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
 {
-  PetscBool match;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, sigma, 2);
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
-  if (!match) PetscFunctionReturn(0);
-  PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The sort window must be 0 (no sorting) or more, not %" PetscInt_FMT, sigma);
-  ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow = sigma;
-  PetscCall(MatSeqGKInvalidate_Private(A));
+  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, sortwindow), sigma, "The sort window must be 0 (no sorting) or more"));
   PetscFunctionReturn(0);
 }
 
