@@ -98,15 +98,15 @@ static PetscErrorCode GKCUDASynchronize(void)
 
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
-template <bool CONJ>
+template <bool CONJ, bool PLAIN>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   if (blockIdx.x < nbnarrow) { /* a thread per slot, the wide slices left to the warps below */
     const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
-    if (s < m && (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE) {
-      const PetscInt i = perm ? perm[s] : s;
-      const GKScalar v = GKEllrRow<CONJ>(s, h, sliceptr, rl, col, val, GKVecIn{x});
+    if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE)) {
+      const PetscInt i = !PLAIN && perm ? perm[s] : s;
+      const GKScalar v = GKEllrRow<CONJ, GKVecIn, PLAIN>(s, h, sliceptr, rl, col, val, GKVecIn{x});
 
       y[i] = add ? y[i] + v : v;
     }
@@ -134,12 +134,18 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
 
 static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
-  const unsigned nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
+  const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
+  const PetscBool plain = A->h == A->m && !A->perm && !A->nwide ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (conj) GKEllrMultKernel<true><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
-  else GKEllrMultKernel<false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+  if (plain) { /* the paper's layout: no slices, permutation or wide rows */
+    if (conj) GKEllrMultKernel<true, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+    else GKEllrMultKernel<false, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+  } else {
+    if (conj) GKEllrMultKernel<true, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+    else GKEllrMultKernel<false, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+  }
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

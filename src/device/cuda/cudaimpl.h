@@ -119,8 +119,9 @@ static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const 
 
 /* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
    warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
-   are in flight at once */
-template <bool CONJ, class IN>
+   are in flight at once (UNROLL entries; fewer keep fewer registers live). PLAIN: the paper's
+   layout (one column-major slice, h = m), known when compiling: no slice arithmetic. */
+template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar       s   = 0.0;
@@ -128,8 +129,11 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
   size_t         base;
   PetscInt       st;
 
-  GKEllrSlot(i, h, sliceptr, &base, &st);
-#pragma unroll 4
+  if (PLAIN) {
+    base = (size_t)i;
+    st   = h;
+  } else GKEllrSlot(i, h, sliceptr, &base, &st);
+#pragma unroll UNROLL
   for (PetscInt k = 0; k < len; k++) {
     const GKScalar a = val[base + (size_t)k * st];
 

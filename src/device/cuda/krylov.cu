@@ -207,7 +207,8 @@ struct GKDirIn {
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
-   launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi */
+   launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
+   diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND = 1 is the paper's layout. */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
@@ -261,9 +262,9 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
 
     for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
       if (t < n) { /* slot t of ELLPACK-R, row r */
-        const PetscInt r  = ELLR && E.perm ? E.perm[t] : t;
+        const PetscInt r  = ELLR && !ND && E.perm ? E.perm[t] : t;
         const GKScalar pr = in(r);
-        const GKScalar wr = ELLR ? GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, ND != 0, 2>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 
         if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
         p[r] = pr;
@@ -292,6 +293,8 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
+  /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND = 1 marks it */
+  const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
@@ -299,10 +302,12 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #define GK_DIA_COCG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
 #define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
   if (k->method == GK_KRYLOV_CG) {
-    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_CG>;
+    if (plain) kern = GKKrylovStepKernel<true, 1, GK_KRYLOV_CG>;
+    else if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_CG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_CG);
   } else if (k->method == GK_KRYLOV_COCG) {
-    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG>;
+    if (plain) kern = GKKrylovStepKernel<true, 1, GK_KRYLOV_COCG>;
+    else if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
   } else {
     if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
