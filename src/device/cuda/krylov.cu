@@ -264,7 +264,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       if (t < n) { /* slot t of ELLPACK-R, row r */
         const PetscInt r  = ELLR && !ND && E.perm ? E.perm[t] : t;
         const GKScalar pr = in(r);
-        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, ND != 0, ND ? 1 : 2>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, ND != 0, 2>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 
         if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
         p[r] = pr;
