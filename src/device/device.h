@@ -189,6 +189,9 @@ typedef struct {
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+  /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
+  PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   /* the fused Krylov iterations, on vectors of length n */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);

@@ -249,6 +249,40 @@ static PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag)
   PetscFunctionReturn(0);
 }
 
+/* buf[k] = x[idx[k]]: the entries of x other processes need, packed */
+__global__ void GKGatherKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ x, GKScalar *__restrict__ buf)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) buf[k] = x[idx[k]];
+}
+
+static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKGatherKernel<<<GKBlocks(n), GK_BLOCK>>>(n, idx, (const GKScalar *)x, (GKScalar *)buf);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* y[idx[k]] += buf[k], the indices distinct: what one other process sends back */
+__global__ void GKScatterAddKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ buf, GKScalar *__restrict__ y)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) y[idx[k]] += buf[k];
+}
+
+static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const PetscScalar *buf, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKScatterAddKernel<<<GKBlocks(n), GK_BLOCK>>>(n, idx, (const GKScalar *)buf, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendCUDA = {
   "cuda",
   GKCUDAGetDeviceCount,
@@ -275,6 +309,8 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDANorms,
   GKCUDASum,
   GKCUDAExtreme,
+  GKCUDAGather,
+  GKCUDAScatterAdd,
   GKCUDAKrylovCreate,
   GKCUDAKrylovDestroy,
   GKCUDAKrylovStep,

@@ -387,6 +387,22 @@ static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GKHostGather(PetscInt n, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
+{
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt k = 0; k < n; k++) buf[k] = x[idx[k]];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const PetscScalar *buf, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt k = 0; k < n; k++) y[idx[k]] += buf[k];
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendHost = {
   "host",
   GKHostGetDeviceCount,
@@ -413,6 +429,8 @@ const GKBackendOps GKBackendHost = {
   GKHostNorms,
   GKHostSum,
   GKHostExtreme,
+  GKHostGather,
+  GKHostScatterAdd,
   GKHostKrylovCreate,
   GKHostKrylovDestroy,
   GKHostKrylovStep,

@@ -387,16 +387,6 @@ PetscErrorCode MatCreate_SeqGK_Private(Mat B, const GKMatFormat *fmt)
   PetscFunctionReturn(0);
 }
 
-/* The MPI types come with a later release; until then, say so instead of failing obscurely */
-PetscErrorCode MatCreate_MPIGK_Private(Mat B, const char *type)
-{
-  PetscMPIInt size;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
-  SETERRQ(PetscObjectComm((PetscObject)B), PETSC_ERR_SUP, "Matrix type %s on %d MPI processes is not supported yet: MPI support for petsc-gpukit's matrices is the next step. Run on one process, or use -mat_type aij in parallel", type, size);
-}
-
 /* The root type's creator, for the types list of -help: MatSetType() itself maps the root name
    to the sequential or MPI type by the communicator's size */
 PetscErrorCode MatCreate_GK_Private(Mat B, const GKMatFormat *fmt, const char *mpitype)
@@ -406,7 +396,7 @@ PetscErrorCode MatCreate_GK_Private(Mat B, const GKMatFormat *fmt, const char *m
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
   if (size == 1) PetscCall(MatCreate_SeqGK_Private(B, fmt));
-  else PetscCall(MatCreate_MPIGK_Private(B, mpitype));
+  else PetscCall(MatCreate_MPIGK_Private(B, fmt, mpitype));
   PetscFunctionReturn(0);
 }
 

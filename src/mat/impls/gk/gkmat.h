@@ -61,7 +61,10 @@ PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatForm
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
-PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const char *);
+PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);
+/* the formats; ELLPACK-R's is also the off-diagonal blocks' of every MPI device matrix */
+PETSC_INTERN const GKMatFormat GKFormatELLR;
+PETSC_INTERN const GKMatFormat GKFormatDIA;
 PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
 PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
 PETSC_INTERN PetscErrorCode MatSeqGKInvalidate_Private(Mat);

@@ -122,7 +122,7 @@ static PetscErrorCode MatSeqDIAGetOperator_Private(Mat A, PetscBool transpose, G
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
 
-static const GKMatFormat GKFormatDIA = {
+const GKMatFormat GKFormatDIA = {
   MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, NULL, NULL, MatSeqDIAGetOperator_Private, MatConvert_SeqAIJ_SeqDIACUDA,
 };
 
@@ -164,7 +164,7 @@ PetscErrorCode MatCreate_SeqDIACUDA(Mat B)
 PetscErrorCode MatCreate_MPIDIACUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_MPIGK_Private(B, MATMPIDIACUDA));
+  PetscCall(MatCreate_MPIGK_Private(B, &GKFormatDIA, MATMPIDIACUDA));
   PetscFunctionReturn(0);
 }
 

@@ -304,7 +304,7 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat, MatType, MatReuse, Mat *);
 
-static const GKMatFormat GKFormatELLR = {
+const GKMatFormat GKFormatELLR = {
   MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatSeqELLRSettings_Private, MatSeqELLRSetFromOptions_Private, MatSeqELLRGetOperator_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
 };
 
@@ -351,7 +351,7 @@ PetscErrorCode MatCreate_SeqELLRCUDA(Mat B)
 PetscErrorCode MatCreate_MPIELLRCUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_MPIGK_Private(B, MATMPIELLRCUDA));
+  PetscCall(MatCreate_MPIGK_Private(B, &GKFormatELLR, MATMPIELLRCUDA));
   PetscFunctionReturn(0);
 }
 

@@ -1,0 +1,385 @@
+/*
+   The MPI device matrices (mpiellrcuda, mpidiacuda): an MPIAIJ whose diagonal block is a
+   sequential device matrix of the format and whose off-diagonal block is a sliced ELLPACK-R
+   matrix (its columns are the compacted ghost columns, where diagonals mean nothing), both
+   made after each final assembly. Products do their own halo exchange: the owned entries other
+   processes need are gathered on the device, staged through host buffers and sent with
+   nonblocking MPI along the neighbour lists of a PetscSF built from the off-diagonal block's
+   global columns (PETSc's PetscSF never sees device memory); the diagonal block's product runs
+   while the messages travel, then the off-diagonal block's product adds in. PETSc's own
+   MatMult_MPIAIJ would copy all of x to the host on every product.
+*/
+#include "gkmat.h"
+#include "../../../vec/impls/cuda/gkvec.h"
+#include <petscsf.h>
+
+/* exported by libpetsc, not declared in its headers */
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);
+
+/* the slice height of the off-diagonal blocks: their rows with ghosts are few and clustered */
+#define GK_OFFDIAG_SLICE 32
+
+typedef struct {
+  const GKMatFormat *fmt;     /* the diagonal block's */
+  const char        *type;    /* MATMPIELLRCUDA ... */
+  struct _MatOps     base;    /* MPIAIJ's operations, called through */
+  PetscObjectState   nzstate; /* the nonzero state the lists were made for; -1: none */
+  const PetscInt    *garray;  /* the off-diagonal block's global columns they were made from */
+  PetscInt           nghost;
+  PetscMPIInt        tag;
+  /* sends: my owned entries rank sranks[r] needs, sidx[soff[r]] ... sidx[soff[r+1]-1] */
+  PetscInt     nsr, *soff, *sidx, *dsidx; /* dsidx: sidx on the device */
+  PetscMPIInt *sranks;
+  /* receives: from rank rranks[r], the ghosts ridx[roff[r]] ... (positions in ghost order) */
+  PetscInt     nrr, *roff, *ridx;
+  PetscMPIInt *rranks;
+  PetscScalar *hsend, *hrecv, *hghost; /* host: packed as sent, packed as received, in ghost order */
+  PetscScalar *dsend;                  /* device: packed as sent */
+  Vec          lvec;                   /* the ghosts, a device vector */
+  MPI_Request *reqs;
+} Mat_MPIGK;
+
+/* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
+   accepts only type names beginning with "mpiaij"; these matrices are MPIAIJ underneath, so
+   it is called with that name in place for the moment of the call. */
+static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt **garray)
+{
+  char          *name = ((PetscObject)A)->type_name;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  ((PetscObject)A)->type_name = (char *)MATMPIAIJ;
+  ierr                        = MatMPIAIJGetSeqAIJ(A, Ad, Ao, garray);
+  ((PetscObject)A)->type_name = name;
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree3(mg->soff, mg->sidx, mg->sranks));
+  PetscCall(PetscFree3(mg->roff, mg->ridx, mg->rranks));
+  PetscCall(PetscFree3(mg->hsend, mg->hrecv, mg->hghost));
+  PetscCall(PetscFree(mg->reqs));
+  PetscCall(GKFree(mg->dsidx));
+  PetscCall(GKFree(mg->dsend));
+  PetscCall(VecDestroy(&mg->lvec));
+  mg->nsr = mg->nrr = 0;
+  mg->nzstate       = -1;
+  PetscFunctionReturn(0);
+}
+
+/* The blocks as device matrices: after any assembly that left them SEQAIJ */
+static PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad, Ao;
+  PetscBool  isgk;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ad, mg->fmt->type, &isgk));
+  if (!isgk) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(Ad, mg->fmt, MAT_INPLACE_MATRIX, &Ad));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQELLRCUDA, &isgk));
+  if (!isgk) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(Ao, &GKFormatELLR, MAT_INPLACE_MATRIX, &Ao));
+  /* also when MPIAIJ remade the block with its type (new nonzeros after assembly) */
+  PetscCall(MatELLRCUDASetSliceHeight(Ao, GK_OFFDIAG_SLICE));
+  PetscCall(MatELLRCUDASetMaxFill(Ao, GK_OFFDIAG_SLICE)); /* slices bound the padding */
+  PetscFunctionReturn(0);
+}
+
+/* The neighbour lists of the halo exchange, from a PetscSF of the ghost columns; made again
+   when the nonzero pattern (so the ghosts) changed */
+static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
+{
+  Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
+  Mat                Ad, Ao;
+  const PetscInt    *garray, *roffset, *rmine, *rremote, *ioffset, *irootloc;
+  const PetscMPIInt *ranks, *iranks;
+  PetscInt           nranks, niranks, nghost;
+  PetscSF            sf;
+
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
+  if (mg->nzstate == A->nonzerostate && mg->garray == garray) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKFreeLists_Private(mg));
+  nghost = Ao->cmap->n;
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscSFSetUp(sf));
+  PetscCall(PetscSFGetRootRanks(sf, &nranks, &ranks, &roffset, &rmine, &rremote)); /* owners of my ghosts */
+  PetscCall(PetscSFGetLeafRanks(sf, &niranks, &iranks, &ioffset, &irootloc));      /* who needs what I own */
+  mg->nrr = nranks;
+  PetscCall(PetscMalloc3(nranks + 1, &mg->roff, nghost, &mg->ridx, nranks, &mg->rranks));
+  for (PetscInt r = 0; r <= nranks; r++) mg->roff[r] = roffset[r];
+  for (PetscInt r = 0; r < nranks; r++) mg->rranks[r] = ranks[r];
+  for (PetscInt k = 0; k < roffset[nranks]; k++) mg->ridx[k] = rmine[k];
+  mg->nsr = niranks;
+  PetscCall(PetscMalloc3(niranks + 1, &mg->soff, ioffset[niranks], &mg->sidx, niranks, &mg->sranks));
+  for (PetscInt r = 0; r <= niranks; r++) mg->soff[r] = ioffset[r];
+  for (PetscInt r = 0; r < niranks; r++) mg->sranks[r] = iranks[r];
+  for (PetscInt k = 0; k < ioffset[niranks]; k++) mg->sidx[k] = irootloc[k];
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscMalloc3(mg->soff[mg->nsr], &mg->hsend, nghost, &mg->hrecv, nghost, &mg->hghost));
+  PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
+  PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsidx));
+  PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsend));
+  PetscCall(GKMemcpyH2D(mg->dsidx, mg->sidx, (size_t)mg->soff[mg->nsr] * sizeof(PetscInt)));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &mg->lvec));
+  PetscCall(VecSetSizes(mg->lvec, nghost, nghost));
+  PetscCall(VecSetType(mg->lvec, VECSEQCUDA));
+  mg->nghost  = nghost;
+  mg->garray  = garray;
+  mg->nzstate = A->nonzerostate;
+  PetscCall(PetscInfo(A, "Halo exchange: %" PetscInt_FMT " ghosts from %" PetscInt_FMT " processes, %" PetscInt_FMT " entries to %" PetscInt_FMT " processes\n", nghost, mg->nrr, mg->soff[mg->nsr], mg->nsr));
+  PetscFunctionReturn(0);
+}
+
+/* Forward exchange, begun: the entries of x others need packed (on the device for a device
+   vector) and sent; the ghosts' receives posted */
+static PetscErrorCode MatMPIGKHaloBegin_Private(Mat A, Vec x)
+{
+  Mat_MPIGK     *mg = (Mat_MPIGK *)A->spptr;
+  const PetscInt ns = mg->soff[mg->nsr];
+  MPI_Comm       comm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Irecv(mg->hrecv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[r]));
+  if (VecIsGK(x)) {
+    const PetscScalar *xd;
+
+    PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+    PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->dsend));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xd));
+    PetscCall(GKMemcpyD2H(mg->hsend, mg->dsend, (size_t)ns * sizeof(PetscScalar)));
+  } else {
+    const PetscScalar *xa;
+
+    PetscCall(VecGetArrayRead(x, &xa));
+    for (PetscInt k = 0; k < ns; k++) mg->hsend[k] = xa[mg->sidx[k]];
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
+  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Isend(mg->hsend + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[mg->nrr + r]));
+  PetscFunctionReturn(0);
+}
+
+/* Forward exchange, ended: the ghosts in ghost order, in the device vector lvec */
+static PetscErrorCode MatMPIGKHaloEnd_Private(Mat A)
+{
+  Mat_MPIGK   *mg = (Mat_MPIGK *)A->spptr;
+  PetscScalar *ld;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
+  for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) mg->hghost[mg->ridx[k]] = mg->hrecv[k];
+  PetscCall(VecGPUKitGetDeviceArrayWrite(mg->lvec, &ld));
+  PetscCall(GKMemcpyH2D(ld, mg->hghost, (size_t)mg->nghost * sizeof(PetscScalar)));
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(mg->lvec, &ld));
+  PetscFunctionReturn(0);
+}
+
+/* z = A x (+ v): the ghosts travel while the diagonal block multiplies */
+static PetscErrorCode MatMultAny_MPIGK(Mat A, Vec x, Vec v, Vec z)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKSetUpHalo_Private(A));
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  PetscCall(MatMPIGKHaloBegin_Private(A, x));
+  if (v) PetscCall((*Ad->ops->multadd)(Ad, x, v, z));
+  else PetscCall((*Ad->ops->mult)(Ad, x, z));
+  PetscCall(MatMPIGKHaloEnd_Private(A));
+  if (mg->nghost) PetscCall((*Ao->ops->multadd)(Ao, mg->lvec, z, z));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMult_MPIGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAny_MPIGK(A, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAny_MPIGK(A, x, v, z));
+  PetscFunctionReturn(0);
+}
+
+/* z = op(A) x (+ v), op the transpose or the Hermitian transpose: the off-diagonal block's
+   product lands on the ghosts, which go back to their owners and are added there */
+static PetscErrorCode MatMultTransposeAny_MPIGK(Mat A, PetscBool hermitian, Vec x, Vec v, Vec z)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad, Ao;
+  MPI_Comm   comm;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKSetUpHalo_Private(A));
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  if (mg->nghost) { /* lvec = op(Ao) x, then to the host packed by owner */
+    const PetscScalar *ld;
+
+    if (hermitian) PetscCall((*Ao->ops->multhermitiantranspose)(Ao, x, mg->lvec));
+    else PetscCall((*Ao->ops->multtranspose)(Ao, x, mg->lvec));
+    PetscCall(VecGPUKitGetDeviceArrayRead(mg->lvec, &ld));
+    PetscCall(GKMemcpyD2H(mg->hghost, ld, (size_t)mg->nghost * sizeof(PetscScalar)));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(mg->lvec, &ld));
+    for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) mg->hrecv[k] = mg->hghost[mg->ridx[k]];
+  }
+  /* the reverse of the forward exchange: owners receive what their entries contributed */
+  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(mg->hsend + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(mg->hrecv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  if (hermitian) {
+    if (v) PetscCall((*Ad->ops->multhermitiantransposeadd)(Ad, x, v, z));
+    else PetscCall((*Ad->ops->multhermitiantranspose)(Ad, x, z));
+  } else {
+    if (v) PetscCall((*Ad->ops->multtransposeadd)(Ad, x, v, z));
+    else PetscCall((*Ad->ops->multtranspose)(Ad, x, z));
+  }
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
+  if (!mg->nsr) PetscFunctionReturn(0);
+  if (VecIsGK(z)) { /* one add per sending process: its indices are distinct */
+    PetscScalar *zd;
+
+    PetscCall(GKMemcpyH2D(mg->dsend, mg->hsend, (size_t)mg->soff[mg->nsr] * sizeof(PetscScalar)));
+    PetscCall(VecGPUKitGetDeviceArray(z, &zd));
+    for (PetscInt r = 0; r < mg->nsr; r++) PetscCall(GKDev->scatteradd(mg->soff[r + 1] - mg->soff[r], mg->dsidx + mg->soff[r], mg->dsend + mg->soff[r], zd));
+    PetscCall(VecGPUKitRestoreDeviceArray(z, &zd));
+  } else {
+    PetscScalar *za;
+
+    PetscCall(VecGetArray(z, &za));
+    for (PetscInt k = 0; k < mg->soff[mg->nsr]; k++) za[mg->sidx[k]] += mg->hsend[k];
+    PetscCall(VecRestoreArray(z, &za));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTranspose_MPIGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAny_MPIGK(A, PETSC_FALSE, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAny_MPIGK(A, PETSC_FALSE, x, v, z));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultHermitianTranspose_MPIGK(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAny_MPIGK(A, PETSC_TRUE, x, NULL, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMultHermitianTransposeAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAny_MPIGK(A, PETSC_TRUE, x, v, z));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(mg->base.assemblyend(A, mode));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIGKConvertBlocks_Private(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_MPIGK(Mat A)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  char       name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, mg->type));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+  PetscCall(MatMPIGKFreeLists_Private(mg));
+  A->ops->destroy = mg->base.destroy;
+  PetscCall(PetscFree(A->spptr));
+  PetscCall((*A->ops->destroy)(A)); /* MPIAIJ's */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
+
+/* Makes an MPIAIJ matrix (in place) a device matrix of the format fmt, named type */
+static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char *type)
+{
+  Mat_MPIGK *mg;
+  char       name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  PetscCall(PetscNew(&mg));
+  mg->fmt     = fmt;
+  mg->type    = type;
+  mg->nzstate = -1;
+  PetscCall(PetscMemcpy(&mg->base, B->ops, sizeof(struct _MatOps)));
+  PetscCall(PetscObjectGetNewTag((PetscObject)B, &mg->tag));
+  B->spptr                          = mg;
+  B->ops->mult                      = MatMult_MPIGK;
+  B->ops->multadd                   = MatMultAdd_MPIGK;
+  B->ops->multtranspose             = MatMultTranspose_MPIGK;
+  B->ops->multtransposeadd          = MatMultTransposeAdd_MPIGK;
+  B->ops->multhermitiantranspose    = MatMultHermitianTranspose_MPIGK;
+  B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_MPIGK;
+  B->ops->assemblyend               = MatAssemblyEnd_MPIGK;
+  B->ops->destroy                   = MatDestroy_MPIGK;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
+  PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
+  PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  if (B->assembled) PetscCall(MatMPIGKConvertBlocks_Private(B));
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert() from MPIAIJ, found composed on a new matrix of the type (newmat's type names
+   the format) */
+static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat       B = *newmat;
+  PetscBool isellr, isdia;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(type, MATMPIELLRCUDA, &isellr));
+  PetscCall(PetscStrcmp(type, MATMPIDIACUDA, &isdia));
+  if (!isellr && !isdia) {
+    PetscCall(PetscStrcmp(type, MATELLRCUDA, &isellr));
+    PetscCall(PetscStrcmp(type, MATDIACUDA, &isdia));
+  }
+  PetscCheck(isellr || isdia, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "No conversion from %s to %s here", MATMPIAIJ, type);
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatMPIGKRetype_Private(B, isellr ? &GKFormatELLR : &GKFormatDIA, isellr ? MATMPIELLRCUDA : MATMPIDIACUDA));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* The creator of an MPI device type: an MPIAIJ made one in place */
+PetscErrorCode MatCreate_MPIGK_Private(Mat B, const GKMatFormat *fmt, const char *type)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_MPIAIJ(B));
+  PetscCall(MatMPIGKRetype_Private(B, fmt, type));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,269 @@
+static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
+standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
+MatZeroRows, MatConvert and MatDuplicate.\n\
+  -type ellrcuda|diacuda\n\
+  -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
+  -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
+  -n <n>                               : the size\n\n";
+
+#include <petscmat.h>
+#include <petscgpukit.h>
+
+typedef enum {
+  LAP2D,
+  BLOCKDIAG,
+  RANDOM,
+  RECT
+} Problem;
+static const char *const Problems[] = {"lap2d", "blockdiag", "random", "rect", "Problem", "", NULL};
+typedef enum {
+  EVEN,
+  UNEVEN,
+  EMPTY
+} Layout;
+static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
+
+#if defined(PETSC_USE_COMPLEX)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+#else
+  #define CPLX(re, im) (re)
+#endif
+
+/* this process's share of N under the layout */
+static PetscInt LocalSize(Layout layout, PetscInt N, PetscMPIInt rank, PetscMPIInt size)
+{
+  PetscInt w = 0, mine = 0, total = 0;
+
+  for (PetscMPIInt r = 0; r < size; r++) total += layout == UNEVEN ? r + 1 : (layout == EMPTY && r == 1 ? 0 : 1);
+  for (PetscMPIInt r = 0; r < size; r++) {
+    const PetscInt wr = layout == UNEVEN ? r + 1 : (layout == EMPTY && r == 1 ? 0 : 1);
+    const PetscInt nr = (r == size - 1) ? N - w : (N * wr) / total;
+
+    if (r == rank) mine = nr;
+    w += nr;
+  }
+  return mine;
+}
+
+/* The problem's entries, the same into both matrices; each process also adds into a row the
+   next process owns, so that assembly moves values between processes */
+static PetscErrorCode Fill(Mat A, Problem p, PetscInt n, PetscInt seedrow)
+{
+  PetscInt    M, N, rstart, rend, cstart, cend;
+  PetscRandom rnd;
+  PetscMPIInt rank, size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(A, &cstart, &cend));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 20261122 + rank));
+  PetscCall(PetscRandomSeed(rnd));
+  for (PetscInt r = rstart; r < rend; r++) {
+    if (p == LAP2D) {
+      const PetscInt i = r / n, j = r % n;
+
+      if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0, ADD_VALUES));
+      if (j > 0) PetscCall(MatSetValue(A, r, r - 1, CPLX(-1.0, 0.25), ADD_VALUES));
+      PetscCall(MatSetValue(A, r, r, 4.0, ADD_VALUES));
+      if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, ADD_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, CPLX(-1.0, -0.5), ADD_VALUES));
+    } else if (p == BLOCKDIAG) { /* tridiagonal inside the process's own columns */
+      for (PetscInt c = PetscMax(r - 1, cstart); c <= PetscMin(r + 1, cend - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? 3.0 : CPLX(-1.0, 0.5), INSERT_VALUES));
+    } else { /* up to 7 entries a row at random columns, every 5th row empty, the diagonal */
+      PetscReal u;
+
+      if (r % 5 == 2) continue;
+      PetscCall(PetscRandomGetValueReal(rnd, &u));
+      for (PetscInt k = 0; k < (PetscInt)(u * 8); k++) {
+        PetscScalar v;
+
+        PetscCall(PetscRandomGetValueReal(rnd, &u));
+        PetscCall(PetscRandomGetValue(rnd, &v));
+        PetscCall(MatSetValue(A, r, PetscMin((PetscInt)(u * N), N - 1), v - 0.5, ADD_VALUES));
+      }
+      if (r < N) PetscCall(MatSetValue(A, r, r, 5.0, ADD_VALUES));
+    }
+  }
+  if (p != BLOCKDIAG && size > 1 && rend < M) PetscCall(MatSetValue(A, rend, PetscMin(seedrow, N - 1), 0.125, ADD_VALUES)); /* a row of the next process */
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Create(MatType type, PetscInt m, PetscInt nl, PetscInt M, PetscInt N, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, m, nl, M, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 12, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 12, NULL, 12, NULL));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Close(Vec a, Vec b, const char *what, const char *stage)
+{
+  Vec       d;
+  PetscReal na, nd;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecCopy(a, d));
+  PetscCall(VecAXPY(d, -1.0, b));
+  PetscCall(VecNorm(a, NORM_INFINITY, &na));
+  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
+  PetscCheck(nd <= 1e-12 * PetscMax(na, 1.0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from MPIAIJ's (%s): |diff| = %g, |ref| = %g", what, stage, (double)nd, (double)na);
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+/* Every product of D against A's, on D's vectors (device) and A's (standard) */
+static PetscErrorCode Products(Mat A, Mat D, const char *stage)
+{
+  PetscRandom rnd;
+
+  PetscFunctionBegin;
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  for (int kind = 0; kind < 2; kind++) {
+    Vec x, y, xt, yt, ref, reft, v, vt, out, outt;
+
+    PetscCall(MatCreateVecs(kind ? A : D, &x, &y)); /* x: columns, y: rows */
+    PetscCall(VecDuplicate(y, &ref));
+    PetscCall(VecDuplicate(y, &v));
+    PetscCall(VecDuplicate(y, &out));
+    PetscCall(VecDuplicate(x, &reft));
+    PetscCall(VecDuplicate(x, &vt));
+    PetscCall(VecDuplicate(x, &outt));
+    xt = y;
+    yt = x;
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(VecSetRandom(v, rnd));
+    PetscCall(VecSetRandom(vt, rnd));
+    PetscCall(MatMult(A, x, ref));
+    PetscCall(MatMult(D, x, out));
+    PetscCall(Close(ref, out, "MatMult", stage));
+    PetscCall(MatMultAdd(A, x, v, ref));
+    PetscCall(MatMultAdd(D, x, v, out));
+    PetscCall(Close(ref, out, "MatMultAdd", stage));
+    PetscCall(VecCopy(v, out)); /* in place: z = A x + z */
+    PetscCall(MatMultAdd(D, x, out, out));
+    PetscCall(Close(ref, out, "MatMultAdd in place", stage));
+    PetscCall(VecSetRandom(xt, rnd));
+    PetscCall(MatMultTranspose(A, xt, reft));
+    PetscCall(MatMultTranspose(D, xt, outt));
+    PetscCall(Close(reft, outt, "MatMultTranspose", stage));
+    PetscCall(MatMultTransposeAdd(A, xt, vt, reft));
+    PetscCall(MatMultTransposeAdd(D, xt, vt, outt));
+    PetscCall(Close(reft, outt, "MatMultTransposeAdd", stage));
+    PetscCall(MatMultHermitianTranspose(A, xt, reft));
+    PetscCall(MatMultHermitianTranspose(D, xt, outt));
+    PetscCall(Close(reft, outt, "MatMultHermitianTranspose", stage));
+    PetscCall(MatMultHermitianTransposeAdd(A, xt, vt, reft));
+    PetscCall(MatMultHermitianTransposeAdd(D, xt, vt, outt));
+    PetscCall(Close(reft, outt, "MatMultHermitianTransposeAdd", stage));
+    (void)yt;
+    {
+      PetscInt M, N;
+
+      PetscCall(MatGetSize(A, &M, &N));
+      if (M == N) {
+        PetscCall(MatGetDiagonal(A, ref));
+        PetscCall(MatGetDiagonal(D, out));
+        PetscCall(Close(ref, out, "MatGetDiagonal", stage));
+      }
+    }
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&ref));
+    PetscCall(VecDestroy(&v));
+    PetscCall(VecDestroy(&out));
+    PetscCall(VecDestroy(&reft));
+    PetscCall(VecDestroy(&vt));
+    PetscCall(VecDestroy(&outt));
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  char        type[64] = "ellrcuda", mpitype[80];
+  Problem     p        = LAP2D;
+  Layout      layout   = EVEN;
+  PetscInt    n = 20, M, N, m, nl, rstart, rend;
+  Mat         A, D, C;
+  PetscMPIInt rank, size;
+  PetscBool   match;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-problem", Problems, (PetscEnum *)&p, NULL));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-layout", Layouts, (PetscEnum *)&layout, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  M  = p == LAP2D ? n * n : n;
+  N  = p == RECT ? (3 * n) / 2 : M;
+  m  = LocalSize(layout, M, rank, size);
+  nl = LocalSize(layout, N, rank, size);
+  PetscCall(Create(MATAIJ, m, nl, M, N, &A));
+  PetscCall(Create(type, m, nl, M, N, &D));
+  PetscCall(PetscSNPrintf(mpitype, sizeof(mpitype), "%s%s", size > 1 ? "mpi" : "seq", type));
+  PetscCall(PetscObjectTypeCompare((PetscObject)D, mpitype, &match));
+  if (!match) {
+    MatType t;
+
+    PetscCall(MatGetType(D, &t));
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The matrix is %s, not %s", t, mpitype);
+  }
+  PetscCall(Fill(A, p, n, 0));
+  PetscCall(Fill(D, p, n, 0));
+  PetscCall(Products(A, D, "assembled"));
+
+  /* new nonzeros after the first assembly, in other processes' columns: the ghosts change */
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  if (rend > rstart) {
+    PetscCall(MatSetValue(A, rstart, (rstart + M / 2) % N, 0.75, ADD_VALUES));
+    PetscCall(MatSetValue(D, rstart, (rstart + M / 2) % N, 0.75, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(D, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(D, MAT_FINAL_ASSEMBLY));
+  PetscCall(Products(A, D, "new nonzeros"));
+
+  if (M == N) { /* MatZeroRows: a few rows, some of them another process's */
+    PetscInt rows[3] = {0, M / 2, M - 1};
+
+    PetscCall(MatZeroRows(A, rank ? 1 : 3, rows + (rank ? 1 : 0), 2.0, NULL, NULL));
+    PetscCall(MatZeroRows(D, rank ? 1 : 3, rows + (rank ? 1 : 0), 2.0, NULL, NULL));
+    PetscCall(Products(A, D, "zeroed rows"));
+  }
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &C)); /* from MPIAIJ */
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, mpitype, &match));
+  if (!match) {
+    MatType t;
+
+    PetscCall(MatGetType(C, &t));
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatConvert gave %s, not %s", t, mpitype);
+  }
+  PetscCall(Products(A, C, "converted"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &C));
+  PetscCall(Products(A, C, "duplicated"));
+  PetscCall(MatDestroy(&C));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal\n", mpitype, Problems[p], Layouts[layout], (int)size));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&D));
+  PetscCall(PetscFinalize());
+  return 0;
+}
