@@ -124,7 +124,45 @@ static PetscErrorCode Close(Vec a, Vec b, const char *what, const char *stage)
   PetscFunctionReturn(0);
 }
 
-/* Every product of D against A's, on D's vectors (device) and A's (standard) */
+typedef enum {
+  MULT,
+  MULTADD,
+  MULTT,
+  MULTTADD,
+  MULTH,
+  MULTHADD
+} Op;
+static const char *const OpNames[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatMultHermitianTranspose", "MatMultHermitianTransposeAdd"};
+
+/* out = op(M) x (+ v) */
+static PetscErrorCode Apply(Mat M, Op op, Vec x, Vec v, Vec out)
+{
+  PetscFunctionBegin;
+  switch (op) {
+  case MULT:
+    PetscCall(MatMult(M, x, out));
+    break;
+  case MULTADD:
+    PetscCall(MatMultAdd(M, x, v, out));
+    break;
+  case MULTT:
+    PetscCall(MatMultTranspose(M, x, out));
+    break;
+  case MULTTADD:
+    PetscCall(MatMultTransposeAdd(M, x, v, out));
+    break;
+  case MULTH:
+    PetscCall(MatMultHermitianTranspose(M, x, out));
+    break;
+  case MULTHADD:
+    PetscCall(MatMultHermitianTransposeAdd(M, x, v, out));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Every product of D against A's, on D's vectors (device) and A's (standard); MatMultAdd also
+   in place (z = A x + z); the diagonal of square matrices */
 static PetscErrorCode Products(Mat A, Mat D, const char *stage)
 {
   PetscRandom rnd;
@@ -133,61 +171,41 @@ static PetscErrorCode Products(Mat A, Mat D, const char *stage)
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
   for (int kind = 0; kind < 2; kind++) {
-    Vec x, y, xt, yt, ref, reft, v, vt, out, outt;
+    Vec      cols, rows, in, v, ref, out;
+    PetscInt M, N;
 
-    PetscCall(MatCreateVecs(kind ? A : D, &x, &y)); /* x: columns, y: rows */
-    PetscCall(VecDuplicate(y, &ref));
-    PetscCall(VecDuplicate(y, &v));
-    PetscCall(VecDuplicate(y, &out));
-    PetscCall(VecDuplicate(x, &reft));
-    PetscCall(VecDuplicate(x, &vt));
-    PetscCall(VecDuplicate(x, &outt));
-    xt = y;
-    yt = x;
-    PetscCall(VecSetRandom(x, rnd));
-    PetscCall(VecSetRandom(v, rnd));
-    PetscCall(VecSetRandom(vt, rnd));
-    PetscCall(MatMult(A, x, ref));
-    PetscCall(MatMult(D, x, out));
-    PetscCall(Close(ref, out, "MatMult", stage));
-    PetscCall(MatMultAdd(A, x, v, ref));
-    PetscCall(MatMultAdd(D, x, v, out));
-    PetscCall(Close(ref, out, "MatMultAdd", stage));
-    PetscCall(VecCopy(v, out)); /* in place: z = A x + z */
-    PetscCall(MatMultAdd(D, x, out, out));
-    PetscCall(Close(ref, out, "MatMultAdd in place", stage));
-    PetscCall(VecSetRandom(xt, rnd));
-    PetscCall(MatMultTranspose(A, xt, reft));
-    PetscCall(MatMultTranspose(D, xt, outt));
-    PetscCall(Close(reft, outt, "MatMultTranspose", stage));
-    PetscCall(MatMultTransposeAdd(A, xt, vt, reft));
-    PetscCall(MatMultTransposeAdd(D, xt, vt, outt));
-    PetscCall(Close(reft, outt, "MatMultTransposeAdd", stage));
-    PetscCall(MatMultHermitianTranspose(A, xt, reft));
-    PetscCall(MatMultHermitianTranspose(D, xt, outt));
-    PetscCall(Close(reft, outt, "MatMultHermitianTranspose", stage));
-    PetscCall(MatMultHermitianTransposeAdd(A, xt, vt, reft));
-    PetscCall(MatMultHermitianTransposeAdd(D, xt, vt, outt));
-    PetscCall(Close(reft, outt, "MatMultHermitianTransposeAdd", stage));
-    (void)yt;
-    {
-      PetscInt M, N;
+    PetscCall(MatCreateVecs(kind ? A : D, &cols, &rows));
+    for (Op op = MULT; op <= MULTHADD; op++) {
+      const PetscBool tr = op >= MULTT ? PETSC_TRUE : PETSC_FALSE;
 
-      PetscCall(MatGetSize(A, &M, &N));
-      if (M == N) {
-        PetscCall(MatGetDiagonal(A, ref));
-        PetscCall(MatGetDiagonal(D, out));
-        PetscCall(Close(ref, out, "MatGetDiagonal", stage));
+      in = tr ? rows : cols;
+      PetscCall(VecDuplicate(tr ? cols : rows, &v));
+      PetscCall(VecDuplicate(v, &ref));
+      PetscCall(VecDuplicate(v, &out));
+      PetscCall(VecSetRandom(in, rnd));
+      PetscCall(VecSetRandom(v, rnd));
+      PetscCall(Apply(A, op, in, v, ref));
+      PetscCall(Apply(D, op, in, v, out));
+      PetscCall(Close(ref, out, OpNames[op], stage));
+      if (op == MULTADD) {
+        PetscCall(VecCopy(v, out));
+        PetscCall(MatMultAdd(D, in, out, out));
+        PetscCall(Close(ref, out, "MatMultAdd in place", stage));
       }
+      PetscCall(VecDestroy(&v));
+      PetscCall(VecDestroy(&ref));
+      PetscCall(VecDestroy(&out));
     }
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&y));
-    PetscCall(VecDestroy(&ref));
-    PetscCall(VecDestroy(&v));
-    PetscCall(VecDestroy(&out));
-    PetscCall(VecDestroy(&reft));
-    PetscCall(VecDestroy(&vt));
-    PetscCall(VecDestroy(&outt));
+    PetscCall(MatGetSize(A, &M, &N));
+    if (M == N) {
+      PetscCall(VecDuplicate(rows, &ref));
+      PetscCall(MatGetDiagonal(A, ref));
+      PetscCall(MatGetDiagonal(D, rows));
+      PetscCall(Close(ref, rows, "MatGetDiagonal", stage));
+      PetscCall(VecDestroy(&ref));
+    }
+    PetscCall(VecDestroy(&cols));
+    PetscCall(VecDestroy(&rows));
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscFunctionReturn(0);
