@@ -108,6 +108,16 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscFunctionReturn(0);
 }
 
+/* Work vector k (r, z, p, w, r~, z~, p~, w~, then the second p and p~ buffers), made from r at
+   its first use: CG never makes BiCG's, nor z without a preconditioner */
+static PetscErrorCode KSPGKWork_Private(KSP_GK *gk, int k, Vec *v)
+{
+  PetscFunctionBegin;
+  if (!gk->work[k]) PetscCall(VecDuplicate(gk->work[0], &gk->work[k]));
+  *v = gk->work[k];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPSetUp_GK(KSP ksp)
 {
   KSP_GK  *gk = (KSP_GK *)ksp->data;
@@ -124,8 +134,6 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
     PetscCall(VecCreate(PETSC_COMM_SELF, &gk->work[0]));
     PetscCall(VecSetSizes(gk->work[0], n, n));
     PetscCall(VecSetType(gk->work[0], VECSEQCUDA));
-    for (int k = 1; k < 8; k++) PetscCall(VecDuplicate(gk->work[0], &gk->work[k]));
-    PetscCall(VecDuplicate(gk->work[0], &gk->work[8])); /* the second p buffer; the second p~ buffer is made by the first BiCG solve */
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
   PetscFunctionReturn(0);
@@ -178,11 +186,17 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool h
 static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
 {
   KSP_GK   *gk = (KSP_GK *)ksp->data;
-  Vec       R = gk->work[0], Z = gk->diag ? gk->work[1] : gk->work[0], RT = gk->work[4], ZT = gk->diag ? gk->work[5] : gk->work[4];
+  Vec       R = gk->work[0], Z = R, RT = NULL, ZT = NULL;
   PetscReal dp = 0.0;
   PetscBool ok;
 
   PetscFunctionBegin;
+  if (gk->diag) PetscCall(KSPGKWork_Private(gk, 1, &Z));
+  if (gk->method == GK_KRYLOV_BICG) {
+    PetscCall(KSPGKWork_Private(gk, 4, &RT));
+    ZT = RT;
+    if (gk->diag) PetscCall(KSPGKWork_Private(gk, 5, &ZT));
+  }
   if (!ksp->guess_zero) {
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
@@ -233,8 +247,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   GKOperator         op;
   PetscScalar       *a[10] = {NULL}, *x, *r, *z, *w, *p[2], *rt = NULL, *zt = NULL, *wt = NULL, *pt[2] = {NULL, NULL};
   const PetscScalar *d = NULL;
-  PetscInt           n, nt = 0;
-  int                take[10];
+  PetscInt           n;
   PetscBool          ok, queued = PETSC_FALSE;
   MatInfo            info;
   PetscLogDouble     flops;
@@ -246,21 +259,14 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   }
   PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
   PetscCall(VecGetLocalSize(X, &n));
-  if (bicg && !gk->work[9]) PetscCall(VecDuplicate(gk->work[0], &gk->work[9]));
-  /* the work vectors this solve uses: r, p, w, the second p, z with Jacobi, and BiCG's */
-  take[nt++] = 0;
-  take[nt++] = 2;
-  take[nt++] = 3;
-  take[nt++] = 8;
-  if (gk->diag) take[nt++] = 1;
-  if (bicg) {
-    take[nt++] = 4;
-    take[nt++] = 6;
-    take[nt++] = 7;
-    take[nt++] = 9;
-    if (gk->diag) take[nt++] = 5;
+  for (int k = 0; k < 10; k++) { /* the work vectors this solve uses */
+    const PetscBool shadow = (k >= 4 && k <= 7) || k == 9, isz = k == 1 || k == 5;
+    Vec             v = NULL;
+
+    if ((shadow && !bicg) || (isz && !gk->diag)) continue;
+    PetscCall(KSPGKWork_Private(gk, k, &v));
+    PetscCall(VecGPUKitGetDeviceArray(v, &a[k]));
   }
-  for (PetscInt k = 0; k < nt; k++) PetscCall(VecGPUKitGetDeviceArray(gk->work[take[k]], &a[take[k]]));
   PetscCall(VecGPUKitGetDeviceArray(X, &x));
   if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
   r    = a[0];
