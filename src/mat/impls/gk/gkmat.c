@@ -411,6 +411,7 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
   PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &match));
   if (!match) PetscFunctionReturn(0);
   PetscCheck(fill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The fill limit (stored entries / nonzeros) must be at least 1, not %g", (double)fill);
+  if (gk->maxfill == fill) PetscFunctionReturn(0); /* the device copy stays valid */
   gk->maxfill = fill;
   PetscCall(MatSeqGKInvalidate_Private(A)); /* check the new limit at the next use */
   PetscFunctionReturn(0);

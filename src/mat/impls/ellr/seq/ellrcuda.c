@@ -390,16 +390,19 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
 
 /* Sets a layout setting of a MATSEQELLRCUDA matrix (the member at offset) to a value of at least
    0, else the error says what must be; the device copy is rebuilt at its next use. Other types
-   are left alone. */
+   are left alone, and so is the device copy when the value is unchanged. */
 static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt value, const char *must)
 {
   PetscBool match;
+  PetscInt *setting;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
   if (!match) PetscFunctionReturn(0);
   PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
-  *(PetscInt *)((char *)((Mat_SeqGK *)A->spptr)->data + offset) = value;
+  setting = (PetscInt *)((char *)((Mat_SeqGK *)A->spptr)->data + offset);
+  if (*setting == value) PetscFunctionReturn(0); /* the device copy stays valid */
+  *setting = value;
   PetscCall(MatSeqGKInvalidate_Private(A));
   PetscFunctionReturn(0);
 }
