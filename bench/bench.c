@@ -17,7 +17,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
      length, Michels 5.3.1), the row lengths and the slice starts; CSR the values, column
      indices and row starts.
    - A CG iteration (no preconditioner) adds its vector passes to the matrix' bytes, each pass
-     8 bytes a row: cggpu's fused kernels GK_CGGPU_PASSES (src/device/cuda/krylov.cu), PETSc's
+     8 bytes a row: cggpu's fused kernels GK_CGGPU_PASSES (src/device/device.h), PETSc's
      KSPCG 18 (PCApply's copy 2, the norm 1, two dots 4, VecAYPX 3, two VecAXPY 6, the product
      2), the cuSPARSE + cuBLAS sample 16 (scal 2, axpy 3 for p, the product 2, dot 2, two axpy
      6, the norm dot 1).
@@ -231,12 +231,18 @@ static PetscErrorCode SeqAIJ(const Problem *P, Mat *A)
   PetscFunctionReturn(0);
 }
 
-/* mean time (us) of one MatMult over enough repetitions to move about 20 GB */
+/* repetitions of a product of so many bytes that move about 20 GB, 20 to 4000 */
+static int Reps(double bytes)
+{
+  return (int)PetscMax(20.0, PetscMin(4000.0, 2e10 / bytes));
+}
+
+/* mean time (us) of one MatMult over Reps() repetitions */
 static PetscErrorCode TimeMult(Mat A, double bytes, double *us)
 {
   Vec            x, y;
   PetscLogDouble t0, t1;
-  PetscInt       reps = (PetscInt)PetscMax(20.0, PetscMin(4000.0, 2e10 / bytes));
+  const int      reps = Reps(bytes);
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -244,7 +250,7 @@ static PetscErrorCode TimeMult(Mat A, double bytes, double *us)
   for (int k = 0; k < 3; k++) PetscCall(MatMult(A, x, y));
   BenchCall(BenchSync());
   PetscCall(PetscTime(&t0));
-  for (PetscInt k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
+  for (int k = 0; k < reps; k++) PetscCall(MatMult(A, x, y));
   BenchCall(BenchSync());
   PetscCall(PetscTime(&t1));
   *us = 1e6 * (t1 - t0) / reps;
@@ -330,7 +336,7 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
   }
   PetscCall(PetscMalloc1(M, &ones));
   for (PetscInt i = 0; i < M; i++) ones[i] = 1.0;
-  BenchCall(BenchCuSparse((int)M, (int)P.nnz, P.rowptr, P.col, P.val, ones, (int)PetscMax(20.0, PetscMin(4000.0, 2e10 / (BytesCSR(&P) + 2 * vec))), (int)cgits, &spmv, &cg, &rn));
+  BenchCall(BenchCuSparse((int)M, (int)P.nnz, P.rowptr, P.col, P.val, ones, Reps(BytesCSR(&P) + 2 * vec), (int)cgits, &spmv, &cg, &rn));
   PetscCall(PetscFree(ones));
   PetscCall(Record("spmv", &P, "cusparse-csr", spmv, BytesCSR(&P) + 2 * vec, PETSC_TRUE));
   PetscCall(Record("cg", &P, "baseline-cusparse-cublas", cg, BytesCSR(&P) + SAMPLE_CG_PASSES * vec, PETSC_TRUE));

@@ -59,7 +59,7 @@ def main():
              "", "Byte counts (bench/bench.c): a product reads the format's arrays and x once and writes y once;",
              "a CG iteration (no preconditioner) adds 8 bytes a row for each vector pass of its kernels.",
              "`% of B` = (bytes / time) / B; `x roofline` = time / (bytes / B).",
-             "Up to 512^2 a product's arrays fit in the L2 cache (50 MB), which repeated products then read from:",
+             "Up to 512^2 a product's arrays (at most 21 MB) can stay in the GPU's L2 cache between repeated products:",
              "their effective bandwidth is not DRAM bandwidth, and launch overheads dominate their times.", ""]
 
     lines += ["## SpMV", ""]
