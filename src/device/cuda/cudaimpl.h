@@ -99,9 +99,6 @@ struct GKVecIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKLdg(x + j); }
 };
 
-/* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
-   warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
-   are in flight at once */
 /* where slot i's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
 static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, size_t *base, PetscInt *stride)

@@ -3,9 +3,9 @@
    the device. Each kernel's sums are finished by its last block to end (the blocks count
    themselves out with an atomic counter, as in CUDA's threadFenceReduction sample), which
    leaves them in the state for the next kernel: no extra launch, no host round trip, and no
-   block of the next kernel waits on more than one load. CG follows Michels, Algorithm 5 (PCG), BiCG
-   Jost et al., 3.1, with A^H for complex scalars as De Donno et al. do; each kernel computes
-   what its twin in host/krylov.c computes.
+   block of the next kernel waits on more than one load. CG follows Michels, Algorithm 5
+   (PCG), BiCG Jost et al., 3.1, with A^H for complex scalars as De Donno et al. do; each
+   kernel computes what its twin in host/krylov.c computes.
 */
 #include "cudaimpl.h"
 
@@ -16,8 +16,8 @@ typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
   unsigned count;            /* blocks of the running kernel done with their partial sums */
   double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
-  double   rholast[2]; /* the last rho the step finished */
-  double   a[2];       /* a_i of the last update, (re, im): the step after it moves x */
+  double   rholast[2];       /* the last rho the step finished */
+  double   a[2];             /* a_i of the last update, (re, im): the step after it moves x */
   double   norm2;
   int      flag;
   PetscInt flagit;
