@@ -27,12 +27,16 @@ typedef struct {
   const PetscInt    *garray;  /* the off-diagonal block's global columns they were made from */
   PetscInt           nghost;
   PetscMPIInt        tag;
+  PetscSF            sf;      /* of the ghost columns: the lists below are its own arrays */
   /* sends: my owned entries rank sranks[r] needs, sidx[soff[r]] ... sidx[soff[r+1]-1] */
-  PetscInt     nsr, *soff, *sidx, *dsidx; /* dsidx: sidx on the device */
-  PetscMPIInt *sranks;
+  PetscInt           nsr;
+  const PetscInt    *soff, *sidx;
+  const PetscMPIInt *sranks;
+  PetscInt          *dsidx; /* sidx on the device */
   /* receives: from rank rranks[r], the ghosts ridx[roff[r]] ... (positions in ghost order) */
-  PetscInt     nrr, *roff, *ridx;
-  PetscMPIInt *rranks;
+  PetscInt           nrr;
+  const PetscInt    *roff, *ridx;
+  const PetscMPIInt *rranks;
   PetscScalar *hsend, *hrecv, *hghost; /* host: packed as sent, packed as received, in ghost order */
   PetscScalar *dsend;                  /* device: packed as sent */
   Vec          lvec;                   /* the ghosts, a device vector */
@@ -58,8 +62,7 @@ static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const P
 static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
 {
   PetscFunctionBegin;
-  PetscCall(PetscFree3(mg->soff, mg->sidx, mg->sranks));
-  PetscCall(PetscFree3(mg->roff, mg->ridx, mg->rranks));
+  PetscCall(PetscSFDestroy(&mg->sf));
   PetscCall(PetscFree3(mg->hsend, mg->hrecv, mg->hghost));
   PetscCall(PetscFree(mg->reqs));
   PetscCall(GKFree(mg->dsidx));
@@ -95,10 +98,8 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
 {
   Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
   Mat                Ad, Ao;
-  const PetscInt    *garray, *roffset, *rmine, *rremote, *ioffset, *irootloc;
-  const PetscMPIInt *ranks, *iranks;
-  PetscInt           nranks, niranks, nghost;
-  PetscSF            sf;
+  const PetscInt    *garray, *rremote;
+  PetscInt           nghost;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
@@ -106,22 +107,11 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   if (mg->nzstate == A->nonzerostate && mg->garray == garray) PetscFunctionReturn(0);
   PetscCall(MatMPIGKFreeLists_Private(mg));
   nghost = Ao->cmap->n;
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, garray));
-  PetscCall(PetscSFSetUp(sf));
-  PetscCall(PetscSFGetRootRanks(sf, &nranks, &ranks, &roffset, &rmine, &rremote)); /* owners of my ghosts */
-  PetscCall(PetscSFGetLeafRanks(sf, &niranks, &iranks, &ioffset, &irootloc));      /* who needs what I own */
-  mg->nrr = nranks;
-  PetscCall(PetscMalloc3(nranks + 1, &mg->roff, nghost, &mg->ridx, nranks, &mg->rranks));
-  for (PetscInt r = 0; r <= nranks; r++) mg->roff[r] = roffset[r];
-  for (PetscInt r = 0; r < nranks; r++) mg->rranks[r] = ranks[r];
-  for (PetscInt k = 0; k < roffset[nranks]; k++) mg->ridx[k] = rmine[k];
-  mg->nsr = niranks;
-  PetscCall(PetscMalloc3(niranks + 1, &mg->soff, ioffset[niranks], &mg->sidx, niranks, &mg->sranks));
-  for (PetscInt r = 0; r <= niranks; r++) mg->soff[r] = ioffset[r];
-  for (PetscInt r = 0; r < niranks; r++) mg->sranks[r] = iranks[r];
-  for (PetscInt k = 0; k < ioffset[niranks]; k++) mg->sidx[k] = irootloc[k];
-  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &mg->sf));
+  PetscCall(PetscSFSetGraphLayout(mg->sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscSFSetUp(mg->sf));
+  PetscCall(PetscSFGetRootRanks(mg->sf, &mg->nrr, &mg->rranks, &mg->roff, &mg->ridx, &rremote)); /* owners of my ghosts */
+  PetscCall(PetscSFGetLeafRanks(mg->sf, &mg->nsr, &mg->sranks, &mg->soff, &mg->sidx));          /* who needs what I own */
   PetscCall(PetscMalloc3(mg->soff[mg->nsr], &mg->hsend, nghost, &mg->hrecv, nghost, &mg->hghost));
   PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
   PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsidx));
