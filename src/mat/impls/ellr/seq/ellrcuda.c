@@ -99,18 +99,20 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h, i = GK_ROW(t);
     const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
 
-    nwide += w >= GK_ELLR_WIDE ? 1 : 0;
     rl[t] = ai[i + 1] - ai[i];
     for (PetscInt k = 0; k < rl[t]; k++) {
       col[base + k * st] = aj[ai[i] + k];
       val[base + k * st] = aa[ai[i] + k];
     }
   }
-  if (nwide) { /* the slots of the wide slices, for the products' warps */
+  if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
+    for (PetscInt s = 0; s < ns; s++)
+      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE) nwide += PetscMin(m, (s + 1) * h) - s * h;
     PetscCall(PetscMalloc1(nwide, &wide));
     nwide = 0;
-    for (PetscInt t = 0; t < m; t++)
-      if ((sp[t / h + 1] - sp[t / h]) / h >= GK_ELLR_WIDE) wide[nwide++] = t;
+    for (PetscInt s = 0; s < ns; s++)
+      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE)
+        for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) wide[nwide++] = t;
   }
 #undef GK_ROW
   if (!valuesonly) {
@@ -137,7 +139,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + nwide) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + E->nwide) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree(wide));
