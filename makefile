@@ -65,7 +65,7 @@ $(LIB): $(LIB_O)
 	$(MPICC) -shared -o $@ $(LIB_O) -Wl,-soname,libpetscgpukit.so $(PETSC_LINK) $(CUDA_LINK) -Wl,--no-undefined
 
 # test programs linked with the library
-$(BUILD)/tests/%: tests/%.c $(LIB) $(HDRS)
+$(BUILD)/tests/%: tests/%.c $(LIB) $(HDRS) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) -Isrc $< -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -lm
 

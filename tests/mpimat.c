@@ -8,6 +8,7 @@ MatZeroRows, MatConvert and MatDuplicate.\n\
 
 #include <petscmat.h>
 #include <petscgpukit.h>
+#include "testutil.h"
 
 typedef enum {
   LAP2D,
@@ -110,17 +111,11 @@ static PetscErrorCode Create(MatType type, PetscInt m, PetscInt nl, PetscInt M, 
 
 static PetscErrorCode Close(Vec a, Vec b, const char *what, const char *stage)
 {
-  Vec       d;
   PetscReal na, nd;
 
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecCopy(a, d));
-  PetscCall(VecAXPY(d, -1.0, b));
-  PetscCall(VecNorm(a, NORM_INFINITY, &na));
-  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
+  PetscCall(TestDiffNorms(a, b, NORM_INFINITY, &nd, &na));
   PetscCheck(nd <= 1e-12 * PetscMax(na, 1.0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from MPIAIJ's (%s): |diff| = %g, |ref| = %g", what, stage, (double)nd, (double)na);
-  PetscCall(VecDestroy(&d));
   PetscFunctionReturn(0);
 }
 

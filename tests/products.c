@@ -10,6 +10,7 @@ static char help[] = "The device matrices' products against SEQAIJ's, before and
    and the transfer counters, which prove the product ran through the device path.
 */
 #include <petscgpukit.h>
+#include "testutil.h"
 
 typedef enum {
   LAP2D,
@@ -133,15 +134,10 @@ static PetscErrorCode CreateMatrix(MatType type, PetscInt m, PetscInt nc, PetscI
 /* ||y1 - y2|| <= tol ||y1|| (or both zero) */
 static PetscErrorCode CheckClose(Vec y1, Vec y2, PetscReal tol, const char *what, const char *stage)
 {
-  Vec       d;
   PetscReal nd, n1;
 
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(y1, &d));
-  PetscCall(VecWAXPY(d, -1.0, y1, y2));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(y1, NORM_2, &n1));
-  PetscCall(VecDestroy(&d));
+  PetscCall(TestDiffNorms(y1, y2, NORM_2, &nd, &n1));
   PetscCheck(nd <= tol * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after %s: ||difference|| %g > %g ||AIJ result|| (%g)", what, stage, (double)nd, (double)tol, (double)n1);
   PetscFunctionReturn(0);
 }

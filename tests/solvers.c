@@ -13,6 +13,7 @@ static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdo
             iterations with -ksp_cggpu_check_every k)
 */
 #include <petscgpukit.h>
+#include "testutil.h"
 #include <petscksp.h>
 
 #if defined(PETSC_USE_COMPLEX)
@@ -97,15 +98,10 @@ static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b,
 /* ||x - y|| <= tol ||y|| */
 static PetscErrorCode Close(Vec x, Vec y, PetscReal tol, PetscReal *rel)
 {
-  Vec       d;
   PetscReal nd, ny;
 
   PetscFunctionBegin;
-  PetscCall(VecDuplicate(y, &d));
-  PetscCall(VecWAXPY(d, -1.0, x, y));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(y, NORM_2, &ny));
-  PetscCall(VecDestroy(&d));
+  PetscCall(TestDiffNorms(y, x, NORM_2, &nd, &ny));
   *rel = nd / ny;
   PetscCheck(*rel <= tol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Solutions differ by %g (relative), more than %g", (double)*rel, (double)tol);
   PetscFunctionReturn(0);
