@@ -31,16 +31,20 @@ typedef enum {
 } Problem;
 static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz", "hermitian"};
 
+/* on PETSC_COMM_WORLD, the rows split evenly: ellrcuda and diacuda are the MPI types there */
 static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
 {
   const PetscInt N = p == SPD3D ? n * n * n : n * n;
+  PetscInt       rs, re;
 
   PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, N, N, N, N));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-  for (PetscInt r = 0; r < N; r++) {
+  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 7, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
     if (p == SPD3D) {
       const PetscInt i = r / (n * n), j = (r / n) % n, k = r % n;
 
@@ -69,6 +73,20 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
   PetscFunctionReturn(0);
 }
 
+/* v_i = sin(s + 0.37 i) (+ i cos(s + 0.53 i)): the same vector whatever the process count */
+static PetscErrorCode Fill(Vec v, PetscReal s)
+{
+  PetscScalar *a;
+  PetscInt     rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(v, &rs, &re));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = rs; i < re; i++) a[i - rs] = CPLX(PetscSinReal(s + 0.37 * i), PetscCosReal(s + 0.53 * i));
+  PetscCall(VecRestoreArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
 /* x = KSP(A) b, with the given method, PC, norm and initial guess x0 (NULL: zero) */
 static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
 {
@@ -76,7 +94,7 @@ static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b,
   PC  pc;
 
   PetscFunctionBegin;
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, kt));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -136,7 +154,6 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
     const PetscInt np = p == SPD3D ? PetscMax(n / 3, 4) : n;
     Mat           A, Aref;
     Vec           b, x, xref, x0;
-    PetscRandom   rnd;
 
     if ((p == HELMHOLTZ || p == HERMITIAN) && !PetscDefined(USE_COMPLEX)) continue;
     PetscCall(Operator(p, np, type, &A));
@@ -144,11 +161,8 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
     PetscCall(MatCreateVecs(Aref, &x, &b)); /* host vectors for the reference */
     PetscCall(VecDuplicate(x, &xref));
     PetscCall(VecDuplicate(x, &x0));
-    PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
-    PetscCall(PetscRandomSetSeed(rnd, 77));
-    PetscCall(PetscRandomSeed(rnd));
-    PetscCall(VecSetRandom(b, rnd));
-    PetscCall(VecSetRandom(x0, rnd));
+    PetscCall(Fill(b, 1.0));
+    PetscCall(Fill(x0, 2.0));
     for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(pcs); c++) {
       for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(norms); t++) {
         for (int guess = 0; guess < 2; guess++) {
@@ -164,21 +178,21 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
             PetscCall(TrueResidual(Aref, x, b, &rel));
-            PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s, true residual %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason], (double)rel));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s\n  true residual %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason], (double)rel));
             PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG did not solve the complex symmetric system");
             if (norms[t] == KSP_NORM_NATURAL) continue;
             /* and BiCG on the same system, against KSPBICG */
             PetscCall(Solve(Aref, KSPBICG, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(Close(x, xref, 1e-6, &rel));
-            PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s bicggpu %-7s %-16s %s: %4" PetscInt_FMT " iterations (bicg %4" PetscInt_FMT "), %s, solutions differ by %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, itsref, KSPConvergedReasons[reason], (double)rel));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s bicggpu %-7s %-16s %s: %4" PetscInt_FMT " iterations (bicg %4" PetscInt_FMT "), %s\n  solutions differ by %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, itsref, KSPConvergedReasons[reason], (double)rel));
             PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref, KSPConvergedReasons[reasonref]);
             continue;
           }
           PetscCall(Solve(Aref, kref, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
           PetscCall(Solve(A, kt, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
           PetscCall(Close(x, xref, 1e-6, &rel));
-          PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s, solutions differ by %.1e\n", Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref, KSPConvergedReasons[reason], (double)rel));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s\n  solutions differ by %.1e\n", Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref, KSPConvergedReasons[reason], (double)rel));
           PetscCheck(reason == reasonref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, %s %s", kt, KSPConvergedReasons[reason], kref, KSPConvergedReasons[reasonref]);
           PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
           if (spd && norms[t] != KSP_NORM_NATURAL) { /* BiCG on the same (Hermitian) system */
@@ -199,7 +213,6 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
         }
       }
     }
-    PetscCall(PetscRandomDestroy(&rnd));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&xref));
@@ -213,12 +226,16 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
 /* A diagonal matrix diag(d[k % nd]) and b = 1 */
 static PetscErrorCode Diagonal(PetscInt N, PetscInt nd, const PetscScalar *d, MatType type, Mat *A, Vec *b)
 {
+  PetscInt rs, re;
+
   PetscFunctionBegin;
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, N, N, N, N));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSeqAIJSetPreallocation(*A, 1, NULL));
-  for (PetscInt k = 0; k < N; k++) PetscCall(MatSetValue(*A, k, k, d[k % nd], INSERT_VALUES));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 1, NULL, 0, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt k = rs; k < re; k++) PetscCall(MatSetValue(*A, k, k, d[k % nd], INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatCreateVecs(*A, NULL, b));
@@ -235,7 +252,7 @@ static PetscErrorCode ExpectReason(Mat A, Vec b, KSPType kt, PCType pt, KSPConve
   PetscFunctionBegin;
   PetscCall(VecDuplicate(b, &x));
   PetscCall(Solve(A, kt, pt, KSP_NORM_DEFAULT, b, NULL, x, &its, &reason));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s with %s: %s after %" PetscInt_FMT " iterations\n", what, kt, KSPConvergedReasons[reason], its));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: %s after %" PetscInt_FMT " iterations\n", what, kt, KSPConvergedReasons[reason], its));
   PetscCheck(reason == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s, not %s", what, kt, KSPConvergedReasons[reason], KSPConvergedReasons[want]);
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(0);
@@ -251,7 +268,7 @@ static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const cha
 
   PetscFunctionBegin;
   PetscCall(VecDuplicate(b, &x));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, kt));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -260,7 +277,7 @@ static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const cha
   ierr = KSPSolve(ksp, b, x);
   PetscCall(PetscPopErrorHandler());
   PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: KSPSolve returned %d, not PETSC_ERR_SUP", what, (int)ierr);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s with %s: refused (PETSC_ERR_SUP)\n", what, kt));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: refused (PETSC_ERR_SUP)\n", what, kt));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(0);
@@ -276,30 +293,31 @@ static PetscErrorCode ReuseAfterNaN(MatType type, KSPType kt)
   Vec               b, x;
   KSP               ksp;
   PC                pc;
-  PetscInt          i = 5;
+  PetscInt          i = 5, rs, re;
   PetscScalar       v = PETSC_MAX_REAL;
   KSPConvergedReason reason[2];
 
   PetscFunctionBegin;
   PetscCall(Diagonal(40, 2, d, type, &A, &b));
   PetscCall(VecDuplicate(b, &x));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, kt));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCNONE));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
   v = v * 10.0 - v * 10.0; /* NaN */
-  PetscCall(MatSetValue(A, i, i, v, INSERT_VALUES));
+  if (i >= rs && i < re) PetscCall(MatSetValue(A, i, i, v, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetConvergedReason(ksp, &reason[0]));
-  PetscCall(MatSetValue(A, i, i, d[i % 2], INSERT_VALUES));
+  if (i >= rs && i < re) PetscCall(MatSetValue(A, i, i, d[i % 2], INSERT_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetConvergedReason(ksp, &reason[1]));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "one %s KSP: %s with a NaN in the matrix, then %s\n", kt, KSPConvergedReasons[reason[0]], KSPConvergedReasons[reason[1]]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one %s KSP: %s with a NaN in the matrix, then %s\n", kt, KSPConvergedReasons[reason[0]], KSPConvergedReasons[reason[1]]));
   PetscCheck(reason[0] == KSP_DIVERGED_NANORINF && reason[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: a solve after a NaN ended %s", kt, KSPConvergedReasons[reason[1]]);
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
@@ -320,8 +338,11 @@ static PetscErrorCode Errors(MatType type)
   const PetscScalar indefinite[] = {1.0, -2.0}, mixed[] = {1.0, -1.0};
   Mat               A, S;
   Vec               b;
+  PetscInt          nl;
+  PetscMPIInt       rank;
 
   PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   /* p^T A p = 1 - 2 < 0 at the first step */
   PetscCall(Diagonal(40, 2, indefinite, type, &A, &b));
   PetscCall(ExpectReason(A, b, KSPCGGPU, PCNONE, KSP_DIVERGED_INDEFINITE_MAT, "an indefinite matrix"));
@@ -337,7 +358,7 @@ static PetscErrorCode Errors(MatType type)
     PetscScalar v = PETSC_MAX_REAL;
 
     v = v * 10.0 - v * 10.0; /* NaN */
-    PetscCall(VecSetValues(b, 1, &i, &v, INSERT_VALUES));
+    if (!rank) PetscCall(VecSetValues(b, 1, &i, &v, INSERT_VALUES));
     PetscCall(VecAssemblyBegin(b));
     PetscCall(VecAssemblyEnd(b));
     PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_DIVERGED_NANORINF, "a NaN in b"));
@@ -346,7 +367,8 @@ static PetscErrorCode Errors(MatType type)
   PetscCall(ReuseAfterNaN(type, KSPCGGPU));
   PetscCall(ReuseAfterNaN(type, KSPBICGGPU));
   /* operators without entries, and preconditioners not on the device */
-  PetscCall(MatCreateShell(PETSC_COMM_SELF, 40, 40, 40, 40, NULL, &S));
+  PetscCall(VecGetLocalSize(b, &nl));
+  PetscCall(MatCreateShell(PETSC_COMM_WORLD, nl, nl, 40, 40, NULL, &S));
   PetscCall(MatShellSetOperation(S, MATOP_MULT, (void (*)(void))ShellMult));
   PetscCall(ExpectError(S, b, KSPCGGPU, PCNONE, "a MATSHELL operator"));
   PetscCall(ExpectError(A, b, KSPBICGGPU, PCILU, "PCILU"));
@@ -425,7 +447,7 @@ int main(int argc, char **argv)
     PetscCall(Counts(n, type, KSPBICGGPU, 1));
     PetscCall(Counts(n, type, KSPBICGGPU, 4));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "done\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "done\n"));
   PetscCall(PetscFinalize());
   return 0;
 }

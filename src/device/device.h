@@ -192,6 +192,10 @@ typedef struct {
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+  /* staging memory for the halo exchange: pinned host memory that kernels read and write in
+     place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
+  PetscErrorCode (*hostmalloc)(size_t, void **);
+  PetscErrorCode (*hostfree)(void *);
   /* the fused Krylov iterations, on vectors of length n */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);
@@ -203,6 +207,22 @@ typedef struct {
   /* the state to the host: the copy queued behind the kernels so far, then the wait for it */
   PetscErrorCode (*krylovstatebegin)(GKKrylov);
   PetscErrorCode (*krylovstateend)(GKKrylov, GKKrylovState *);
+  /* The same iterations on one process's rows of a matrix split over processes: the step runs
+     on the diagonal block, and these do the rest, the host summing over the processes between
+     the kernels. */
+  /* buf[k] = p_i(idx[k]) (i, count, idx, z, p_i-1, buf), the direction entries other processes
+     need, computed as step i computes them (the same bits); queued, waited for by gatherwait */
+  PetscErrorCode (*krylovgather)(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*krylovgatherwait)(GKKrylov);
+  /* after a step: w += Ao g, the off-diagonal block (of n rows) times the ghosts g of p, and
+     that part of dpi (Ao, g, p, w, and p~ for BiCG), into sums[3] */
+  PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
+  /* waits for the kernels so far and gives the sums they left: [0] dpi (the step's), [1] the
+     norm, [2] rho, [3] dpi (the off-diagonal block's) */
+  PetscErrorCode (*krylovgetsums)(GKKrylov, PetscScalar *);
+  /* dpi, the norm and rho summed over the processes: the later kernels use them in place of
+     the sums of their own rows */
+  PetscErrorCode (*krylovsetsums)(GKKrylov, const PetscScalar *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

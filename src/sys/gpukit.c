@@ -6,6 +6,9 @@
 #include "../mat/impls/gk/gkmat.h"
 #include "../vec/impls/cuda/gkvec.h"
 #include "../ksp/impls/gk/gkksp.h"
+#if defined(OPEN_MPI) && OPEN_MPI
+  #include <mpi-ext.h> /* MPIX_Query_cuda_support() */
+#endif
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
@@ -16,6 +19,7 @@ const GKBackendOps *GKDev = NULL;
 static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
+static PetscBool                 gk_aware  = PETSC_FALSE; /* MPI takes device memory */
 static PetscGPUKitTransferCounts gk_counts;
 
 /*@C
@@ -57,6 +61,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   GKDev          = NULL;
   gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
   gk_device      = -1;
+  gk_aware       = PETSC_FALSE;
   gk_initialized = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
@@ -140,6 +145,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "petsc-gpukit options", "Sys");
   PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
   PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
+  PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));
   PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -gpukit_backend %s: use auto, cuda or host", bname);
@@ -155,6 +161,18 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     gk_backend = PETSCGPUKIT_BACKEND_CUDA;
     gk_device  = (int)dev;
     PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
+    /* said once, by the node's first process */
+    if (!devset && gk_localsize > count && !gk_localrank) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d); one process per device runs fastest\n", gk_localsize, count, count > 1 ? "s" : "", count));
+    if (gk_aware) {
+      int         aware = 0;
+      const char *how   = "it offers no MPIX_Query_cuda_support()";
+
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+      aware = MPIX_Query_cuda_support();
+      how   = "MPIX_Query_cuda_support() returns 0";
+#endif
+      PetscCheck(aware, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-gpukit_cuda_aware_mpi: this MPI cannot take device memory (%s); leave the option out, and the halo exchanges stage through pinned host memory", how);
+    }
   } else {
     PetscMPIInt rank;
 
@@ -323,5 +341,15 @@ PetscErrorCode GKFormatBytes_Private(PetscLogDouble bytes, char *str, size_t len
     u++;
   }
   PetscCall(PetscSNPrintf(str, len, u ? "%.1f %s" : "%.0f %s", (double)bytes, unit[u]));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the halo exchanges hand device memory to MPI: -gpukit_cuda_aware_mpi, checked
+   against the MPI when the backend is CUDA; on the host backend device memory is host memory */
+PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *aware)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  *aware = gk_aware;
   PetscFunctionReturn(0);
 }

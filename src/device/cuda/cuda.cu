@@ -67,6 +67,30 @@ static PetscErrorCode GKCUDAFree(void *p)
   PetscFunctionReturn(0);
 }
 
+/* pinned host memory, mapped: kernels read and write it in place (unified addressing) */
+static PetscErrorCode GKCUDAHostMalloc(size_t bytes, void **p)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *p = NULL;
+  if (!bytes) PetscFunctionReturn(0);
+  err = cudaHostAlloc(p, bytes, cudaHostAllocMapped | cudaHostAllocPortable);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of pinned host memory: %zu bytes requested", bytes);
+  }
+  GKCallCUDA(err);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAHostFree(void *p)
+{
+  PetscFunctionBegin;
+  if (p) GKCallCUDA(cudaFreeHost(p));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
 {
   const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
@@ -311,11 +335,18 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAExtreme,
   GKCUDAGather,
   GKCUDAScatterAdd,
+  GKCUDAHostMalloc,
+  GKCUDAHostFree,
   GKCUDAKrylovCreate,
   GKCUDAKrylovDestroy,
   GKCUDAKrylovStep,
   GKCUDAKrylovUpdate,
   GKCUDAKrylovStateBegin,
   GKCUDAKrylovStateEnd,
+  GKCUDAKrylovGather,
+  GKCUDAKrylovGatherWait,
+  GKCUDAKrylovOffDiag,
+  GKCUDAKrylovGetSums,
+  GKCUDAKrylovSetSums,
   GKCUDAFinalize,
 };

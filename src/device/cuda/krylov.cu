@@ -9,8 +9,16 @@
 */
 #include "cudaimpl.h"
 
-/* partial sums, per block: [0] dpi, [1] the norm, [2] rho; slot k at 2 k GK_RED_BLOCKS */
-#define GK_SLOTS 3
+/* partial sums, per block: [0] dpi, [1] the norm, [2] rho, [3] the off-diagonal block's dpi
+   (several processes); slot k at 2 k GK_RED_BLOCKS */
+#define GK_SLOTS 4
+
+/* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
+   replace the sums of this process's rows in slots 0 to 2 */
+typedef struct {
+  int    set;
+  double s[3][2];
+} GKSums;
 
 typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
@@ -32,6 +40,8 @@ struct GKKrylovCUDA {
   GKKrylovDevState *hstate;  /* mapped pinned host memory the step kernels publish the state to */
   GKKrylovDevState *pub;     /* its device address */
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
+  cudaEvent_t       gathered; /* after the direction entries for other processes */
+  GKSums            g;
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -50,6 +60,7 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   GKCallCUDA(cudaHostGetDevicePointer((void **)&k->pub, k->hstate, 0));
   memset(k->hstate, 0, sizeof(GKKrylovDevState));
   GKCallCUDA(cudaEventCreateWithFlags(&k->copied, cudaEventDisableTiming));
+  GKCallCUDA(cudaEventCreateWithFlags(&k->gathered, cudaEventDisableTiming));
   *K = (GKKrylov)k;
   PetscFunctionReturn(0);
 }
@@ -64,6 +75,7 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
   GKCallCUDA(cudaFree(k->state));
   GKCallCUDA(cudaFreeHost(k->hstate));
   GKCallCUDA(cudaEventDestroy(k->copied));
+  GKCallCUDA(cudaEventDestroy(k->gathered));
   PetscCall(PetscFree(k));
   *K = NULL;
   PetscFunctionReturn(0);
@@ -116,9 +128,9 @@ static unsigned GKWaveBlocks(const void *kernel, PetscInt rows)
 
 /* The K sums of slots slot0.. over the whole grid: each block stores its partial sums, and the
    last block to do so adds them all up, in block order, into st->sum (a deterministic result)
-   and resets the counter for the next kernel */
+   and the mapped host copy pub->sum, and resets the counter for the next kernel */
 template <int K>
-static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st)
+static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub)
 {
   __shared__ bool   last;
   __shared__ double sre[GK_WARPS], sim[GK_WARPS];
@@ -154,8 +166,8 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
         re += sre[w];
         im += sim[w];
       }
-      st->sum[slot0 + k][0] = re;
-      st->sum[slot0 + k][1] = im;
+      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = re;
+      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = im;
     }
     __syncthreads();
   }
@@ -210,7 +222,7 @@ struct GKDirIn {
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND = 1 is the paper's layout. */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
   bool           stop   = false;
@@ -226,8 +238,8 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       st->rho[0][1] = st->rholast[1] = GKIm(rho0);
     }
   } else {
-    const GKScalar rho  = GKMake(st->sum[2][0], st->sum[2][1]);
-    const double   nrm2 = st->sum[1][0];
+    const GKScalar rho  = g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
+    const double   nrm2 = g.set ? g.s[1][0] : st->sum[1][0];
     const GKScalar old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
 
     a = GKMake(st->a[0], st->a[1]);
@@ -280,7 +292,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       }
     }
   }
-  GKGridSum<1>(acc, partial, 0, st);
+  GKGridSum<1>(acc, partial, 0, st, pub);
 }
 
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
@@ -295,7 +307,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->dia) D = *A->dia;
   /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND = 1 marks it */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
 #define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
@@ -317,7 +329,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -325,13 +337,13 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, double *partial, GKKrylovDevState *st, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
 
   if (GKStopped(st)) return;
-  dpi = GKMake(st->sum[0][0], st->sum[0][1]);
+  dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return;
@@ -357,7 +369,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       acc[1] += zj * GKConj(rtj);
     } else acc[1] += METHOD == GK_KRYLOV_CG ? zj * GKConj(rj) : zj * rj;
   }
-  GKGridSum<2>(acc, partial, 1, st); /* the norm and rho */
+  GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
 }
 
 PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
@@ -365,14 +377,14 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
   else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->partial, k->state, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -399,5 +411,110 @@ PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
   S->rho[1] = h->rholast[1];
   S->flag   = (GKKrylovFlag)h->flag;
   S->flagit = h->flagit;
+  PetscFunctionReturn(0);
+}
+
+/* The entries idx of the direction step i computes, b computed as the step computes it (the
+   same bits): what other processes read as ghosts */
+__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+  GKScalar       b = 0.0;
+
+  if (k >= cnt) return;
+  if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
+}
+
+PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, PetscScalar *buf)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  if (cnt) {
+    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
+    GKCheckLaunch();
+  }
+  GKCallCUDA(cudaEventRecord(k->gathered, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov K)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  GKWaitCUDA(cudaEventSynchronize(k->gathered));
+  PetscFunctionReturn(0);
+}
+
+/* w += Ao g, a thread per slot of the off-diagonal block (most of its rows are empty), and the
+   block sums of that part of dpi; g may be staging memory, read with plain loads */
+struct GKPlainIn {
+  const GKScalar *x;
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
+};
+
+template <GKKrylovMethod METHOD>
+__global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
+{
+  GKScalar        acc[1] = {0.0};
+  const GKPlainIn in     = {g};
+
+  if (GKStopped(st)) return;
+  for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < E.m; t += (PetscInt)gridDim.x * blockDim.x) {
+    if (!E.rl[t]) continue;
+    const PetscInt r = E.perm ? E.perm[t] : t;
+    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in);
+
+    w[r] += v;
+    if (METHOD == GK_KRYLOV_CG) acc[0] += p[r] * GKConj(v);
+    else if (METHOD == GK_KRYLOV_COCG) acc[0] += p[r] * v;
+    else acc[0] += v * GKConj(pt[r]);
+  }
+  GKGridSum<1>(acc, partial, 3, st, pub);
+}
+
+PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+  void (*kern)(double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
+
+  PetscFunctionBegin;
+  kern = k->method == GK_KRYLOV_CG ? GKKrylovOffDiagKernel<GK_KRYLOV_CG> : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG> : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
+  kern<<<GKWaveBlocks((const void *)kern, Ao->m), GK_BLOCK>>>(k->partial, k->state, k->pub, *Ao, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* the last kernel's sums, published to mapped host memory by its last block */
+PetscErrorCode GKCUDAKrylovGetSums(GKKrylov K, PetscScalar *s)
+{
+  GKKrylovCUDA                    *k = (GKKrylovCUDA *)K;
+  volatile const GKKrylovDevState *h = k->hstate;
+
+  PetscFunctionBegin;
+  GKCallCUDA(cudaEventRecord(k->copied, 0));
+  GKWaitCUDA(cudaEventSynchronize(k->copied));
+  for (int j = 0; j < GK_SLOTS; j++) {
+#if defined(PETSC_USE_COMPLEX)
+    s[j] = PetscCMPLX(h->sum[j][0], h->sum[j][1]);
+#else
+    s[j] = h->sum[j][0];
+#endif
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  k->g.set = 1;
+  for (int j = 0; j < 3; j++) {
+    k->g.s[j][0] = PetscRealPart(s[j]);
+    k->g.s[j][1] = PetscImaginaryPart(s[j]);
+  }
   PetscFunctionReturn(0);
 }

@@ -431,11 +431,18 @@ const GKBackendOps GKBackendHost = {
   GKHostExtreme,
   GKHostGather,
   GKHostScatterAdd,
+  GKHostMalloc, /* staging memory is ordinary memory here */
+  GKHostFree,
   GKHostKrylovCreate,
   GKHostKrylovDestroy,
   GKHostKrylovStep,
   GKHostKrylovUpdate,
   GKHostKrylovStateBegin,
   GKHostKrylovStateEnd,
+  GKHostKrylovGather,
+  GKHostKrylovGatherWait,
+  GKHostKrylovOffDiag,
+  GKHostKrylovGetSums,
+  GKHostKrylovSetSums,
   GKHostFinalize,
 };

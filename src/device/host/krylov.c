@@ -14,6 +14,9 @@ struct _n_GKKrylov {
   PetscScalar    a;       /* the last update's a: the next step moves x by a p */
   PetscReal      norm2;   /* the norm of the last update, squared */
   PetscScalar    sumdpi, sumnorm, sumrho; /* the sums a step leaves to the next */
+  PetscScalar    sumoff;                  /* dpi of the off-diagonal block (several processes) */
+  PetscBool      global;                  /* the sums below replace the ones above */
+  PetscScalar    glob[3];                 /* dpi, norm, rho over all processes */
   GKKrylovFlag   flag;
   PetscInt       flagit;
 };
@@ -55,9 +58,9 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (K->flag) PetscFunctionReturn(0);
   if (i == 0) K->rho[0] = K->rholast = rho0;
   else {
-    const PetscScalar rho = K->sumrho;
+    const PetscScalar rho = K->global ? K->glob[2] : K->sumrho;
 
-    K->norm2   = PetscRealPart(K->sumnorm);
+    K->norm2   = PetscRealPart(K->global ? K->glob[1] : K->sumnorm);
     K->rholast = rho;
     if (rho == (PetscScalar)0.0) {
       GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
@@ -94,7 +97,7 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
    diag); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1 */
 PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
 {
-  const PetscScalar dpi = K->sumdpi;
+  const PetscScalar dpi = K->global ? K->glob[0] : K->sumdpi;
   PetscScalar       a, sn = 0.0, sr = 0.0;
 
   PetscFunctionBegin;
@@ -140,5 +143,64 @@ PetscErrorCode GKHostKrylovStateEnd(GKKrylov K, GKKrylovState *S)
   S->rho[1] = PetscImaginaryPart(K->rholast);
   S->flag   = K->flag;
   S->flagit = K->flagit;
+  PetscFunctionReturn(0);
+}
+
+/* The direction entries at idx as step i computes them: z + (rho_i/rho_i-1) p_i-1 (z at i = 0) */
+PetscErrorCode GKHostKrylovGather(GKKrylov K, PetscInt i, PetscInt n, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, PetscScalar *buf)
+{
+  PetscScalar b = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (i) b = (K->global ? K->glob[2] : K->sumrho) / K->rho[(i - 1) % 2];
+  for (PetscInt k = 0; k < n; k++) buf[k] = i ? z[idx[k]] + b * pold[idx[k]] : z[idx[k]];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovGatherWait(GKKrylov K)
+{
+  PetscFunctionBegin;
+  GKCounts.syncs += 1;
+  PetscFunctionReturn(0);
+}
+
+/* w += Ao g and its part of dpi, as the step sums dpi */
+PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+{
+  PetscScalar *v, s = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(Ao->m, &v));
+  PetscCall(GKHostEllrLoop(Ao, PETSC_FALSE, g, PETSC_FALSE, v));
+  for (PetscInt j = 0; j < Ao->m; j++) {
+    w[j] += v[j];
+    if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(v[j]);
+    else if (K->method == GK_KRYLOV_COCG) s += p[j] * v[j];
+    else s += v[j] * PetscConj(pt[j]);
+  }
+  PetscCall(PetscFree(v));
+  K->sumoff = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovGetSums(GKKrylov K, PetscScalar *s)
+{
+  PetscFunctionBegin;
+  GKCounts.syncs += 1;
+  s[0] = K->sumdpi;
+  s[1] = K->sumnorm;
+  s[2] = K->sumrho;
+  s[3] = K->sumoff;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
+{
+  PetscFunctionBegin;
+  K->global = PETSC_TRUE;
+  for (int k = 0; k < 3; k++) K->glob[k] = s[k];
   PetscFunctionReturn(0);
 }

@@ -17,27 +17,32 @@ static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
   PetscBool        isgk, isshell, hasrow;
   PetscObjectState state;
   PetscInt         m, n;
+  MatType          type;
 
   PetscFunctionBegin;
   PetscCall(KSPGetOperators(ksp, &A, NULL));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s runs on one MPI process for now (MPI support comes with the MPI device matrices); use -ksp_type %s in parallel", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatGetSize(A, &m, &n));
-  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, ((PetscObject)ksp)->type_name, m, n);
+  PetscCheck(m == n, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, ((PetscObject)ksp)->type_name, m, n);
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "KSP %s needs the operator's rows and columns split alike over the processes, not %" PetscInt_FMT " rows and %" PetscInt_FMT " columns here", ((PetscObject)ksp)->type_name, m, n);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &gk->mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
-  if (isgk) {
+  if (isgk || gk->mpi) {
     gk->Adev = A;
     PetscFunctionReturn(0);
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSHELL, &isshell));
   PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
-  PetscCheck(!isshell && hasrow, PETSC_COMM_SELF, PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s", ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
-  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
+  PetscCheck(!isshell && hasrow, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s", ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  type    = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
+  gk->mpi = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   if (!gk->Aconv || state != gk->Astate) {
     PetscCall(MatDestroy(&gk->Aconv));
-    PetscCall(PetscInfo(ksp, "Converting the %s operator to %s for the device\n", ((PetscObject)A)->type_name, MATSEQELLRCUDA));
-    PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &gk->Aconv));
+    PetscCall(PetscInfo(ksp, "Converting the %s operator to %s for the device\n", ((PetscObject)A)->type_name, type));
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &gk->Aconv));
     gk->Astate = state;
   }
   gk->Adev = gk->Aconv;
@@ -120,20 +125,23 @@ static PetscErrorCode KSPGKWork_Private(KSP_GK *gk, int k, Vec *v)
 
 static PetscErrorCode KSPSetUp_GK(KSP ksp)
 {
-  KSP_GK  *gk = (KSP_GK *)ksp->data;
-  Mat      A;
-  PetscInt n, nw = -1;
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  Mat       A;
+  PetscInt  n, nw = -1;
+  PetscBool redo;
 
   PetscFunctionBegin;
   PetscCall(KSPGKSetUpOperator_Private(ksp));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatGetLocalSize(A, &n, NULL));
   if (gk->work[0]) PetscCall(VecGetLocalSize(gk->work[0], &nw));
-  if (nw != n) {
+  redo = nw != n ? PETSC_TRUE : PETSC_FALSE; /* the operator's row layout changed on some process */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &redo, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (redo) {
     PetscCall(KSPGKDestroyWork_Private(gk));
-    PetscCall(VecCreate(PETSC_COMM_SELF, &gk->work[0]));
-    PetscCall(VecSetSizes(gk->work[0], n, n));
-    PetscCall(VecSetType(gk->work[0], VECSEQCUDA));
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &gk->work[0]));
+    PetscCall(VecSetLayout(gk->work[0], A->rmap));
+    PetscCall(VecSetType(gk->work[0], VECCUDA));
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
   PetscFunctionReturn(0);
@@ -231,24 +239,147 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   PetscFunctionReturn(0);
 }
 
-/* The iterations: two fused kernels each (device.h), the state read every checkevery iterations
-   (every iteration when monitors or a residual history want each norm). While the host waits
-   for the state it has already queued the next update, which moves neither x nor the state the
-   test reads: the device keeps working through the wait, and a solve that stops there loses
-   nothing but that kernel's work. */
-static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
+/* The device arrays of one solve: x, r, z, w, both p buffers, the shadow ones for BiCG, the
+   Jacobi diagonal */
+typedef struct {
+  PetscScalar       *x, *r, *z, *w, *p[2], *rt, *zt, *wt, *pt[2];
+  const PetscScalar *d;
+} KSPGKArrays;
+
+/* Tests the state the last step left (its = that step's iteration); done when the solve ends */
+static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, PetscBool last, PetscBool *done)
+{
+  GKKrylovState S;
+  PetscBool     ok;
+
+  PetscFunctionBegin;
+  *done = PETSC_TRUE;
+  PetscCall(GKDev->krylovstateend(K, &S));
+  if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
+    PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
+    ksp->its    = S.flagit + 1;
+    ksp->reason = S.flag == GK_KRYLOV_INDEFINITE_MAT ? KSP_DIVERGED_INDEFINITE_MAT : KSP_DIVERGED_BREAKDOWN;
+    PetscFunctionReturn(0);
+  }
+  if (S.flag) { /* rho of iteration flagit: the norm before it is still tested */
+    PetscCall(KSPGKTest_Private(ksp, S.flagit, KSPGKNorm_Private(ksp, &S), &ok));
+    if (ok && !ksp->reason) ksp->reason = S.flag == GK_KRYLOV_BREAKDOWN ? KSP_DIVERGED_BREAKDOWN : KSP_DIVERGED_INDEFINITE_PC;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KSPGKTest_Private(ksp, its, KSPGKNorm_Private(ksp, &S), &ok));
+  if (!ok || ksp->reason) PetscFunctionReturn(0);
+  if (last) {
+    ksp->reason = KSP_DIVERGED_ITS;
+    PetscFunctionReturn(0);
+  }
+  *done = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* One process: two fused kernels an iteration (device.h), the state read every `every`
+   iterations. While the host waits for the state it has already queued the next update, which
+   moves neither x nor the state the test reads: the device keeps working through the wait, and
+   a solve that stops there loses nothing but that kernel's work. */
+static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+{
+  PetscBool queued = PETSC_FALSE, done;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, op, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt)); /* p_0 = z, w = A p_0 */
+  for (PetscInt i = 0;; i++) {
+    const PetscInt  its  = i + 1;
+    const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
+
+    if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt)); /* r -= a w, z = B r */
+    queued = PETSC_FALSE;
+    /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
+    PetscCall(GKDev->krylovstep(K, its, 0.0, last, op, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
+    PetscCall(PetscLogFlops(flops));
+    if (its % every && !last) continue;
+    PetscCall(GKDev->krylovstatebegin(K));
+    if (!last) { /* the next update, queued before the wait */
+      PetscCall(GKDev->krylovupdate(K, its, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+      queued = PETSC_TRUE;
+    }
+    PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
+    if (done) break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
+   the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
+   (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes */
+static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, const GKOperator *Ao, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
 {
   KSP_GK            *gk = (KSP_GK *)ksp->data;
+  const PetscScalar *g;
+  PetscScalar        loc[4], dpi;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
+  PetscCall(MatMPIGKKrylovGhosts_Private(gk->Adev, &g));
+  if (g) PetscCall(GKDev->krylovoffdiag(K, Ao->ellr, g, p, w, pt));
+  if (gk->method == GK_KRYLOV_BICG) PetscCall(MatMPIGKKrylovReverse_Private(gk->Adev, Ao->ellrt, pt, wt));
+  PetscCall(GKDev->krylovgetsums(K, loc));
+  dpi = g ? loc[0] + loc[3] : loc[0];
+  PetscCall(MPIU_Allreduce(&dpi, &glob[0], 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  PetscCall(GKDev->krylovsetsums(K, glob));
+  PetscFunctionReturn(0);
+}
+
+/* Several processes: the step runs on the diagonal block while the direction's ghosts travel,
+   the off-diagonal block's part follows, and the processes' sums are added up in one
+   allreduce at each of the method's two synchronisation points (dpi after the products; the
+   norm and rho after the update), which the kernels then use in place of their own. Every
+   process takes the same decisions from the same sums. */
+static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+{
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  GKOperator  Ad, Ao;
+  PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
+  PetscBool   done;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKGetOperators_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &Ao));
+  PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
+  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
+  PetscCall(KSPGKOffDiag_Private(ksp, K, &Ao, v->p[0], v->w, v->pt[0], v->wt, glob));
+  for (PetscInt i = 0;; i++) {
+    const PetscInt  its  = i + 1;
+    const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
+
+    PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+    PetscCall(GKDev->krylovgetsums(K, loc));
+    PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+    glob[1] = nr[0];
+    glob[2] = nr[1];
+    PetscCall(GKDev->krylovsetsums(K, glob));
+    if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
+    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
+    PetscCall(PetscLogFlops(flops));
+    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, &Ao, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
+    if (its % every && !last) continue;
+    PetscCall(GKDev->krylovstatebegin(K));
+    PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
+    if (done) break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The iterations, on the device arrays of the solve's vectors; the state is read every
+   checkevery iterations (every iteration when monitors or a residual history want each norm) */
+static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
+{
+  KSP_GK            *gk    = (KSP_GK *)ksp->data;
   const PetscBool    bicg  = gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
   const PetscInt     every = (ksp->numbermonitors || ksp->res_hist) ? 1 : gk->checkevery;
   const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
   GKKrylov           K;
-  GKKrylovState      S;
   GKOperator         op;
-  PetscScalar       *a[10] = {NULL}, *x, *r, *z, *w, *p[2], *rt = NULL, *zt = NULL, *wt = NULL, *pt[2] = {NULL, NULL};
-  const PetscScalar *d = NULL;
+  PetscScalar       *a[10] = {NULL};
+  KSPGKArrays        v;
   PetscInt           n;
-  PetscBool          ok, queued = PETSC_FALSE;
   MatInfo            info;
   PetscLogDouble     flops;
 
@@ -257,74 +388,42 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
     ksp->reason = KSP_DIVERGED_ITS;
     PetscFunctionReturn(0);
   }
-  PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
+  if (!gk->mpi) PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
   PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(PetscMemzero(&v, sizeof(v)));
   for (int k = 0; k < 10; k++) { /* the work vectors this solve uses */
     const PetscBool shadow = (k >= 4 && k <= 7) || k == 9, isz = k == 1 || k == 5;
-    Vec             v = NULL;
+    Vec             w = NULL;
 
     if ((shadow && !bicg) || (isz && !gk->diag)) continue;
-    PetscCall(KSPGKWork_Private(gk, k, &v));
-    PetscCall(VecGPUKitGetDeviceArray(v, &a[k]));
+    PetscCall(KSPGKWork_Private(gk, k, &w));
+    PetscCall(VecGPUKitGetDeviceArray(w, &a[k]));
   }
-  PetscCall(VecGPUKitGetDeviceArray(X, &x));
-  if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
-  r    = a[0];
-  z    = gk->diag ? a[1] : r; /* without a preconditioner z is r */
-  p[0] = a[2];
-  w    = a[3];
-  p[1] = a[8];
+  PetscCall(VecGPUKitGetDeviceArray(X, &v.x));
+  if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &v.d));
+  v.r    = a[0];
+  v.z    = gk->diag ? a[1] : v.r; /* without a preconditioner z is r */
+  v.p[0] = a[2];
+  v.w    = a[3];
+  v.p[1] = a[8];
   if (bicg) {
-    rt    = a[4];
-    zt    = gk->diag ? a[5] : rt;
-    pt[0] = a[6];
-    wt    = a[7];
-    pt[1] = a[9];
+    v.rt    = a[4];
+    v.zt    = gk->diag ? a[5] : v.rt;
+    v.pt[0] = a[6];
+    v.wt    = a[7];
+    v.pt[1] = a[9];
   }
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
-  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &op, z, NULL, p[0], w, x, zt, NULL, pt[0], wt)); /* p_0 = z, w = A p_0 */
-  for (PetscInt i = 0;; i++) {
-    const PetscInt  its  = i + 1;
-    const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
-
-    if (!queued) PetscCall(GKDev->krylovupdate(K, i, d, w, r, z, wt, rt, zt)); /* r -= a w, z = B r */
-    queued = PETSC_FALSE;
-    /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
-    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &op, z, p[i % 2], p[its % 2], w, x, zt, pt[i % 2], pt[its % 2], wt));
-    PetscCall(PetscLogFlops(flops));
-    if (its % every && !last) continue;
-    PetscCall(GKDev->krylovstatebegin(K));
-    if (!last) { /* the next update, queued before the wait */
-      PetscCall(GKDev->krylovupdate(K, its, d, w, r, z, wt, rt, zt));
-      queued = PETSC_TRUE;
-    }
-    PetscCall(GKDev->krylovstateend(K, &S));
-    if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
-      PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
-      ksp->its    = S.flagit + 1;
-      ksp->reason = S.flag == GK_KRYLOV_INDEFINITE_MAT ? KSP_DIVERGED_INDEFINITE_MAT : KSP_DIVERGED_BREAKDOWN;
-      break;
-    }
-    if (S.flag) { /* rho of iteration flagit: the norm before it is still tested */
-      PetscCall(KSPGKTest_Private(ksp, S.flagit, KSPGKNorm_Private(ksp, &S), &ok));
-      if (ok && !ksp->reason) ksp->reason = S.flag == GK_KRYLOV_BREAKDOWN ? KSP_DIVERGED_BREAKDOWN : KSP_DIVERGED_INDEFINITE_PC;
-      break;
-    }
-    PetscCall(KSPGKTest_Private(ksp, its, KSPGKNorm_Private(ksp, &S), &ok));
-    if (!ok || ksp->reason) break;
-    if (last) {
-      ksp->reason = KSP_DIVERGED_ITS;
-      break;
-    }
-  }
+  if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops));
+  else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
   PetscCall(GKDev->krylovdestroy(&K));
-  PetscCall(VecGPUKitRestoreDeviceArray(X, &x));
-  for (int v = 0; v < 10; v++)
-    if (a[v]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[v], &a[v]));
-  if (d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &d));
+  PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
+  for (int k = 0; k < 10; k++)
+    if (a[k]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a[k]));
+  if (v.d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &v.d));
   PetscFunctionReturn(0);
 }
 

@@ -15,6 +15,7 @@ typedef struct {
   Mat              Aconv;      /* the operator converted to ellrcuda, when it is no device matrix */
   PetscObjectState Astate;     /* the operator's state when it was converted */
   Mat              Adev;       /* the device matrix the iterations use: the operator or Aconv */
+  PetscBool        mpi;        /* Adev is an MPI device matrix */
   Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
   PetscObjectState Pstate;     /* the preconditioning matrix's state when diag was made */
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */

@@ -37,9 +37,14 @@ typedef struct {
   PetscInt           nrr;
   const PetscInt    *roff, *ridx;
   const PetscMPIInt *rranks;
-  PetscScalar *hsend, *hrecv, *hghost; /* host: packed as sent, packed as received, in ghost order */
-  PetscScalar *dsend;                  /* device: packed as sent */
-  Vec          lvec;                   /* the ghosts, a device vector */
+  PetscInt          *dridx;   /* ridx on the device, when the ghosts do not arrive in order */
+  /* The buffers MPI reads and writes: staging memory (pinned, read and written by the kernels
+     in place), or device memory where the MPI takes it (-gpukit_cuda_aware_mpi) */
+  PetscBool    aware;
+  PetscScalar *sendbuf;  /* packed as sent */
+  PetscScalar *ghostbuf; /* the ghosts in ghost order */
+  PetscScalar *recvbuf;  /* packed as received; NULL when that is ghost order (the usual case) */
+  Vec          lvec;     /* the ghosts as a device vector, for the off-diagonal block's products */
   MPI_Request *reqs;
 } Mat_MPIGK;
 
@@ -59,14 +64,34 @@ static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const P
   PetscFunctionReturn(0);
 }
 
+/* staging memory, or device memory when MPI takes it */
+static PetscErrorCode MatMPIGKBufMalloc_Private(Mat_MPIGK *mg, PetscInt n, PetscScalar **p)
+{
+  PetscFunctionBegin;
+  if (mg->aware) PetscCall(GKMalloc(n, p));
+  else PetscCall(GKDev->hostmalloc((size_t)n * sizeof(PetscScalar), (void **)p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatMPIGKBufFree_Private(Mat_MPIGK *mg, PetscScalar **p)
+{
+  PetscFunctionBegin;
+  if (mg->aware) PetscCall(GKFree(*p));
+  else PetscCall(GKDev->hostfree(*p));
+  *p = NULL;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
 {
   PetscFunctionBegin;
   PetscCall(PetscSFDestroy(&mg->sf));
-  PetscCall(PetscFree3(mg->hsend, mg->hrecv, mg->hghost));
+  PetscCall(MatMPIGKBufFree_Private(mg, &mg->sendbuf));
+  PetscCall(MatMPIGKBufFree_Private(mg, &mg->ghostbuf));
+  PetscCall(MatMPIGKBufFree_Private(mg, &mg->recvbuf));
   PetscCall(PetscFree(mg->reqs));
   PetscCall(GKFree(mg->dsidx));
-  PetscCall(GKFree(mg->dsend));
+  PetscCall(GKFree(mg->dridx));
   PetscCall(VecDestroy(&mg->lvec));
   mg->nsr = mg->nrr = 0;
   mg->nzstate       = -1;
@@ -96,26 +121,36 @@ static PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
    when the nonzero pattern (so the ghosts) changed */
 static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
 {
-  Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
-  Mat                Ad, Ao;
-  const PetscInt    *garray, *rremote;
-  PetscInt           nghost;
+  Mat_MPIGK      *mg = (Mat_MPIGK *)A->spptr;
+  Mat             Ad, Ao;
+  const PetscInt *garray, *rremote;
+  PetscInt        nghost;
+  PetscBool       inorder = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
   if (mg->nzstate == A->nonzerostate && mg->garray == garray) PetscFunctionReturn(0);
   PetscCall(MatMPIGKFreeLists_Private(mg));
+  PetscCall(PetscGPUKitMPIDeviceMemory_Private(&mg->aware));
   nghost = Ao->cmap->n;
   PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &mg->sf));
   PetscCall(PetscSFSetGraphLayout(mg->sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, garray));
   PetscCall(PetscSFSetUp(mg->sf));
   PetscCall(PetscSFGetRootRanks(mg->sf, &mg->nrr, &mg->rranks, &mg->roff, &mg->ridx, &rremote)); /* owners of my ghosts */
   PetscCall(PetscSFGetLeafRanks(mg->sf, &mg->nsr, &mg->sranks, &mg->soff, &mg->sidx));          /* who needs what I own */
-  PetscCall(PetscMalloc3(mg->soff[mg->nsr], &mg->hsend, nghost, &mg->hrecv, nghost, &mg->hghost));
+  for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) inorder = (PetscBool)(inorder && mg->ridx[k] == k);
+  PetscCall(MatMPIGKBufMalloc_Private(mg, mg->soff[mg->nsr], &mg->sendbuf));
+  PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->ghostbuf));
+  if (!inorder) {
+    PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->recvbuf));
+    if (mg->aware) {
+      PetscCall(GKMalloc(nghost, &mg->dridx));
+      PetscCall(GKMemcpyH2D(mg->dridx, mg->ridx, (size_t)nghost * sizeof(PetscInt)));
+    }
+  }
   PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
   PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsidx));
-  PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsend));
   PetscCall(GKMemcpyH2D(mg->dsidx, mg->sidx, (size_t)mg->soff[mg->nsr] * sizeof(PetscInt)));
   PetscCall(VecCreate(PETSC_COMM_SELF, &mg->lvec));
   PetscCall(VecSetSizes(mg->lvec, nghost, nghost));
@@ -123,50 +158,83 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   mg->nghost  = nghost;
   mg->garray  = garray;
   mg->nzstate = A->nonzerostate;
-  PetscCall(PetscInfo(A, "Halo exchange: %" PetscInt_FMT " ghosts from %" PetscInt_FMT " processes, %" PetscInt_FMT " entries to %" PetscInt_FMT " processes\n", nghost, mg->nrr, mg->soff[mg->nsr], mg->nsr));
+  PetscCall(PetscInfo(A, "Halo exchange: %" PetscInt_FMT " ghosts from %" PetscInt_FMT " processes, %" PetscInt_FMT " entries to %" PetscInt_FMT " processes, through %s memory\n", nghost, mg->nrr, mg->soff[mg->nsr], mg->nsr, mg->aware ? "device" : "pinned host"));
   PetscFunctionReturn(0);
 }
 
-/* Forward exchange, begun: the entries of x others need packed (on the device for a device
+/* Forward exchange: the ghosts' receives posted, then sendbuf (packed already) sent */
+static PetscErrorCode MatMPIGKHaloPost_Private(Mat A)
+{
+  Mat_MPIGK   *mg   = (Mat_MPIGK *)A->spptr;
+  PetscScalar *recv = mg->recvbuf ? mg->recvbuf : mg->ghostbuf;
+  MPI_Comm     comm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Irecv(recv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Isend(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[mg->nrr + r]));
+  PetscFunctionReturn(0);
+}
+
+/* Forward exchange, ended: the ghosts in ghost order in ghostbuf */
+static PetscErrorCode MatMPIGKHaloWait_Private(Mat A)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
+  if (!mg->recvbuf) PetscFunctionReturn(0);
+  if (mg->aware) { /* every ghost arrives once: a scatter-add onto zeros puts it in place */
+    PetscCall(GKDev->memzero(mg->ghostbuf, (size_t)mg->nghost * sizeof(PetscScalar)));
+    PetscCall(GKDev->scatteradd(mg->nghost, mg->dridx, mg->recvbuf, mg->ghostbuf));
+  } else
+    for (PetscInt k = 0; k < mg->nghost; k++) mg->ghostbuf[mg->ridx[k]] = mg->recvbuf[k];
+  PetscFunctionReturn(0);
+}
+
+/* Forward exchange, begun: the entries of x others need packed (by a kernel for a device
    vector) and sent; the ghosts' receives posted */
 static PetscErrorCode MatMPIGKHaloBegin_Private(Mat A, Vec x)
 {
   Mat_MPIGK     *mg = (Mat_MPIGK *)A->spptr;
   const PetscInt ns = mg->soff[mg->nsr];
-  MPI_Comm       comm;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
-  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Irecv(mg->hrecv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[r]));
   if (VecIsGK(x)) {
     const PetscScalar *xd;
 
     PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
-    PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->dsend));
+    PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->sendbuf));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xd));
-    PetscCall(GKMemcpyD2H(mg->hsend, mg->dsend, (size_t)ns * sizeof(PetscScalar)));
+    if (ns) PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   } else {
     const PetscScalar *xa;
+    PetscScalar       *h = mg->sendbuf;
 
+    if (mg->aware) PetscCall(PetscMalloc1(ns, &h));
     PetscCall(VecGetArrayRead(x, &xa));
-    for (PetscInt k = 0; k < ns; k++) mg->hsend[k] = xa[mg->sidx[k]];
+    for (PetscInt k = 0; k < ns; k++) h[k] = xa[mg->sidx[k]];
     PetscCall(VecRestoreArrayRead(x, &xa));
+    if (mg->aware) {
+      PetscCall(GKMemcpyH2D(mg->sendbuf, h, (size_t)ns * sizeof(PetscScalar)));
+      PetscCall(PetscFree(h));
+    }
   }
-  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Isend(mg->hsend + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[mg->nrr + r]));
+  PetscCall(MatMPIGKHaloPost_Private(A));
   PetscFunctionReturn(0);
 }
 
-/* Forward exchange, ended: the ghosts in ghost order, in the device vector lvec */
+/* Forward exchange, ended: the ghosts in the device vector lvec */
 static PetscErrorCode MatMPIGKHaloEnd_Private(Mat A)
 {
   Mat_MPIGK   *mg = (Mat_MPIGK *)A->spptr;
   PetscScalar *ld;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
-  for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) mg->hghost[mg->ridx[k]] = mg->hrecv[k];
+  PetscCall(MatMPIGKHaloWait_Private(A));
   PetscCall(VecGPUKitGetDeviceArrayWrite(mg->lvec, &ld));
-  PetscCall(GKMemcpyH2D(ld, mg->hghost, (size_t)mg->nghost * sizeof(PetscScalar)));
+  if (mg->aware) PetscCall(GKMemcpyD2D(ld, mg->ghostbuf, (size_t)mg->nghost * sizeof(PetscScalar)));
+  else PetscCall(GKMemcpyH2D(ld, mg->ghostbuf, (size_t)mg->nghost * sizeof(PetscScalar)));
   PetscCall(VecGPUKitRestoreDeviceArrayWrite(mg->lvec, &ld));
   PetscFunctionReturn(0);
 }
@@ -202,31 +270,74 @@ static PetscErrorCode MatMultAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
   PetscFunctionReturn(0);
 }
 
+/* Reverse exchange, begun: the ghosts' values in ghostbuf (ghost order) go back to their
+   owners; the owners' receives land in sendbuf */
+static PetscErrorCode MatMPIGKReverseBegin_Private(Mat A)
+{
+  Mat_MPIGK   *mg   = (Mat_MPIGK *)A->spptr;
+  PetscScalar *pack = mg->ghostbuf;
+  MPI_Comm     comm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  if (mg->recvbuf) { /* packed by owner */
+    pack = mg->recvbuf;
+    if (mg->aware) PetscCall(GKDev->gather(mg->nghost, mg->dridx, mg->ghostbuf, pack));
+    else
+      for (PetscInt k = 0; k < mg->nghost; k++) pack[k] = mg->ghostbuf[mg->ridx[k]];
+  }
+  if (mg->aware && mg->recvbuf) PetscCall(GKDev->synchronize());
+  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(pack + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  PetscFunctionReturn(0);
+}
+
+/* Reverse exchange, ended: what others sent added to my entries, into the device array zd or
+   the host array za; one add per sending process, whose indices are distinct */
+static PetscErrorCode MatMPIGKReverseEnd_Private(Mat A, PetscScalar *zd, PetscScalar *za)
+{
+  Mat_MPIGK     *mg = (Mat_MPIGK *)A->spptr;
+  const PetscInt ns = mg->soff[mg->nsr];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
+  if (zd)
+    for (PetscInt r = 0; r < mg->nsr; r++) PetscCall(GKDev->scatteradd(mg->soff[r + 1] - mg->soff[r], mg->dsidx + mg->soff[r], mg->sendbuf + mg->soff[r], zd));
+  else {
+    PetscScalar *h = mg->sendbuf;
+
+    if (mg->aware) {
+      PetscCall(PetscMalloc1(ns, &h));
+      PetscCall(GKMemcpyD2H(h, mg->sendbuf, (size_t)ns * sizeof(PetscScalar)));
+    }
+    for (PetscInt k = 0; k < ns; k++) za[mg->sidx[k]] += h[k];
+    if (mg->aware) PetscCall(PetscFree(h));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* z = op(A) x (+ v), op the transpose or the Hermitian transpose: the off-diagonal block's
    product lands on the ghosts, which go back to their owners and are added there */
 static PetscErrorCode MatMultTransposeAny_MPIGK(Mat A, PetscBool hermitian, Vec x, Vec v, Vec z)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Ad, Ao;
-  MPI_Comm   comm;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKSetUpHalo_Private(A));
-  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
-  if (mg->nghost) { /* lvec = op(Ao) x, then to the host packed by owner */
+  if (mg->nghost) { /* lvec = op(Ao) x, then into ghostbuf */
     const PetscScalar *ld;
 
     if (hermitian) PetscCall((*Ao->ops->multhermitiantranspose)(Ao, x, mg->lvec));
     else PetscCall((*Ao->ops->multtranspose)(Ao, x, mg->lvec));
     PetscCall(VecGPUKitGetDeviceArrayRead(mg->lvec, &ld));
-    PetscCall(GKMemcpyD2H(mg->hghost, ld, (size_t)mg->nghost * sizeof(PetscScalar)));
+    if (mg->aware) PetscCall(GKMemcpyD2D(mg->ghostbuf, ld, (size_t)mg->nghost * sizeof(PetscScalar)));
+    else PetscCall(GKMemcpyD2H(mg->ghostbuf, ld, (size_t)mg->nghost * sizeof(PetscScalar)));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(mg->lvec, &ld));
-    for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) mg->hrecv[k] = mg->hghost[mg->ridx[k]];
+    if (mg->aware) PetscCall(GKDev->synchronize());
   }
-  /* the reverse of the forward exchange: owners receive what their entries contributed */
-  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(mg->hsend + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
-  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(mg->hrecv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  PetscCall(MatMPIGKReverseBegin_Private(A));
   if (hermitian) {
     if (v) PetscCall((*Ad->ops->multhermitiantransposeadd)(Ad, x, v, z));
     else PetscCall((*Ad->ops->multhermitiantranspose)(Ad, x, z));
@@ -234,22 +345,77 @@ static PetscErrorCode MatMultTransposeAny_MPIGK(Mat A, PetscBool hermitian, Vec 
     if (v) PetscCall((*Ad->ops->multtransposeadd)(Ad, x, v, z));
     else PetscCall((*Ad->ops->multtranspose)(Ad, x, z));
   }
-  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
-  if (!mg->nsr) PetscFunctionReturn(0);
-  if (VecIsGK(z)) { /* one add per sending process: its indices are distinct */
+  if (VecIsGK(z)) {
     PetscScalar *zd;
 
-    PetscCall(GKMemcpyH2D(mg->dsend, mg->hsend, (size_t)mg->soff[mg->nsr] * sizeof(PetscScalar)));
     PetscCall(VecGPUKitGetDeviceArray(z, &zd));
-    for (PetscInt r = 0; r < mg->nsr; r++) PetscCall(GKDev->scatteradd(mg->soff[r + 1] - mg->soff[r], mg->dsidx + mg->soff[r], mg->dsend + mg->soff[r], zd));
+    PetscCall(MatMPIGKReverseEnd_Private(A, zd, NULL));
     PetscCall(VecGPUKitRestoreDeviceArray(z, &zd));
   } else {
     PetscScalar *za;
 
     PetscCall(VecGetArray(z, &za));
-    for (PetscInt k = 0; k < mg->soff[mg->nsr]; k++) za[mg->sidx[k]] += mg->hsend[k];
+    PetscCall(MatMPIGKReverseEnd_Private(A, NULL, za));
     PetscCall(VecRestoreArray(z, &za));
   }
+  PetscFunctionReturn(0);
+}
+
+/* The fused solvers (gkksp.c) on these matrices: the blocks' device arrays */
+PetscErrorCode MatMPIGKGetOperators_Private(Mat A, PetscBool transpose, GKOperator *Ad, GKOperator *Ao)
+{
+  Mat Bd, Bo;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKSetUpHalo_Private(A));
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Bd, &Bo, NULL));
+  PetscCall(MatSeqGKGetOperator(Bd, transpose, Ad));
+  PetscCall(MatSeqGKGetOperator(Bo, transpose, Ao));
+  PetscFunctionReturn(0);
+}
+
+/* Step i's direction entries that other processes need, computed into sendbuf by a kernel
+   queued now; sent by MatMPIGKKrylovSend_Private() once it ran */
+PetscErrorCode MatMPIGKKrylovGather_Private(Mat A, GKKrylov K, PetscInt i, const PetscScalar *z, const PetscScalar *pold)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->krylovgather(K, i, mg->soff[mg->nsr], mg->dsidx, z, pold, mg->sendbuf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatMPIGKKrylovSend_Private(Mat A, GKKrylov K)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDev->krylovgatherwait(K));
+  PetscCall(MatMPIGKHaloPost_Private(A));
+  PetscFunctionReturn(0);
+}
+
+/* The direction's ghosts, where the kernels read them (NULL: this process has none) */
+PetscErrorCode MatMPIGKKrylovGhosts_Private(Mat A, const PetscScalar **g)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKHaloWait_Private(A));
+  *g = mg->nghost ? mg->ghostbuf : NULL;
+  PetscFunctionReturn(0);
+}
+
+/* BiCG's w~ += the off-diagonal part of A^H p~: Ao^H p~ on the ghosts, sent back and added */
+PetscErrorCode MatMPIGKKrylovReverse_Private(Mat A, const GKEllr *Aot, const PetscScalar *pt, PetscScalar *wt)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (mg->nghost) {
+    PetscCall(GKDev->ellrmult(Aot, PETSC_TRUE, pt, PETSC_FALSE, mg->ghostbuf));
+    PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
+  }
+  PetscCall(MatMPIGKReverseBegin_Private(A));
+  PetscCall(MatMPIGKReverseEnd_Private(A, wt, NULL));
   PetscFunctionReturn(0);
 }
 
