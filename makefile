@@ -46,7 +46,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check demo tests bench bench-needs-real install clean
+.PHONY: all lib check demo tests bench bench-mpi bench-needs-real install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -95,6 +95,10 @@ $(BENCH): bench/bench.c $(BUILD)/bench/baseline.o $(LIB)
 
 bench: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run
+
+# cggpu on several GPUs, one process each (two GPUs): bench/run-mpi, results in bench/
+bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run-mpi
 
 bench-needs-real:
 	@echo "make bench compares with cuSPARSE's real double CSR: run it with the real PETSc (PETSC_DIR=/usr/lib/petsc)" >&2; exit 1

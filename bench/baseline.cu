@@ -65,6 +65,15 @@ fail:
   return 1;
 }
 
+/* this runtime's device: the one the library chose for the process */
+int BenchSetDevice(int dev)
+{
+  CK(cudaSetDevice(dev));
+  return 0;
+fail:
+  return 1;
+}
+
 int BenchSync(void)
 {
   CK(cudaDeviceSynchronize());

@@ -1,8 +1,12 @@
 static char help[] = "petsc-gpukit benchmarks (make bench): every figure beside the device copy bandwidth B\n\
 measured in the same run, as bytes moved / time against bytes / B.\n\
-  -mode gpu|cpu       : gpu (one process): B, SpMV, cggpu, PETSc cg on device types, the cuSPARSE +\n\
+  -mode gpu|cpu|mpi   : gpu (one process): B, SpMV, cggpu, PETSc cg on device types, the cuSPARSE +\n\
                         cuBLAS baseline, PETSc CPU cg on one rank, the power-law matrices;\n\
-                        cpu (any number of ranks): PETSc CPU cg on MPIAIJ only\n\
+                        cpu (any number of ranks): PETSc CPU cg on MPIAIJ only;\n\
+                        mpi (one GPU per process): cggpu on the MPI device types, weak and strong\n\
+                        scaling\n\
+  -weak <n>           : mpi: an n x (n P) grid on P processes (default 2048: 4M rows a GPU)\n\
+  -strong <n>         : mpi: an n x n grid on any number of processes (default 4096: 16M rows)\n\
   -csv <file>         : append the results to this CSV file\n\
   -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096; 0: none)\n\
   -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256; 0: none)\n\
@@ -40,6 +44,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
 const char *BenchError(void);
 int         BenchDeviceName(char *, size_t);
 int         BenchSync(void);
+int         BenchSetDevice(int);
 int         BenchCopyBandwidth(size_t, int, double *, double *, double *);
 int         BenchCuSparse(int, int, const int *, const int *, const double *, const double *, int, int, double *, double *, double *);
 
@@ -78,14 +83,16 @@ static PetscErrorCode Record(const char *section, const Problem *P, const char *
 }
 
 /* Rows [rstart, rstart + ml) of the 5-point (dim 2) or 7-point (dim 3) Laplacian of an n^dim
-   grid, Dirichlet boundary eliminated: 2 dim on the diagonal, -1 to each neighbour */
-static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, PetscInt rstart, PetscInt ml, Problem *P)
+   grid, or in 2D of an n x ny grid (ny > 0), Dirichlet boundary eliminated: 2 dim on the
+   diagonal, -1 to each neighbour */
+static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, PetscInt ny, PetscInt rstart, PetscInt ml, Problem *P)
 {
-  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const PetscInt last = dim == 2 && ny > 0 ? ny : n, M = dim == 2 ? n * last : n * n * n;
   PetscInt       k = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(P->name, sizeof(P->name), "%dd-%d", (int)dim, (int)n));
+  if (last != n) PetscCall(PetscSNPrintf(P->name, sizeof(P->name), "%dd-%dx%d", (int)dim, (int)n, (int)last));
+  else PetscCall(PetscSNPrintf(P->name, sizeof(P->name), "%dd-%d", (int)dim, (int)n));
   P->m      = M;
   P->rstart = rstart;
   P->ml     = ml;
@@ -93,7 +100,7 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, PetscInt rstart, Petsc
   PetscCall(PetscMalloc3(ml + 1, &P->rowptr, (2 * dim + 1) * ml, &P->col, (2 * dim + 1) * ml, &P->val));
   P->rowptr[0] = 0;
   for (PetscInt r = rstart; r < rstart + ml; r++) {
-    const PetscInt i = r % n, j = (r / n) % n, l = r / (n * n);
+    const PetscInt i = r % n, j = dim == 2 ? r / n : (r / n) % n, l = r / (n * n);
     const PetscInt stride[3] = {1, n, n * n}, pos[3] = {i, j, l};
 
     for (PetscInt d = dim - 1; d >= 0; d--) /* below the diagonal, in increasing column order */
@@ -104,7 +111,7 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, PetscInt rstart, Petsc
     P->col[k]   = r;
     P->val[k++] = 2.0 * dim;
     for (PetscInt d = 0; d < dim; d++)
-      if (pos[d] < n - 1) {
+      if (pos[d] < (d == dim - 1 ? last : n) - 1) {
         P->col[k]   = r + stride[d];
         P->val[k++] = -1.0;
       }
@@ -311,7 +318,7 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
   PetscScalar   *ones;
 
   PetscFunctionBegin;
-  PetscCall(Laplacian(dim, n, 0, M, &P));
+  PetscCall(Laplacian(dim, n, 0, 0, M, &P));
   PetscCall(SeqAIJ(&P, &A));
   for (int t = 0; t < 2; t++) {
     const double mat = t ? BytesELLR(&P, 0, PETSC_FALSE) : BytesDIA(&P);
@@ -366,11 +373,48 @@ static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
   ml = M / size + (rank < M % size ? 1 : 0);
   PetscCallMPI(MPI_Scan(&ml, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   rstart -= ml;
-  PetscCall(Laplacian(dim, n, rstart, ml, &P));
+  PetscCall(Laplacian(dim, n, 0, rstart, ml, &P));
   PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P.rowptr, P.col, P.val, &A));
   PetscCall(TimeCG(A, KSPCG, cpuits, PETSC_FALSE, &us));
   PetscCall(PetscSNPrintf(what, sizeof(what), "cpu-cg-%dranks", (int)size));
   PetscCall(Record("cg", &P, what, us, BytesCSR(&P) + PETSC_CG_PASSES * (double)M * sizeof(PetscScalar), PETSC_FALSE));
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
+/* cggpu on the MPI device matrices, one GPU per process: the 2D Laplacian of an n x ny grid,
+   its rows split evenly; the roofline is one GPU's bytes (its share of the matrix and of the
+   vector passes) / B */
+static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt ny, PetscInt cgits)
+{
+  const PetscInt M = n * ny;
+  const char    *types[2] = {MATMPIDIACUDA, MATMPIELLRCUDA}, *names[2] = {"diacuda", "ellrcuda"};
+  PetscMPIInt    size, rank;
+  PetscInt       ml, rstart;
+  Problem        P;
+  Mat            A;
+  char           what[64];
+  double         us;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  ml = M / size + (rank < M % size ? 1 : 0);
+  PetscCallMPI(MPI_Scan(&ml, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  rstart -= ml;
+  PetscCall(Laplacian(2, n, ny, rstart, ml, &P));
+  PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P.rowptr, P.col, P.val, &A));
+  for (int t = 0; t < 2; t++) {
+    const double mat = (t ? BytesELLR(&P, 0, PETSC_FALSE) : BytesDIA(&P)) / size, vec = (double)M * sizeof(PetscScalar) / size;
+    Mat          D;
+
+    PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
+    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
+    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    PetscCall(MatDestroy(&D));
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(ProblemFree(&P));
   PetscFunctionReturn(0);
@@ -426,9 +470,9 @@ static PetscErrorCode RunPowerLaw(PetscInt m)
 int main(int argc, char **argv)
 {
   PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
-  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152;
+  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, weak = 2048, strong = 4096;
   char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256];
-  PetscBool             gpu, cpu, set;
+  PetscBool             gpu, cpu, mpi, set;
   PetscMPIInt           size, rank;
   PetscGPUKitBackendType backend;
 
@@ -436,7 +480,9 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petsc-gpukit benchmarks", NULL);
-  PetscCall(PetscOptionsString("-mode", "gpu or cpu", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-mode", "gpu, cpu or mpi", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsInt("-weak", "mpi: n x (n P) grid on P processes", NULL, weak, &weak, NULL));
+  PetscCall(PetscOptionsInt("-strong", "mpi: n x n grid", NULL, strong, &strong, NULL));
   PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsIntArray("-grids2d", "2D grids n (n x n)", NULL, grids2d, &n2, &set));
   if (!set) n2 = 5;
@@ -448,7 +494,8 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCall(PetscStrcmp(mode, "gpu", &gpu));
   PetscCall(PetscStrcmp(mode, "cpu", &cpu));
-  PetscCheck(gpu || cpu, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu or cpu, not %s", mode);
+  PetscCall(PetscStrcmp(mode, "mpi", &mpi));
+  PetscCheck(gpu || cpu || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu or mpi, not %s", mode);
   if (file[0] && !rank) {
     csv = fopen(file, "a");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
@@ -460,15 +507,27 @@ int main(int argc, char **argv)
       if (grids3d[k] > 0) PetscCall(RunLaplacianCPU(3, grids3d[k], cpuits));
   } else {
     double gm, gk;
+    int    device;
 
-    PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode gpu runs on one MPI process");
+    PetscCheck(size == 1 || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode gpu runs on one MPI process");
     PetscCall(PetscGPUKitInitializePackage());
     PetscCall(PetscGPUKitGetBackend(&backend));
     PetscCheck(backend == PETSCGPUKIT_BACKEND_CUDA, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS, "the benchmarks need a CUDA GPU, and petsc-gpukit found none (it chose its host backend): run make bench on a machine with an NVIDIA GPU");
+    PetscCall(PetscGPUKitGetDevice(&device));
+    BenchCall(BenchSetDevice(device)); /* the baseline's CUDA runtime on the library's device */
     BenchCall(BenchDeviceName(dev, sizeof(dev)));
     BenchCall(BenchCopyBandwidth((size_t)1 << 30, 10, &B, &gm, &gk));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &B, 1, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD)); /* the slowest GPU's */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  device %s: copy bandwidth B = %.0f GB/s (cudaMemcpy %.0f, copy kernel %.0f)\n", dev, B, gm, gk));
     if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
+    if (mpi) {
+      PetscCall(Record("mpi-copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
+      if (weak > 0) PetscCall(RunLaplacianMPI("mpi-weak", weak, weak * size, cgits));
+      if (strong > 0) PetscCall(RunLaplacianMPI("mpi-strong", strong, strong, cgits));
+      if (csv) fclose(csv);
+      PetscCall(PetscFinalize());
+      return 0;
+    }
     PetscCall(Record("copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
     for (PetscInt k = 0; k < n2; k++)
       if (grids2d[k] > 0) PetscCall(RunLaplacianGPU(2, grids2d[k], cgits, cpuits));

@@ -43,6 +43,38 @@ def table(head, body):
     return out
 
 
+def mpi_section(path):
+    """Issue 6's figures from make bench-mpi (bench/results-mpi.csv), when it has run."""
+    if not os.path.exists(path):
+        return []
+    rows = load(path)
+    meta = {r["what"].split("=", 1)[0]: r["what"].split("=", 1)[1] for r in rows if r["section"] == "meta"}
+    lines = ["## Several GPUs: cggpu on the MPI device types (issue 6, `make bench-mpi`)", "",
+             "- device: %s; date: %s; commit: %s; MPI: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?"), meta.get("mpi", "?")),
+             "- one process per GPU; B is the smallest copy bandwidth of the run's GPUs; the roofline is one GPU's",
+             "  bytes (its share of the matrix and of the vector passes) / B", ""]
+    body = []
+    for r in rows:
+        if r["section"] in ("mpi-weak", "mpi-strong"):
+            body.append([r["section"][4:], r["problem"], r["what"], fmt_us(r["time_us"]), "%.2fx" % r["ratio"] if r["ratio"] else "-"])
+    lines += table(["scaling", "problem", "solver, GPUs", "time per iteration", "x roofline"], body) + [""]
+    checks = []
+    for fmt in ("diacuda", "ellrcuda"):
+        one = [r for r in rows if r["section"] == "mpi-weak" and r["what"] == "cggpu-%s-1gpu" % fmt]
+        two = [r for r in rows if r["section"] == "mpi-weak" and r["what"] == "cggpu-%s-2gpu" % fmt]
+        if one and two:
+            e = one[0]["time_us"] / two[0]["time_us"]
+            checks.append(["weak scaling %s, %s on 1 GPU to %s on 2, >= 90%% efficient" % (fmt, one[0]["problem"], two[0]["problem"]), "%.1f%%" % (100 * e), "met" if e >= 0.9 else "**missed**"])
+        one = [r for r in rows if r["section"] == "mpi-strong" and r["what"] == "cggpu-%s-1gpu" % fmt]
+        two = [r for r in rows if r["section"] == "mpi-strong" and r["what"] == "cggpu-%s-2gpu" % fmt]
+        if one and two:
+            sp = one[0]["time_us"] / two[0]["time_us"]
+            checks.append(["strong scaling %s, %s, >= 1.7x on 2 GPUs" % (fmt, one[0]["problem"]), "%.2fx" % sp, "met" if sp >= 1.7 else "**missed**"])
+    if checks:
+        lines += ["Targets (issue 6):", ""] + table(["target", "measured", ""], checks) + [""]
+    return lines
+
+
 def main():
     path, md, device, date, commit = sys.argv[1:6]
     rows = load(path)
@@ -144,6 +176,7 @@ def main():
             if t and c:
                 target("sliced ELLR SpMV at least as fast as cuSPARSE CSR (%s)" % best["what"], t, t["time_us"] <= c["time_us"], "%.2fx cuSPARSE's time" % (t["time_us"] / c["time_us"]))
     lines += table(["target", "measured", ""], checks) + [""]
+    lines += mpi_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mpi.csv"))
     analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ANALYSIS.md")
     if os.path.exists(analysis):  # the hand-written account of the misses, from the profiler
         with open(analysis) as f:
