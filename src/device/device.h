@@ -214,9 +214,10 @@ typedef struct {
      need, computed as step i computes them (the same bits); queued, waited for by gatherwait */
   PetscErrorCode (*krylovgather)(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*krylovgatherwait)(GKKrylov);
-  /* after a step: w += Ao g, the off-diagonal block (of n rows) times the ghosts g of p, and
-     that part of dpi (Ao, g, p, w, and p~ for BiCG), into sums[3] */
-  PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
+  /* after a step: w += Ao g, the off-diagonal block times the ghosts g of p, and that part of
+     dpi (Ao, the count and list of its slots holding entries, g, p, w, and p~ for BiCG), into
+     sums[3] */
+  PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
   /* waits for the kernels so far and gives the sums they left: [0] dpi (the step's), [1] the
      norm, [2] rho, [3] dpi (the off-diagonal block's) */
   PetscErrorCode (*krylovgetsums)(GKKrylov, PetscScalar *);

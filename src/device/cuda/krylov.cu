@@ -448,23 +448,23 @@ PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov K)
   PetscFunctionReturn(0);
 }
 
-/* w += Ao g, a thread per slot of the off-diagonal block (most of its rows are empty), and the
-   block sums of that part of dpi; g may be staging memory, read with plain loads */
+/* w += Ao g, a thread per listed slot of the off-diagonal block (those holding entries: the rows
+   with ghosts, few), and the block sums of that part of dpi; g may be staging memory, read with
+   plain loads */
 struct GKPlainIn {
   const GKScalar *x;
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
 };
 
 template <GKKrylovMethod METHOD>
-__global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
+__global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
 {
   GKScalar        acc[1] = {0.0};
   const GKPlainIn in     = {g};
 
   if (GKStopped(st)) return;
-  for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < E.m; t += (PetscInt)gridDim.x * blockDim.x) {
-    if (!E.rl[t]) continue;
-    const PetscInt r = E.perm ? E.perm[t] : t;
+  for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < ns; k += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt t = slots[k], r = E.perm ? E.perm[t] : t;
     const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in);
 
     w[r] += v;
@@ -475,14 +475,14 @@ __global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKK
   GKGridSum<1>(acc, partial, 3, st, pub);
 }
 
-PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-  void (*kern)(double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
+  void (*kern)(double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, PetscInt, const PetscInt *, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovOffDiagKernel<GK_KRYLOV_CG> : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG> : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
-  kern<<<GKWaveBlocks((const void *)kern, Ao->m), GK_BLOCK>>>(k->partial, k->state, k->pub, *Ao, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt);
+  kern<<<GKWaveBlocks((const void *)kern, ns), GK_BLOCK>>>(k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -79,7 +79,7 @@ static PetscErrorCode GKHostSynchronize(void)
 
 /* where slot t's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
-static void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
+void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
 {
   const PetscInt s = t / A->h, w = (A->sliceptr[s + 1] - A->sliceptr[s]) / A->h;
 

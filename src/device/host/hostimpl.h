@@ -6,6 +6,8 @@
 
 #include "../device.h"
 
+/* where slot t's entries start in ELLPACK-R and their stride (device.h) */
+PETSC_INTERN void GKHostEllrSlot(const GKEllr *, PetscInt, size_t *, PetscInt *);
 /* the products' loops, uncounted: y = A x (+ y), y = A^T x (+ y) */
 PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);
@@ -19,6 +21,6 @@ PETSC_INTERN PetscErrorCode GKHostKrylovStateBegin(GKKrylov);
 PETSC_INTERN PetscErrorCode GKHostKrylovStateEnd(GKKrylov, GKKrylovState *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGather(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGatherWait(GKKrylov);
-PETSC_INTERN PetscErrorCode GKHostKrylovOffDiag(GKKrylov, const GKEllr *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGetSums(GKKrylov, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovSetSums(GKKrylov, const PetscScalar *);

@@ -165,23 +165,27 @@ PetscErrorCode GKHostKrylovGatherWait(GKKrylov K)
   PetscFunctionReturn(0);
 }
 
-/* w += Ao g and its part of dpi, as the step sums dpi */
-PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+/* w += Ao g on the listed slots, and that part of dpi, as the step sums dpi */
+PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
 {
-  PetscScalar *v, s = 0.0;
+  PetscScalar s = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
   if (K->flag) PetscFunctionReturn(0);
-  PetscCall(PetscCalloc1(Ao->m, &v));
-  PetscCall(GKHostEllrLoop(Ao, PETSC_FALSE, g, PETSC_FALSE, v));
-  for (PetscInt j = 0; j < Ao->m; j++) {
-    w[j] += v[j];
-    if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(v[j]);
-    else if (K->method == GK_KRYLOV_COCG) s += p[j] * v[j];
-    else s += v[j] * PetscConj(pt[j]);
+  for (PetscInt k = 0; k < ns; k++) {
+    const PetscInt t = slots[k], r = Ao->perm ? Ao->perm[t] : t;
+    PetscScalar    v = 0.0;
+    size_t         base;
+    PetscInt       st;
+
+    GKHostEllrSlot(Ao, t, &base, &st);
+    for (PetscInt e = 0; e < Ao->rl[t]; e++) v += Ao->val[base + (size_t)e * st] * g[Ao->col[base + (size_t)e * st]];
+    w[r] += v;
+    if (K->method == GK_KRYLOV_CG) s += p[r] * PetscConj(v);
+    else if (K->method == GK_KRYLOV_COCG) s += p[r] * v;
+    else s += v * PetscConj(pt[r]);
   }
-  PetscCall(PetscFree(v));
   K->sumoff = s;
   PetscFunctionReturn(0);
 }

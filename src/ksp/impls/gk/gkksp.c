@@ -310,19 +310,17 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
 /* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
    (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes */
-static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, const GKOperator *Ao, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
+static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
 {
-  KSP_GK            *gk = (KSP_GK *)ksp->data;
-  const PetscScalar *g;
-  PetscScalar        loc[4], dpi;
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  PetscScalar loc[4], dpi;
+  PetscBool   added;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
-  PetscCall(MatMPIGKKrylovGhosts_Private(gk->Adev, &g));
-  if (g) PetscCall(GKDev->krylovoffdiag(K, Ao->ellr, g, p, w, pt));
-  if (gk->method == GK_KRYLOV_BICG) PetscCall(MatMPIGKKrylovReverse_Private(gk->Adev, Ao->ellrt, pt, wt));
+  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, &added));
   PetscCall(GKDev->krylovgetsums(K, loc));
-  dpi = g ? loc[0] + loc[3] : loc[0];
+  dpi = added ? loc[0] + loc[3] : loc[0];
   PetscCall(MPIU_Allreduce(&dpi, &glob[0], 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
   PetscCall(GKDev->krylovsetsums(K, glob));
   PetscFunctionReturn(0);
@@ -336,15 +334,15 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, const GKOperator
 static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
-  GKOperator  Ad, Ao;
+  GKOperator  Ad;
   PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
   PetscBool   done;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKGetOperators_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &Ao));
+  PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad));
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
-  PetscCall(KSPGKOffDiag_Private(ksp, K, &Ao, v->p[0], v->w, v->pt[0], v->wt, glob));
+  PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
   for (PetscInt i = 0;; i++) {
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
@@ -358,7 +356,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
     PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
     PetscCall(PetscLogFlops(flops));
-    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, &Ao, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
+    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));

@@ -78,13 +78,13 @@ PETSC_EXTERN PetscErrorCode MatCreate_SeqDIACUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_MPIDIACUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
 
-/* The fused solvers on the MPI device matrices (mpigk.c): the blocks' operators, and the
-   halo exchange of the direction (gather queued, sent, ghosts received) and BiCG's reverse */
-PETSC_INTERN PetscErrorCode MatMPIGKGetOperators_Private(Mat, PetscBool, GKOperator *, GKOperator *);
+/* The fused solvers on the MPI device matrices (mpigk.c): the diagonal block's operator, the
+   halo exchange of the direction (gather queued, sent), the off-diagonal block's part after
+   the step */
+PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovGhosts_Private(Mat, const PetscScalar **);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovReverse_Private(Mat, const GKEllr *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);
 
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);

@@ -46,6 +46,11 @@ typedef struct {
   PetscScalar *recvbuf;  /* packed as received; NULL when that is ghost order (the usual case) */
   Vec          lvec;     /* the ghosts as a device vector, for the off-diagonal block's products */
   MPI_Request *reqs;
+  /* the fused solvers: the off-diagonal block's slots that hold entries (device), made at their
+     first use after the lists */
+  PetscInt  nslots;
+  PetscInt *dslots;
+  PetscBool haveslots;
 } Mat_MPIGK;
 
 /* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
@@ -92,7 +97,9 @@ static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
   PetscCall(PetscFree(mg->reqs));
   PetscCall(GKFree(mg->dsidx));
   PetscCall(GKFree(mg->dridx));
+  PetscCall(GKFree(mg->dslots));
   PetscCall(VecDestroy(&mg->lvec));
+  mg->haveslots = PETSC_FALSE;
   mg->nsr = mg->nrr = 0;
   mg->nzstate       = -1;
   PetscFunctionReturn(0);
@@ -361,16 +368,34 @@ static PetscErrorCode MatMultTransposeAny_MPIGK(Mat A, PetscBool hermitian, Vec 
   PetscFunctionReturn(0);
 }
 
-/* The fused solvers (gkksp.c) on these matrices: the blocks' device arrays */
-PetscErrorCode MatMPIGKGetOperators_Private(Mat A, PetscBool transpose, GKOperator *Ad, GKOperator *Ao)
+/* The fused solvers (gkksp.c) on these matrices: the diagonal block's device arrays, with its
+   A^H ones when asked; the lists of the exchanges and of the off-diagonal block's slots with
+   entries (whose rows the ghosts change) made when they are out of date */
+PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKOperator *Ad)
 {
-  Mat Bd, Bo;
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Bd, Bo;
+  GKOperator Ao;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKSetUpHalo_Private(A));
   PetscCall(MatMPIGKGetBlocks_Private(A, &Bd, &Bo, NULL));
   PetscCall(MatSeqGKGetOperator(Bd, transpose, Ad));
-  PetscCall(MatSeqGKGetOperator(Bo, transpose, Ao));
+  PetscCall(MatSeqGKGetOperator(Bo, transpose, &Ao));
+  if (!mg->haveslots) {
+    const PetscInt m = Ao.ellr->m;
+    PetscInt      *rl, *slots, ns = 0;
+
+    PetscCall(PetscMalloc2(m, &rl, m, &slots));
+    PetscCall(GKMemcpyD2H(rl, Ao.ellr->rl, (size_t)m * sizeof(PetscInt)));
+    for (PetscInt t = 0; t < m; t++)
+      if (rl[t]) slots[ns++] = t;
+    PetscCall(GKMalloc(ns, &mg->dslots));
+    PetscCall(GKMemcpyH2D(mg->dslots, slots, (size_t)ns * sizeof(PetscInt)));
+    PetscCall(PetscFree2(rl, slots));
+    mg->nslots    = ns;
+    mg->haveslots = PETSC_TRUE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -393,25 +418,25 @@ PetscErrorCode MatMPIGKKrylovSend_Private(Mat A, GKKrylov K)
   PetscFunctionReturn(0);
 }
 
-/* The direction's ghosts, where the kernels read them (NULL: this process has none) */
-PetscErrorCode MatMPIGKKrylovGhosts_Private(Mat A, const PetscScalar **g)
+/* After the step: the direction's ghosts received, then w += Ao g and that part of dpi into the
+   sums' slot 3 (*added says whether it ran); for BiCG also w~ += the off-diagonal part of A^H
+   p~, Ao^H p~ on the ghosts sent back to their owners and added there */
+PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Bo;
+  GKOperator Ao;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKHaloWait_Private(A));
-  *g = mg->nghost ? mg->ghostbuf : NULL;
-  PetscFunctionReturn(0);
-}
-
-/* BiCG's w~ += the off-diagonal part of A^H p~: Ao^H p~ on the ghosts, sent back and added */
-PetscErrorCode MatMPIGKKrylovReverse_Private(Mat A, const GKEllr *Aot, const PetscScalar *pt, PetscScalar *wt)
-{
-  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
-
-  PetscFunctionBegin;
+  *added = mg->nslots ? PETSC_TRUE : PETSC_FALSE;
+  if (!mg->nslots && !bicg) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, NULL, &Bo, NULL));
+  PetscCall(MatSeqGKGetOperator(Bo, bicg, &Ao));
+  if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, Ao.ellr, mg->nslots, mg->dslots, mg->ghostbuf, p, w, pt));
+  if (!bicg) PetscFunctionReturn(0);
   if (mg->nghost) {
-    PetscCall(GKDev->ellrmult(Aot, PETSC_TRUE, pt, PETSC_FALSE, mg->ghostbuf));
+    PetscCall(GKDev->ellrmult(Ao.ellrt, PETSC_TRUE, pt, PETSC_FALSE, mg->ghostbuf));
     PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   }
   PetscCall(MatMPIGKReverseBegin_Private(A));
