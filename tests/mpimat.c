@@ -1,6 +1,6 @@
 static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
 standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
-MatZeroRows, MatConvert and MatDuplicate.\n\
+MatZeroRows, MatConvert, MatDuplicate and MatLoad.\n\
   -type ellrcuda|diacuda\n\
   -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
   -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
@@ -274,6 +274,28 @@ int main(int argc, char **argv)
   PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &C));
   PetscCall(Products(A, C, "duplicated"));
   PetscCall(MatDestroy(&C));
+  { /* MatLoad of a file written from MPIAIJ, into the layout set beforehand */
+    PetscViewer v;
+    char        file[PETSC_MAX_PATH_LEN], info[PETSC_MAX_PATH_LEN];
+
+    PetscCall(PetscSNPrintf(file, sizeof(file), "mpimat-%s-%s-%d.bin", type, Problems[p], (int)size));
+    PetscCall(PetscSNPrintf(info, sizeof(info), "%s.info", file));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_WRITE, &v));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &C));
+    PetscCall(MatSetSizes(C, m, nl, M, N));
+    PetscCall(MatSetType(C, type));
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_READ, &v));
+    PetscCall(MatLoad(C, v));
+    PetscCall(PetscViewerDestroy(&v));
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, mpitype, &match));
+    PetscCheck(match, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatLoad gave a matrix that is not %s", mpitype);
+    PetscCall(Products(A, C, "loaded"));
+    PetscCall(MatDestroy(&C));
+    PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+    if (!rank) PetscCheck(!remove(file) && !remove(info), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Could not remove %s", file);
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal\n", mpitype, Problems[p], Layouts[layout], (int)size));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&D));

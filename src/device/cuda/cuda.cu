@@ -346,7 +346,9 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAKrylovGather,
   GKCUDAKrylovGatherWait,
   GKCUDAKrylovOffDiag,
+  GKCUDAKrylovMark,
   GKCUDAKrylovGetSums,
   GKCUDAKrylovSetSums,
+  GKCUDAKrylovAwait,
   GKCUDAFinalize,
 };

@@ -13,12 +13,29 @@
    (several processes); slot k at 2 k GK_RED_BLOCKS */
 #define GK_SLOTS 4
 
-/* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
-   replace the sums of this process's rows in slots 0 to 2 */
+/* the sums over all processes (krylovsetsums): set, they replace the sums of this process's
+   rows in slots 0 to 2 */
 typedef struct {
   int    set;
   double s[3][2];
 } GKSums;
+
+/* the same in mapped host memory, for kernels queued before the host had them: the host writes
+   s, then seq (its count of setsums calls); abort releases waiting kernels when it gives up */
+typedef struct {
+  unsigned seq;
+  int      abort;
+  double   s[3][2];
+} GKHostSums;
+
+/* what a kernel gets: the sums by value, or (expect > 0) where and which to wait for */
+typedef struct {
+  GKSums            g;
+  const GKHostSums *hs;
+  unsigned          expect;
+} GKSumsIn;
+
+#define GK_SUMS_TIMEOUT_NS 60000000000ull /* a minute */
 
 typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
@@ -41,7 +58,11 @@ struct GKKrylovCUDA {
   GKKrylovDevState *pub;     /* its device address */
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
-  GKSums            g;
+  cudaEvent_t       marked;   /* after the kernels whose sums getsums gives */
+  GKSums            g;        /* the last setsums' */
+  GKHostSums       *hs, *dhs; /* mapped pinned memory: the sums for kernels queued ahead; its device address */
+  unsigned          ticket;   /* setsums calls so far */
+  unsigned          expect;   /* the ticket the kernels queued now wait for; 0: none */
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -61,6 +82,10 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   memset(k->hstate, 0, sizeof(GKKrylovDevState));
   GKCallCUDA(cudaEventCreateWithFlags(&k->copied, cudaEventDisableTiming));
   GKCallCUDA(cudaEventCreateWithFlags(&k->gathered, cudaEventDisableTiming));
+  GKCallCUDA(cudaEventCreateWithFlags(&k->marked, cudaEventDisableTiming));
+  GKCallCUDA(cudaHostAlloc((void **)&k->hs, sizeof(GKHostSums), cudaHostAllocMapped));
+  GKCallCUDA(cudaHostGetDevicePointer((void **)&k->dhs, k->hs, 0));
+  memset(k->hs, 0, sizeof(GKHostSums));
   *K = (GKKrylov)k;
   PetscFunctionReturn(0);
 }
@@ -71,14 +96,28 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
 
   PetscFunctionBegin;
   if (!k) PetscFunctionReturn(0);
+  ((volatile GKHostSums *)k->hs)->abort = 1; /* any kernel still waiting for sums returns */
   GKCallCUDA(cudaFree(k->partial));
   GKCallCUDA(cudaFree(k->state));
   GKCallCUDA(cudaFreeHost(k->hstate));
   GKCallCUDA(cudaEventDestroy(k->copied));
   GKCallCUDA(cudaEventDestroy(k->gathered));
+  GKCallCUDA(cudaEventDestroy(k->marked));
+  GKCallCUDA(cudaFreeHost(k->hs));
   PetscCall(PetscFree(k));
   *K = NULL;
   PetscFunctionReturn(0);
+}
+
+/* the sums the kernels queued now get */
+static GKSumsIn GKSumsInOf(const GKKrylovCUDA *k)
+{
+  GKSumsIn in;
+
+  in.g      = k->g;
+  in.hs     = k->dhs;
+  in.expect = k->expect;
+  return in;
 }
 
 /* Whether an earlier kernel flagged a breakdown, read once for the whole block so that all its
@@ -195,6 +234,52 @@ static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
   }
 }
 
+static __device__ __forceinline__ unsigned long long GKNow(void)
+{
+  unsigned long long t;
+
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/* The sums a kernel uses (g.set: the processes'): given, or, for a kernel queued before the host
+   had them, waited for in mapped host memory, thread 0 of each block polling while the others
+   wait at the barrier. False (the kernel flags GK_KRYLOV_NO_SUMS and stops) when the host gave
+   up, or wrote nothing for a minute. */
+static __device__ bool GKSumsGet(const GKSumsIn &in, GKSums &g, GKKrylovDevState *st, PetscInt i)
+{
+  __shared__ GKSums sh;
+  __shared__ bool   ok;
+
+  if (!in.expect) {
+    g = in.g;
+    return true;
+  }
+  if (!threadIdx.x) {
+    const volatile GKHostSums *h  = in.hs;
+    const unsigned long long   t0 = GKNow();
+
+    ok = true;
+    while (h->seq < in.expect) {
+      if (h->abort || GKNow() - t0 > GK_SUMS_TIMEOUT_NS) {
+        ok = false;
+        break;
+      }
+      __nanosleep(64);
+    }
+    __threadfence_system(); /* the sums read after the ticket that says they are there */
+    sh.set = 1;
+    for (int j = 0; j < 3; j++) {
+      sh.s[j][0] = h->s[j][0];
+      sh.s[j][1] = h->s[j][1];
+    }
+  }
+  __syncthreads();
+  g = sh;
+  if (!ok) GKFlag(st, GK_KRYLOV_NO_SUMS, i);
+  return ok;
+}
+
 /* z + b p, with explicit fused multiply-adds, so that a row computing its own direction entry
    and a row reading it as a neighbour's (GKDirIn) get the same bits */
 static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScalar p)
@@ -222,13 +307,18 @@ struct GKDirIn {
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND = 1 is the paper's layout. */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSumsIn gin, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
   bool           stop   = false;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
+  GKSums         g;
 
   if (GKStopped(st)) {
+    GKPublish(st, pub);
+    return;
+  }
+  if (!GKSumsGet(gin, g, st, i)) {
     GKPublish(st, pub);
     return;
   }
@@ -307,7 +397,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->dia) D = *A->dia;
   /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND = 1 marks it */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSumsIn, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
 #define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
@@ -329,7 +419,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, GKSumsInOf(k), k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -337,12 +427,13 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSumsIn gin, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
+  GKSums   g;
 
-  if (GKStopped(st)) return;
+  if (GKStopped(st) || !GKSumsGet(gin, g, st, i)) return;
   dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
@@ -377,14 +468,14 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSumsIn, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
   else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, GKSumsInOf(k), k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -416,12 +507,13 @@ PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 
 /* The entries idx of the direction step i computes, b computed as the step computes it (the
    same bits): what other processes read as ghosts */
-__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
+__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSumsIn gin, GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   GKScalar       b = 0.0;
+  GKSums         g;
 
-  if (k >= cnt) return;
+  if (!GKSumsGet(gin, g, st, i) || k >= cnt) return;
   if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
   buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
 }
@@ -432,7 +524,7 @@ PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const Pe
 
   PetscFunctionBegin;
   if (cnt) {
-    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
+    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, GKSumsInOf(k), k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
     GKCheckLaunch();
   }
   GKCallCUDA(cudaEventRecord(k->gathered, 0));
@@ -488,14 +580,22 @@ PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
 }
 
 /* the last kernel's sums, published to mapped host memory by its last block */
+PetscErrorCode GKCUDAKrylovMark(GKKrylov K)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  GKCallCUDA(cudaEventRecord(k->marked, 0));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKCUDAKrylovGetSums(GKKrylov K, PetscScalar *s)
 {
   GKKrylovCUDA                    *k = (GKKrylovCUDA *)K;
   volatile const GKKrylovDevState *h = k->hstate;
 
   PetscFunctionBegin;
-  GKCallCUDA(cudaEventRecord(k->copied, 0));
-  GKWaitCUDA(cudaEventSynchronize(k->copied));
+  GKWaitCUDA(cudaEventSynchronize(k->marked));
   for (int j = 0; j < GK_SLOTS; j++) {
 #if defined(PETSC_USE_COMPLEX)
     s[j] = PetscCMPLX(h->sum[j][0], h->sum[j][1]);
@@ -516,5 +616,27 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
     k->g.s[j][0] = PetscRealPart(s[j]);
     k->g.s[j][1] = PetscImaginaryPart(s[j]);
   }
+  if (k->expect) { /* kernels wait for these: the sums first, then the ticket */
+    volatile GKHostSums *h = k->hs;
+
+    for (int j = 0; j < 3; j++) {
+      h->s[j][0] = k->g.s[j][0];
+      h->s[j][1] = k->g.s[j][1];
+    }
+    __sync_synchronize();
+    h->seq    = ++k->ticket;
+    k->expect = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* kernels queued ahead wait for the next setsums' ticket */
+PetscErrorCode GKCUDAKrylovAwait(GKKrylov K, PetscBool want, PetscBool *ahead)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  k->expect = want ? k->ticket + 1 : 0;
+  *ahead    = want;
   PetscFunctionReturn(0);
 }

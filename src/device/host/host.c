@@ -442,7 +442,9 @@ const GKBackendOps GKBackendHost = {
   GKHostKrylovGather,
   GKHostKrylovGatherWait,
   GKHostKrylovOffDiag,
+  GKHostKrylovMark,
   GKHostKrylovGetSums,
   GKHostKrylovSetSums,
+  GKHostKrylovAwait,
   GKHostFinalize,
 };
