@@ -58,18 +58,25 @@ def mpi_section(path):
         if r["section"] in ("mpi-weak", "mpi-strong"):
             body.append([r["section"][4:], r["problem"], r["what"], fmt_us(r["time_us"]), "%.2fx" % r["ratio"] if r["ratio"] else "-"])
     lines += table(["scaling", "problem", "solver, GPUs", "time per iteration", "x roofline"], body) + [""]
+    lines += ["`-1gpu-seq`: one process with the sequential type, what one process runs by default; `-not-ahead`:",
+              "each kernel launched after the allreduce whose sums it needs (`-ksp_cggpu_queue_ahead 0`).",
+              "The targets take the sequential type as the one-GPU time: scaling must not lose what one GPU wins.", ""]
     checks = []
+
+    def one_two(section, fmt):
+        one = [r for r in rows if r["section"] == section and r["what"] == "cggpu-%s-1gpu-seq" % fmt]
+        two = [r for r in rows if r["section"] == section and r["what"] == "cggpu-%s-2gpu" % fmt]
+        return (one[0], two[0]) if one and two else (None, None)
+
     for fmt in ("diacuda", "ellrcuda"):
-        one = [r for r in rows if r["section"] == "mpi-weak" and r["what"] == "cggpu-%s-1gpu" % fmt]
-        two = [r for r in rows if r["section"] == "mpi-weak" and r["what"] == "cggpu-%s-2gpu" % fmt]
-        if one and two:
-            e = one[0]["time_us"] / two[0]["time_us"]
-            checks.append(["weak scaling %s, %s on 1 GPU to %s on 2, >= 90%% efficient" % (fmt, one[0]["problem"], two[0]["problem"]), "%.1f%%" % (100 * e), "met" if e >= 0.9 else "**missed**"])
-        one = [r for r in rows if r["section"] == "mpi-strong" and r["what"] == "cggpu-%s-1gpu" % fmt]
-        two = [r for r in rows if r["section"] == "mpi-strong" and r["what"] == "cggpu-%s-2gpu" % fmt]
-        if one and two:
-            sp = one[0]["time_us"] / two[0]["time_us"]
-            checks.append(["strong scaling %s, %s, >= 1.7x on 2 GPUs" % (fmt, one[0]["problem"]), "%.2fx" % sp, "met" if sp >= 1.7 else "**missed**"])
+        one, two = one_two("mpi-weak", fmt)
+        if one:
+            e = one["time_us"] / two["time_us"]
+            checks.append(["weak scaling %s, %s on 1 GPU to %s on 2, >= 90%% efficient" % (fmt, one["problem"], two["problem"]), "%.1f%%" % (100 * e), "met" if e >= 0.9 else "**missed**"])
+        one, two = one_two("mpi-strong", fmt)
+        if one:
+            sp = one["time_us"] / two["time_us"]
+            checks.append(["strong scaling %s, %s, >= 1.7x on 2 GPUs" % (fmt, one["problem"]), "%.2fx" % sp, "met" if sp >= 1.7 else "**missed**"])
     if checks:
         lines += ["Targets (issue 6):", ""] + table(["target", "measured", ""], checks) + [""]
     return lines
