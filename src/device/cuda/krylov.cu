@@ -21,18 +21,17 @@ typedef struct {
 } GKSums;
 
 /* the same in mapped host memory, for kernels queued before the host had them: the host writes
-   s, then seq (its count of setsums calls); abort releases waiting kernels when it gives up */
+   s, then seq (its count of setsums calls); abort releases the waiting kernel when it gives up */
 typedef struct {
   unsigned seq;
   int      abort;
   double   s[3][2];
 } GKHostSums;
 
-/* what a kernel gets: the sums by value, or (expect > 0) where and which to wait for */
+/* what a kernel gets: the sums by value, or (dev) the ones the wait kernel copied to the device */
 typedef struct {
-  GKSums            g;
-  const GKHostSums *hs;
-  unsigned          expect;
+  GKSums g;
+  int    dev;
 } GKSumsIn;
 
 #define GK_SUMS_TIMEOUT_NS 60000000000ull /* a minute */
@@ -46,6 +45,7 @@ typedef struct {
   double   norm2;
   int      flag;
   PetscInt flagit;
+  double   gsum[3][2];       /* the sums over the processes, copied here by the wait kernel */
 } GKKrylovDevState;
 
 struct GKKrylovCUDA {
@@ -62,7 +62,7 @@ struct GKKrylovCUDA {
   GKSums            g;        /* the last setsums' */
   GKHostSums       *hs, *dhs; /* mapped pinned memory: the sums for kernels queued ahead; its device address */
   unsigned          ticket;   /* setsums calls so far */
-  unsigned          expect;   /* the ticket the kernels queued now wait for; 0: none */
+  int               dev;      /* the kernels queued now read the sums the wait kernel copies */
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -96,7 +96,7 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
 
   PetscFunctionBegin;
   if (!k) PetscFunctionReturn(0);
-  ((volatile GKHostSums *)k->hs)->abort = 1; /* any kernel still waiting for sums returns */
+  __atomic_store_n(&k->hs->abort, 1, __ATOMIC_RELEASE); /* a wait kernel still waiting for sums returns */
   GKCallCUDA(cudaFree(k->partial));
   GKCallCUDA(cudaFree(k->state));
   GKCallCUDA(cudaFreeHost(k->hstate));
@@ -114,9 +114,8 @@ static GKSumsIn GKSumsInOf(const GKKrylovCUDA *k)
 {
   GKSumsIn in;
 
-  in.g      = k->g;
-  in.hs     = k->dhs;
-  in.expect = k->expect;
+  in.g   = k->g;
+  in.dev = k->dev;
   return in;
 }
 
@@ -242,42 +241,65 @@ static __device__ __forceinline__ unsigned long long GKNow(void)
   return t;
 }
 
-/* The sums a kernel uses (g.set: the processes'): given, or, for a kernel queued before the host
-   had them, waited for in mapped host memory, thread 0 of each block polling while the others
-   wait at the barrier. False (the kernel flags GK_KRYLOV_NO_SUMS and stops) when the host gave
-   up, or wrote nothing for a minute. */
-static __device__ bool GKSumsGet(const GKSumsIn &in, GKSums &g, GKKrylovDevState *st, PetscInt i)
+/* loads that see the host's latest stores to mapped memory (no stale cached copy) */
+static __device__ __forceinline__ unsigned GKLoadAcquireSys(const unsigned *p)
 {
-  __shared__ GKSums sh;
-  __shared__ bool   ok;
+  unsigned v;
 
-  if (!in.expect) {
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+static __device__ __forceinline__ int GKLoadRelaxedSysInt(const int *p)
+{
+  int v;
+
+  asm volatile("ld.relaxed.sys.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+static __device__ __forceinline__ double GKLoadRelaxedSys(const double *p)
+{
+  double v;
+
+  asm volatile("ld.relaxed.sys.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
+  return v;
+}
+
+/* One thread, queued ahead of the kernels that need the next setsums' sums: waits for its
+   ticket in mapped host memory and copies the sums to the device state, where those kernels
+   read them. Flags GK_KRYLOV_NO_SUMS (every later kernel stops) when the host gives up, or
+   writes nothing for a minute. */
+__global__ void GKKrylovWaitKernel(const GKHostSums *hs, unsigned expect, GKKrylovDevState *st)
+{
+  const unsigned long long t0 = GKNow();
+
+  while (GKLoadAcquireSys(&hs->seq) < expect) {
+    if (GKLoadRelaxedSysInt(&hs->abort) || GKNow() - t0 > GK_SUMS_TIMEOUT_NS) {
+      st->flag   = GK_KRYLOV_NO_SUMS;
+      st->flagit = -1;
+      return;
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    st->gsum[j][0] = GKLoadRelaxedSys(&hs->s[j][0]);
+    st->gsum[j][1] = GKLoadRelaxedSys(&hs->s[j][1]);
+  }
+}
+
+/* The sums a kernel uses (g.set: the processes'): given, or copied to the state by the wait
+   kernel before it */
+static __device__ __forceinline__ void GKSumsGet(const GKSumsIn &in, GKSums &g, const GKKrylovDevState *st)
+{
+  if (!in.dev) {
     g = in.g;
-    return true;
+    return;
   }
-  if (!threadIdx.x) {
-    const volatile GKHostSums *h  = in.hs;
-    const unsigned long long   t0 = GKNow();
-
-    ok = true;
-    while (h->seq < in.expect) {
-      if (h->abort || GKNow() - t0 > GK_SUMS_TIMEOUT_NS) {
-        ok = false;
-        break;
-      }
-      __nanosleep(64);
-    }
-    __threadfence_system(); /* the sums read after the ticket that says they are there */
-    sh.set = 1;
-    for (int j = 0; j < 3; j++) {
-      sh.s[j][0] = h->s[j][0];
-      sh.s[j][1] = h->s[j][1];
-    }
+  g.set = 1;
+  for (int j = 0; j < 3; j++) {
+    g.s[j][0] = st->gsum[j][0];
+    g.s[j][1] = st->gsum[j][1];
   }
-  __syncthreads();
-  g = sh;
-  if (!ok) GKFlag(st, GK_KRYLOV_NO_SUMS, i);
-  return ok;
 }
 
 /* z + b p, with explicit fused multiply-adds, so that a row computing its own direction entry
@@ -318,10 +340,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
     GKPublish(st, pub);
     return;
   }
-  if (!GKSumsGet(gin, g, st, i)) {
-    GKPublish(st, pub);
-    return;
-  }
+  GKSumsGet(gin, g, st);
   if (i == 0) {
     if (!blockIdx.x && !threadIdx.x) {
       st->rho[0][0] = st->rholast[0] = GKRe(rho0);
@@ -433,7 +452,8 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   GKScalar dpi, a;
   GKSums   g;
 
-  if (GKStopped(st) || !GKSumsGet(gin, g, st, i)) return;
+  if (GKStopped(st)) return;
+  GKSumsGet(gin, g, st);
   dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
@@ -513,7 +533,8 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSumsIn gin, GKK
   GKScalar       b = 0.0;
   GKSums         g;
 
-  if (!GKSumsGet(gin, g, st, i) || k >= cnt) return;
+  if (k >= cnt) return;
+  GKSumsGet(gin, g, st);
   if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
   buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
 }
@@ -616,27 +637,28 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
     k->g.s[j][0] = PetscRealPart(s[j]);
     k->g.s[j][1] = PetscImaginaryPart(s[j]);
   }
-  if (k->expect) { /* kernels wait for these: the sums first, then the ticket */
-    volatile GKHostSums *h = k->hs;
-
+  if (k->dev) { /* the wait kernel waits for these: the sums first, then the ticket */
     for (int j = 0; j < 3; j++) {
-      h->s[j][0] = k->g.s[j][0];
-      h->s[j][1] = k->g.s[j][1];
+      k->hs->s[j][0] = k->g.s[j][0];
+      k->hs->s[j][1] = k->g.s[j][1];
     }
-    __sync_synchronize();
-    h->seq    = ++k->ticket;
-    k->expect = 0;
+    __atomic_store_n(&k->hs->seq, ++k->ticket, __ATOMIC_RELEASE);
+    k->dev = 0;
   }
   PetscFunctionReturn(0);
 }
 
-/* kernels queued ahead wait for the next setsums' ticket */
+/* Ahead: a one-thread kernel queued now waits for the next setsums' ticket, and the kernels
+   queued after it read the sums it copies */
 PetscErrorCode GKCUDAKrylovAwait(GKKrylov K, PetscBool want, PetscBool *ahead)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  k->expect = want ? k->ticket + 1 : 0;
-  *ahead    = want;
+  *ahead = want;
+  if (!want) PetscFunctionReturn(0);
+  GKKrylovWaitKernel<<<1, 1>>>(k->dhs, k->ticket + 1, k->state);
+  GKCheckLaunch();
+  k->dev = 1;
   PetscFunctionReturn(0);
 }

@@ -255,7 +255,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(GKDev->krylovstateend(K, &S));
-  PetscCheck(S.flag != GK_KRYLOV_NO_SUMS, PETSC_COMM_SELF, PETSC_ERR_GPU, "A kernel of iteration %" PetscInt_FMT " waited in vain for the sums over the processes (a minute, or the solve gave up): did another process stop?", S.flagit + 1);
+  PetscCheck(S.flag != GK_KRYLOV_NO_SUMS, PETSC_COMM_SELF, PETSC_ERR_GPU, "The GPU waited a minute in vain for the sums over the processes: did another process stop?");
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
     PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
