@@ -413,12 +413,6 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
     PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    /* the same with each kernel launched after the allreduce it needs: what queueing ahead saves */
-    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_queue_ahead", "0"));
-    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
-    PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_queue_ahead"));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-not-ahead", names[t], (int)size));
-    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
     PetscCall(MatDestroy(&D));
     if (size == 1) { /* one GPU the way one process runs by default: the sequential type */
       Mat S, Sd;

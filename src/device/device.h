@@ -117,8 +117,7 @@ typedef enum {
   GK_KRYLOV_INDEFINITE_MAT, /* CG: p^H A p <= 0 */
   GK_KRYLOV_INDEFINITE_PC,  /* CG: rho changed sign */
   GK_KRYLOV_BREAKDOWN,      /* rho = 0 (in the direction step) */
-  GK_KRYLOV_ZERO_DPI,       /* COCG and BiCG: dpi = 0 (in the update) */
-  GK_KRYLOV_NO_SUMS         /* a kernel queued ahead waited in vain for the host's sums */
+  GK_KRYLOV_ZERO_DPI        /* COCG and BiCG: dpi = 0 (in the update) */
 } GKKrylovFlag;
 
 /* the norm the update sums: of z, of r, or none (the natural norm is sqrt |rho|) */
@@ -219,17 +218,12 @@ typedef struct {
      dpi (Ao, the count and list of its slots holding entries, g, p, w, and p~ for BiCG), into
      sums[3] */
   PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
-  /* marks the kernels queued so far: getsums waits for them and gives the sums they left:
-     [0] dpi (the step's), [1] the norm, [2] rho, [3] dpi (the off-diagonal block's) */
-  PetscErrorCode (*krylovmark)(GKKrylov);
+  /* waits for the kernels so far and gives the sums they left: [0] dpi (the step's), [1] the
+     norm, [2] rho, [3] dpi (the off-diagonal block's) */
   PetscErrorCode (*krylovgetsums)(GKKrylov, PetscScalar *);
   /* dpi, the norm and rho summed over the processes: the later kernels use them in place of
      the sums of their own rows */
   PetscErrorCode (*krylovsetsums)(GKKrylov, const PetscScalar *);
-  /* Asked (want) before queueing the kernels that need the next setsums' sums: where the
-     backend can (*ahead), they may be queued now, and wait on the device for the sums, which
-     hides the launches behind the host's allreduce; else setsums must come first */
-  PetscErrorCode (*krylovawait)(GKKrylov, PetscBool, PetscBool *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

@@ -17,8 +17,6 @@ PETSC_EXTERN PetscErrorCode PetscGPUKitBackendSetUp_Private(void);
 PETSC_EXTERN PetscErrorCode PetscGPUKitLogSync_Private(void);
 /* whether the halo exchanges hand device memory to MPI (-gpukit_cuda_aware_mpi) */
 PETSC_EXTERN PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *);
-/* whether this process shares its GPU with others on its node */
-PETSC_EXTERN PetscErrorCode PetscGPUKitDeviceShared_Private(PetscBool *);
 
 /* Device memory and copies, counted and logged (h2d/d2h in GK_MemcpyH2D/GK_MemcpyD2H) */
 PETSC_EXTERN PetscErrorCode GKMalloc_Private(size_t, void **);

@@ -20,7 +20,6 @@ static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
 static PetscBool                 gk_aware  = PETSC_FALSE; /* MPI takes device memory */
-static PetscBool                 gk_shared = PETSC_FALSE; /* processes of this node share its GPUs */
 static PetscGPUKitTransferCounts gk_counts;
 
 /*@C
@@ -63,7 +62,6 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
   gk_device      = -1;
   gk_aware       = PETSC_FALSE;
-  gk_shared      = PETSC_FALSE;
   gk_initialized = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
@@ -162,7 +160,6 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     GKDev      = &GKBackendCUDA;
     gk_backend = PETSCGPUKIT_BACKEND_CUDA;
     gk_device  = (int)dev;
-    gk_shared  = gk_localsize > count ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
     /* said once, by the node's first process */
     if (!devset && gk_localsize > count && !gk_localrank) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d); one process per device runs fastest\n", gk_localsize, count, count > 1 ? "s" : "", count));
@@ -354,14 +351,5 @@ PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *aware)
   PetscFunctionBegin;
   PetscCall(PetscGPUKitBackendSetUp_Private());
   *aware = gk_aware;
-  PetscFunctionReturn(0);
-}
-
-/* Whether processes of this node share its GPUs (more processes than devices) */
-PetscErrorCode PetscGPUKitDeviceShared_Private(PetscBool *shared)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscGPUKitBackendSetUp_Private());
-  *shared = gk_shared;
   PetscFunctionReturn(0);
 }

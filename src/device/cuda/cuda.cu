@@ -346,9 +346,7 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAKrylovGather,
   GKCUDAKrylovGatherWait,
   GKCUDAKrylovOffDiag,
-  GKCUDAKrylovMark,
   GKCUDAKrylovGetSums,
   GKCUDAKrylovSetSums,
-  GKCUDAKrylovAwait,
   GKCUDAFinalize,
 };

@@ -267,9 +267,7 @@ PETSC_INTERN PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov, GKKrylovState *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGather(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovMark(GKKrylov);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGetSums(GKKrylov, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovAwait(GKKrylov, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSetSums(GKKrylov, const PetscScalar *);
 
 static inline GKScalar GKToDevice(PetscScalar a)

@@ -13,28 +13,12 @@
    (several processes); slot k at 2 k GK_RED_BLOCKS */
 #define GK_SLOTS 4
 
-/* the sums over all processes (krylovsetsums): set, they replace the sums of this process's
-   rows in slots 0 to 2 */
+/* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
+   replace the sums of this process's rows in slots 0 to 2 */
 typedef struct {
   int    set;
   double s[3][2];
 } GKSums;
-
-/* the same in mapped host memory, for kernels queued before the host had them: the host writes
-   s, then seq (its count of setsums calls); abort releases the waiting kernel when it gives up */
-typedef struct {
-  unsigned seq;
-  int      abort;
-  double   s[3][2];
-} GKHostSums;
-
-/* what a kernel gets: the sums by value, or (dev) the ones the wait kernel copied to the device */
-typedef struct {
-  GKSums g;
-  int    dev;
-} GKSumsIn;
-
-#define GK_SUMS_TIMEOUT_NS 60000000000ull /* a minute */
 
 typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
@@ -45,7 +29,6 @@ typedef struct {
   double   norm2;
   int      flag;
   PetscInt flagit;
-  double   gsum[3][2];       /* the sums over the processes, copied here by the wait kernel */
 } GKKrylovDevState;
 
 struct GKKrylovCUDA {
@@ -58,11 +41,7 @@ struct GKKrylovCUDA {
   GKKrylovDevState *pub;     /* its device address */
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
-  cudaEvent_t       marked;   /* after the kernels whose sums getsums gives */
-  GKSums            g;        /* the last setsums' */
-  GKHostSums       *hs, *dhs; /* mapped pinned memory: the sums for kernels queued ahead; its device address */
-  unsigned          ticket;   /* setsums calls so far */
-  int               dev;      /* the kernels queued now read the sums the wait kernel copies */
+  GKSums            g;
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -82,10 +61,6 @@ PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
   memset(k->hstate, 0, sizeof(GKKrylovDevState));
   GKCallCUDA(cudaEventCreateWithFlags(&k->copied, cudaEventDisableTiming));
   GKCallCUDA(cudaEventCreateWithFlags(&k->gathered, cudaEventDisableTiming));
-  GKCallCUDA(cudaEventCreateWithFlags(&k->marked, cudaEventDisableTiming));
-  GKCallCUDA(cudaHostAlloc((void **)&k->hs, sizeof(GKHostSums), cudaHostAllocMapped));
-  GKCallCUDA(cudaHostGetDevicePointer((void **)&k->dhs, k->hs, 0));
-  memset(k->hs, 0, sizeof(GKHostSums));
   *K = (GKKrylov)k;
   PetscFunctionReturn(0);
 }
@@ -96,27 +71,14 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
 
   PetscFunctionBegin;
   if (!k) PetscFunctionReturn(0);
-  __atomic_store_n(&k->hs->abort, 1, __ATOMIC_RELEASE); /* a wait kernel still waiting for sums returns */
   GKCallCUDA(cudaFree(k->partial));
   GKCallCUDA(cudaFree(k->state));
   GKCallCUDA(cudaFreeHost(k->hstate));
   GKCallCUDA(cudaEventDestroy(k->copied));
   GKCallCUDA(cudaEventDestroy(k->gathered));
-  GKCallCUDA(cudaEventDestroy(k->marked));
-  GKCallCUDA(cudaFreeHost(k->hs));
   PetscCall(PetscFree(k));
   *K = NULL;
   PetscFunctionReturn(0);
-}
-
-/* the sums the kernels queued now get */
-static GKSumsIn GKSumsInOf(const GKKrylovCUDA *k)
-{
-  GKSumsIn in;
-
-  in.g   = k->g;
-  in.dev = k->dev;
-  return in;
 }
 
 /* Whether an earlier kernel flagged a breakdown, read once for the whole block so that all its
@@ -233,75 +195,6 @@ static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
   }
 }
 
-static __device__ __forceinline__ unsigned long long GKNow(void)
-{
-  unsigned long long t;
-
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-/* loads that see the host's latest stores to mapped memory (no stale cached copy) */
-static __device__ __forceinline__ unsigned GKLoadAcquireSys(const unsigned *p)
-{
-  unsigned v;
-
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-static __device__ __forceinline__ int GKLoadRelaxedSysInt(const int *p)
-{
-  int v;
-
-  asm volatile("ld.relaxed.sys.global.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-static __device__ __forceinline__ double GKLoadRelaxedSys(const double *p)
-{
-  double v;
-
-  asm volatile("ld.relaxed.sys.global.f64 %0, [%1];" : "=d"(v) : "l"(p) : "memory");
-  return v;
-}
-
-/* One thread, queued ahead of the kernels that need the next setsums' sums: waits for its
-   ticket in mapped host memory and copies the sums to the device state, where those kernels
-   read them. Flags GK_KRYLOV_NO_SUMS (every later kernel stops) when the host gives up, or
-   writes nothing for a minute. */
-__global__ void GKKrylovWaitKernel(const GKHostSums *hs, unsigned expect, GKKrylovDevState *st)
-{
-  const unsigned long long t0 = GKNow();
-
-  while (GKLoadAcquireSys(&hs->seq) < expect) {
-    if (GKLoadRelaxedSysInt(&hs->abort) || GKNow() - t0 > GK_SUMS_TIMEOUT_NS) {
-      st->flag   = GK_KRYLOV_NO_SUMS;
-      st->flagit = -1;
-      return;
-    }
-  }
-  for (int j = 0; j < 3; j++) {
-    st->gsum[j][0] = GKLoadRelaxedSys(&hs->s[j][0]);
-    st->gsum[j][1] = GKLoadRelaxedSys(&hs->s[j][1]);
-  }
-}
-
-/* The sums a kernel uses (g.set: the processes'): given, or copied to the state by the wait
-   kernel before it */
-static __device__ __forceinline__ void GKSumsGet(const GKSumsIn &in, GKSums &g, const GKKrylovDevState *st)
-{
-  if (!in.dev) {
-    g = in.g;
-    return;
-  }
-  g.set = 1;
-  for (int j = 0; j < 3; j++) {
-    g.s[j][0] = st->gsum[j][0];
-    g.s[j][1] = st->gsum[j][1];
-  }
-}
-
 /* z + b p, with explicit fused multiply-adds, so that a row computing its own direction entry
    and a row reading it as a neighbour's (GKDirIn) get the same bits */
 static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScalar p)
@@ -329,18 +222,16 @@ struct GKDirIn {
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND = 1 is the paper's layout. */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSumsIn gin, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
   bool           stop   = false;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
-  GKSums         g;
 
   if (GKStopped(st)) {
     GKPublish(st, pub);
     return;
   }
-  GKSumsGet(gin, g, st);
   if (i == 0) {
     if (!blockIdx.x && !threadIdx.x) {
       st->rho[0][0] = st->rholast[0] = GKRe(rho0);
@@ -416,7 +307,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->dia) D = *A->dia;
   /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND = 1 marks it */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSumsIn, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
 #define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
@@ -438,7 +329,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, GKSumsInOf(k), k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -446,14 +337,12 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSumsIn gin, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
-  GKSums   g;
 
   if (GKStopped(st)) return;
-  GKSumsGet(gin, g, st);
   dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
@@ -488,14 +377,14 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSumsIn, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
   else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, GKSumsInOf(k), k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
+  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -527,14 +416,12 @@ PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 
 /* The entries idx of the direction step i computes, b computed as the step computes it (the
    same bits): what other processes read as ghosts */
-__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSumsIn gin, GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
+__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   GKScalar       b = 0.0;
-  GKSums         g;
 
   if (k >= cnt) return;
-  GKSumsGet(gin, g, st);
   if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
   buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
 }
@@ -545,7 +432,7 @@ PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const Pe
 
   PetscFunctionBegin;
   if (cnt) {
-    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, GKSumsInOf(k), k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
+    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
     GKCheckLaunch();
   }
   GKCallCUDA(cudaEventRecord(k->gathered, 0));
@@ -601,22 +488,14 @@ PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
 }
 
 /* the last kernel's sums, published to mapped host memory by its last block */
-PetscErrorCode GKCUDAKrylovMark(GKKrylov K)
-{
-  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-
-  PetscFunctionBegin;
-  GKCallCUDA(cudaEventRecord(k->marked, 0));
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode GKCUDAKrylovGetSums(GKKrylov K, PetscScalar *s)
 {
   GKKrylovCUDA                    *k = (GKKrylovCUDA *)K;
   volatile const GKKrylovDevState *h = k->hstate;
 
   PetscFunctionBegin;
-  GKWaitCUDA(cudaEventSynchronize(k->marked));
+  GKCallCUDA(cudaEventRecord(k->copied, 0));
+  GKWaitCUDA(cudaEventSynchronize(k->copied));
   for (int j = 0; j < GK_SLOTS; j++) {
 #if defined(PETSC_USE_COMPLEX)
     s[j] = PetscCMPLX(h->sum[j][0], h->sum[j][1]);
@@ -637,28 +516,5 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
     k->g.s[j][0] = PetscRealPart(s[j]);
     k->g.s[j][1] = PetscImaginaryPart(s[j]);
   }
-  if (k->dev) { /* the wait kernel waits for these: the sums first, then the ticket */
-    for (int j = 0; j < 3; j++) {
-      k->hs->s[j][0] = k->g.s[j][0];
-      k->hs->s[j][1] = k->g.s[j][1];
-    }
-    __atomic_store_n(&k->hs->seq, ++k->ticket, __ATOMIC_RELEASE);
-    k->dev = 0;
-  }
-  PetscFunctionReturn(0);
-}
-
-/* Ahead: a one-thread kernel queued now waits for the next setsums' ticket, and the kernels
-   queued after it read the sums it copies */
-PetscErrorCode GKCUDAKrylovAwait(GKKrylov K, PetscBool want, PetscBool *ahead)
-{
-  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-
-  PetscFunctionBegin;
-  *ahead = want;
-  if (!want) PetscFunctionReturn(0);
-  GKKrylovWaitKernel<<<1, 1>>>(k->dhs, k->ticket + 1, k->state);
-  GKCheckLaunch();
-  k->dev = 1;
   PetscFunctionReturn(0);
 }

@@ -442,9 +442,7 @@ const GKBackendOps GKBackendHost = {
   GKHostKrylovGather,
   GKHostKrylovGatherWait,
   GKHostKrylovOffDiag,
-  GKHostKrylovMark,
   GKHostKrylovGetSums,
   GKHostKrylovSetSums,
-  GKHostKrylovAwait,
   GKHostFinalize,
 };

@@ -22,7 +22,5 @@ PETSC_INTERN PetscErrorCode GKHostKrylovStateEnd(GKKrylov, GKKrylovState *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGather(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGatherWait(GKKrylov);
 PETSC_INTERN PetscErrorCode GKHostKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostKrylovMark(GKKrylov);
 PETSC_INTERN PetscErrorCode GKHostKrylovGetSums(GKKrylov, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostKrylovAwait(GKKrylov, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostKrylovSetSums(GKKrylov, const PetscScalar *);

@@ -190,20 +190,6 @@ PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKHostKrylovMark(GKKrylov K)
-{
-  PetscFunctionBegin;
-  PetscFunctionReturn(0);
-}
-
-/* the kernels ran when they were called: never ahead of their sums */
-PetscErrorCode GKHostKrylovAwait(GKKrylov K, PetscBool want, PetscBool *ahead)
-{
-  PetscFunctionBegin;
-  *ahead = PETSC_FALSE;
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode GKHostKrylovGetSums(GKKrylov K, PetscScalar *s)
 {
   PetscFunctionBegin;

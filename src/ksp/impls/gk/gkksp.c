@@ -255,7 +255,6 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(GKDev->krylovstateend(K, &S));
-  PetscCheck(S.flag != GK_KRYLOV_NO_SUMS, PETSC_COMM_SELF, PETSC_ERR_GPU, "The GPU waited a minute in vain for the sums over the processes: did another process stop?");
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
     PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
@@ -310,39 +309,19 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
 
 /* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
-   (BiCG: w~'s part too, through the reverse exchange), and the kernels so far marked for the
-   sums; *added: whether dpi has an off-diagonal part here */
-static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscBool *added)
+   (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes */
+static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
 {
-  KSP_GK *gk = (KSP_GK *)ksp->data;
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  PetscScalar loc[4], dpi;
+  PetscBool   added;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
-  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, added));
-  PetscCall(GKDev->krylovmark(K));
-  PetscFunctionReturn(0);
-}
-
-/* A synchronisation point: the marked kernels' sums (dpi, with its off-diagonal part when
-   added; or the norm and rho) summed over the processes in one allreduce, and handed to the
-   kernels that need them */
-static PetscErrorCode KSPGKReduce_Private(KSP ksp, GKKrylov K, PetscBool dpi, PetscBool added, PetscScalar glob[3])
-{
-  PetscScalar loc[4], in[2], out[2];
-
-  PetscFunctionBegin;
+  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, &added));
   PetscCall(GKDev->krylovgetsums(K, loc));
-  if (dpi) in[0] = added ? loc[0] + loc[3] : loc[0];
-  else {
-    in[0] = loc[1];
-    in[1] = loc[2];
-  }
-  PetscCall(MPIU_Allreduce(in, out, dpi ? 1 : 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
-  if (dpi) glob[0] = out[0];
-  else {
-    glob[1] = out[0];
-    glob[2] = out[1];
-  }
+  dpi = added ? loc[0] + loc[3] : loc[0];
+  PetscCall(MPIU_Allreduce(&dpi, &glob[0], 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
   PetscCall(GKDev->krylovsetsums(K, glob));
   PetscFunctionReturn(0);
 }
@@ -350,46 +329,34 @@ static PetscErrorCode KSPGKReduce_Private(KSP ksp, GKKrylov K, PetscBool dpi, Pe
 /* Several processes: the step runs on the diagonal block while the direction's ghosts travel,
    the off-diagonal block's part follows, and the processes' sums are added up in one
    allreduce at each of the method's two synchronisation points (dpi after the products; the
-   norm and rho after the update), which the kernels then use in place of their own: every
-   process takes the same decisions from the same sums. Queued ahead (the default unless
-   processes share a GPU), the kernels that need a point's sums are queued before its
-   allreduce and wait for the sums on the GPU: their launches hide behind the allreduce. */
+   norm and rho after the update), which the kernels then use in place of their own. Every
+   process takes the same decisions from the same sums. */
 static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
 {
-  KSP_GK         *gk   = (KSP_GK *)ksp->data;
-  const PetscBool bicg = gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
-  GKOperator      Ad;
-  PetscScalar     glob[3] = {0.0, 0.0, 0.0};
-  PetscBool       done, added, ahead;
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  GKOperator  Ad;
+  PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
+  PetscBool   done;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, bicg, &Ad));
+  PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad));
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
-  PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, &added));
+  PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
   for (PetscInt i = 0;; i++) {
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
-    /* dpi over the processes, for the update: r -= a w, z = B r */
-    PetscCall(GKDev->krylovawait(K, gk->ahead, &ahead));
-    if (ahead) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
-    PetscCall(KSPGKReduce_Private(ksp, K, PETSC_TRUE, added, glob));
-    if (!ahead) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
-    PetscCall(GKDev->krylovmark(K));
-    /* the norm and rho over the processes, for the step: the direction's entries others need,
-       then x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 on the diagonal block */
-    PetscCall(GKDev->krylovawait(K, gk->ahead, &ahead));
-    for (int pass = 0; pass < 2; pass++) {
-      if (pass == (ahead ? 1 : 0)) {
-        PetscCall(KSPGKReduce_Private(ksp, K, PETSC_FALSE, added, glob));
-        continue;
-      }
-      if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
-      PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
-    }
+    PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+    PetscCall(GKDev->krylovgetsums(K, loc));
+    PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+    glob[1] = nr[0];
+    glob[2] = nr[1];
+    PetscCall(GKDev->krylovsetsums(K, glob));
+    if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
+    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
     PetscCall(PetscLogFlops(flops));
-    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, &added));
+    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
@@ -413,7 +380,6 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscInt           n;
   MatInfo            info;
   PetscLogDouble     flops;
-  PetscErrorCode     ierr;
 
   PetscFunctionBegin;
   if (ksp->max_it < 1) {
@@ -449,10 +415,9 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
-  /* destroyed whatever happens: that releases kernels queued ahead of sums that will not come */
-  ierr = gk->mpi ? KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops) : KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops);
+  if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops));
+  else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
   PetscCall(GKDev->krylovdestroy(&K));
-  PetscCall(ierr);
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
   for (int k = 0; k < 10; k++)
     if (a[k]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a[k]));
@@ -473,12 +438,6 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
-  if (!gk->aheadset) { /* a kernel waiting on a GPU another process shares would hold up that process's kernels */
-    PetscBool shared;
-
-    PetscCall(PetscGPUKitDeviceShared_Private(&shared));
-    gk->ahead = shared ? PETSC_FALSE : PETSC_TRUE;
-  }
   /* b in and x in and out once per solve, when they are not device vectors */
   if (!VecIsGK(Bv)) {
     if (!gk->B) PetscCall(VecDuplicate(gk->work[0], &gk->B));
@@ -528,8 +487,6 @@ static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, PetscOptionItems *PetscOptio
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_check_every", ((PetscObject)ksp)->type_name));
   PetscCall(PetscOptionsInt(opt, "Test convergence every k iterations only (the device is waited for at each test)", NULL, gk->checkevery, &gk->checkevery, NULL));
   PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt, gk->checkevery);
-  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_queue_ahead", ((PetscObject)ksp)->type_name));
-  PetscCall(PetscOptionsBool(opt, "Several processes: queue each kernel before the allreduce whose sums it needs, to wait for them on the GPU (default: unless processes share a GPU)", NULL, gk->ahead, &gk->ahead, &gk->aheadset));
   if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);

@@ -16,8 +16,6 @@ typedef struct {
   PetscObjectState Astate;     /* the operator's state when it was converted */
   Mat              Adev;       /* the device matrix the iterations use: the operator or Aconv */
   PetscBool        mpi;        /* Adev is an MPI device matrix */
-  PetscBool        ahead;      /* several processes: kernels queued before the sums they wait for */
-  PetscBool        aheadset;   /* ahead chosen by the option, not by default */
   Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
   PetscObjectState Pstate;     /* the preconditioning matrix's state when diag was made */
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
