@@ -6,7 +6,7 @@
 */
 #pragma once
 
-#include <petscmat.h>
+#include <petscpc.h>
 
 #define PETSCGPUKIT_VERSION_MAJOR 0
 #define PETSCGPUKIT_VERSION_MINOR 1
@@ -68,6 +68,33 @@ M*/
 M*/
 #define KSPBICGGPU "bicggpu"
 
+/*MC
+   PCSSORGPU - "ssorgpu" - SSOR (one symmetric sweep from a zero guess) on the GPU:
+   -pc_ssorgpu_type natural|multicolor|neumann, -pc_ssorgpu_omega w (0 < w < 2),
+   -pc_ssorgpu_neumann_terms k; on several processes, SSOR of each process's diagonal block
+
+   Level: beginner
+
+.seealso: `PCSOR`, `KSPCGGPU`
+M*/
+#define PCSSORGPU "ssorgpu"
+
+/*E
+   PCSSORGPUType - the variants of `PCSSORGPU`
+
+$  PC_SSORGPU_NATURAL - exact SSOR in the matrix's order (PCSOR's operator), level scheduled
+$  PC_SSORGPU_MULTICOLOR - exact SSOR of the matrix permuted colour by colour
+$  PC_SSORGPU_NEUMANN - the triangular solves as truncated Neumann series
+
+   Level: intermediate
+E*/
+typedef enum {
+  PC_SSORGPU_NATURAL,
+  PC_SSORGPU_MULTICOLOR,
+  PC_SSORGPU_NEUMANN
+} PCSSORGPUType;
+PETSC_EXTERN const char *const PCSSORGPUTypes[];
+
 /*E
    PetscGPUKitBackendType - where the library's kernels run
 
@@ -124,3 +151,4 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDASetSliceHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetSortWindow(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode PCSSORGPUGetColors(PC, PetscInt *, const PetscInt *[]);

@@ -56,6 +56,27 @@ typedef struct {
   PetscScalar *val;   /* device, ndiag*m */
 } GKDia;
 
+/*
+   SSOR (ssorgpu): a square matrix split as L + D + U in some order of its rows (the natural
+   order, or colour by colour), L and U as CSR arrays of the entries before and after the row's
+   own in that order, D the diagonal. Every variant is made of one step applied to a list of
+   rows (a level of the triangular solve, a colour, or all rows at once):
+     lower: xout_i = omega/d_i (b_i - sum_j L_ij xin_j)
+     upper: xout_i = (2 - omega) b_i - omega/d_i sum_j U_ij xin_j
+   In place (xin = xout, and b = x for upper) and level by level these are the forward and
+   backward sweeps of SSOR from a zero guess: x = ((2-w)/w) (D/w + U)^-1 D (D/w + L)^-1 b.
+   Out of place on all rows they are the Jacobi-like steps of a truncated Neumann series of
+   the same triangular solves.
+*/
+typedef struct {
+  PetscInt           m;
+  const PetscInt    *lptr, *lcol; /* device: L's row starts (m + 1) and columns */
+  const PetscScalar *lval;
+  const PetscInt    *uptr, *ucol; /* device: U's */
+  const PetscScalar *uval;
+  const PetscScalar *d;           /* device: the diagonal */
+} GKSsor;
+
 /* w = x .* y, x ./ y (0 where y is 0) */
 typedef enum {
   GK_POINTWISE_MULT,
@@ -192,6 +213,8 @@ typedef struct {
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+  /* SSOR's step (above) on rows[0..nrows-1] (device; NULL: all m rows): upper, omega, b, xin, xout */
+  PetscErrorCode (*ssorrows)(const GKSsor *, PetscBool, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);

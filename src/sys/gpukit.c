@@ -13,7 +13,7 @@
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
 PetscClassId      GK_CLASSID;
-PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce;
+PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
@@ -97,12 +97,14 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PetscLogEventRegister("GKMemcpyD2H", GK_CLASSID, &GK_MemcpyD2H));
   PetscCall(PetscLogEventRegister("GKVecUpdate", GK_CLASSID, &GK_VecOp));
   PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
+  PetscCall(PetscLogEventRegister("GKSSOR", GK_CLASSID, &GK_SSOR));
 
   PetscCall(VecRegister(VECSEQCUDA, VecCreate_SeqGKCUDA));
   PetscCall(VecRegister(VECMPICUDA, VecCreate_MPIGKCUDA));
   PetscCall(VecRegister(VECCUDA, VecCreate_GKCUDA));
   PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
   PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
+  PetscCall(PCRegister(PCSSORGPU, PCCreate_SSORGPU));
 
   PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));

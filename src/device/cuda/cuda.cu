@@ -307,6 +307,32 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
   PetscFunctionReturn(0);
 }
 
+/* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
+   colour) never read each other's entries, so the order within a launch does not matter. */
+__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, bool upper, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) {
+    const PetscInt i = rows ? rows[k] : k;
+    GKScalar       s = 0.0;
+
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    xout[i] = upper ? (2.0 - omega) * b[i] - omega * s / d[i] : omega * (b[i] - s) / d[i];
+  }
+}
+
+static PetscErrorCode GKCUDASsorRows(const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  const PetscInt n = rows ? nrows : S->m;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, upper ? true : false, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendCUDA = {
   "cuda",
   GKCUDAGetDeviceCount,
@@ -335,6 +361,7 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAExtreme,
   GKCUDAGather,
   GKCUDAScatterAdd,
+  GKCUDASsorRows,
   GKCUDAHostMalloc,
   GKCUDAHostFree,
   GKCUDAKrylovCreate,

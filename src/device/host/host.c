@@ -403,6 +403,25 @@ static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const Pe
   PetscFunctionReturn(0);
 }
 
+/* SSOR's step (device.h), row by row in the list's order */
+static PetscErrorCode GKHostSsorRows(const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
+  const PetscScalar *val = upper ? S->uval : S->lval;
+  const PetscInt     n   = rows ? nrows : S->m;
+
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt i = rows ? rows[k] : k;
+    PetscScalar    s = 0.0;
+
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    xout[i] = upper ? (2.0 - omega) * b[i] - omega * s / S->d[i] : omega * (b[i] - s) / S->d[i];
+  }
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendHost = {
   "host",
   GKHostGetDeviceCount,
@@ -431,6 +450,7 @@ const GKBackendOps GKBackendHost = {
   GKHostExtreme,
   GKHostGather,
   GKHostScatterAdd,
+  GKHostSsorRows,
   GKHostMalloc, /* staging memory is ordinary memory here */
   GKHostFree,
   GKHostKrylovCreate,

@@ -1,0 +1,422 @@
+/*
+   PCSSORGPU: SSOR (one symmetric sweep from a zero guess, as PCSOR with -pc_sor_symmetric) on
+   the GPU, in three variants (device.h gives the one step all of them are made of):
+   - natural:    exact SSOR in the matrix's own order; each triangular solve by level scheduling,
+                 one launch per level of its dependency graph (the oracle: PCSOR's operator);
+   - multicolor: a colouring made on the host at setup (greedy, the symmetrised pattern), the
+                 sweeps colour by colour: exact SSOR of the matrix permuted colour by colour;
+   - neumann:    each triangular solve replaced by k + 1 terms of its Neumann series, every
+                 term a parallel step over all rows (Ament et al. 2010, whom Michels 8.1 cites).
+   Michels (8.1) found SSOR cut CG's iterations sharply but could run it only sequentially. On
+   several processes each applies SSOR to its diagonal block, as PETSc's MatSOR does for MPIAIJ
+   with a local symmetric sweep.
+*/
+#include "../../include/gpukitimpl.h"
+#include "../../vec/impls/cuda/gkvec.h"
+#include <petsc/private/pcimpl.h>
+#include <petscmat.h>
+
+const char *const PCSSORGPUTypes[] = {"natural", "multicolor", "neumann", "PCSSORGPUType", "PC_SSORGPU_", NULL};
+
+typedef struct {
+  PCSSORGPUType type;
+  PetscReal     omega;
+  PetscInt      terms;   /* neumann: terms beyond the first of each series */
+  PetscInt      m;       /* rows of the block */
+  GKSsor        S;       /* its device arrays */
+  PetscInt      nlev[2]; /* levels (natural) or colours (multicolor) of the forward and backward sweeps */
+  PetscInt     *lev[2];  /* host: the level starts into rows[] */
+  PetscInt     *rows[2]; /* device: the rows level by level */
+  PetscInt      ncolors;
+  PetscInt     *color;   /* host: each row's colour (multicolor) */
+  PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
+  PetscScalar   baddiag;
+  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
+} PC_SSORGPU;
+
+static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
+{
+  PetscFunctionBegin;
+  PetscCall(GKFree(s->S.lptr));
+  PetscCall(GKFree(s->S.lcol));
+  PetscCall(GKFree(s->S.lval));
+  PetscCall(GKFree(s->S.uptr));
+  PetscCall(GKFree(s->S.ucol));
+  PetscCall(GKFree(s->S.uval));
+  PetscCall(GKFree(s->S.d));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscFree(s->lev[k]));
+    PetscCall(GKFree(s->rows[k]));
+    s->nlev[k] = 0;
+  }
+  for (int k = 0; k < 4; k++) PetscCall(VecDestroy(&s->w[k]));
+  PetscCall(PetscFree(s->color));
+  s->ncolors = 0;
+  s->badrow  = -1;
+  PetscFunctionReturn(0);
+}
+
+/* A host array to the device */
+static PetscErrorCode GKToDevice_Private(const void *h, size_t bytes, void *dptr)
+{
+  void **d = (void **)dptr;
+
+  PetscFunctionBegin;
+  PetscCall(GKMalloc_Private(bytes, d));
+  PetscCall(GKMemcpyH2D(*d, h, bytes));
+  PetscFunctionReturn(0);
+}
+
+/* Greedy colouring in row order of the pattern made symmetric (i and j neighbours when A_ij or
+   A_ji is stored): no row shares a colour with a row it couples to in either direction */
+static PetscErrorCode PCSSORGPUColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
+{
+  PetscInt *tptr, *tcol, *fill, *mark;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc2(m + 1, &tptr, m, &fill));
+  for (PetscInt e = 0; e < ia[m]; e++) tptr[ja[e] + 1]++;
+  for (PetscInt i = 0; i < m; i++) tptr[i + 1] += tptr[i];
+  PetscCall(PetscMalloc1(tptr[m], &tcol));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) tcol[tptr[ja[e]] + fill[ja[e]]++] = i;
+  PetscCall(PetscMalloc1(m + 1, &mark));
+  for (PetscInt c = 0; c <= m; c++) mark[c] = -1;
+  *ncolors = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt c = 0;
+
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
+      if (ja[e] < i) mark[color[ja[e]]] = i;
+    for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
+      if (tcol[e] < i) mark[color[tcol[e]]] = i;
+    while (mark[c] == i) c++;
+    color[i] = c;
+    *ncolors = PetscMax(*ncolors, c + 1);
+  }
+  PetscCall(PetscFree2(tptr, fill));
+  PetscCall(PetscFree(tcol));
+  PetscCall(PetscFree(mark));
+  PetscFunctionReturn(0);
+}
+
+/* Rows grouped by key (counting sort, rows in increasing order within a key), the groups in
+   increasing key order or, descending, in decreasing order: the level starts and the rows */
+static PetscErrorCode PCSSORGPUGroup_Private(PetscInt m, const PetscInt *key, PetscInt nkeys, PetscBool descending, PetscInt **lev, PetscInt *rows)
+{
+  PetscInt *cnt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nkeys + 1, lev));
+  PetscCall(PetscCalloc1(nkeys, &cnt));
+  for (PetscInt i = 0; i < m; i++) (*lev)[(descending ? nkeys - 1 - key[i] : key[i]) + 1]++;
+  for (PetscInt l = 0; l < nkeys; l++) (*lev)[l + 1] += (*lev)[l];
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscInt l = descending ? nkeys - 1 - key[i] : key[i];
+
+    rows[(*lev)[l] + cnt[l]++] = i;
+  }
+  PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetUp_SSORGPU(PC pc)
+{
+  PC_SSORGPU        *s = (PC_SSORGPU *)pc->data;
+  Mat                P = pc->pmat, B, Bc = NULL;
+  PetscBool          isaij, hasrow, done;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa;
+  PetscInt           m, *key, *hrows, *lptr, *uptr, *lcol, *ucol, nl = 0, nu = 0;
+  PetscScalar       *lval, *uval, *d;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  PetscCall(PCSSORGPUReset_Private(s));
+  PetscCall(MatHasOperation(P, MATOP_GET_ROW, &hasrow));
+  PetscCheck(hasrow, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PC %s sweeps over the matrix's entries, and a %s matrix has none: assemble a sparse matrix (aij, ellrcuda, diacuda)", PCSSORGPU, ((PetscObject)P)->type_name);
+  PetscCall(MatGetDiagonalBlock(P, &B)); /* the matrix itself on one process */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isaij, MATSEQAIJ, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (!isaij) { /* BAIJ, SBAIJ... */
+    PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &Bc));
+    B = Bc;
+  }
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "PC %s could not read the rows of the %s block", PCSSORGPU, ((PetscObject)B)->type_name);
+  PetscCall(MatSeqAIJGetArrayRead(B, &aa));
+  s->m = m;
+  /* the order: natural, or colour by colour; key[i] sorts row i into it */
+  PetscCall(PetscMalloc4(m, &key, m, &hrows, m + 1, &lptr, m + 1, &uptr));
+  PetscCall(PetscMalloc1(m, &d));
+  if (s->type == PC_SSORGPU_MULTICOLOR) {
+    PetscCall(PetscMalloc1(m, &s->color));
+    PetscCall(PCSSORGPUColor_Private(m, ia, ja, s->color, &s->ncolors));
+  }
+  /* L and U: the entries before and after each row's own in the order, and the diagonal */
+  lptr[0] = uptr[0] = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    d[i] = 0.0;
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+      const PetscInt j      = ja[e];
+      const PetscInt before = s->color ? s->color[j] < s->color[i] : j < i, after = s->color ? s->color[j] > s->color[i] : j > i;
+
+      if (j == i) d[i] += aa[e];
+      else if (before) nl++;
+      else if (after) nu++;
+      else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " couple but share colour %" PetscInt_FMT, i, j, s->color[i]);
+    }
+    lptr[i + 1] = nl;
+    uptr[i + 1] = nu;
+    if (s->badrow < 0 && (d[i] == (PetscScalar)0.0 || (PetscImaginaryPart(d[i]) == 0.0 && PetscRealPart(d[i]) < 0.0))) {
+      s->badrow  = i;
+      s->baddiag = d[i];
+    }
+  }
+  PetscCall(PetscMalloc4(nl, &lcol, nl, &lval, nu, &ucol, nu, &uval));
+  nl = nu = 0;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+      const PetscInt j = ja[e];
+
+      if (j == i) continue;
+      if (s->color ? s->color[j] < s->color[i] : j < i) {
+        lcol[nl]   = j;
+        lval[nl++] = aa[e];
+      } else {
+        ucol[nu]   = j;
+        uval[nu++] = aa[e];
+      }
+    }
+  /* the sweeps' lists: levels of L's and U's dependency graphs (natural), or the colours */
+  if (s->type != PC_SSORGPU_NEUMANN) {
+    for (int k = 0; k < 2; k++) {
+      PetscInt nkeys = 0;
+
+      if (s->color) {
+        PetscCall(PetscArraycpy(key, s->color, m));
+        nkeys = s->ncolors;
+      } else if (!k)
+        for (PetscInt i = 0; i < m; i++) { /* forward: after every row of L_i */
+          key[i] = 0;
+          for (PetscInt e = lptr[i]; e < lptr[i + 1]; e++) key[i] = PetscMax(key[i], key[lcol[e]] + 1);
+          nkeys = PetscMax(nkeys, key[i] + 1);
+        }
+      else
+        for (PetscInt i = m - 1; i >= 0; i--) { /* backward: after every row of U_i */
+          key[i] = 0;
+          for (PetscInt e = uptr[i]; e < uptr[i + 1]; e++) key[i] = PetscMax(key[i], key[ucol[e]] + 1);
+          nkeys = PetscMax(nkeys, key[i] + 1);
+        }
+      PetscCall(PCSSORGPUGroup_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
+      s->nlev[k] = nkeys;
+      PetscCall(GKToDevice_Private(hrows, (size_t)m * sizeof(PetscInt), &s->rows[k]));
+    }
+  }
+  s->S.m = m;
+  PetscCall(GKToDevice_Private(lptr, (size_t)(m + 1) * sizeof(PetscInt), &s->S.lptr));
+  PetscCall(GKToDevice_Private(lcol, (size_t)nl * sizeof(PetscInt), &s->S.lcol));
+  PetscCall(GKToDevice_Private(lval, (size_t)nl * sizeof(PetscScalar), &s->S.lval));
+  PetscCall(GKToDevice_Private(uptr, (size_t)(m + 1) * sizeof(PetscInt), &s->S.uptr));
+  PetscCall(GKToDevice_Private(ucol, (size_t)nu * sizeof(PetscInt), &s->S.ucol));
+  PetscCall(GKToDevice_Private(uval, (size_t)nu * sizeof(PetscScalar), &s->S.uval));
+  PetscCall(GKToDevice_Private(d, (size_t)m * sizeof(PetscScalar), &s->S.d));
+  PetscCall(PetscFree4(lcol, lval, ucol, uval));
+  PetscCall(PetscFree4(key, hrows, lptr, uptr));
+  PetscCall(PetscFree(d));
+  PetscCall(MatSeqAIJRestoreArrayRead(B, &aa));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscCall(MatDestroy(&Bc));
+  for (int k = 0; k < 4; k++) {
+    PetscCall(VecCreate(PETSC_COMM_SELF, &s->w[k]));
+    PetscCall(VecSetSizes(s->w[k], m, m));
+    PetscCall(VecSetType(s->w[k], VECSEQCUDA));
+  }
+  PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
+  if (s->badrow >= 0) { /* the PETSc way: the KSP ends KSP_DIVERGED_PC_FAILED, or errors when asked to */
+    PetscInt rstart;
+
+    PetscCall(MatGetOwnershipRange(P, &rstart, NULL));
+    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "PC %s: the diagonal entry of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : "");
+    PetscCall(PetscInfo(pc, "Zero or negative diagonal entry %g in row %" PetscInt_FMT ": the PC fails\n", (double)PetscRealPart(s->baddiag), s->badrow + rstart));
+    PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Neumann: each triangular solve as its series' first terms + 1 terms, each term one step of
+   all rows out of place (term 0, from a zero xin, is w D^-1 b for L and (2 - w) b for U): the
+   lower series of b into one of t[], then the upper series of that into y */
+static PetscErrorCode PCSSORGPUNeumann_Private(PC_SSORGPU *s, const PetscScalar *b, PetscScalar *t[2], PetscScalar *y)
+{
+  const size_t bytes = (size_t)s->m * sizeof(PetscScalar);
+  PetscScalar *cur = t[0], *other = t[1], *x1;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->memzero(other, bytes));
+  PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, 0, NULL, s->omega, b, other, cur));
+  for (PetscInt k = 0; k < s->terms; k++) {
+    PetscScalar *tmp = cur;
+
+    PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, 0, NULL, s->omega, b, cur, other));
+    cur   = other;
+    other = tmp;
+  }
+  x1  = cur;
+  cur = y; /* other: the free buffer */
+  PetscCall(GKDev->memzero(other, bytes));
+  PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, 0, NULL, s->omega, x1, other, cur));
+  for (PetscInt k = 0; k < s->terms; k++) {
+    PetscScalar *tmp = cur;
+
+    PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, 0, NULL, s->omega, x1, cur, other));
+    cur   = other;
+    other = tmp;
+  }
+  if (cur != y) PetscCall(GKMemcpyD2D(y, cur, bytes));
+  PetscFunctionReturn(0);
+}
+
+/* y = M^-1 x on this process's rows; host vectors are staged through w[0] (x) and w[3] (y) */
+static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
+{
+  PC_SSORGPU        *s  = (PC_SSORGPU *)pc->data;
+  const PetscBool    dx = VecIsGK(x), dy = VecIsGK(y);
+  const size_t       bytes = (size_t)s->m * sizeof(PetscScalar);
+  const PetscScalar *b, *xa;
+  PetscScalar       *yd, *ya, *t[2], *w0;
+  Vec                X = dx ? x : s->w[0], Y = dy ? y : s->w[3];
+
+  PetscFunctionBegin;
+  if (s->badrow >= 0) { /* failed at setup: Inf, which the KSP's norm turns into KSP_DIVERGED_PC_FAILED */
+    PetscCall(VecSetInf(y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscLogEventBegin(GK_SSOR, pc, x, y, 0));
+  if (!dx) {
+    PetscCall(VecGetArrayRead(x, &xa));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(X, &w0));
+    PetscCall(GKMemcpyH2D(w0, xa, bytes));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(X, &w0));
+    PetscCall(VecRestoreArrayRead(x, &xa));
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(X, &b));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(Y, &yd));
+  if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
+    for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, b, yd, yd));
+    for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, yd, yd, yd));
+  } else {
+    PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &t[0]));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &t[1]));
+    PetscCall(PCSSORGPUNeumann_Private(s, b, t, yd));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[1], &t[0]));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[2], &t[1]));
+  }
+  PetscCall(VecGPUKitRestoreDeviceArrayRead(X, &b));
+  if (!dy) {
+    PetscCall(VecGetArrayWrite(y, &ya));
+    PetscCall(GKMemcpyD2H(ya, yd, bytes));
+    PetscCall(VecRestoreArrayWrite(y, &ya));
+  }
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(Y, &yd));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogEventEnd(GK_SSOR, pc, x, y, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOptionsObject)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "SSOR on the GPU (ssorgpu) options");
+  PetscCall(PetscOptionsEnum("-pc_ssorgpu_type", "natural (exact, level scheduled), multicolor (exact for the colour-permuted matrix) or neumann (truncated series)", "PCSSORGPUSetType", PCSSORGPUTypes, (PetscEnum)s->type, (PetscEnum *)&s->type, NULL));
+  PetscCall(PetscOptionsReal("-pc_ssorgpu_omega", "The relaxation factor, 0 < omega < 2", "PCSSORGPUSetOmega", s->omega, &s->omega, NULL));
+  PetscCheck(s->omega > 0.0 && s->omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)s->omega);
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", s->terms, &s->terms, NULL));
+  PetscCheck(s->terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, s->terms);
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+  PetscBool   iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR on the GPU, %s, omega = %g%s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->type == PC_SSORGPU_NEUMANN ? "" : ", one symmetric sweep from a zero guess"));
+  if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
+  else if (s->type == PC_SSORGPU_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCReset_SSORGPU(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCSSORGPUReset_Private((PC_SSORGPU *)pc->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCDestroy_SSORGPU(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_SSORGPU(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUGetColors_SSORGPU(PC pc, PetscInt *ncolors, const PetscInt *colors[])
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  *ncolors = s->ncolors;
+  *colors  = s->color;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PCSSORGPUGetColors - The colouring of a set-up `PCSSORGPU` of type multicolor: the number of
+   colours and each of this process's rows' colour (NULL for the other types)
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `PCSSORGPU`
+@*/
+PetscErrorCode PCSSORGPUGetColors(PC pc, PetscInt *ncolors, const PetscInt *colors[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  *ncolors = 0;
+  *colors  = NULL;
+  PetscTryMethod(pc, "PCSSORGPUGetColors_C", (PC, PetscInt *, const PetscInt *[]), (pc, ncolors, colors));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCCreate_SSORGPU(PC pc)
+{
+  PC_SSORGPU *s;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+  PetscCall(PetscNew(&s));
+  s->type                  = PC_SSORGPU_MULTICOLOR;
+  s->omega                 = 1.0;
+  s->terms                 = 2;
+  s->badrow                = -1;
+  pc->data                 = s;
+  pc->ops->setup           = PCSetUp_SSORGPU;
+  pc->ops->apply           = PCApply_SSORGPU;
+  pc->ops->setfromoptions  = PCSetFromOptions_SSORGPU;
+  pc->ops->view            = PCView_SSORGPU;
+  pc->ops->reset           = PCReset_SSORGPU;
+  pc->ops->destroy         = PCDestroy_SSORGPU;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", PCSSORGPUGetColors_SSORGPU));
+  PetscFunctionReturn(0);
+}

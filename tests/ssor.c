@@ -1,0 +1,402 @@
+static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric sweep), multicolor against PCSOR on the\n\
+matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
+here; then KSPCG with each, and the failures.\n\
+  -mode apply|ksp|zerodiag|shell\n\
+  -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
+  -dim 2|3, -n <n>           : the Laplacian's grid\n\n";
+
+#include <petscksp.h>
+#include <petscgpukit.h>
+#include "testutil.h"
+
+/* the 5- or 7-point Laplacian with a varying diagonal (so D is not a multiple of I), rows split
+   evenly over PETSC_COMM_WORLD */
+static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
+{
+  const PetscInt N = dim == 2 ? n * n : n * n * n;
+  PetscInt       rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 7, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
+    const PetscInt stride[3] = {1, n, n * n}, pos[3] = {r % n, (r / n) % n, r / (n * n)};
+
+    for (PetscInt d = 0; d < dim; d++) {
+      if (pos[d] > 0) PetscCall(MatSetValue(*A, r, r - stride[d], -1.0, INSERT_VALUES));
+      if (pos[d] < n - 1) PetscCall(MatSetValue(*A, r, r + stride[d], -1.0, INSERT_VALUES));
+    }
+    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + 0.25 * (r % 3), INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Fill(Vec v)
+{
+  PetscScalar *a;
+  PetscInt     rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(v, &rs, &re));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = rs; i < re; i++) a[i - rs] = PetscSinReal(0.7 + 0.37 * i) + 0.5;
+  PetscCall(VecRestoreArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
+/* a PC of type pt (ssorgpu options from the database) set up on A */
+static PetscErrorCode MakePC(Mat A, PCType pt, PetscReal omega, PC *pc)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PCCreate(PETSC_COMM_WORLD, pc));
+  PetscCall(PCSetOperators(*pc, A, A));
+  PetscCall(PCSetType(*pc, pt));
+  PetscCall(PCSetFromOptions(*pc));
+  if (!strcmp(pt, PCSOR)) { /* one symmetric sweep, local to each process on several */
+    PetscCall(PCSORSetOmega(*pc, omega));
+    PetscCall(PCSORSetSymmetric(*pc, size > 1 ? SOR_LOCAL_SYMMETRIC_SWEEP : SOR_SYMMETRIC_SWEEP));
+  }
+  PetscCall(PCSetUp(*pc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Expect(Vec y, Vec ref, PetscReal tol, const char *what)
+{
+  PetscReal nd, nr;
+
+  PetscFunctionBegin;
+  PetscCall(TestDiffNorms(ref, y, NORM_2, &nd, &nr));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: relative difference %.1e\n", what, (double)(nd / nr)));
+  PetscCheck(nd <= tol * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs by %g (relative), more than %g", what, (double)(nd / nr), (double)tol);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SetType(const char *type, PetscReal omega, PetscInt terms)
+{
+  char w[32], k[32];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(w, sizeof(w), "%g", (double)omega));
+  PetscCall(PetscSNPrintf(k, sizeof(k), "%" PetscInt_FMT, terms));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_type", type));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_omega", w));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_neumann_terms", k));
+  PetscFunctionReturn(0);
+}
+
+/* The series of neumann, computed here from A's diagonal block: x1 = sum_k (-w D^-1 L)^k w D^-1 b,
+   y = sum_k (-w D^-1 U)^k (2 - w) x1, terms + 1 terms each, L and U in the natural order */
+static PetscErrorCode NeumannHere(Mat A, PetscReal w, PetscInt terms, Vec b, Vec y)
+{
+  Mat                B;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa, *ba;
+  PetscScalar       *ya, *d, *x1, *t;
+  PetscInt           m;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock(A, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCall(MatSeqAIJGetArrayRead(B, &aa));
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(PetscMalloc3(m, &d, m, &x1, m, &t));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
+      if (ja[e] == i) d[i] = aa[e];
+  for (int up = 0; up < 2; up++) {
+    PetscScalar *v = up ? ya : x1;
+
+    for (PetscInt i = 0; i < m; i++) v[i] = up ? (2.0 - w) * x1[i] : w * ba[i] / d[i];
+    for (PetscInt k = 0; k < terms; k++) {
+      for (PetscInt i = 0; i < m; i++) {
+        PetscScalar s = 0.0;
+
+        for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
+          if (up ? ja[e] > i : ja[e] < i) s += aa[e] * v[ja[e]];
+        t[i] = up ? (2.0 - w) * x1[i] - w * s / d[i] : w * (ba[i] - s) / d[i];
+      }
+      PetscCall(PetscArraycpy(v, t, m));
+    }
+  }
+  PetscCall(PetscFree3(d, x1, t));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(MatSeqAIJRestoreArrayRead(B, &aa));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/* multicolor: the colouring valid on the diagonal block, and the PC equal to PCSOR on the
+   matrix permuted colour by colour (each process's rows among themselves) */
+static PetscErrorCode CheckMulticolor(Mat Aref, PC pc, PetscReal w, Vec b, Vec y)
+{
+  PetscInt        nc, m, rs, *perm, k = 0;
+  const PetscInt *color, *ia, *ja;
+  Mat             B, Ap;
+  IS              is;
+  PC              sor;
+  Vec             bp, yp, yback;
+  PetscBool       done;
+  const PetscScalar *pa;
+  PetscScalar       *qa;
+
+  PetscFunctionBegin;
+  PetscCall(PCSSORGPUGetColors(pc, &nc, &color));
+  PetscCall(MatGetDiagonalBlock(Aref, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(!m || (color && nc > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No colouring");
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) PetscCheck(ja[e] == i || color[ja[e]] != color[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Neighbours %" PetscInt_FMT " and %" PetscInt_FMT " share colour %" PetscInt_FMT, i, ja[e], color[i]);
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscCall(MatGetOwnershipRange(Aref, &rs, NULL));
+  PetscCall(PetscMalloc1(m, &perm)); /* new row k is old row perm[k]: colour by colour */
+  for (PetscInt c = 0; c < nc; c++)
+    for (PetscInt i = 0; i < m; i++)
+      if (color[i] == c) perm[k++] = rs + i;
+  PetscCall(ISCreateGeneral(PETSC_COMM_WORLD, m, perm, PETSC_COPY_VALUES, &is));
+  PetscCall(MatCreateSubMatrix(Aref, is, is, MAT_INITIAL_MATRIX, &Ap));
+  PetscCall(VecDuplicate(b, &bp));
+  PetscCall(VecDuplicate(b, &yp));
+  PetscCall(VecDuplicate(b, &yback));
+  PetscCall(VecGetArrayRead(b, &pa));
+  PetscCall(VecGetArray(bp, &qa));
+  for (PetscInt j = 0; j < m; j++) qa[j] = pa[perm[j] - rs];
+  PetscCall(VecRestoreArray(bp, &qa));
+  PetscCall(VecRestoreArrayRead(b, &pa));
+  PetscCall(MakePC(Ap, PCSOR, w, &sor));
+  PetscCall(PCApply(sor, bp, yp));
+  PetscCall(VecGetArrayRead(yp, &pa));
+  PetscCall(VecGetArray(yback, &qa));
+  for (PetscInt j = 0; j < m; j++) qa[perm[j] - rs] = pa[j];
+  PetscCall(VecRestoreArray(yback, &qa));
+  PetscCall(VecRestoreArrayRead(yp, &pa));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " colours (first process), valid\n", nc));
+  PetscCall(Expect(y, yback, 1e-12, "  multicolor against PCSOR on the permuted matrix"));
+  PetscCall(PCDestroy(&sor));
+  PetscCall(MatDestroy(&Ap));
+  PetscCall(ISDestroy(&is));
+  PetscCall(PetscFree(perm));
+  PetscCall(VecDestroy(&bp));
+  PetscCall(VecDestroy(&yp));
+  PetscCall(VecDestroy(&yback));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Apply(PetscInt dim, PetscInt n, MatType type)
+{
+  const PetscReal omegas[] = {0.6, 1.0, 1.5};
+  Mat             A, Aref;
+  Vec             b, y, ref, bh;
+  PC              pc, sor;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, type, &A));
+  PetscCall(Laplacian(dim, n, MATAIJ, &Aref));
+  PetscCall(MatCreateVecs(A, &b, &y));    /* the device vectors of the type (host ones for aij) */
+  PetscCall(MatCreateVecs(Aref, &bh, &ref)); /* host vectors for PETSc's */
+  PetscCall(Fill(b));
+  PetscCall(Fill(bh));
+  for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(omegas); o++) {
+    const PetscReal w = omegas[o];
+
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, %s, omega %g\n", (int)dim, (int)n, type, (double)w));
+    PetscCall(MakePC(Aref, PCSOR, w, &sor));
+    PetscCall(PCApply(sor, bh, ref));
+    PetscCall(PCDestroy(&sor));
+    PetscCall(SetType("natural", w, 0));
+    PetscCall(MakePC(A, PCSSORGPU, w, &pc));
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(Expect(y, ref, 1e-12, "  natural against PCSOR"));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(SetType("multicolor", w, 0));
+    PetscCall(MakePC(A, PCSSORGPU, w, &pc));
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(CheckMulticolor(Aref, pc, w, bh, y));
+    PetscCall(PCDestroy(&pc));
+    for (PetscInt k = 0; k <= 3; k += 1 + (k == 1)) { /* 0, 1, 3 terms after the first */
+      char what[64];
+
+      PetscCall(SetType("neumann", w, k));
+      PetscCall(MakePC(A, PCSSORGPU, w, &pc));
+      PetscCall(PCApply(pc, b, y));
+      PetscCall(NeumannHere(Aref, w, k, bh, ref));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "  neumann, %d terms, against the series here", (int)k + 1));
+      PetscCall(Expect(y, ref, 1e-12, what));
+      if (!k) { /* one term: Jacobi scaled by w (2 - w) */
+        PetscCall(MatGetDiagonal(Aref, ref));
+        PetscCall(VecPointwiseDivide(ref, bh, ref));
+        PetscCall(VecScale(ref, w * (2.0 - w)));
+        PetscCall(Expect(y, ref, 1e-14, "  neumann, 1 term, against w (2 - w) D^-1 b"));
+      }
+      PetscCall(PCDestroy(&pc));
+    }
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&ref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
+/* KSPCG iterations with the PC: ssorgpu (options set) on A, or PCSOR on A */
+static PetscErrorCode CG(Mat A, PCType pt, PetscReal w, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason)
+{
+  KSP         ksp;
+  PC          pc;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  PetscCall(KSPSetFromOptions(ksp));
+  if (!strcmp(pt, PCSOR)) {
+    PetscCall(PCSORSetOmega(pc, w));
+    PetscCall(PCSORSetSymmetric(pc, size > 1 ? SOR_LOCAL_SYMMETRIC_SWEEP : SOR_SYMMETRIC_SWEEP));
+  }
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Krylov(PetscInt dim, PetscInt n, MatType type)
+{
+  const PetscReal omegas[] = {0.8, 1.2, 1.7};
+  const char     *types[]  = {"natural", "multicolor", "neumann"};
+  Mat             A, Aref;
+  Vec             b, x, bh, xh;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, type, &A));
+  PetscCall(Laplacian(dim, n, MATAIJ, &Aref));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(MatCreateVecs(Aref, &xh, &bh));
+  PetscCall(Fill(b));
+  PetscCall(Fill(bh));
+  for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(omegas); o++) {
+    PetscInt           itsref, its;
+    KSPConvergedReason rref, r;
+
+    PetscCall(CG(Aref, PCSOR, omegas[o], bh, xh, &itsref, &rref));
+    for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+      PetscCall(SetType(types[t], omegas[o], 2));
+      PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &r));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g: CG with ssorgpu %-10s %4d iterations, %s (PCSOR %d)\n", (int)dim, (int)n, (double)omegas[o], types[t], (int)its, KSPConvergedReasons[r], (int)itsref));
+      PetscCheck(r > 0 && rref > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CG did not converge (%s, PCSOR %s)", KSPConvergedReasons[r], KSPConvergedReasons[rref]);
+      if (t == 0) PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "natural: %d iterations, PCSOR %d", (int)its, (int)itsref);
+    }
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
+/* a zero diagonal entry in the last row: KSP_DIVERGED_PC_FAILED and no NaN in x (with
+   -ksp_error_if_not_converged: the error naming the row, which the runner checks) */
+static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
+{
+  Mat                A;
+  Vec                b, x;
+  PetscInt           N, its;
+  KSPConvergedReason reason;
+  PetscReal          nx;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(2, n, type, &A));
+  PetscCall(MatGetSize(A, &N, NULL));
+  {
+    PetscInt row = N - 1, rs, re;
+
+    PetscCall(MatGetOwnershipRange(A, &rs, &re));
+    if (row >= rs && row < re) PetscCall(MatSetValue(A, row, row, 0.0, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(Fill(b));
+  PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
+  PetscCall(VecNorm(x, NORM_2, &nx));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal entry: %s after %d iterations, |x| = %g\n", KSPConvergedReasons[reason], (int)its, (double)nx));
+  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal entry gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
+  PetscCheck(!PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution holds Inf or NaN");
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCopy(x, y));
+  PetscFunctionReturn(0);
+}
+
+/* a MATSHELL operator: ssorgpu has no entries to sweep over and says so (the runner checks) */
+static PetscErrorCode Shell(void)
+{
+  Mat S;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateShell(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 40, 40, NULL, &S));
+  PetscCall(MatShellSetOperation(S, MATOP_MULT, (void (*)(void))ShellMult));
+  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCSetOperators(pc, S, S));
+  PetscCall(PCSetType(pc, PCSSORGPU));
+  PetscCall(PCSetUp(pc));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(MatDestroy(&S));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  dim = 2, n = 12;
+  char      mode[32] = "apply", type[64] = MATAIJ;
+  PetscBool isapply, isksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mode", mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscStrcmp(mode, "apply", &isapply));
+  PetscCall(PetscStrcmp(mode, "ksp", &isksp));
+  if (isapply) PetscCall(Apply(dim, n, type));
+  else if (isksp) PetscCall(Krylov(dim, n, type));
+  else if (!strcmp(mode, "shell")) PetscCall(Shell());
+  else PetscCall(ZeroDiagonal(n, type));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_neumann_terms"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "done\n"));
+  PetscCall(PetscFinalize());
+  return 0;
+}
