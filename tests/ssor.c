@@ -1,7 +1,7 @@
 static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric sweep), multicolor against PCSOR on the\n\
 matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
 here; then KSPCG with each, and the failures.\n\
-  -mode apply|ksp|zerodiag|shell\n\
+  -mode apply|ksp|cggpu|zerodiag|shell\n\
   -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
   -dim 2|3, -n <n>           : the Laplacian's grid\n\n";
 
@@ -252,6 +252,57 @@ static PetscErrorCode Apply(PetscInt dim, PetscInt n, MatType type)
 }
 
 /* KSPCG iterations with the PC: ssorgpu (options set) on A, or PCSOR on A */
+static PetscErrorCode CG(Mat A, PCType pt, PetscReal w, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason);
+
+/* cggpu with ssorgpu (Eisenstat's trick) against KSPCG with ssorgpu, both with the natural norm
+   (the transformed system's equals SSOR-PCG's): iterations within one, the same solution; the
+   default norm solves too (its true residual) */
+static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
+{
+  const PetscReal omegas[] = {0.8, 1.3, 1.8};
+  const char     *types[]  = {"natural", "multicolor"};
+  Mat             A;
+  Vec             b, x, xref, r;
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, type, &A));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &xref));
+  PetscCall(VecDuplicate(x, &r));
+  PetscCall(Fill(b));
+  for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(omegas); o++)
+    for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+      PetscInt           its, itsref;
+      KSPConvergedReason rs, rref;
+      PetscReal          nd, nr, nres, nb;
+
+      PetscCall(SetType(types[t], omegas[o], 0));
+      PetscCall(PetscOptionsSetValue(NULL, "-ksp_norm_type", "natural"));
+      PetscCall(CG(A, PCSSORGPU, omegas[o], b, xref, &itsref, &rref));
+      PetscCall(PetscOptionsSetValue(NULL, "-ksp_type", KSPCGGPU));
+      PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
+      PetscCall(PetscOptionsClearValue(NULL, "-ksp_norm_type"));
+      PetscCall(TestDiffNorms(xref, x, NORM_2, &nd, &nr));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-10s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim, (int)n, (double)omegas[o], types[t], (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
+      PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu: %d iterations, %s; cg %d, %s", (int)its, KSPConvergedReasons[rs], (int)itsref, KSPConvergedReasons[rref]);
+      PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g", (double)(nd / nr));
+      /* the default (preconditioned) norm: solved, by the true residual */
+      PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
+      PetscCall(PetscOptionsClearValue(NULL, "-ksp_type"));
+      PetscCall(MatMult(A, x, r));
+      PetscCall(VecAYPX(r, -1.0, b));
+      PetscCall(VecNorm(r, NORM_2, &nres));
+      PetscCall(VecNorm(b, NORM_2, &nb));
+      PetscCheck(rs > 0 && nres <= 1e-6 * nb, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu (default norm): %s, true residual %g", KSPConvergedReasons[rs], (double)(nres / nb));
+    }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xref));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CG(Mat A, PCType pt, PetscReal w, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason)
 {
   KSP         ksp;
@@ -392,6 +443,7 @@ int main(int argc, char **argv)
   if (isapply) PetscCall(Apply(dim, n, type));
   else if (isksp) PetscCall(Krylov(dim, n, type));
   else if (!strcmp(mode, "shell")) PetscCall(Shell());
+  else if (!strcmp(mode, "cggpu")) PetscCall(Fused(dim, n, type));
   else PetscCall(ZeroDiagonal(n, type));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));

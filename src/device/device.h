@@ -60,14 +60,24 @@ typedef struct {
    SSOR (ssorgpu): a square matrix split as L + D + U in some order of its rows (the natural
    order, or colour by colour), L and U as CSR arrays of the entries before and after the row's
    own in that order, D the diagonal. Every variant is made of one step applied to a list of
-   rows (a level of the triangular solve, a colour, or all rows at once):
-     lower: xout_i = omega/d_i (b_i - sum_j L_ij xin_j)
-     upper: xout_i = (2 - omega) b_i - omega/d_i sum_j U_ij xin_j
-   In place (xin = xout, and b = x for upper) and level by level these are the forward and
-   backward sweeps of SSOR from a zero guess: x = ((2-w)/w) (D/w + U)^-1 D (D/w + L)^-1 b.
-   Out of place on all rows they are the Jacobi-like steps of a truncated Neumann series of
-   the same triangular solves.
+   rows (a level of a triangular solve, a colour, or all rows at once), one of
+     GK_SSOR_LOWER:      xout_i = omega/d_i (b_i - sum_j L_ij xin_j)
+     GK_SSOR_UPPER_SSOR: xout_i = (2 - omega) b_i - omega/d_i sum_j U_ij xin_j
+     GK_SSOR_UPPER:      xout_i = omega/d_i (b_i - sum_j U_ij xin_j)
+     GK_SSOR_UPPER_MULT: xout_i = d_i/omega xin_i + sum_j U_ij xin_j  (out of place)
+   In place (xin = xout, and b = x for UPPER_SSOR) and level by level LOWER and UPPER_SSOR are
+   the forward and backward sweeps of SSOR from a zero guess, x = ((2-w)/w) (D/w + U)^-1 D (D/w +
+   L)^-1 b; LOWER and UPPER alone are the solves with D/w + L and D/w + U, UPPER_MULT the product
+   with D/w + U (Eisenstat's transformation). Out of place on all rows LOWER and UPPER_SSOR are the
+   Jacobi-like steps of a truncated Neumann series of SSOR's triangular solves.
 */
+typedef enum {
+  GK_SSOR_LOWER,
+  GK_SSOR_UPPER_SSOR,
+  GK_SSOR_UPPER,
+  GK_SSOR_UPPER_MULT
+} GKSsorStep;
+
 typedef struct {
   PetscInt           m;
   const PetscInt    *lptr, *lcol; /* device: L's row starts (m + 1) and columns */
@@ -213,8 +223,8 @@ typedef struct {
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
-  /* SSOR's step (above) on rows[0..nrows-1] (device; NULL: all m rows): upper, omega, b, xin, xout */
-  PetscErrorCode (*ssorrows)(const GKSsor *, PetscBool, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
+  PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);
@@ -227,6 +237,19 @@ typedef struct {
   PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
   /* update i (i, diag, w, r, z, and for BiCG w~, r~, z~); diag NULL: no preconditioner, z is r */
   PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+  /* Eisenstat's form of SSOR-preconditioned CG (cggpu with ssorgpu, Eisenstat 1981): CG on
+     (D/w + L)^-1 A (D/w + U)^-1 with the scaling ((2-w)/w) D as the update's diag, whose product
+     needs no product with A, as A = (D/w + L) + (D/w + U) + (1 - 2/w) D: t = (D/w + U)^-1 p and
+     w = t + (D/w + L)^-1 (p + (1 - 2/w) D t). The step becomes sweeps over the solves' lists of
+     rows (levels or colours), then the sum of dpi:
+       upper, each list in the backward order: (the first list) the last update's sums finished
+         as the step finishes them; x += a p_i-1; p_i = z + b p_i-1 (z at i = 0);
+         t = omega/d (p - U t); last: only x moves, all rows (rows NULL);
+       lower, each list in the forward order: w = (omega - 1) t + omega/d (p - L (w - t)).
+     (i, rho0, last, first, S, upper, nrows, rows, omega, z, p_i-1, p_i, t, w, x) */
+  PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+  /* the sum of dpi = p^H w (COCG: p^T w) for the next update */
+  PetscErrorCode (*krylovdpi)(GKKrylov, const PetscScalar *, const PetscScalar *);
   /* the state to the host: the copy queued behind the kernels so far, then the wait for it */
   PetscErrorCode (*krylovstatebegin)(GKKrylov);
   PetscErrorCode (*krylovstateend)(GKKrylov, GKKrylovState *);

@@ -309,7 +309,7 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 
 /* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
    colour) never read each other's entries, so the order within a launch does not matter. */
-__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, bool upper, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -318,17 +318,20 @@ __global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, 
     GKScalar       s = 0.0;
 
     for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
-    xout[i] = upper ? (2.0 - omega) * b[i] - omega * s / d[i] : omega * (b[i] - s) / d[i];
+    if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d[i];
+    else if (step == GK_SSOR_UPPER_MULT) xout[i] = d[i] / omega * xin[i] + s;
+    else xout[i] = omega * (b[i] - s) / d[i];
   }
 }
 
-static PetscErrorCode GKCUDASsorRows(const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
-  const PetscInt n = rows ? nrows : S->m;
+  const PetscInt  n     = rows ? nrows : S->m;
+  const PetscBool upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, upper ? true : false, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -368,6 +371,8 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAKrylovDestroy,
   GKCUDAKrylovStep,
   GKCUDAKrylovUpdate,
+  GKCUDAKrylovSsor,
+  GKCUDAKrylovDpi,
   GKCUDAKrylovStateBegin,
   GKCUDAKrylovStateEnd,
   GKCUDAKrylovGather,

@@ -81,13 +81,14 @@ PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *K)
   PetscFunctionReturn(0);
 }
 
-/* Whether an earlier kernel flagged a breakdown, read once for the whole block so that all its
-   threads take the same way past the barriers */
-static __device__ bool GKStopped(const GKKrylovDevState *st)
+/* Whether an earlier kernel flagged a breakdown (before: one of an iteration before i; a step
+   that flags must not stop its own blocks that start later, which test the same sums), read once
+   for the whole block so that all its threads take the same way past the barriers */
+static __device__ bool GKStopped(const GKKrylovDevState *st, PetscInt before = PETSC_MAX_INT)
 {
   __shared__ int flag;
 
-  if (!threadIdx.x) flag = *(volatile const int *)&st->flag;
+  if (!threadIdx.x) flag = *(volatile const int *)&st->flag && st->flagit < before;
   __syncthreads();
   return flag != 0;
 }
@@ -228,7 +229,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
   bool           stop   = false;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
-  if (GKStopped(st)) {
+  if (GKStopped(st, i)) {
     GKPublish(st, pub);
     return;
   }
@@ -516,5 +517,107 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
     k->g.s[j][0] = PetscRealPart(s[j]);
     k->g.s[j][1] = PetscImaginaryPart(s[j]);
   }
+  PetscFunctionReturn(0);
+}
+
+/* Eisenstat's step, one list of rows (device.h): the first upper list finishes the last update's
+   sums as the step does (every later list computes the same b, stop and a from the same state);
+   a stopped or last step moves x on every row in its first list and nothing more. Flags this
+   step sets (flagit = i) do not stop its own later lists, which stop by themselves. */
+template <GKKrylovMethod METHOD>
+__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, double omega, GKSums g, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+{
+  GKScalar b = 0.0, a = 0.0;
+  bool     stop = false;
+
+  if (GKStopped(st, i)) {
+    if (first && upper) GKPublish(st, pub);
+    return;
+  }
+  if (upper && i) {
+    const GKScalar rho = g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
+    const GKScalar old = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+
+    a = GKMake(st->a[0], st->a[1]);
+    if (rho == GKScalar(0.0)) stop = true;
+    else if (METHOD == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) stop = true;
+    else b = rho / old;
+    if (first) {
+      if (!blockIdx.x && !threadIdx.x) {
+        st->norm2      = g.set ? g.s[1][0] : st->sum[1][0];
+        st->rholast[0] = GKRe(rho);
+        st->rholast[1] = GKIm(rho);
+        if (!stop) {
+          st->rho[i % 2][0] = GKRe(rho);
+          st->rho[i % 2][1] = GKIm(rho);
+        }
+      }
+      if (stop) GKFlag(st, rho == GKScalar(0.0) ? GK_KRYLOV_BREAKDOWN : GK_KRYLOV_INDEFINITE_PC, i);
+      GKPublish(st, pub);
+      if (stop || last) {
+        for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
+        return;
+      }
+    }
+  } else if (upper && first && !blockIdx.x && !threadIdx.x) {
+    st->rho[0][0] = st->rholast[0] = GKRe(rho0);
+    st->rho[0][1] = st->rholast[1] = GKIm(rho0);
+  }
+  if (stop) return;
+  for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt r = rows ? rows[k] : k;
+    GKScalar       s = 0.0;
+
+    if (upper) {
+      const GKScalar pr = i ? GKDir(z[r], b, pold[r]) : z[r];
+
+      if (i) x[r] += a * pold[r];
+      p[r] = pr;
+      for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
+      t[r] = omega * (pr - s) / ((const GKScalar *)S.d)[r];
+    } else {
+      for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
+        const PetscInt j = S.lcol[e];
+
+        s += ((const GKScalar *)S.lval)[e] * (w[j] - t[j]);
+      }
+      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / ((const GKScalar *)S.d)[r];
+    }
+  }
+}
+
+PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+{
+  GKKrylovCUDA  *k = (GKKrylovCUDA *)K;
+  const PetscInt n = rows ? nrows : S->m;
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, bool, PetscInt, const PetscInt *, double, GKSums, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
+
+  PetscFunctionBegin;
+  kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG> : GKKrylovSsorKernel<GK_KRYLOV_COCG>;
+  kern<<<PetscMax(1, GKBlocks(PetscMax(n, first && upper ? S->m : 0))), GK_BLOCK>>>(S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* dpi = p^H w (COCG: p^T w), summed as the step sums it */
+template <GKKrylovMethod METHOD>
+__global__ void GKKrylovDpiKernel(PetscInt n, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ p, const GKScalar *__restrict__ w)
+{
+  GKScalar acc[1] = {0.0};
+
+  if (GKStopped(st)) return;
+  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) acc[0] += METHOD == GK_KRYLOV_CG ? p[j] * GKConj(w[j]) : p[j] * w[j];
+  GKGridSum<1>(acc, partial, 0, st, pub);
+}
+
+PetscErrorCode GKCUDAKrylovDpi(GKKrylov K, const PetscScalar *p, const PetscScalar *w)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+  void (*kern)(PetscInt, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *);
+
+  PetscFunctionBegin;
+  kern = k->method == GK_KRYLOV_CG ? GKKrylovDpiKernel<GK_KRYLOV_CG> : GKKrylovDpiKernel<GK_KRYLOV_COCG>;
+  kern<<<GKWaveBlocks((const void *)kern, k->n), GK_BLOCK>>>(k->n, k->partial, k->state, k->pub, (const GKScalar *)p, (const GKScalar *)w);
+  GKCheckLaunch();
   PetscFunctionReturn(0);
 }

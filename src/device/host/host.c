@@ -404,8 +404,9 @@ static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 }
 
 /* SSOR's step (device.h), row by row in the list's order */
-static PetscErrorCode GKHostSsorRows(const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
+  const PetscBool    upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
   const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
   const PetscScalar *val = upper ? S->uval : S->lval;
   const PetscInt     n   = rows ? nrows : S->m;
@@ -417,7 +418,16 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, PetscBool upper, PetscInt 
     PetscScalar    s = 0.0;
 
     for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
-    xout[i] = upper ? (2.0 - omega) * b[i] - omega * s / S->d[i] : omega * (b[i] - s) / S->d[i];
+    switch (step) {
+    case GK_SSOR_UPPER_SSOR:
+      xout[i] = (2.0 - omega) * b[i] - omega * s / S->d[i];
+      break;
+    case GK_SSOR_UPPER_MULT:
+      xout[i] = S->d[i] / omega * xin[i] + s;
+      break;
+    default: /* the solves */
+      xout[i] = omega * (b[i] - s) / S->d[i];
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -457,6 +467,8 @@ const GKBackendOps GKBackendHost = {
   GKHostKrylovDestroy,
   GKHostKrylovStep,
   GKHostKrylovUpdate,
+  GKHostKrylovSsor,
+  GKHostKrylovDpi,
   GKHostKrylovStateBegin,
   GKHostKrylovStateEnd,
   GKHostKrylovGather,

@@ -15,6 +15,8 @@ struct _n_GKKrylov {
   PetscReal      norm2;   /* the norm of the last update, squared */
   PetscScalar    sumdpi, sumnorm, sumrho; /* the sums a step leaves to the next */
   PetscScalar    sumoff;                  /* dpi of the off-diagonal block (several processes) */
+  PetscScalar    b;                       /* Eisenstat: the step's b, for its later lists */
+  PetscBool      stop;                    /* Eisenstat: the step stopped at its first list */
   PetscBool      global;                  /* the sums below replace the ones above */
   PetscScalar    glob[3];                 /* dpi, norm, rho over all processes */
   GKKrylovFlag   flag;
@@ -206,5 +208,70 @@ PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
   PetscFunctionBegin;
   K->global = PETSC_TRUE;
   for (int k = 0; k < 3; k++) K->glob[k] = s[k];
+  PetscFunctionReturn(0);
+}
+
+/* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
+   step finishes them */
+PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+{
+  const PetscInt n = rows ? nrows : S->m;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag && K->flagit < i) PetscFunctionReturn(0);
+  if (upper && first) {
+    K->b    = 0.0;
+    K->stop = PETSC_FALSE;
+    if (i == 0) K->rho[0] = K->rholast = rho0;
+    else {
+      const PetscScalar rho = K->global ? K->glob[2] : K->sumrho;
+
+      K->norm2   = PetscRealPart(K->global ? K->glob[1] : K->sumnorm);
+      K->rholast = rho;
+      if (rho == (PetscScalar)0.0) {
+        GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
+        K->stop = PETSC_TRUE;
+      } else if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
+        GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
+        K->stop = PETSC_TRUE;
+      } else {
+        K->b          = rho / K->rho[(i - 1) % 2];
+        K->rho[i % 2] = rho;
+      }
+      if (K->stop || last) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
+        for (PetscInt j = 0; j < S->m; j++) x[j] += K->a * pold[j];
+        K->stop = PETSC_TRUE;
+        PetscFunctionReturn(0);
+      }
+    }
+  }
+  if (K->stop) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt r = rows ? rows[k] : k;
+    PetscScalar    s = 0.0;
+
+    if (upper) {
+      if (i) x[r] += K->a * pold[r];
+      p[r] = i ? z[r] + K->b * pold[r] : z[r];
+      for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
+      t[r] = omega * (p[r] - s) / S->d[r];
+    } else {
+      for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
+      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / S->d[r];
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostKrylovDpi(GKKrylov K, const PetscScalar *p, const PetscScalar *w)
+{
+  PetscScalar s = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  for (PetscInt j = 0; j < K->n; j++) s += K->method == GK_KRYLOV_CG ? p[j] * PetscConj(w[j]) : p[j] * w[j];
+  K->sumdpi = s;
   PetscFunctionReturn(0);
 }

@@ -16,23 +16,9 @@
 #include <petsc/private/pcimpl.h>
 #include <petscmat.h>
 
-const char *const PCSSORGPUTypes[] = {"natural", "multicolor", "neumann", "PCSSORGPUType", "PC_SSORGPU_", NULL};
+#include "ssorgpu.h"
 
-typedef struct {
-  PCSSORGPUType type;
-  PetscReal     omega;
-  PetscInt      terms;   /* neumann: terms beyond the first of each series */
-  PetscInt      m;       /* rows of the block */
-  GKSsor        S;       /* its device arrays */
-  PetscInt      nlev[2]; /* levels (natural) or colours (multicolor) of the forward and backward sweeps */
-  PetscInt     *lev[2];  /* host: the level starts into rows[] */
-  PetscInt     *rows[2]; /* device: the rows level by level */
-  PetscInt      ncolors;
-  PetscInt     *color;   /* host: each row's colour (multicolor) */
-  PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
-  PetscScalar   baddiag;
-  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
-} PC_SSORGPU;
+const char *const PCSSORGPUTypes[] = {"natural", "multicolor", "neumann", "PCSSORGPUType", "PC_SSORGPU_", NULL};
 
 static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
 {
@@ -253,22 +239,22 @@ static PetscErrorCode PCSSORGPUNeumann_Private(PC_SSORGPU *s, const PetscScalar 
 
   PetscFunctionBegin;
   PetscCall(GKDev->memzero(other, bytes));
-  PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, 0, NULL, s->omega, b, other, cur));
+  PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, 0, NULL, s->omega, b, other, cur));
   for (PetscInt k = 0; k < s->terms; k++) {
     PetscScalar *tmp = cur;
 
-    PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, 0, NULL, s->omega, b, cur, other));
+    PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, 0, NULL, s->omega, b, cur, other));
     cur   = other;
     other = tmp;
   }
   x1  = cur;
   cur = y; /* other: the free buffer */
   PetscCall(GKDev->memzero(other, bytes));
-  PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, 0, NULL, s->omega, x1, other, cur));
+  PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, 0, NULL, s->omega, x1, other, cur));
   for (PetscInt k = 0; k < s->terms; k++) {
     PetscScalar *tmp = cur;
 
-    PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, 0, NULL, s->omega, x1, cur, other));
+    PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, 0, NULL, s->omega, x1, cur, other));
     cur   = other;
     other = tmp;
   }
@@ -302,8 +288,8 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
   PetscCall(VecGPUKitGetDeviceArrayRead(X, &b));
   PetscCall(VecGPUKitGetDeviceArrayWrite(Y, &yd));
   if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
-    for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->ssorrows(&s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, b, yd, yd));
-    for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->ssorrows(&s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, yd, yd, yd));
+    for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, b, yd, yd));
+    for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, yd, yd, yd));
   } else {
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &t[0]));
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &t[1]));

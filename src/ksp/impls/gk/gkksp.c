@@ -6,6 +6,7 @@
 #include "gkksp.h"
 #include "../../../mat/impls/gk/gkmat.h"
 #include "../../../vec/impls/cuda/gkvec.h"
+#include "../../../pc/ssor_gpu/ssorgpu.h"
 
 /* The device matrix the iterations use: the operator itself, or any other assembled matrix
    converted to ellrcuda, again only when the operator changed */
@@ -49,15 +50,46 @@ static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
+/* SSOR by Eisenstat's trick (device.h): CG on the transformed system, with the scaling
+   ((2 - w)/w) D as its diag; the PC (set up by PCSetUp) keeps the sweeps' arrays and lists */
+static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc)
+{
+  KSP_GK      *gk = (KSP_GK *)ksp->data;
+  PC_SSORGPU  *s;
+  Mat          A, P;
+  PetscMPIInt  size;
+  PetscScalar *d;
+
+  PetscFunctionBegin;
+  PetscCheck(gk->method == GK_KRYLOV_CG, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s supports -pc_type jacobi or none; %s works with -ksp_type %s (or PETSc's methods)", ((PetscObject)ksp)->type_name, PCSSORGPU, KSPCGGPU);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s with %s runs on one process for now: use -ksp_type cg with -pc_type %s on several", KSPCGGPU, PCSSORGPU, PCSSORGPU);
+  PetscCall(KSPGetOperators(ksp, &A, &P));
+  PetscCheck(A == P, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the operator to be the preconditioning matrix", KSPCGGPU, PCSSORGPU);
+  PetscCall(PCSetUp(pc));
+  s = (PC_SSORGPU *)pc->data;
+  PetscCheck(s->type != PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the exact sweeps: -pc_ssorgpu_type natural or multicolor (neumann works with -ksp_type cg)", KSPCGGPU, PCSSORGPU);
+  gk->ssor   = s;
+  gk->Pstate = -1; /* diag is not Jacobi's */
+  PetscCall(VecDestroy(&gk->diag));
+  if (s->badrow >= 0) PetscFunctionReturn(0); /* the solve ends KSP_DIVERGED_PC_FAILED */
+  PetscCall(VecDuplicate(gk->work[0], &gk->diag));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(gk->diag, &d));
+  PetscCall(GKMemcpyD2D(d, s->S.d, (size_t)s->m * sizeof(PetscScalar)));
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(gk->diag, &d));
+  PetscCall(VecScale(gk->diag, (2.0 - s->omega) / s->omega));
+  PetscFunctionReturn(0);
+}
+
 /* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
-   matrix, made as PCJACOBI makes it; PCNONE: no diagonal */
+   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; ssorgpu (cggpu): Eisenstat's trick */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
   KSP_GK          *gk = (KSP_GK *)ksp->data;
   PC               pc;
   PCType           type;
   Mat              P;
-  PetscBool        isjacobi, isnone, useabs, fix, set, spd;
+  PetscBool        isjacobi, isnone, isssor, useabs, fix, set, spd;
   PCJacobiType     jtype;
   PetscObjectState state;
 
@@ -70,7 +102,13 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   }
   PetscCall(PetscStrcmp(type, PCJACOBI, &isjacobi));
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
-  PetscCheck(isjacobi || isnone, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi or none, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, type);
+  PetscCall(PetscStrcmp(type, PCSSORGPU, &isssor));
+  PetscCheck(isjacobi || isnone || isssor, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi, none%s, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? " or ssorgpu" : "", type);
+  gk->ssor = NULL;
+  if (isssor) {
+    PetscCall(KSPGKSetUpEisenstat_Private(ksp, pc));
+    PetscFunctionReturn(0);
+  }
   if (isnone) {
     PetscCall(VecDestroy(&gk->diag));
     PetscFunctionReturn(0);
@@ -106,7 +144,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
 {
   PetscFunctionBegin;
-  for (int k = 0; k < 10; k++) PetscCall(VecDestroy(&gk->work[k]));
+  for (int k = 0; k < 11; k++) PetscCall(VecDestroy(&gk->work[k]));
   PetscCall(VecDestroy(&gk->X));
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
@@ -189,6 +227,38 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool h
   PetscFunctionReturn(0);
 }
 
+/* One SSOR step over all the lists of one solve (device.h): LOWER forward, UPPER and UPPER_SSOR
+   backward; in place (b = x) unless b is given */
+static PetscErrorCode KSPGKSweeps_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, PetscScalar *x)
+{
+  const int k = step == GK_SSOR_LOWER ? 0 : 1;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < s->nlev[k]; l++) PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
+  PetscFunctionReturn(0);
+}
+
+/* Eisenstat's transformation of a vector in place: r^ = (D/w + L)^-1 r (forward), x^ = (D/w + U) x
+   (product, through the work vector t), x = (D/w + U)^-1 x^ (backward) */
+static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec v)
+{
+  PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
+  PetscScalar *a, *t;
+  Vec          T = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitGetDeviceArray(v, &a));
+  if (step == GK_SSOR_UPPER_MULT) {
+    PetscCall(KSPGKWork_Private(gk, 10, &T));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(T, &t));
+    PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
+    PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
+  } else PetscCall(KSPGKSweeps_Private(s, step, NULL, a));
+  PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
 /* The start, as KSPCG/KSPBICG: r = b - A x, z = B r (r~ = r, z~ = B^H r~), the first norm and
    its test, rho_0. Returns with ksp->reason set if the iterations need not run. */
 static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
@@ -209,6 +279,10 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
   } else PetscCall(VecCopy(Bv, R)); /* r <- b */
+  if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
+    PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_LOWER, R));
+    if (!ksp->guess_zero) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER_MULT, X));
+  }
   PetscCall(KSPGKApplyPC_Private(gk, R, Z, PETSC_FALSE)); /* z <- B r */
   if (gk->method == GK_KRYLOV_BICG) {
     PetscCall(VecCopy(R, RT));                             /* r~ <- r */
@@ -242,7 +316,7 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
 /* The device arrays of one solve: x, r, z, w, both p buffers, the shadow ones for BiCG, the
    Jacobi diagonal */
 typedef struct {
-  PetscScalar       *x, *r, *z, *w, *p[2], *rt, *zt, *wt, *pt[2];
+  PetscScalar       *x, *r, *z, *w, *p[2], *rt, *zt, *wt, *pt[2], *t;
   const PetscScalar *d;
 } KSPGKArrays;
 
@@ -276,6 +350,28 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionReturn(0);
 }
 
+/* Step i of one process: the fused kernel, or Eisenstat's sweeps and the sum of dpi (device.h) */
+static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *op, const KSPGKArrays *v)
+{
+  KSP_GK          *gk = (KSP_GK *)ksp->data;
+  PC_SSORGPU      *s  = (PC_SSORGPU *)gk->ssor;
+  PetscScalar     *pold = i ? v->p[(i + 1) % 2] : NULL, *p = v->p[i % 2];
+
+  PetscFunctionBegin;
+  if (!s) {
+    PetscCall(GKDev->krylovstep(K, i, rho0, last, op, v->z, pold, p, v->w, v->x, v->zt, i ? v->pt[(i + 1) % 2] : NULL, v->pt[i % 2], v->wt));
+    PetscFunctionReturn(0);
+  }
+  if (last) { /* x moves, nothing more */
+    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, s->omega, v->z, pold, p, v->t, v->w, v->x));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, l ? PETSC_FALSE : PETSC_TRUE, &s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, v->z, pold, p, v->t, v->w, v->x));
+  for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, v->z, pold, p, v->t, v->w, v->x));
+  PetscCall(GKDev->krylovdpi(K, p, v->w));
+  PetscFunctionReturn(0);
+}
+
 /* One process: two fused kernels an iteration (device.h), the state read every `every`
    iterations. While the host waits for the state it has already queued the next update, which
    moves neither x nor the state the test reads: the device keeps working through the wait, and
@@ -285,7 +381,7 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
   PetscBool queued = PETSC_FALSE, done;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, op, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt)); /* p_0 = z, w = A p_0 */
+  PetscCall(KSPGKStep_Private(ksp, K, 0, rho0, PETSC_FALSE, op, v)); /* p_0 = z, w = A p_0 */
   for (PetscInt i = 0;; i++) {
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
@@ -293,7 +389,7 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
     if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt)); /* r -= a w, z = B r */
     queued = PETSC_FALSE;
     /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
-    PetscCall(GKDev->krylovstep(K, its, 0.0, last, op, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
+    PetscCall(KSPGKStep_Private(ksp, K, its, 0.0, last, op, v));
     PetscCall(PetscLogFlops(flops));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
@@ -375,7 +471,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
   GKKrylov           K;
   GKOperator         op;
-  PetscScalar       *a[10] = {NULL};
+  PetscScalar       *a[11] = {NULL};
   KSPGKArrays        v;
   PetscInt           n;
   MatInfo            info;
@@ -389,11 +485,11 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   if (!gk->mpi) PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(PetscMemzero(&v, sizeof(v)));
-  for (int k = 0; k < 10; k++) { /* the work vectors this solve uses */
+  for (int k = 0; k < 11; k++) { /* the work vectors this solve uses */
     const PetscBool shadow = (k >= 4 && k <= 7) || k == 9, isz = k == 1 || k == 5;
     Vec             w = NULL;
 
-    if ((shadow && !bicg) || (isz && !gk->diag)) continue;
+    if ((shadow && !bicg) || (isz && !gk->diag) || (k == 10 && !gk->ssor)) continue;
     PetscCall(KSPGKWork_Private(gk, k, &w));
     PetscCall(VecGPUKitGetDeviceArray(w, &a[k]));
   }
@@ -404,6 +500,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   v.p[0] = a[2];
   v.w    = a[3];
   v.p[1] = a[8];
+  v.t    = a[10];
   if (bicg) {
     v.rt    = a[4];
     v.zt    = gk->diag ? a[5] : v.rt;
@@ -419,7 +516,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
   PetscCall(GKDev->krylovdestroy(&K));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
-  for (int k = 0; k < 10; k++)
+  for (int k = 0; k < 11; k++)
     if (a[k]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a[k]));
   if (v.d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &v.d));
   PetscFunctionReturn(0);
@@ -452,8 +549,15 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   } else if (ksp->guess_zero) PetscCall(VecSet(X, 0.0));
   ksp->its    = 0;
   ksp->reason = KSP_CONVERGED_ITERATING;
+  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->badrow >= 0) { /* the PC failed at setup: x untouched */
+    ksp->reason = KSP_DIVERGED_PC_FAILED;
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged: PC %s failed (see its setup)", PCSSORGPU);
+    if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
+    PetscFunctionReturn(0);
+  }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
+  if (gk->ssor) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
   PetscFunctionReturn(0);
 }
@@ -472,6 +576,7 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
+  if (gk->ssor) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
   PetscFunctionReturn(0);
 }
 

@@ -19,7 +19,8 @@ typedef struct {
   Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
   PetscObjectState Pstate;     /* the preconditioning matrix's state when diag was made */
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
-  Vec              work[10];   /* r, z, p, w, r~, z~, p~, w~, the second p and p~ buffers: r made at setup, the others at their first use */
+  Vec              work[11];   /* r, z, p, w, r~, z~, p~, w~, the second p and p~ buffers, Eisenstat's t: r made at setup, the others at their first use */
+  void            *ssor;       /* ssorgpu's data when the PC is applied by Eisenstat's trick (PC_SSORGPU), else NULL */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

@@ -1,0 +1,26 @@
+/*
+   PCSSORGPU's data, for the fused CG (src/ksp/impls/gk), which applies SSOR by Eisenstat's trick
+   with the same device arrays and sweep lists
+*/
+#pragma once
+
+#include "../../include/gpukitimpl.h"
+#include <petsc/private/pcimpl.h>
+
+typedef struct {
+  PCSSORGPUType type;
+  PetscReal     omega;
+  PetscInt      terms;   /* neumann: terms beyond the first of each series */
+  PetscInt      m;       /* rows of the block */
+  GKSsor        S;       /* its device arrays */
+  PetscInt      nlev[2]; /* levels (natural) or colours (multicolor) of the forward and backward sweeps */
+  PetscInt     *lev[2];  /* host: the level starts into rows[] */
+  PetscInt     *rows[2]; /* device: the rows level by level */
+  PetscInt      ncolors;
+  PetscInt     *color;   /* host: each row's colour (multicolor) */
+  PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
+  PetscScalar   baddiag;
+  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
+} PC_SSORGPU;
+
+
