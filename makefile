@@ -46,7 +46,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check demo tests bench bench-mpi bench-needs-real install clean
+.PHONY: all lib check demo tests bench bench-mpi bench-ssor bench-needs-real install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -99,6 +99,10 @@ bench: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 # cggpu on several GPUs, one process each (two GPUs): bench/run-mpi, results in bench/
 bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run-mpi
+
+# time to solution with ssorgpu (issue 7): bench/run-ssor, results in bench/
+bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+	@BUILD=$(BUILD) sh bench/run-ssor
 
 bench-needs-real:
 	@echo "make bench compares with cuSPARSE's real double CSR: run it with the real PETSc (PETSC_DIR=/usr/lib/petsc)" >&2; exit 1

@@ -5,6 +5,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
                         cpu (any number of ranks): PETSc CPU cg on MPIAIJ only;\n\
                         mpi (one GPU per process): cggpu on the MPI device types, weak and strong\n\
                         scaling\n\
+  -mode ssor          : time to solution of cggpu with none, jacobi and ssorgpu, 2D 2048^2 and 3D 160^3\n\
   -weak <n>           : mpi: an n x (n P) grid on P processes (default 2048: 4M rows a GPU)\n\
   -strong <n>         : mpi: an n x n grid on any number of processes (default 4096: 16M rows)\n\
   -csv <file>         : append the results to this CSV file\n\
@@ -431,6 +432,79 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* time (us) to solve to rtol 1e-8 from a zero guess with b = 1, and the iterations, with the
+   options given; the first solve (which sets the PC up: colouring, levels) is not timed */
+static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *its, double *setup)
+{
+  KSP                ksp;
+  Vec                x, b;
+  PetscLogDouble     t0, t1, t2;
+  KSPConvergedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsInsertString(NULL, opts)); /* the runs' options carry the prefix sb_ */
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 100000));
+  PetscCall(KSPSetOptionsPrefix(ksp, "sb_"));
+  PetscCall(KSPSetFromOptions(ksp));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(KSPSetUpOnBlocks(ksp));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPSolve(ksp, b, x));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t2));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: %s after %" PetscInt_FMT " iterations", opts, KSPConvergedReasons[reason], *its);
+  *us    = 1e6 * (t2 - t1);
+  *setup = 1e6 * (t1 - t0);
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(0);
+}
+
+/* Time to solution (issue 7): cggpu with none, jacobi and ssorgpu (Eisenstat's trick: natural
+   and multicolor), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
+static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n)
+{
+  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const char    *runs[][2] = {
+    {"cggpu-none", "-sb_ksp_type cggpu -sb_pc_type none"},
+    {"cggpu-jacobi", "-sb_ksp_type cggpu -sb_pc_type jacobi"},
+    {"cggpu-ssor-multicolor-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.0"},
+    {"cggpu-ssor-multicolor-w1.5", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.5"},
+    {"cggpu-ssor-natural-w1.9", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
+    {"cg-ssor-neumann2-w1.0", "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"},
+  };
+  Problem P;
+  Mat     A, D;
+  char    what[96];
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, 0, 0, M, &P));
+  PetscCall(SeqAIJ(&P, &A));
+  PetscCall(MatConvert(A, MATSEQDIACUDA, MAT_INITIAL_MATRIX, &D));
+  for (size_t r = 0; r < PETSC_STATIC_ARRAY_LENGTH(runs); r++) {
+    double   us = 0.0, setup = 0.0;
+    PetscInt its;
+
+    PetscCall(TimeSolve(D, runs[r][1], &us, &its, &setup));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s its=%d setup_us=%.0f", runs[r][0], (int)its, setup));
+    PetscCall(Record("ssor", &P, what, us, 0.0, PETSC_FALSE));
+  }
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
 /* irregular rows: sliced (and sorted) ELLPACK-R against cuSPARSE CSR */
 static PetscErrorCode RunPowerLaw(PetscInt m)
 {
@@ -483,7 +557,7 @@ int main(int argc, char **argv)
   PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
   PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, weak = 2048, strong = 4096;
   char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256];
-  PetscBool             gpu, cpu, mpi, set;
+  PetscBool             gpu, cpu, mpi, ssor, set;
   PetscMPIInt           size, rank;
   PetscGPUKitBackendType backend;
 
@@ -491,14 +565,22 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petsc-gpukit benchmarks", NULL);
-  PetscCall(PetscOptionsString("-mode", "gpu, cpu or mpi", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-mode", "gpu, cpu, mpi or ssor", NULL, mode, mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsInt("-weak", "mpi: n x (n P) grid on P processes", NULL, weak, &weak, NULL));
   PetscCall(PetscOptionsInt("-strong", "mpi: n x n grid", NULL, strong, &strong, NULL));
   PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsIntArray("-grids2d", "2D grids n (n x n)", NULL, grids2d, &n2, &set));
   if (!set) n2 = 5;
+  if (!set && !strcmp(mode, "ssor")) { /* issue 7's sizes */
+    grids2d[0] = 2048;
+    n2         = 1;
+  }
   PetscCall(PetscOptionsIntArray("-grids3d", "3D grids n (n^3)", NULL, grids3d, &n3, &set));
   if (!set) n3 = 2;
+  if (!set && !strcmp(mode, "ssor")) {
+    grids3d[0] = 160;
+    n3         = 1;
+  }
   PetscCall(PetscOptionsInt("-cg_its", "CG iterations timed on the GPU", NULL, cgits, &cgits, NULL));
   PetscCall(PetscOptionsInt("-cpu_its", "CG iterations timed on the CPU", NULL, cpuits, &cpuits, NULL));
   PetscCall(PetscOptionsInt("-powerlaw_rows", "rows of the power-law matrices (0: none)", NULL, plrows, &plrows, NULL));
@@ -506,7 +588,8 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "gpu", &gpu));
   PetscCall(PetscStrcmp(mode, "cpu", &cpu));
   PetscCall(PetscStrcmp(mode, "mpi", &mpi));
-  PetscCheck(gpu || cpu || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu or mpi, not %s", mode);
+  PetscCall(PetscStrcmp(mode, "ssor", &ssor));
+  PetscCheck(gpu || cpu || mpi || ssor, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi or ssor, not %s", mode);
   if (file[0] && !rank) {
     csv = fopen(file, "a");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
@@ -520,7 +603,7 @@ int main(int argc, char **argv)
     double gm, gk;
     int    device;
 
-    PetscCheck(size == 1 || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode gpu runs on one MPI process");
+    PetscCheck(size == 1 || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode %s runs on one MPI process", mode);
     PetscCall(PetscGPUKitInitializePackage());
     PetscCall(PetscGPUKitGetBackend(&backend));
     PetscCheck(backend == PETSCGPUKIT_BACKEND_CUDA, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS, "the benchmarks need a CUDA GPU, and petsc-gpukit found none (it chose its host backend): run make bench on a machine with an NVIDIA GPU");
@@ -531,6 +614,15 @@ int main(int argc, char **argv)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &B, 1, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD)); /* the slowest GPU's */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  device %s: copy bandwidth B = %.0f GB/s (cudaMemcpy %.0f, copy kernel %.0f)\n", dev, B, gm, gk));
     if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
+    if (ssor) { /* time to solution: 2D 2048^2 and 3D 160^3 unless given */
+      for (PetscInt k = 0; k < (n2 ? n2 : 0); k++)
+        if (grids2d[k] > 0) PetscCall(RunSSOR(2, grids2d[k]));
+      for (PetscInt k = 0; k < (n3 ? n3 : 0); k++)
+        if (grids3d[k] > 0) PetscCall(RunSSOR(3, grids3d[k]));
+      if (csv) fclose(csv);
+      PetscCall(PetscFinalize());
+      return 0;
+    }
     if (mpi) {
       PetscCall(Record("mpi-copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
       if (weak > 0) PetscCall(RunLaplacianMPI("mpi-weak", weak, weak * size, cgits));

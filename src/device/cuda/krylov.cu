@@ -594,7 +594,7 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG> : GKKrylovSsorKernel<GK_KRYLOV_COCG>;
-  kern<<<PetscMax(1, GKBlocks(PetscMax(n, first && upper ? S->m : 0))), GK_BLOCK>>>(S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x);
+  kern<<<PetscMax(1, GKBlocks(n)), GK_BLOCK>>>(S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
