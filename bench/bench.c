@@ -357,16 +357,12 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
   PetscFunctionReturn(0);
 }
 
-/* PETSc's CPU CG on MPIAIJ over all ranks */
-static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
+/* This rank's rows of the Laplacian (ny as Laplacian's) split evenly over all ranks, and their MPIAIJ */
+static PetscErrorCode MPILaplacian(PetscInt dim, PetscInt n, PetscInt ny, Problem *P, Mat *A)
 {
-  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const PetscInt M = dim == 2 ? n * (ny > 0 ? ny : n) : n * n * n;
   PetscMPIInt    size, rank;
   PetscInt       ml, rstart;
-  Problem        P;
-  Mat            A;
-  char           what[64];
-  double         us;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -374,8 +370,24 @@ static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
   ml = M / size + (rank < M % size ? 1 : 0);
   PetscCallMPI(MPI_Scan(&ml, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   rstart -= ml;
-  PetscCall(Laplacian(dim, n, 0, rstart, ml, &P));
-  PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P.rowptr, P.col, P.val, &A));
+  PetscCall(Laplacian(dim, n, ny, rstart, ml, P));
+  PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P->rowptr, P->col, P->val, A));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's CPU CG on MPIAIJ over all ranks */
+static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
+{
+  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  PetscMPIInt    size;
+  Problem        P;
+  Mat            A;
+  char           what[64];
+  double         us;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(MPILaplacian(dim, n, 0, &P, &A));
   PetscCall(TimeCG(A, KSPCG, cpuits, PETSC_FALSE, &us));
   PetscCall(PetscSNPrintf(what, sizeof(what), "cpu-cg-%dranks", (int)size));
   PetscCall(Record("cg", &P, what, us, BytesCSR(&P) + PETSC_CG_PASSES * (double)M * sizeof(PetscScalar), PETSC_FALSE));
@@ -391,8 +403,7 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
 {
   const PetscInt M = n * ny;
   const char    *types[2] = {MATMPIDIACUDA, MATMPIELLRCUDA}, *names[2] = {"diacuda", "ellrcuda"};
-  PetscMPIInt    size, rank;
-  PetscInt       ml, rstart;
+  PetscMPIInt    size;
   Problem        P;
   Mat            A;
   char           what[64];
@@ -400,12 +411,7 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  ml = M / size + (rank < M % size ? 1 : 0);
-  PetscCallMPI(MPI_Scan(&ml, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
-  rstart -= ml;
-  PetscCall(Laplacian(2, n, ny, rstart, ml, &P));
-  PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, ml, ml, M, M, P.rowptr, P.col, P.val, &A));
+  PetscCall(MPILaplacian(2, n, ny, &P, &A));
   for (int t = 0; t < 2; t++) {
     const double mat = (t ? BytesELLR(&P, 0, PETSC_FALSE) : BytesDIA(&P)) / size, vec = (double)M * sizeof(PetscScalar) / size;
     Mat          D;

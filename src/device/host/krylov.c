@@ -46,36 +46,49 @@ static void GKHostKrylovFlag(GKKrylov K, GKKrylovFlag flag, PetscInt i)
   K->flagit = i;
 }
 
-/* Step i: finishes the last update's sums (norm, rho_i), moves x by the last update's a p_i-1,
-   then, unless last, p_i = z + (rho_i/rho_i-1) p_i-1 (BiCG: p~_i = z~ + conj(rho_i/rho_i-1) p~_i-1),
-   w = A p_i (w~ = A^H p~_i), and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG).
-   At i = 0, p = z, rho_0 is given, and p_i-1 is not read. */
-PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
+/* A step's start: at i = 0 rho_0 is given; after, the last update's sums finished (the norm,
+   rho_i, the breakdown tests) into *b = rho_i/rho_i-1, or *stop */
+static void GKHostKrylovFinish(GKKrylov K, PetscInt i, PetscScalar rho0, PetscScalar *b, PetscBool *stop)
 {
-  PetscScalar b = 0.0, s = 0.0;
-  PetscBool   stop = PETSC_FALSE;
-
-  PetscFunctionBegin;
-  GKCounts.launches += 1;
-  if (K->flag) PetscFunctionReturn(0);
-  if (i == 0) K->rho[0] = K->rholast = rho0;
-  else {
+  *b    = 0.0;
+  *stop = PETSC_FALSE;
+  if (i == 0) {
+    K->rho[0] = K->rholast = rho0;
+    return;
+  }
+  {
     const PetscScalar rho = K->global ? K->glob[2] : K->sumrho;
 
     K->norm2   = PetscRealPart(K->global ? K->glob[1] : K->sumnorm);
     K->rholast = rho;
     if (rho == (PetscScalar)0.0) {
       GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
-      stop = PETSC_TRUE;
+      *stop = PETSC_TRUE;
     } else if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
       GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
-      stop = PETSC_TRUE;
+      *stop = PETSC_TRUE;
     } else {
-      b             = rho / K->rho[(i - 1) % 2];
+      *b            = rho / K->rho[(i - 1) % 2];
       K->rho[i % 2] = rho;
     }
-    for (PetscInt j = 0; j < K->n; j++) x[j] += K->a * pold[j];
   }
+}
+
+/* Step i: finishes the last update's sums (norm, rho_i), moves x by the last update's a p_i-1,
+   then, unless last, p_i = z + (rho_i/rho_i-1) p_i-1 (BiCG: p~_i = z~ + conj(rho_i/rho_i-1) p~_i-1),
+   w = A p_i (w~ = A^H p~_i), and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG).
+   At i = 0, p = z, rho_0 is given, and p_i-1 is not read. */
+PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
+{
+  PetscScalar b, s = 0.0;
+  PetscBool   stop;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  GKHostKrylovFinish(K, i, rho0, &b, &stop);
+  if (i)
+    for (PetscInt j = 0; j < K->n; j++) x[j] += K->a * pold[j];
   if (stop || last) PetscFunctionReturn(0);
   for (PetscInt j = 0; j < K->n; j++) p[j] = i ? z[j] + b * pold[j] : z[j];
   if (pt)
@@ -221,29 +234,11 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   GKCounts.launches += 1;
   if (K->flag && K->flagit < i) PetscFunctionReturn(0);
   if (upper && first) {
-    K->b    = 0.0;
-    K->stop = PETSC_FALSE;
-    if (i == 0) K->rho[0] = K->rholast = rho0;
-    else {
-      const PetscScalar rho = K->global ? K->glob[2] : K->sumrho;
-
-      K->norm2   = PetscRealPart(K->global ? K->glob[1] : K->sumnorm);
-      K->rholast = rho;
-      if (rho == (PetscScalar)0.0) {
-        GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
-        K->stop = PETSC_TRUE;
-      } else if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
-        GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
-        K->stop = PETSC_TRUE;
-      } else {
-        K->b          = rho / K->rho[(i - 1) % 2];
-        K->rho[i % 2] = rho;
-      }
-      if (K->stop || last) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
-        for (PetscInt j = 0; j < S->m; j++) x[j] += K->a * pold[j];
-        K->stop = PETSC_TRUE;
-        PetscFunctionReturn(0);
-      }
+    GKHostKrylovFinish(K, i, rho0, &K->b, &K->stop);
+    if (i && (K->stop || last)) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
+      for (PetscInt j = 0; j < S->m; j++) x[j] += K->a * pold[j];
+      K->stop = PETSC_TRUE;
+      PetscFunctionReturn(0);
     }
   }
   if (K->stop) PetscFunctionReturn(0);

@@ -232,33 +232,33 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
 /* Neumann: each triangular solve as its series' first terms + 1 terms, each term one step of
    all rows out of place (term 0, from a zero xin, is w D^-1 b for L and (2 - w) b for U): the
    lower series of b into one of t[], then the upper series of that into y */
+/* One series of rhs into *cur, the terms alternating between *cur and *other (both swapped to
+   where the result and the free buffer end up) */
+static PetscErrorCode PCSSORGPUSeries_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *rhs, PetscScalar **cur, PetscScalar **other)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDev->memzero(*other, (size_t)s->m * sizeof(PetscScalar)));
+  PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, rhs, *other, *cur));
+  for (PetscInt k = 0; k < s->terms; k++) {
+    PetscScalar *tmp = *cur;
+
+    PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, rhs, *cur, *other));
+    *cur   = *other;
+    *other = tmp;
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCSSORGPUNeumann_Private(PC_SSORGPU *s, const PetscScalar *b, PetscScalar *t[2], PetscScalar *y)
 {
-  const size_t bytes = (size_t)s->m * sizeof(PetscScalar);
   PetscScalar *cur = t[0], *other = t[1], *x1;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->memzero(other, bytes));
-  PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, 0, NULL, s->omega, b, other, cur));
-  for (PetscInt k = 0; k < s->terms; k++) {
-    PetscScalar *tmp = cur;
-
-    PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, 0, NULL, s->omega, b, cur, other));
-    cur   = other;
-    other = tmp;
-  }
+  PetscCall(PCSSORGPUSeries_Private(s, GK_SSOR_LOWER, b, &cur, &other));
   x1  = cur;
   cur = y; /* other: the free buffer */
-  PetscCall(GKDev->memzero(other, bytes));
-  PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, 0, NULL, s->omega, x1, other, cur));
-  for (PetscInt k = 0; k < s->terms; k++) {
-    PetscScalar *tmp = cur;
-
-    PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, 0, NULL, s->omega, x1, cur, other));
-    cur   = other;
-    other = tmp;
-  }
-  if (cur != y) PetscCall(GKMemcpyD2D(y, cur, bytes));
+  PetscCall(PCSSORGPUSeries_Private(s, GK_SSOR_UPPER_SSOR, x1, &cur, &other));
+  if (cur != y) PetscCall(GKMemcpyD2D(y, cur, (size_t)s->m * sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
 
