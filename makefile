@@ -74,9 +74,12 @@ $(BUILD)/tests/stock/%: tests/stock/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
 
+# the tutorials write PNG frames with libpng where it is installed (libpng-dev), else PGM
+PNG_FLAGS := $(if $(wildcard /usr/include/png.h),-DHEAT2D_HAVE_PNG)
+PNG_LINK  := $(if $(wildcard /usr/include/png.h),-lpng)
 $(BUILD)/tutorials/%: tutorials/%.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
+	$(MPICC) $(ALL_CFLAGS) $(PNG_FLAGS) $< -o $@ $(PETSC_LINK) $(PNG_LINK) -lm
 
 tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 

@@ -141,3 +141,10 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+  poisson-2d-ellrcuda     : 1 : -n 65 -dll_append $LIB -dm_mat_type ellrcuda : iteration counts agree \(within one\); solutions agree
+  poisson-3d-diacuda      : 1 : -dim 3 -n 17 -dll_append $LIB -dm_mat_type diacuda : iteration counts agree \(within one\); solutions agree
+  poisson-2d-cuda-vectors : 1 : -n 65 -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda : iteration counts agree \(within one\); solutions agree
+  poisson-2d-mpi          : 3 : -n 65 -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda : iteration counts agree \(within one\); solutions agree
+TEST*/
