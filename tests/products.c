@@ -427,6 +427,37 @@ int main(int argc, char **argv)
     PetscCheck(!remove(file) && !remove(info), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Could not remove %s", file);
   }
 
+  /* MatTranspose, new, reused and in place: the type kept, AIJ's entries, the type's products */
+  {
+    Mat       At, Dt, X;
+    PetscBool same;
+    MatType   t;
+    char      seqtype[64];
+
+    PetscCall(PetscSNPrintf(seqtype, sizeof(seqtype), "seq%s", type));
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &At));
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &D));
+    for (int stage = 0; stage < 3; stage++) {
+      if (stage == 0) PetscCall(MatTranspose(D, MAT_INITIAL_MATRIX, &Dt));
+      else if (stage == 1) PetscCall(MatTranspose(D, MAT_REUSE_MATRIX, &Dt));
+      else {
+        PetscCall(MatDestroy(&Dt));
+        PetscCall(MatTranspose(D, MAT_INPLACE_MATRIX, &D));
+        Dt = D;
+      }
+      PetscCall(MatGetType(Dt, &t));
+      PetscCall(PetscStrcmp(t, seqtype, &same));
+      PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatTranspose gave a %s matrix, not %s", t, seqtype);
+      PetscCall(MatConvert(Dt, MATSEQAIJ, MAT_INITIAL_MATRIX, &X));
+      PetscCall(MatEqual(At, X, &same));
+      PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatTranspose (%s) differs from AIJ's", stage == 0 ? "new" : (stage == 1 ? "reused" : "in place"));
+      PetscCall(MatDestroy(&X));
+      PetscCall(CheckProducts(At, Dt, stage == 0 ? "MatTranspose" : (stage == 1 ? "MatTranspose reused" : "MatTranspose in place")));
+    }
+    PetscCall(MatDestroy(&D));
+    PetscCall(MatDestroy(&At));
+  }
+
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "all products equal\n"));

@@ -334,8 +334,12 @@ int main(int argc, char **argv)
   PetscCall(DMGetMatType(da, &mtype));
   PetscCall(DMGetVecType(da, &vtype));
   PetscCall(Run(da, k, img, steps, hasdir ? dir : NULL, every, NULL, &u, &its, &sec));
-  PetscCall(VecSum(u, (PetscScalar *)&mean));
-  mean = PetscRealPart(mean) / (n * m);
+  {
+    PetscScalar sum;
+
+    PetscCall(VecSum(u, &sum));
+    mean = PetscRealPart(sum) / (n * m);
+  }
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &probe)); /* the solver the options chose, for the report */
   PetscCall(KSPSetType(probe, KSPCG));
   PetscCall(KSPGetPC(probe, &pc));

@@ -287,6 +287,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->view                      = gk->base.view;
   A->ops->setfromoptions            = gk->base.setfromoptions;
   A->ops->duplicate                 = gk->base.duplicate;
+  A->ops->transpose                 = gk->base.transpose;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
@@ -331,6 +332,55 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
 }
 
 /* Makes a SEQAIJ (or another device matrix) a matrix of the format fmt */
+/* SEQAIJ's transpose with the type name "seqaij" in place for the call: it gives a new result A's
+   type with MatSetType(), which on an assembled SEQAIJ keeps the entries only for a type whose
+   name begins with "seqaij" (PETSc's own subclasses, seqaijcusparse...) and would empty the
+   matrix for ours. Reusing B with an unchanged pattern, it only refills B's arrays. */
+static PetscErrorCode MatTransposeAsAIJ_Private(Mat A, MatReuse reuse, Mat *B)
+{
+  Mat_SeqGK     *gk   = (Mat_SeqGK *)A->spptr;
+  char          *name = ((PetscObject)A)->type_name;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  ((PetscObject)A)->type_name = (char *)MATSEQAIJ;
+  ierr                        = (*gk->base.transpose)(A, reuse, B);
+  ((PetscObject)A)->type_name = name;
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+/* MatTranspose: a new result made this format; in place, or reusing a B whose pattern no
+   longer fits, a new result put in the matrix's header (B keeps MatTranspose()'s record) */
+static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
+{
+  const GKMatFormat *fmt = ((Mat_SeqGK *)A->spptr)->fmt;
+  Mat                T;
+  PetscContainer     parent = NULL;
+  MatParentState    *ps;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(PetscObjectQuery((PetscObject)*B, "MatTransposeParent", (PetscObject *)&parent));
+    PetscCall(PetscContainerGetPointer(parent, (void **)&ps));
+    if (ps->nonzerostate == A->nonzerostate) { /* the same pattern: B's arrays refilled */
+      PetscCall(MatTransposeAsAIJ_Private(A, reuse, B));
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(MatTransposeAsAIJ_Private(A, MAT_INITIAL_MATRIX, &T));
+  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(T, fmt, MAT_INPLACE_MATRIX, &T));
+  if (reuse == MAT_INITIAL_MATRIX) *B = T;
+  else if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatHeaderReplace(A, &T));
+  else {
+    PetscCall(PetscObjectReference((PetscObject)parent));
+    PetscCall(MatHeaderReplace(*B, &T));
+    PetscCall(PetscObjectCompose((PetscObject)*B, "MatTransposeParent", (PetscObject)parent));
+    PetscCall(PetscContainerDestroy(&parent));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, MatReuse reuse, Mat *newmat)
 {
   Mat        B = *newmat;
@@ -369,6 +419,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->view                      = MatView_SeqGK;
   B->ops->setfromoptions            = MatSetFromOptions_SeqGK;
   B->ops->duplicate                 = MatDuplicate_SeqGK;
+  B->ops->transpose                 = MatTranspose_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
