@@ -1,0 +1,269 @@
+static char help[] = "Solves A x = b for a matrix read from a file, with the matrix type, Krylov method and preconditioner\n\
+the options choose; prints the iterations, whether the residual and error are small, and (-timing) the\n\
+time. b = A x* for x*_i = 1 + sin(0.37 i)/2, so that the solution is known. A plain PETSc program: the GPU types come from loading\n\
+petsc-gpukit at run time, -dll_append /path/to/libpetscgpukit.so -mat_type ellrcuda -vec_type cuda.\n\
+Options:\n\
+  -f <file>               : a matrix in PETSc's binary format\n\
+  -mm <file>              : a matrix in Matrix Market coordinate format (real, complex or pattern;\n\
+                            general, symmetric or hermitian)\n\
+  -write_wathen <nx,ny>   : first write Wathen's finite-element matrix of an nx x ny grid of elements\n\
+                            (Wathen 1987; random densities, seeded) to -o <file>: Matrix Market when\n\
+                            the name ends in .mtx, else PETSc binary\n\
+  -save <file>            : write the matrix read in PETSc's binary format\n\
+  -timing                 : print the solve's time (not stable across machines)\n\n";
+
+#include <petscksp.h>
+
+/* Wathen's matrix (as MATLAB's gallery('wathen', nx, ny)): the 8-node serendipity elements'
+   mass matrix, each element's scaled by a density in (0, 100) from a seeded generator; SPD,
+   3 nx ny + 2 nx + 2 ny + 1 rows. Written by process 0 as a symmetric Matrix Market file
+   (the lower triangle) or, through an AIJ matrix, in PETSc's binary format. */
+static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
+{
+  static const PetscReal e1[4][4] = {{6, -6, 2, -8}, {-6, 32, -6, 20}, {2, -6, 6, -6}, {-8, 20, -6, 32}};
+  static const PetscReal e2[4][4] = {{3, -8, 2, -6}, {-8, 16, -8, 20}, {2, -8, 3, -8}, {-6, 20, -8, 16}};
+  const PetscInt         n        = 3 * nx * ny + 2 * nx + 2 * ny + 1;
+  PetscReal              em[8][8];
+  unsigned long long     seed = 20240601ull;
+  Mat                    W;
+  size_t                 len;
+  PetscMPIInt            rank;
+
+  PetscFunctionBegin;
+  for (int r = 0; r < 8; r++)
+    for (int c = 0; c < 8; c++) em[r][c] = (r < 4 ? (c < 4 ? e1[r][c] : e2[r][c - 4]) : (c < 4 ? e2[c][r - 4] : e1[r - 4][c - 4])) / 45.0;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 21, NULL, &W)); /* a corner node couples to 21 */
+  PetscCall(MatSetOption(W, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt j = 1; j <= ny; j++)
+    for (PetscInt i = 1; i <= nx; i++) {
+      PetscInt  nn[8];
+      PetscReal rho;
+
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      rho  = 100.0 * (PetscReal)(seed >> 11) / 9007199254740992.0;
+      nn[0] = 3 * j * nx + 2 * i + 2 * j + 1;
+      nn[1] = nn[0] - 1;
+      nn[2] = nn[1] - 1;
+      nn[3] = (3 * j - 1) * nx + 2 * j + i - 1;
+      nn[4] = 3 * (j - 1) * nx + 2 * i + 2 * j - 3;
+      nn[5] = nn[4] + 1;
+      nn[6] = nn[5] + 1;
+      nn[7] = nn[3] + 1;
+      for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++) PetscCall(MatSetValue(W, nn[r] - 1, nn[c] - 1, rho * em[r][c], ADD_VALUES));
+    }
+  PetscCall(MatAssemblyBegin(W, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(W, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscStrlen(file, &len));
+  if (len > 4 && !strcmp(file + len - 4, ".mtx")) {
+    if (!rank) {
+      FILE *fp = fopen(file, "w");
+      PetscInt nnz = 0;
+
+      PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", file);
+      for (PetscInt r = 0; r < n; r++) {
+        PetscInt           nc;
+        const PetscInt    *cols;
+
+        PetscCall(MatGetRow(W, r, &nc, &cols, NULL));
+        for (PetscInt k = 0; k < nc; k++) nnz += cols[k] <= r;
+        PetscCall(MatRestoreRow(W, r, &nc, &cols, NULL));
+      }
+      fprintf(fp, "%%%%MatrixMarket matrix coordinate real symmetric\n%% Wathen's matrix, %d x %d elements (petsc-gpukit tutorials/solvefile)\n%d %d %d\n", (int)nx, (int)ny, (int)n, (int)n, (int)nnz);
+      for (PetscInt r = 0; r < n; r++) {
+        PetscInt           nc;
+        const PetscInt    *cols;
+        const PetscScalar *vals;
+
+        PetscCall(MatGetRow(W, r, &nc, &cols, &vals));
+        for (PetscInt k = 0; k < nc; k++)
+          if (cols[k] <= r) fprintf(fp, "%d %d %.17g\n", (int)r + 1, (int)cols[k] + 1, (double)PetscRealPart(vals[k]));
+        PetscCall(MatRestoreRow(W, r, &nc, &cols, &vals));
+      }
+      fclose(fp);
+    }
+  } else {
+    PetscViewer v;
+
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_SELF, file, FILE_MODE_WRITE, &v));
+    if (!rank) PetscCall(MatView(W, v));
+    PetscCall(PetscViewerDestroy(&v));
+  }
+  PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "wrote Wathen's matrix of %d x %d elements (%d rows) to %s\n", (int)nx, (int)ny, (int)n, file));
+  PetscCall(MatDestroy(&W));
+  PetscFunctionReturn(0);
+}
+
+/* A Matrix Market coordinate file into A (type from the options): process 0 reads and sets every
+   entry, which PETSc's assembly sends to its owner */
+static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
+{
+  PetscMPIInt rank;
+  PetscInt    dims[3] = {0, 0, 0};
+  char        line[1024], field[32] = "", sym[32] = "";
+  FILE       *fp = NULL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  if (!rank) {
+    char obj[32], fmt[32];
+    int  m, n, nz;
+
+    fp = fopen(file, "r");
+    PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the Matrix Market file %s", file);
+    PetscCheck(fgets(line, sizeof(line), fp) && sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field, sym) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no %%%%MatrixMarket header", file);
+    PetscCheck(!strcmp(obj, "matrix") && !strcmp(fmt, "coordinate"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: only coordinate matrices are read, not %s %s", file, obj, fmt);
+    PetscCheck(!strcmp(field, "real") || !strcmp(field, "complex") || !strcmp(field, "pattern") || !strcmp(field, "integer"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: the field %s is not read (real, complex, integer or pattern)", file, field);
+    PetscCheck(!strcmp(sym, "general") || !strcmp(sym, "symmetric") || !strcmp(sym, "hermitian"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: the symmetry %s is not read (general, symmetric or hermitian)", file, sym);
+    PetscCheck(PetscDefined(USE_COMPLEX) || strcmp(field, "complex"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s holds complex values: use PETSc with complex scalars", file);
+    do PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no size line", file);
+    while (line[0] == '%');
+    PetscCheck(sscanf(line, "%d %d %d", &m, &n, &nz) == 3 && m > 0 && n > 0 && nz >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a broken size line", file);
+    dims[0] = m;
+    dims[1] = n;
+    dims[2] = nz;
+  }
+  PetscCallMPI(MPI_Bcast(dims, 3, MPIU_INT, 0, PETSC_COMM_WORLD));
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, dims[0], dims[1]));
+  PetscCall(MatSetFromOptions(*A));
+  PetscCall(MatSetUp(*A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  if (!rank) {
+    for (PetscInt k = 0; k < dims[2]; k++) {
+      int         i, j;
+      double      re = 1.0, im = 0.0;
+      int         got;
+      PetscScalar v;
+
+      PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %d entries, %d announced", file, (int)k, (int)dims[2]);
+      got = sscanf(line, "%d %d %lf %lf", &i, &j, &re, &im);
+      PetscCheck(got >= (strcmp(field, "pattern") ? 3 : 2) && i >= 1 && j >= 1 && i <= dims[0] && j <= dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %d is broken: %s", file, (int)k + 1, line);
+#if defined(PETSC_USE_COMPLEX)
+      v = strcmp(field, "complex") ? (PetscScalar)re : PetscCMPLX(re, im);
+#else
+      v = re;
+#endif
+      PetscCall(MatSetValue(*A, i - 1, j - 1, v, ADD_VALUES));
+      if (i != j && strcmp(sym, "general")) PetscCall(MatSetValue(*A, j - 1, i - 1, strcmp(sym, "hermitian") ? v : PetscConj(v), ADD_VALUES));
+    }
+    fclose(fp);
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* x*_i = 1 + sin(0.37 i)/2: the same vector whatever the process count */
+static PetscErrorCode Exact(Vec v)
+{
+  PetscScalar *a;
+  PetscInt     rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetOwnershipRange(v, &rs, &re));
+  PetscCall(VecGetArray(v, &a));
+  for (PetscInt i = rs; i < re; i++) a[i - rs] = 1.0 + 0.5 * PetscSinReal(0.37 * i);
+  PetscCall(VecRestoreArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  char               file[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "", save[PETSC_MAX_PATH_LEN] = "";
+  PetscBool          isbin, ismm, hasout, hassave, timing = PETSC_FALSE;
+  PetscInt           wathen[2] = {0, 0}, nw = 2, M, N, its;
+  Mat                A;
+  Vec                x, b, one;
+  KSP                ksp;
+  KSPConvergedReason reason;
+  MatInfo            info;
+  MatType            mtype;
+  KSPType            ktype;
+  PCType             ptype;
+  PC                 pc;
+  PetscReal          nr, nb, ne, n1;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-f", file, sizeof(file), &isbin));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mm", file, sizeof(file), &ismm));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-o", out, sizeof(out), &hasout));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-save", save, sizeof(save), &hassave));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-write_wathen", wathen, &nw, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &timing, NULL));
+  if (nw && wathen[0] > 0) {
+    PetscCheck(hasout, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-write_wathen needs -o <file>");
+    PetscCall(WriteWathen(wathen[0], nw > 1 && wathen[1] > 0 ? wathen[1] : wathen[0], out));
+  }
+  PetscCheck(isbin != ismm, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Give one matrix: -f <PETSc binary file> or -mm <Matrix Market file>");
+  if (isbin) {
+    PetscViewer v;
+
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, file, FILE_MODE_READ, &v));
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(MatLoad(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+  } else PetscCall(ReadMatrixMarket(file, &A));
+  if (hassave) {
+    PetscViewer v;
+
+    PetscCall(PetscViewerBinaryOpen(PETSC_COMM_WORLD, save, FILE_MODE_WRITE, &v));
+    PetscCall(MatView(A, v));
+    PetscCall(PetscViewerDestroy(&v));
+  }
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCheck(M == N, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "The matrix is %d x %d: a square one is needed", (int)M, (int)N);
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+  PetscCall(MatGetType(A, &mtype));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &one));
+  PetscCall(Exact(one));
+  PetscCall(MatMult(A, one, b)); /* the solution is x* */
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 20000));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(KSPGetType(ksp, &ktype));
+  PetscCall(PCGetType(pc, &ptype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d rows, %.0f nonzeros, %s matrix; %s with %s\n", file, (int)M, (double)info.nz_used, mtype, ktype, ptype));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(VecNorm(x, NORM_2, &nr)); /* waits for a solve on the GPU */
+  PetscCall(PetscTime(&t1));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(MatMult(A, x, one));
+  PetscCall(VecAYPX(one, -1.0, b));
+  PetscCall(VecNorm(one, NORM_2, &nr));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  PetscCall(Exact(one));
+  PetscCall(VecNorm(one, NORM_2, &n1));
+  PetscCall(VecAXPY(one, -1.0, x));
+  PetscCall(VecNorm(one, NORM_2, &ne));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d iterations, %s; |b - A x| / |b| < 1e-8: %s; |x - x*| / |x*| < 1e-5: %s\n", (int)its, KSPConvergedReasons[reason], nr <= 1e-8 * nb ? "yes" : "no", ne <= 1e-5 * n1 ? "yes" : "no"));
+  if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve time %.3f ms\n", 1e3 * (t1 - t0)));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&one));
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+  solvefile-mm-ellrcuda     : 1 : -write_wathen 8,6 -o wathen86.mtx -mm wathen86.mtx -dll_append $LIB -mat_type ellrcuda -vec_type cuda -ksp_type cggpu : x - x\*.*< 1e-5: yes
+  solvefile-binary-diacuda  : 1 : -write_wathen 5 -o wathen55.bin -f wathen55.bin -dll_append $LIB -mat_type diacuda -mat_diacuda_max_fill 100 -ksp_type cg : x - x\*.*< 1e-5: yes
+  solvefile-mm-mpi          : 3 : -write_wathen 10,7 -o wathen107.mtx -mm wathen107.mtx -dll_append $LIB -mat_type ellrcuda -vec_type cuda -ksp_type cggpu : x - x\*.*< 1e-5: yes
+  solvefile-mm-bicggpu      : 2 : -write_wathen 6,6 -o wathen66.mtx -mm wathen66.mtx -save wathen66.bin -dll_append $LIB -mat_type ellrcuda -ksp_type bicggpu : x - x\*.*< 1e-5: yes
+  solvefile-no-file         : 1 : -dll_append $LIB : Give one matrix : error
+TEST*/
