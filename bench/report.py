@@ -43,12 +43,17 @@ def table(head, body):
     return out
 
 
+def meta_of(rows):
+    """The key=value rows (section meta) the run scripts write: date, commit, device, MPI."""
+    return {r["what"].split("=", 1)[0]: r["what"].split("=", 1)[1] for r in rows if r["section"] == "meta"}
+
+
 def mpi_section(path):
     """Issue 6's figures from make bench-mpi (bench/results-mpi.csv), when it has run."""
     if not os.path.exists(path):
         return []
     rows = load(path)
-    meta = {r["what"].split("=", 1)[0]: r["what"].split("=", 1)[1] for r in rows if r["section"] == "meta"}
+    meta = meta_of(rows)
     lines = ["## Several GPUs: cggpu on the MPI device types (issue 6, `make bench-mpi`)", "",
              "- device: %s; date: %s; commit: %s; MPI: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?"), meta.get("mpi", "?")),
              "- one process per GPU; B is the smallest copy bandwidth of the run's GPUs; the roofline is one GPU's",
@@ -88,7 +93,7 @@ def ssor_section(path):
     if not os.path.exists(path):
         return []
     rows = load(path)
-    meta = {r["what"].split("=", 1)[0]: r["what"].split("=", 1)[1] for r in rows if r["section"] == "meta"}
+    meta = meta_of(rows)
     lines = ["## SSOR on the GPU: time to solution (issue 7, `make bench-ssor`)", "",
              "- device: %s; date: %s; commit: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?")),
              "- rtol 1e-8 from a zero guess, b = 1, the `diacuda` matrix; the PC's setup (colouring, levels) timed apart;",
