@@ -79,6 +79,21 @@ static PetscErrorCode GKHostSynchronize(void)
 
 /* where slot t's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
+PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, const PetscScalar *x)
+{
+  PetscScalar s = 0.0;
+  size_t      base;
+  PetscInt    st;
+
+  GKHostEllrSlot(A, t, &base, &st);
+  for (PetscInt k = 0; k < A->rl[t]; k++) {
+    const PetscScalar a = A->val[base + (size_t)k * st];
+
+    s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * st]];
+  }
+  return s;
+}
+
 void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
 {
   const PetscInt s = t / A->h, w = (A->sliceptr[s + 1] - A->sliceptr[s]) / A->h;
@@ -95,17 +110,9 @@ PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscS
 
   PetscFunctionBegin;
   for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
-    const PetscInt i = A->perm ? A->perm[t] : t;
-    PetscScalar    s = 0.0;
-    size_t         base;
-    PetscInt       st;
+    const PetscInt    i = A->perm ? A->perm[t] : t;
+    const PetscScalar s = GKHostEllrRow(A, t, conjugate, x);
 
-    GKHostEllrSlot(A, t, &base, &st);
-    for (PetscInt k = 0; k < A->rl[t]; k++) {
-      const PetscScalar a = A->val[base + (size_t)k * st];
-
-      s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * st]];
-    }
     y[i] = add ? y[i] + s : s;
   }
   PetscFunctionReturn(0);

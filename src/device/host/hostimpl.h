@@ -8,6 +8,8 @@
 
 /* where slot t's entries start in ELLPACK-R and their stride (device.h) */
 PETSC_INTERN void GKHostEllrSlot(const GKEllr *, PetscInt, size_t *, PetscInt *);
+/* (A x) of slot t's row, or (conj(A) x) */
+PETSC_INTERN PetscScalar GKHostEllrRow(const GKEllr *, PetscInt, PetscBool, const PetscScalar *);
 /* the products' loops, uncounted: y = A x (+ y), y = A^T x (+ y) */
 PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);

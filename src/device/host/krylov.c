@@ -189,13 +189,9 @@ PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   GKCounts.launches += 1;
   if (K->flag) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < ns; k++) {
-    const PetscInt t = slots[k], r = Ao->perm ? Ao->perm[t] : t;
-    PetscScalar    v = 0.0;
-    size_t         base;
-    PetscInt       st;
+    const PetscInt    t = slots[k], r = Ao->perm ? Ao->perm[t] : t;
+    const PetscScalar v = GKHostEllrRow(Ao, t, PETSC_FALSE, g);
 
-    GKHostEllrSlot(Ao, t, &base, &st);
-    for (PetscInt e = 0; e < Ao->rl[t]; e++) v += Ao->val[base + (size_t)e * st] * g[Ao->col[base + (size_t)e * st]];
     w[r] += v;
     if (K->method == GK_KRYLOV_CG) s += p[r] * PetscConj(v);
     else if (K->method == GK_KRYLOV_COCG) s += p[r] * v;
