@@ -29,6 +29,9 @@ PETSC_EXTERN PetscErrorCode GKMemcpyD2H(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode GKMemcpyD2D(void *, const void *, size_t);
 
 #define GKMalloc(n, p) GKMalloc_Private((size_t)(n) * sizeof(**(p)), (void **)(p))
+/* device memory holding a copy of n host entries: *p = the copy of h */
+PETSC_EXTERN PetscErrorCode GKMallocH2D_Private(size_t, const void *, void **);
+#define GKMallocH2D(n, h, p) GKMallocH2D_Private((size_t)(n) * sizeof(**(p)), (h), (void **)(p))
 #define GKFree(p)      GKFree_Private((void *)&(p))
 
 PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t);

@@ -288,6 +288,14 @@ PetscErrorCode GKMalloc_Private(size_t bytes, void **p)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GKMallocH2D_Private(size_t bytes, const void *h, void **p)
+{
+  PetscFunctionBegin;
+  PetscCall(GKMalloc_Private(bytes, p));
+  PetscCall(GKMemcpyH2D(*p, h, bytes));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKFree_Private(void *addr)
 {
   void **p = (void **)addr;

@@ -42,17 +42,6 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscFunctionReturn(0);
 }
 
-/* A host array to the device */
-static PetscErrorCode GKToDevice_Private(const void *h, size_t bytes, void *dptr)
-{
-  void **d = (void **)dptr;
-
-  PetscFunctionBegin;
-  PetscCall(GKMalloc_Private(bytes, d));
-  PetscCall(GKMemcpyH2D(*d, h, bytes));
-  PetscFunctionReturn(0);
-}
-
 /* Greedy colouring in row order of the pattern made symmetric (i and j neighbours when A_ij or
    A_ji is stored): no row shares a colour with a row it couples to in either direction */
 static PetscErrorCode PCSSORGPUColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
@@ -195,17 +184,17 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
         }
       PetscCall(PCSSORGPUGroup_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
       s->nlev[k] = nkeys;
-      PetscCall(GKToDevice_Private(hrows, (size_t)m * sizeof(PetscInt), &s->rows[k]));
+      PetscCall(GKMallocH2D(m, hrows, &s->rows[k]));
     }
   }
   s->S.m = m;
-  PetscCall(GKToDevice_Private(lptr, (size_t)(m + 1) * sizeof(PetscInt), &s->S.lptr));
-  PetscCall(GKToDevice_Private(lcol, (size_t)nl * sizeof(PetscInt), &s->S.lcol));
-  PetscCall(GKToDevice_Private(lval, (size_t)nl * sizeof(PetscScalar), &s->S.lval));
-  PetscCall(GKToDevice_Private(uptr, (size_t)(m + 1) * sizeof(PetscInt), &s->S.uptr));
-  PetscCall(GKToDevice_Private(ucol, (size_t)nu * sizeof(PetscInt), &s->S.ucol));
-  PetscCall(GKToDevice_Private(uval, (size_t)nu * sizeof(PetscScalar), &s->S.uval));
-  PetscCall(GKToDevice_Private(d, (size_t)m * sizeof(PetscScalar), &s->S.d));
+  PetscCall(GKMallocH2D(m + 1, lptr, (PetscInt **)&s->S.lptr));
+  PetscCall(GKMallocH2D(nl, lcol, (PetscInt **)&s->S.lcol));
+  PetscCall(GKMallocH2D(nl, lval, (PetscScalar **)&s->S.lval));
+  PetscCall(GKMallocH2D(m + 1, uptr, (PetscInt **)&s->S.uptr));
+  PetscCall(GKMallocH2D(nu, ucol, (PetscInt **)&s->S.ucol));
+  PetscCall(GKMallocH2D(nu, uval, (PetscScalar **)&s->S.uval));
+  PetscCall(GKMallocH2D(m, d, (PetscScalar **)&s->S.d));
   PetscCall(PetscFree4(lcol, lval, ucol, uval));
   PetscCall(PetscFree4(key, hrows, lptr, uptr));
   PetscCall(PetscFree(d));

@@ -152,13 +152,11 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   if (!inorder) {
     PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->recvbuf));
     if (mg->aware) {
-      PetscCall(GKMalloc(nghost, &mg->dridx));
-      PetscCall(GKMemcpyH2D(mg->dridx, mg->ridx, (size_t)nghost * sizeof(PetscInt)));
+      PetscCall(GKMallocH2D(nghost, mg->ridx, &mg->dridx));
     }
   }
   PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
-  PetscCall(GKMalloc(mg->soff[mg->nsr], &mg->dsidx));
-  PetscCall(GKMemcpyH2D(mg->dsidx, mg->sidx, (size_t)mg->soff[mg->nsr] * sizeof(PetscInt)));
+  PetscCall(GKMallocH2D(mg->soff[mg->nsr], mg->sidx, &mg->dsidx));
   PetscCall(VecCreate(PETSC_COMM_SELF, &mg->lvec));
   PetscCall(VecSetSizes(mg->lvec, nghost, nghost));
   PetscCall(VecSetType(mg->lvec, VECSEQCUDA));
@@ -390,8 +388,7 @@ PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKO
     PetscCall(GKMemcpyD2H(rl, Ao.ellr->rl, (size_t)m * sizeof(PetscInt)));
     for (PetscInt t = 0; t < m; t++)
       if (rl[t]) slots[ns++] = t;
-    PetscCall(GKMalloc(ns, &mg->dslots));
-    PetscCall(GKMemcpyH2D(mg->dslots, slots, (size_t)ns * sizeof(PetscInt)));
+    PetscCall(GKMallocH2D(ns, slots, &mg->dslots));
     PetscCall(PetscFree2(rl, slots));
     mg->nslots    = ns;
     mg->haveslots = PETSC_TRUE;
