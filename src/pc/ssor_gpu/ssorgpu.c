@@ -221,6 +221,15 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
 /* Neumann: each triangular solve as its series' first terms + 1 terms, each term one step of
    all rows out of place (term 0, from a zero xin, is w D^-1 b for L and (2 - w) b for U): the
    lower series of b into one of t[], then the upper series of that into y */
+PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, PetscScalar *x)
+{
+  const int k = step == GK_SSOR_LOWER ? 0 : 1;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < s->nlev[k]; l++) PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
+  PetscFunctionReturn(0);
+}
+
 /* One series of rhs into *cur, the terms alternating between *cur and *other (both swapped to
    where the result and the free buffer end up) */
 static PetscErrorCode PCSSORGPUSeries_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *rhs, PetscScalar **cur, PetscScalar **other)
@@ -277,8 +286,8 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
   PetscCall(VecGPUKitGetDeviceArrayRead(X, &b));
   PetscCall(VecGPUKitGetDeviceArrayWrite(Y, &yd));
   if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
-    for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_LOWER, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, b, yd, yd));
-    for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->ssorrows(&s->S, GK_SSOR_UPPER_SSOR, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, yd, yd, yd));
+    PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_LOWER, b, yd));
+    PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_UPPER_SSOR, NULL, yd));
   } else {
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &t[0]));
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &t[1]));

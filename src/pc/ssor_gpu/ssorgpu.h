@@ -23,4 +23,8 @@ typedef struct {
   Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
 } PC_SSORGPU;
 
+/* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and
+   UPPER_SSOR backward; b the right side (NULL: x itself) */
+PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, PetscScalar *);
+
 

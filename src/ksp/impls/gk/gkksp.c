@@ -227,17 +227,6 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool h
   PetscFunctionReturn(0);
 }
 
-/* One SSOR step over all the lists of one solve (device.h): LOWER forward, UPPER and UPPER_SSOR
-   backward; in place (b = x) unless b is given */
-static PetscErrorCode KSPGKSweeps_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, PetscScalar *x)
-{
-  const int k = step == GK_SSOR_LOWER ? 0 : 1;
-
-  PetscFunctionBegin;
-  for (PetscInt l = 0; l < s->nlev[k]; l++) PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
-  PetscFunctionReturn(0);
-}
-
 /* Eisenstat's transformation of a vector in place: r^ = (D/w + L)^-1 r (forward), x^ = (D/w + U) x
    (product, through the work vector t), x = (D/w + U)^-1 x^ (backward) */
 static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec v)
@@ -254,7 +243,7 @@ static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec
     PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
     PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
-  } else PetscCall(KSPGKSweeps_Private(s, step, NULL, a));
+  } else PetscCall(PCSSORGPUSweep_Private(s, step, NULL, a));
   PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
   PetscFunctionReturn(0);
 }
