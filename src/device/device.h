@@ -175,6 +175,10 @@ typedef struct {
 } GKDeviceCounts;
 PETSC_EXTERN GKDeviceCounts GKCounts;
 
+/* -gpukit_overlap_kernels: the CUDA backend may start each of the Krylov methods' fused kernels
+   while the kernel before it ends (read when the device is set) */
+PETSC_INTERN PetscBool GKOverlapKernels;
+
 typedef struct {
   const char *name;
   /* devices this process sees (host: 1), and the one this process uses */

@@ -20,6 +20,7 @@ static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
 static PetscBool                 gk_aware  = PETSC_FALSE; /* MPI takes device memory */
+PetscBool                        GKOverlapKernels = PETSC_TRUE;
 static PetscGPUKitTransferCounts gk_counts;
 
 /*@C
@@ -62,6 +63,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
   gk_device      = -1;
   gk_aware       = PETSC_FALSE;
+  GKOverlapKernels = PETSC_TRUE;
   gk_initialized = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
@@ -147,6 +149,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "petsc-gpukit options", "Sys");
   PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
   PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
+  PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));

@@ -23,11 +23,17 @@ static PetscErrorCode GKCUDAGetDeviceCount(int *count, char *why, size_t len)
   PetscFunctionReturn(0);
 }
 
+PetscBool GKCUDAOverlap = PETSC_FALSE;
+
 static PetscErrorCode GKCUDASetDevice(int dev)
 {
+  int major = 0;
+
   PetscFunctionBegin;
   GKCallCUDA(cudaSetDevice(dev));
   GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
+  GKCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  GKCUDAOverlap = GKOverlapKernels && major >= 9 ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

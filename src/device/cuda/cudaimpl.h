@@ -44,6 +44,37 @@ static inline unsigned GKBlocks(PetscInt n)
   return (unsigned)((n + GK_BLOCK - 1) / GK_BLOCK);
 }
 
+/* Programmatic dependent launch (compute capability 9.0 and later): a kernel launched by
+   GKLaunchOverlapped may be scheduled while the kernel before it in the stream still runs. It
+   must call GKOverlapBegin() before touching memory: the wait returns when the kernel before has
+   ended and its writes are visible; the trigger then lets the next such kernel be scheduled
+   (it waits in turn). What is saved is the launch and the filling of the GPU between kernels. */
+PETSC_INTERN PetscBool GKCUDAOverlap; /* -gpukit_overlap_kernels, on a device that has it */
+
+static __device__ __forceinline__ void GKOverlapBegin()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+template <typename... P, typename... A>
+static inline cudaError_t GKLaunchOverlapped(void (*kern)(P...), unsigned nb, A... args)
+{
+  cudaLaunchConfig_t  cfg = {};
+  cudaLaunchAttribute at[1];
+
+  cfg.gridDim                                        = dim3(nb);
+  cfg.blockDim                                       = dim3(GK_BLOCK);
+  cfg.stream                                         = 0;
+  at[0].id                                           = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs                                          = at;
+  cfg.numAttrs                                       = GKCUDAOverlap ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kern, args...);
+}
+
 #define GK_RED_BLOCKS 1024 /* partial results of a reduction, at most */
 #define GK_WARPS      (GK_BLOCK / 32)
 

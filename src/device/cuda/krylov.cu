@@ -134,8 +134,9 @@ template <int K>
 static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub)
 {
   __shared__ bool   last;
-  __shared__ double sre[GK_WARPS], sim[GK_WARPS];
+  __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
   const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  double            re[K], im[K];
 
   GKBlockSumStore<K>(acc, partial + 2 * slot0 * GK_RED_BLOCKS, GK_RED_BLOCKS); /* thread 0 writes */
   if (!threadIdx.x) {
@@ -144,35 +145,39 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
   }
   __syncthreads();
   if (!last) return;
-  for (int k = 0; k < K; k++) {
-    const volatile double *q  = partial + 2 * (slot0 + k) * GK_RED_BLOCKS;
-    double                 re = 0.0, im = 0.0;
+  /* the K slots' loads in flight together: one round of latency, not K */
+  for (int k = 0; k < K; k++) re[k] = im[k] = 0.0;
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+    for (int k = 0; k < K; k++) {
+      const volatile double *q = partial + 2 * (slot0 + k) * GK_RED_BLOCKS;
 
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-      re += q[2 * b];
-      im += q[2 * b + 1];
+      re[k] += q[2 * b];
+      im[k] += q[2 * b + 1];
     }
+  for (int k = 0; k < K; k++) {
     for (int o = 16; o > 0; o /= 2) {
-      re += __shfl_down_sync(0xffffffffu, re, o);
-      im += __shfl_down_sync(0xffffffffu, im, o);
+      re[k] += __shfl_down_sync(0xffffffffu, re[k], o);
+      im[k] += __shfl_down_sync(0xffffffffu, im[k], o);
     }
     if (!lane) {
-      sre[warp] = re;
-      sim[warp] = im;
+      sre[k][warp] = re[k];
+      sim[k][warp] = im[k];
     }
-    __syncthreads();
-    if (!threadIdx.x) {
-      re = im = 0.0;
-      for (int w = 0; w < GK_WARPS; w++) {
-        re += sre[w];
-        im += sim[w];
-      }
-      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = re;
-      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = im;
-    }
-    __syncthreads();
   }
-  if (!threadIdx.x) st->count = 0;
+  __syncthreads();
+  if (!threadIdx.x) {
+    for (int k = 0; k < K; k++) {
+      double r = 0.0, i = 0.0;
+
+      for (int w = 0; w < GK_WARPS; w++) {
+        r += sre[k][w];
+        i += sim[k][w];
+      }
+      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r;
+      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i;
+    }
+    st->count = 0;
+  }
 }
 
 /* What the host's convergence test reads, written by block 0's thread 0 (which wrote it to st)
@@ -229,6 +234,13 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
   bool           stop   = false;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
+  GKOverlapBegin();
+  /* the state's loads issued together with the stop test's, one latency for all */
+  const GKScalar rho  = !i ? rho0 : g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
+  const double   nrm2 = !i ? 0.0 : g.set ? g.s[1][0] : st->sum[1][0];
+  const GKScalar old  = !i ? rho0 : GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+
+  if (i) a = GKMake(st->a[0], st->a[1]);
   if (GKStopped(st, i)) {
     GKPublish(st, pub);
     return;
@@ -239,11 +251,6 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       st->rho[0][1] = st->rholast[1] = GKIm(rho0);
     }
   } else {
-    const GKScalar rho  = g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
-    const double   nrm2 = g.set ? g.s[1][0] : st->sum[1][0];
-    const GKScalar old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
-
-    a = GKMake(st->a[0], st->a[1]);
     if (!blockIdx.x && !threadIdx.x) {
       st->norm2      = nrm2;
       st->rholast[0] = GKRe(rho);
@@ -330,7 +337,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt);
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -338,38 +345,69 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar dpi, a;
 
-  if (GKStopped(st)) return;
+  GKOverlapBegin();
   dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
+  a   = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
+  if (GKStopped(st)) return;
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return;
   }
-  a = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]) / dpi;
+  a = a / dpi;
   if (!blockIdx.x && !threadIdx.x) {
     st->a[0] = GKRe(a);
     st->a[1] = GKIm(a);
   }
+  /* row j's update from r(j), w(j) and diag(j), and its terms of the sums */
+  auto row = [&](GKScalar rj, GKScalar wj, GKScalar dj, GKScalar &ro, GKScalar &zo) {
+    ro = rj - a * wj;
+    zo = DIAG ? dj * ro : ro;
+    if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zo) * GKRe(zo) + GKIm(zo) * GKIm(zo);
+    else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(ro) * GKRe(ro) + GKIm(ro) * GKIm(ro);
+    if (METHOD != GK_KRYLOV_BICG) acc[1] += METHOD == GK_KRYLOV_CG ? zo * GKConj(ro) : zo * ro;
+  };
+  const PetscInt tid = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x, stride = (PetscInt)gridDim.x * blockDim.x;
+
+#if !defined(PETSC_USE_COMPLEX)
+  if (METHOD != GK_KRYLOV_BICG && pairs) { /* two rows a thread: 16-byte loads and stores, fewer instructions for the same bytes */
+    for (PetscInt q = tid; q < n / 2; q += stride) {
+      const double2 r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
+      double2       ro, zo;
+
+      row(r2.x, w2.x, d2.x, ro.x, zo.x);
+      row(r2.y, w2.y, d2.y, ro.y, zo.y);
+      ((double2 *)r)[q] = ro;
+      if (DIAG) ((double2 *)z)[q] = zo;
+    }
+    if ((n & 1) && !tid) {
+      GKScalar ro, zo;
+
+      row(r[n - 1], w[n - 1], DIAG ? diag[n - 1] : 1.0, ro, zo);
+      r[n - 1] = ro;
+      if (DIAG) z[n - 1] = zo;
+    }
+  } else
+#endif
 #pragma unroll 4 /* several rows' loads in flight at once */
-  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) {
-    const GKScalar rj = r[j] - a * w[j], zj = DIAG ? diag[j] * rj : rj;
+    for (PetscInt j = tid; j < n; j += stride) {
+      GKScalar rj, zj;
 
-    r[j] = rj;
-    if (DIAG) z[j] = zj;
-    if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zj) * GKRe(zj) + GKIm(zj) * GKIm(zj);
-    else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(rj) * GKRe(rj) + GKIm(rj) * GKIm(rj);
-    if (METHOD == GK_KRYLOV_BICG) {
-      const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(diag[j]) * rtj : rtj;
+      row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
+      r[j] = rj;
+      if (DIAG) z[j] = zj;
+      if (METHOD == GK_KRYLOV_BICG) {
+        const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(diag[j]) * rtj : rtj;
 
-      rt[j] = rtj;
-      if (DIAG) zt[j] = ztj;
-      acc[1] += zj * GKConj(rtj);
-    } else acc[1] += METHOD == GK_KRYLOV_CG ? zj * GKConj(rj) : zj * rj;
-  }
+        rt[j] = rtj;
+        if (DIAG) zt[j] = ztj;
+        acc[1] += zj * GKConj(rtj);
+      }
+    }
   GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
 }
 
@@ -378,14 +416,16 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
 
   PetscFunctionBegin;
-  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
+  /* 16-byte accesses where every array allows them */
+  const bool pairs = !(((uintptr_t)diag | (uintptr_t)w | (uintptr_t)r | (uintptr_t)z) % 16);
 
   if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
   else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
-  kern<<<nb, GK_BLOCK>>>(k->n, i, k->norm, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt);
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -463,6 +503,7 @@ __global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKK
   GKScalar        acc[1] = {0.0};
   const GKPlainIn in     = {g};
 
+  GKOverlapBegin();
   if (GKStopped(st)) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < ns; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt t = slots[k], r = E.perm ? E.perm[t] : t;
@@ -483,7 +524,7 @@ PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovOffDiagKernel<GK_KRYLOV_CG> : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG> : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
-  kern<<<GKWaveBlocks((const void *)kern, ns), GK_BLOCK>>>(k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt);
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -530,6 +571,7 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
   GKScalar b = 0.0, a = 0.0;
   bool     stop = false;
 
+  GKOverlapBegin();
   if (GKStopped(st, i)) {
     if (first && upper) GKPublish(st, pub);
     return;
@@ -594,7 +636,7 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG> : GKKrylovSsorKernel<GK_KRYLOV_COCG>;
-  kern<<<PetscMax(1, GKBlocks(n)), GK_BLOCK>>>(S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x);
+  GKCallCUDA(GKLaunchOverlapped(kern, (unsigned)PetscMax(1, GKBlocks(n)), S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -605,6 +647,7 @@ __global__ void GKKrylovDpiKernel(PetscInt n, double *partial, GKKrylovDevState 
 {
   GKScalar acc[1] = {0.0};
 
+  GKOverlapBegin();
   if (GKStopped(st)) return;
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) acc[0] += METHOD == GK_KRYLOV_CG ? p[j] * GKConj(w[j]) : p[j] * w[j];
   GKGridSum<1>(acc, partial, 0, st, pub);
@@ -617,7 +660,7 @@ PetscErrorCode GKCUDAKrylovDpi(GKKrylov K, const PetscScalar *p, const PetscScal
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovDpiKernel<GK_KRYLOV_CG> : GKKrylovDpiKernel<GK_KRYLOV_COCG>;
-  kern<<<GKWaveBlocks((const void *)kern, k->n), GK_BLOCK>>>(k->n, k->partial, k->state, k->pub, (const GKScalar *)p, (const GKScalar *)w);
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, k->partial, k->state, k->pub, (const GKScalar *)p, (const GKScalar *)w));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
