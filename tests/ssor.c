@@ -15,13 +15,16 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
 {
   const PetscInt N = dim == 2 ? n * n : n * n * n;
   PetscInt       rs, re;
+  PetscBool      nine = PETSC_FALSE; /* 2D: the diagonal neighbours too (-0.25), which greedy colouring gives 4 colours */
 
   PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-ninepoint", &nine, NULL));
+  nine = (PetscBool)(nine && dim == 2);
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 7, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 9, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 9, NULL, 9, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt r = rs; r < re; r++) {
     const PetscInt stride[3] = {1, n, n * n}, pos[3] = {r % n, (r / n) % n, r / (n * n)};
@@ -30,7 +33,11 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
       if (pos[d] > 0) PetscCall(MatSetValue(*A, r, r - stride[d], -1.0, INSERT_VALUES));
       if (pos[d] < n - 1) PetscCall(MatSetValue(*A, r, r + stride[d], -1.0, INSERT_VALUES));
     }
-    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + 0.25 * (r % 3), INSERT_VALUES));
+    if (nine)
+      for (PetscInt dy = -1; dy <= 1; dy += 2)
+        for (PetscInt dx = -1; dx <= 1; dx += 2)
+          if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n) PetscCall(MatSetValue(*A, r, r + dy * n + dx, -0.25, INSERT_VALUES));
+    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + 0.25 * (r % 3), INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));

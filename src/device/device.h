@@ -85,7 +85,26 @@ typedef struct {
   const PetscInt    *uptr, *ucol; /* device: U's */
   const PetscScalar *uval;
   const PetscScalar *d;           /* device: the diagonal */
+  /* multicolor's colour-permuted copy, for cggpu (NULL where not made): the rows renumbered
+     colour by colour, so that each colour's rows are contiguous, and each row's couplings to
+     earlier colours ([0], L) and to later ones ([1], U) in ELLPACK order per colour (GKSsorColor),
+     columns in the new numbering */
+  const PetscInt    *pcol[2];
+  const PetscScalar *pval[2];
+  const PetscScalar *pd; /* device: the diagonal in the new numbering */
 } GKSsor;
+
+/* One colour of GKSsor's permuted copy: rows r0..r0+n-1; entry k of row r0+j of L (U) at
+   off[0] + k n + j (off[1] + k n + j), w[0] (w[1]) entries a row, padded with zero values at
+   columns of earlier (later) colours */
+typedef struct {
+  PetscInt r0, n, w[2], off[2];
+} GKSsorColor;
+
+/* what a lower colour of the permuted Eisenstat step does with its part of dpi: stored (0), added
+   to the earlier colours' (ADD), and, in the last colour, the sum over all blocks finished */
+#define GK_SSOR_DPI_ADD    1
+#define GK_SSOR_DPI_FINISH 2
 
 /* w = x .* y, x ./ y (0 where y is 0) */
 typedef enum {
@@ -250,8 +269,11 @@ typedef struct {
          as the step finishes them; x += a p_i-1; p_i = z + b p_i-1 (z at i = 0);
          t = omega/d (p - U t); last: only x moves, all rows (rows NULL);
        lower, each list in the forward order: w = (omega - 1) t + omega/d (p - L (w - t)).
-     (i, rho0, last, first, S, upper, nrows, rows, omega, z, p_i-1, p_i, t, w, x) */
-  PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+     With color (not NULL), the list is that colour of the permuted copy, all vectors are in its
+     numbering, and a lower colour also sums its part of dpi as dpi says (GK_SSOR_DPI_*), the
+     last one finishing the sum that krylovdpi would.
+     (i, rho0, last, first, S, upper, nrows, rows, color, dpi, omega, z, p_i-1, p_i, t, w, x) */
+  PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
   /* the sum of dpi = p^H w (COCG: p^T w) for the next update */
   PetscErrorCode (*krylovdpi)(GKKrylov, const PetscScalar *, const PetscScalar *);
   /* the state to the host: the copy queued behind the kernels so far, then the wait for it */

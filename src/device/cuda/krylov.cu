@@ -564,15 +564,20 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
 /* Eisenstat's step, one list of rows (device.h): the first upper list finishes the last update's
    sums as the step does (every later list computes the same b, stop and a from the same state);
    a stopped or last step moves x on every row in its first list and nothing more. Flags this
-   step sets (flagit = i) do not stop its own later lists, which stop by themselves. */
-template <GKKrylovMethod METHOD>
-__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, double omega, GKSums g, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+   step sets (flagit = i) do not stop its own later upper lists, which stop by themselves; the
+   lower lists stop at any flag. COLOR: the list is colour c of the permuted copy (contiguous rows,
+   couplings in ELLPACK order: every access coalesced), and a lower colour sums its part of dpi
+   into the block partials of slot 0, the last colour finishing the sum (the grid is the same for
+   every colour, so block b adds up the same rows' terms in every run). */
+template <GKKrylovMethod METHOD, bool COLOR>
+__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int dpi, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
-  GKScalar b = 0.0, a = 0.0;
-  bool     stop = false;
+  GKScalar        b = 0.0, a = 0.0, acc[1] = {0.0};
+  bool            stop = false;
+  const GKScalar *d    = (const GKScalar *)(COLOR ? S.pd : S.d);
 
   GKOverlapBegin();
-  if (GKStopped(st, i)) {
+  if (GKStopped(st, upper ? i : PETSC_MAX_INT)) {
     if (first && upper) GKPublish(st, pub);
     return;
   }
@@ -607,7 +612,7 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
   }
   if (stop) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) {
-    const PetscInt r = rows ? rows[k] : k;
+    const PetscInt r = COLOR ? c.r0 + k : rows ? rows[k] : k;
     GKScalar       s = 0.0;
 
     if (upper) {
@@ -615,28 +620,51 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
 
       if (i) x[r] += a * pold[r];
       p[r] = pr;
-      for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
-      t[r] = omega * (pr - s) / ((const GKScalar *)S.d)[r];
+      if (COLOR)
+        for (PetscInt e = c.off[1] + k, k1 = 0; k1 < c.w[1]; k1++, e += n) s += ((const GKScalar *)S.pval[1])[e] * t[S.pcol[1][e]];
+      else
+        for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
+      t[r] = omega * (pr - s) / d[r];
     } else {
-      for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
-        const PetscInt j = S.lcol[e];
+      GKScalar wr;
 
-        s += ((const GKScalar *)S.lval)[e] * (w[j] - t[j]);
-      }
-      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / ((const GKScalar *)S.d)[r];
+      if (COLOR)
+        for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) {
+          const PetscInt j = S.pcol[0][e];
+
+          s += ((const GKScalar *)S.pval[0])[e] * (w[j] - t[j]);
+        }
+      else
+        for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
+          const PetscInt j = S.lcol[e];
+
+          s += ((const GKScalar *)S.lval)[e] * (w[j] - t[j]);
+        }
+      wr   = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];
+      w[r] = wr;
+      if (COLOR) acc[0] += METHOD == GK_KRYLOV_CG ? p[r] * GKConj(wr) : p[r] * wr;
     }
   }
+  if (!COLOR || upper) return;
+  if ((dpi & GK_SSOR_DPI_ADD) && !threadIdx.x) acc[0] += GKMake(partial[2 * blockIdx.x], partial[2 * blockIdx.x + 1]); /* the earlier colours' */
+  if (dpi & GK_SSOR_DPI_FINISH) GKGridSum<1>(acc, partial, 0, st, pub);
+  else GKBlockSumStore<1>(acc, partial, GK_RED_BLOCKS);
 }
 
-PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt dpi, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
-  GKKrylovCUDA  *k = (GKKrylovCUDA *)K;
-  const PetscInt n = rows ? nrows : S->m;
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, bool, PetscInt, const PetscInt *, double, GKSums, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
+  GKKrylovCUDA     *k  = (GKKrylovCUDA *)K;
+  const PetscInt    n  = c ? c->n : rows ? nrows : S->m;
+  const GKSsorColor c0 = {0, 0, {0, 0}, {0, 0}};
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, bool, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
+  unsigned nb;
 
   PetscFunctionBegin;
-  kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG> : GKKrylovSsorKernel<GK_KRYLOV_COCG>;
-  GKCallCUDA(GKLaunchOverlapped(kern, (unsigned)PetscMax(1, GKBlocks(n)), S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, omega, k->g, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  if (c) kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG, true> : GKKrylovSsorKernel<GK_KRYLOV_COCG, true>;
+  else kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG, false> : GKKrylovSsorKernel<GK_KRYLOV_COCG, false>;
+  /* colours: one grid for all of them (their dpi partials add up block by block) */
+  nb = c ? GKWaveBlocks((const void *)kern, S->m) : (unsigned)PetscMax(1, GKBlocks(n));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, c ? *c : c0, (int)dpi, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

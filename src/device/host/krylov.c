@@ -222,9 +222,11 @@ PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
 
 /* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
    step finishes them */
-PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt dpi, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
-  const PetscInt n = rows ? nrows : S->m;
+  const PetscInt     n = c ? c->n : rows ? nrows : S->m;
+  const PetscScalar *d = c ? S->pd : S->d;
+  PetscScalar        sum = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
@@ -239,19 +241,27 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   }
   if (K->stop) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < n; k++) {
-    const PetscInt r = rows ? rows[k] : k;
+    const PetscInt r = c ? c->r0 + k : rows ? rows[k] : k;
     PetscScalar    s = 0.0;
 
     if (upper) {
       if (i) x[r] += K->a * pold[r];
       p[r] = i ? z[r] + K->b * pold[r] : z[r];
-      for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
-      t[r] = omega * (p[r] - s) / S->d[r];
+      if (c)
+        for (PetscInt e = c->off[1] + k; e < c->off[1] + c->w[1] * c->n; e += c->n) s += S->pval[1][e] * t[S->pcol[1][e]];
+      else
+        for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
+      t[r] = omega * (p[r] - s) / d[r];
     } else {
-      for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
-      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / S->d[r];
+      if (c)
+        for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * (w[S->pcol[0][e]] - t[S->pcol[0][e]]);
+      else
+        for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
+      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];
+      if (c) sum += K->method == GK_KRYLOV_CG ? p[r] * PetscConj(w[r]) : p[r] * w[r];
     }
   }
+  if (c && !upper) K->sumdpi = (dpi & GK_SSOR_DPI_ADD ? K->sumdpi : 0.0) + sum;
   PetscFunctionReturn(0);
 }
 

@@ -31,6 +31,13 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscCall(GKFree(s->S.uval));
   PetscCall(GKFree(s->S.d));
   for (int k = 0; k < 2; k++) {
+    PetscCall(GKFree(s->S.pcol[k]));
+    PetscCall(GKFree(s->S.pval[k]));
+    PetscCall(GKFree(s->perm[k]));
+  }
+  PetscCall(GKFree(s->S.pd));
+  PetscCall(PetscFree(s->pcolors));
+  for (int k = 0; k < 2; k++) {
     PetscCall(PetscFree(s->lev[k]));
     PetscCall(GKFree(s->rows[k]));
     s->nlev[k] = 0;
@@ -92,6 +99,69 @@ static PetscErrorCode PCSSORGPUGroup_Private(PetscInt m, const PetscInt *key, Pe
     rows[(*lev)[l] + cnt[l]++] = i;
   }
   PetscCall(PetscFree(cnt));
+  PetscFunctionReturn(0);
+}
+
+/* Multicolor's colour-permuted copy (device.h, GKSsor): row k of the copy is row perm[k]; the
+   colours are perm's groups lev[0..ncolors]; each colour's L and U couplings go in ELLPACK order,
+   as wide as the colour's longest row and padded with zeros at a column of an earlier colour
+   (row 0, in colour 0) for L and of a later one (row m - 1) for U, so that padding reads
+   values the sweep has just computed */
+static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *perm, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d)
+{
+  const PetscInt m = s->m, nc = s->ncolors, *lev = s->lev[0];
+  PetscInt      *iperm, tot[2] = {0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m, &iperm));
+  PetscCall(PetscCalloc1(nc, &s->pcolors));
+  for (PetscInt k = 0; k < m; k++) iperm[perm[k]] = k;
+  for (PetscInt c = 0; c < nc; c++) {
+    GKSsorColor *C = &s->pcolors[c];
+
+    C->r0 = lev[c];
+    C->n  = lev[c + 1] - lev[c];
+    for (int t = 0; t < 2; t++) {
+      C->w[t] = 0;
+      for (PetscInt k = C->r0; k < C->r0 + C->n; k++) C->w[t] = PetscMax(C->w[t], ptr[t][perm[k] + 1] - ptr[t][perm[k]]);
+      C->off[t] = tot[t];
+      tot[t] += C->w[t] * C->n;
+    }
+  }
+  for (int t = 0; t < 2; t++) {
+    PetscInt    *pc;
+    PetscScalar *pv;
+
+    PetscCall(PetscMalloc2(tot[t], &pc, tot[t], &pv));
+    for (PetscInt c = 0; c < nc; c++) {
+      const GKSsorColor *C = &s->pcolors[c];
+
+      for (PetscInt j = 0; j < C->n; j++) {
+        const PetscInt i = perm[C->r0 + j];
+
+        for (PetscInt e = 0; e < C->w[t]; e++) {
+          const PetscInt q = C->off[t] + e * C->n + j, src = ptr[t][i] + e;
+
+          pc[q] = src < ptr[t][i + 1] ? iperm[col[t][src]] : (t ? m - 1 : 0);
+          pv[q] = src < ptr[t][i + 1] ? val[t][src] : 0.0;
+        }
+      }
+    }
+    PetscCall(GKMallocH2D(tot[t], pc, (PetscInt **)&s->S.pcol[t]));
+    PetscCall(GKMallocH2D(tot[t], pv, (PetscScalar **)&s->S.pval[t]));
+    PetscCall(PetscFree2(pc, pv));
+  }
+  {
+    PetscScalar *pd;
+
+    PetscCall(PetscMalloc1(m, &pd));
+    for (PetscInt k = 0; k < m; k++) pd[k] = d[perm[k]];
+    PetscCall(GKMallocH2D(m, pd, (PetscScalar **)&s->S.pd));
+    PetscCall(PetscFree(pd));
+  }
+  PetscCall(GKMallocH2D(m, perm, &s->perm[0]));
+  PetscCall(GKMallocH2D(m, iperm, &s->perm[1]));
+  PetscCall(PetscFree(iperm));
   PetscFunctionReturn(0);
 }
 
@@ -185,6 +255,12 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
       PetscCall(PCSSORGPUGroup_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
       s->nlev[k] = nkeys;
       PetscCall(GKMallocH2D(m, hrows, &s->rows[k]));
+      if (s->color && !k) { /* the forward order, colour by colour: the permuted copy's */
+        const PetscInt    *ptr[2] = {lptr, uptr}, *col[2] = {lcol, ucol};
+        const PetscScalar *val[2] = {lval, uval};
+
+        PetscCall(PCSSORGPUPermute_Private(s, hrows, ptr, col, val, d));
+      }
     }
   }
   s->S.m = m;

@@ -18,6 +18,8 @@ typedef struct {
   PetscInt     *rows[2]; /* device: the rows level by level */
   PetscInt      ncolors;
   PetscInt     *color;   /* host: each row's colour (multicolor) */
+  GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
+  PetscInt     *perm[2]; /* device: the permuted copy's row k is row perm[0][k]; row i is its perm[1][i] */
   PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
   PetscScalar   baddiag;
   Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */

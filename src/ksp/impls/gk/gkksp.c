@@ -75,7 +75,7 @@ static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc)
   if (s->badrow >= 0) PetscFunctionReturn(0); /* the solve ends KSP_DIVERGED_PC_FAILED */
   PetscCall(VecDuplicate(gk->work[0], &gk->diag));
   PetscCall(VecGPUKitGetDeviceArrayWrite(gk->diag, &d));
-  PetscCall(GKMemcpyD2D(d, s->S.d, (size_t)s->m * sizeof(PetscScalar)));
+  PetscCall(GKMemcpyD2D(d, s->pcolors ? s->S.pd : s->S.d, (size_t)s->m * sizeof(PetscScalar))); /* multicolor: in the permuted numbering */
   PetscCall(VecGPUKitRestoreDeviceArrayWrite(gk->diag, &d));
   PetscCall(VecScale(gk->diag, (2.0 - s->omega) / s->omega));
   PetscFunctionReturn(0);
@@ -248,6 +248,26 @@ static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec
   PetscFunctionReturn(0);
 }
 
+/* Multicolor's Eisenstat iterations run in the colour-permuted numbering (device.h, GKSsor):
+   v[k] = v[idx[k]] in place, through the work vector t; idx = perm[0] into that numbering, perm[1]
+   back */
+static PetscErrorCode KSPGKPermute_Private(KSP_GK *gk, const PetscInt *idx, Vec v)
+{
+  PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
+  PetscScalar *a, *t;
+  Vec          T = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKWork_Private(gk, 10, &T));
+  PetscCall(VecGPUKitGetDeviceArray(v, &a));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(T, &t));
+  PetscCall(GKDev->gather(s->m, idx, a, t));
+  PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
+  PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
+  PetscFunctionReturn(0);
+}
+
 /* The start, as KSPCG/KSPBICG: r = b - A x, z = B r (r~ = r, z~ = B^H r~), the first norm and
    its test, rho_0. Returns with ksp->reason set if the iterations need not run. */
 static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
@@ -271,6 +291,10 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
     PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_LOWER, R));
     if (!ksp->guess_zero) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER_MULT, X));
+    if (((PC_SSORGPU *)gk->ssor)->pcolors) { /* the iterations in the permuted numbering; KSPSolve_GK permutes x back */
+      PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[0], R));
+      PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[0], X));
+    }
   }
   PetscCall(KSPGKApplyPC_Private(gk, R, Z, PETSC_FALSE)); /* z <- B r */
   if (gk->method == GK_KRYLOV_BICG) {
@@ -352,11 +376,18 @@ static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscSc
     PetscFunctionReturn(0);
   }
   if (last) { /* x moves, nothing more */
-    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, s->omega, v->z, pold, p, v->t, v->w, v->x));
+    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
     PetscFunctionReturn(0);
   }
-  for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, l ? PETSC_FALSE : PETSC_TRUE, &s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], s->omega, v->z, pold, p, v->t, v->w, v->x));
-  for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], s->omega, v->z, pold, p, v->t, v->w, v->x));
+  if (s->pcolors) { /* multicolor, permuted: each colour's rows contiguous, dpi summed by the lower sweep */
+    const PetscInt nc = s->ncolors;
+
+    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
+    for (PetscInt c = 0; c < nc; c++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, 0, NULL, &s->pcolors[c], (c ? GK_SSOR_DPI_ADD : 0) | (c == nc - 1 ? GK_SSOR_DPI_FINISH : 0), s->omega, v->z, pold, p, v->t, v->w, v->x));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, l ? PETSC_FALSE : PETSC_TRUE, &s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
+  for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
   PetscCall(GKDev->krylovdpi(K, p, v->w));
   PetscFunctionReturn(0);
 }
@@ -546,7 +577,10 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
-  if (gk->ssor) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
+  if (gk->ssor) {
+    if (((PC_SSORGPU *)gk->ssor)->pcolors) PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[1], X)); /* x^ in the matrix's numbering */
+    PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
+  }
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
   PetscFunctionReturn(0);
 }
