@@ -101,10 +101,18 @@ typedef struct {
   PetscInt r0, n, w[2], off[2];
 } GKSsorColor;
 
-/* what a lower colour of the permuted Eisenstat step does with its part of dpi: stored (0), added
-   to the earlier colours' (ADD), and, in the last colour, the sum over all blocks finished */
+/* The flags of a colour of the permuted Eisenstat step. Its part of dpi is stored (0), or added to
+   the earlier colours' (ADD), and in the last colour the sum over all blocks finished (FINISH).
+   Colour 0 has no L: its upper sweep does its lower rows too (FUSE, the colour has no lower
+   launch of its own). KEEP: a row's w - t, all that later colours' lower rows read of it, replaces
+   its t. */
 #define GK_SSOR_DPI_ADD    1
 #define GK_SSOR_DPI_FINISH 2
+#define GK_SSOR_FUSE       4
+#define GK_SSOR_KEEP       8
+/* z is passed as r: the upper rows compute z = ((2 - w)/w) d r, as the update computes it without
+   storing it (krylovupdate with z NULL) */
+#define GK_SSOR_ZR 16
 
 /* w = x .* y, x ./ y (0 where y is 0) */
 typedef enum {
@@ -258,7 +266,8 @@ typedef struct {
   /* step i (i, rho0 = rho_0 used at i = 0, last, A, z, p_i-1, p_i, w, x, and for BiCG z~,
      p~_i-1, p~_i, w~, else NULL); at i = 0, p_i = z and p_i-1 is not read */
   PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-  /* update i (i, diag, w, r, z, and for BiCG w~, r~, z~); diag NULL: no preconditioner, z is r */
+  /* update i (i, diag, w, r, z, and for BiCG w~, r~, z~); diag NULL: no preconditioner, z is r;
+     z NULL with diag: z = diag .* r enters the sums but is not stored */
   PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
   /* Eisenstat's form of SSOR-preconditioned CG (cggpu with ssorgpu, Eisenstat 1981): CG on
      (D/w + L)^-1 A (D/w + U)^-1 with the scaling ((2-w)/w) D as the update's diag, whose product
@@ -270,9 +279,9 @@ typedef struct {
          t = omega/d (p - U t); last: only x moves, all rows (rows NULL);
        lower, each list in the forward order: w = (omega - 1) t + omega/d (p - L (w - t)).
      With color (not NULL), the list is that colour of the permuted copy, all vectors are in its
-     numbering, and a lower colour also sums its part of dpi as dpi says (GK_SSOR_DPI_*), the
-     last one finishing the sum that krylovdpi would.
-     (i, rho0, last, first, S, upper, nrows, rows, color, dpi, omega, z, p_i-1, p_i, t, w, x) */
+     numbering, flags (GK_SSOR_*) say what the colour does besides, and a colour computing w also
+     sums its part of dpi, the last one finishing the sum that krylovdpi would.
+     (i, rho0, last, first, S, upper, nrows, rows, color, flags, omega, z, p_i-1, p_i, t, w, x) */
   PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
   /* the sum of dpi = p^H w (COCG: p^T w) for the next update */
   PetscErrorCode (*krylovdpi)(GKKrylov, const PetscScalar *, const PetscScalar *);

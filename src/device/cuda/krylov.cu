@@ -382,14 +382,14 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       row(r2.x, w2.x, d2.x, ro.x, zo.x);
       row(r2.y, w2.y, d2.y, ro.y, zo.y);
       ((double2 *)r)[q] = ro;
-      if (DIAG) ((double2 *)z)[q] = zo;
+      if (DIAG && z) ((double2 *)z)[q] = zo;
     }
     if ((n & 1) && !tid) {
       GKScalar ro, zo;
 
       row(r[n - 1], w[n - 1], DIAG ? diag[n - 1] : 1.0, ro, zo);
       r[n - 1] = ro;
-      if (DIAG) z[n - 1] = zo;
+      if (DIAG && z) z[n - 1] = zo;
     }
   } else
 #endif
@@ -399,7 +399,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
 
       row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
       r[j] = rj;
-      if (DIAG) z[j] = zj;
+      if (DIAG && z) z[j] = zj;
       if (METHOD == GK_KRYLOV_BICG) {
         const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(diag[j]) * rtj : rtj;
 
@@ -566,11 +566,12 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
    a stopped or last step moves x on every row in its first list and nothing more. Flags this
    step sets (flagit = i) do not stop its own later upper lists, which stop by themselves; the
    lower lists stop at any flag. COLOR: the list is colour c of the permuted copy (contiguous rows,
-   couplings in ELLPACK order: every access coalesced), and a lower colour sums its part of dpi
-   into the block partials of slot 0, the last colour finishing the sum (the grid is the same for
-   every colour, so block b adds up the same rows' terms in every run). */
+   couplings in ELLPACK order: every access coalesced), with flags (device.h, GK_SSOR_*); a colour
+   computing w sums its part of dpi into the block partials of slot 0, the last colour finishing
+   the sum (the grid is the same for every colour, so block b adds up the same rows' terms in
+   every run). */
 template <GKKrylovMethod METHOD, bool COLOR>
-__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int dpi, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
   GKScalar        b = 0.0, a = 0.0, acc[1] = {0.0};
   bool            stop = false;
@@ -613,45 +614,51 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
   if (stop) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt r = COLOR ? c.r0 + k : rows ? rows[k] : k;
-    GKScalar       s = 0.0;
+    GKScalar       s = 0.0, pr, tr, wr;
 
     if (upper) {
-      const GKScalar pr = i ? GKDir(z[r], b, pold[r]) : z[r];
+      const GKScalar zr = COLOR && (flags & GK_SSOR_ZR) ? (GKScalar((2.0 - omega) / omega) * d[r]) * z[r] : z[r];
 
+      pr = i ? GKDir(zr, b, pold[r]) : zr;
       if (i) x[r] += a * pold[r];
       p[r] = pr;
       if (COLOR)
         for (PetscInt e = c.off[1] + k, k1 = 0; k1 < c.w[1]; k1++, e += n) s += ((const GKScalar *)S.pval[1])[e] * t[S.pcol[1][e]];
       else
         for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
-      t[r] = omega * (pr - s) / d[r];
+      tr = omega * (pr - s) / d[r];
+      if (!COLOR || !(flags & GK_SSOR_FUSE)) {
+        t[r] = tr;
+        continue;
+      }
+      s = 0.0; /* colour 0's lower row: no L */
     } else {
-      GKScalar wr;
-
-      if (COLOR)
-        for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) {
-          const PetscInt j = S.pcol[0][e];
-
-          s += ((const GKScalar *)S.pval[0])[e] * (w[j] - t[j]);
-        }
+      pr = p[r];
+      tr = t[r];
+      if (COLOR) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+        for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) s += ((const GKScalar *)S.pval[0])[e] * t[S.pcol[0][e]];
       else
         for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
           const PetscInt j = S.lcol[e];
 
           s += ((const GKScalar *)S.lval)[e] * (w[j] - t[j]);
         }
-      wr   = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];
-      w[r] = wr;
-      if (COLOR) acc[0] += METHOD == GK_KRYLOV_CG ? p[r] * GKConj(wr) : p[r] * wr;
+    }
+    wr   = (omega - 1.0) * tr + omega * (pr - s) / d[r];
+    w[r] = wr;
+    if (COLOR) {
+      if (flags & GK_SSOR_KEEP) t[r] = wr - tr;
+      else if (upper) t[r] = tr;
+      acc[0] += METHOD == GK_KRYLOV_CG ? pr * GKConj(wr) : pr * wr;
     }
   }
-  if (!COLOR || upper) return;
-  if ((dpi & GK_SSOR_DPI_ADD) && !threadIdx.x) acc[0] += GKMake(partial[2 * blockIdx.x], partial[2 * blockIdx.x + 1]); /* the earlier colours' */
-  if (dpi & GK_SSOR_DPI_FINISH) GKGridSum<1>(acc, partial, 0, st, pub);
+  if (!COLOR || (upper && !(flags & GK_SSOR_FUSE))) return;
+  if ((flags & GK_SSOR_DPI_ADD) && !threadIdx.x) acc[0] += GKMake(partial[2 * blockIdx.x], partial[2 * blockIdx.x + 1]); /* the earlier colours' */
+  if (flags & GK_SSOR_DPI_FINISH) GKGridSum<1>(acc, partial, 0, st, pub);
   else GKBlockSumStore<1>(acc, partial, GK_RED_BLOCKS);
 }
 
-PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt dpi, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   GKKrylovCUDA     *k  = (GKKrylovCUDA *)K;
   const PetscInt    n  = c ? c->n : rows ? nrows : S->m;
@@ -664,7 +671,7 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   else kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG, false> : GKKrylovSsorKernel<GK_KRYLOV_COCG, false>;
   /* colours: one grid for all of them (their dpi partials add up block by block) */
   nb = c ? GKWaveBlocks((const void *)kern, S->m) : (unsigned)PetscMax(1, GKBlocks(n));
-  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, c ? *c : c0, (int)dpi, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -127,7 +127,7 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
     const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
 
     r[j] = rj;
-    if (diag) z[j] = zj;
+    if (diag && z) z[j] = zj;
     if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
     else if (K->norm == GK_KRYLOV_NORM_R) sn += rj * PetscConj(rj);
     if (K->method == GK_KRYLOV_BICG) {
@@ -222,7 +222,7 @@ PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
 
 /* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
    step finishes them */
-PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt dpi, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   const PetscInt     n = c ? c->n : rows ? nrows : S->m;
   const PetscScalar *d = c ? S->pd : S->d;
@@ -245,23 +245,26 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     PetscScalar    s = 0.0;
 
     if (upper) {
+      const PetscScalar zr = flags & GK_SSOR_ZR ? ((2.0 - omega) / omega * d[r]) * z[r] : z[r];
+
       if (i) x[r] += K->a * pold[r];
-      p[r] = i ? z[r] + K->b * pold[r] : z[r];
+      p[r] = i ? zr + K->b * pold[r] : zr;
       if (c)
         for (PetscInt e = c->off[1] + k; e < c->off[1] + c->w[1] * c->n; e += c->n) s += S->pval[1][e] * t[S->pcol[1][e]];
       else
         for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
       t[r] = omega * (p[r] - s) / d[r];
-    } else {
-      if (c)
-        for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * (w[S->pcol[0][e]] - t[S->pcol[0][e]]);
-      else
-        for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
-      w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];
-      if (c) sum += K->method == GK_KRYLOV_CG ? p[r] * PetscConj(w[r]) : p[r] * w[r];
-    }
+      if (!(flags & GK_SSOR_FUSE)) continue;
+      s = 0.0; /* colour 0's lower row: no L */
+    } else if (c) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+      for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * t[S->pcol[0][e]];
+    else
+      for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
+    w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];
+    if (flags & GK_SSOR_KEEP) t[r] = w[r] - t[r];
+    if (c) sum += K->method == GK_KRYLOV_CG ? p[r] * PetscConj(w[r]) : p[r] * w[r];
   }
-  if (c && !upper) K->sumdpi = (dpi & GK_SSOR_DPI_ADD ? K->sumdpi : 0.0) + sum;
+  if (c && (!upper || (flags & GK_SSOR_FUSE))) K->sumdpi = (flags & GK_SSOR_DPI_ADD ? K->sumdpi : 0.0) + sum;
   PetscFunctionReturn(0);
 }
 

@@ -379,11 +379,12 @@ static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscSc
     PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
     PetscFunctionReturn(0);
   }
-  if (s->pcolors) { /* multicolor, permuted: each colour's rows contiguous, dpi summed by the lower sweep */
-    const PetscInt nc = s->ncolors;
+  if (s->pcolors) { /* multicolor, permuted: each colour's rows contiguous; colour 0's lower rows
+                       done by its upper launch; dpi summed by the colours computing w */
+    const PetscInt nc = s->ncolors, keep = nc > 1 ? GK_SSOR_KEEP : 0;
 
-    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
-    for (PetscInt c = 0; c < nc; c++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, 0, NULL, &s->pcolors[c], (c ? GK_SSOR_DPI_ADD : 0) | (c == nc - 1 ? GK_SSOR_DPI_FINISH : 0), s->omega, v->z, pold, p, v->t, v->w, v->x));
+    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], GK_SSOR_ZR | (c ? 0 : GK_SSOR_FUSE | keep | (nc == 1 ? GK_SSOR_DPI_FINISH : 0)), s->omega, v->r, pold, p, v->t, v->w, v->x));
+    for (PetscInt c = 1; c < nc; c++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, 0, NULL, &s->pcolors[c], GK_SSOR_DPI_ADD | (c == nc - 1 ? GK_SSOR_DPI_FINISH : GK_SSOR_KEEP), s->omega, v->z, pold, p, v->t, v->w, v->x));
     PetscFunctionReturn(0);
   }
   for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, l ? PETSC_FALSE : PETSC_TRUE, &s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
@@ -517,6 +518,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &v.d));
   v.r    = a[0];
   v.z    = gk->diag ? a[1] : v.r; /* without a preconditioner z is r */
+  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->pcolors) v.z = NULL; /* the permuted Eisenstat step computes z from r (GK_SSOR_ZR) */
   v.p[0] = a[2];
   v.w    = a[3];
   v.p[1] = a[8];
