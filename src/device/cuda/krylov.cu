@@ -570,19 +570,19 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
    computing w sums its part of dpi into the block partials of slot 0, the last colour finishing
    the sum (the grid is the same for every colour, so block b adds up the same rows' terms in
    every run). */
-template <GKKrylovMethod METHOD, bool COLOR>
-__global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, bool upper, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+template <GKKrylovMethod METHOD, bool COLOR, bool UPPER>
+__global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
   GKScalar        b = 0.0, a = 0.0, acc[1] = {0.0};
   bool            stop = false;
   const GKScalar *d    = (const GKScalar *)(COLOR ? S.pd : S.d);
 
   GKOverlapBegin();
-  if (GKStopped(st, upper ? i : PETSC_MAX_INT)) {
-    if (first && upper) GKPublish(st, pub);
+  if (GKStopped(st, UPPER ? i : PETSC_MAX_INT)) {
+    if (first && UPPER) GKPublish(st, pub);
     return;
   }
-  if (upper && i) {
+  if (UPPER && i) {
     const GKScalar rho = g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
     const GKScalar old = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
 
@@ -607,7 +607,7 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
         return;
       }
     }
-  } else if (upper && first && !blockIdx.x && !threadIdx.x) {
+  } else if (UPPER && first && !blockIdx.x && !threadIdx.x) {
     st->rho[0][0] = st->rholast[0] = GKRe(rho0);
     st->rho[0][1] = st->rholast[1] = GKIm(rho0);
   }
@@ -616,13 +616,14 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
     const PetscInt r = COLOR ? c.r0 + k : rows ? rows[k] : k;
     GKScalar       s = 0.0, pr, tr, wr;
 
-    if (upper) {
+    if (UPPER) {
       const GKScalar zr = COLOR && (flags & GK_SSOR_ZR) ? (GKScalar((2.0 - omega) / omega) * d[r]) * z[r] : z[r];
 
       pr = i ? GKDir(zr, b, pold[r]) : zr;
       if (i) x[r] += a * pold[r];
       p[r] = pr;
       if (COLOR)
+#pragma unroll 4 /* the entries' loads in flight together */
         for (PetscInt e = c.off[1] + k, k1 = 0; k1 < c.w[1]; k1++, e += n) s += ((const GKScalar *)S.pval[1])[e] * t[S.pcol[1][e]];
       else
         for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
@@ -636,6 +637,7 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
       pr = p[r];
       tr = t[r];
       if (COLOR) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+#pragma unroll 4
         for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) s += ((const GKScalar *)S.pval[0])[e] * t[S.pcol[0][e]];
       else
         for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
@@ -648,11 +650,11 @@ __global__ void GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool l
     w[r] = wr;
     if (COLOR) {
       if (flags & GK_SSOR_KEEP) t[r] = wr - tr;
-      else if (upper) t[r] = tr;
+      else if (UPPER) t[r] = tr;
       acc[0] += METHOD == GK_KRYLOV_CG ? pr * GKConj(wr) : pr * wr;
     }
   }
-  if (!COLOR || (upper && !(flags & GK_SSOR_FUSE))) return;
+  if (!COLOR || (UPPER && !(flags & GK_SSOR_FUSE))) return;
   if ((flags & GK_SSOR_DPI_ADD) && !threadIdx.x) acc[0] += GKMake(partial[2 * blockIdx.x], partial[2 * blockIdx.x + 1]); /* the earlier colours' */
   if (flags & GK_SSOR_DPI_FINISH) GKGridSum<1>(acc, partial, 0, st, pub);
   else GKBlockSumStore<1>(acc, partial, GK_RED_BLOCKS);
@@ -663,15 +665,17 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   GKKrylovCUDA     *k  = (GKKrylovCUDA *)K;
   const PetscInt    n  = c ? c->n : rows ? nrows : S->m;
   const GKSsorColor c0 = {0, 0, {0, 0}, {0, 0}};
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, bool, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   PetscFunctionBegin;
-  if (c) kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG, true> : GKKrylovSsorKernel<GK_KRYLOV_COCG, true>;
-  else kern = k->method == GK_KRYLOV_CG ? GKKrylovSsorKernel<GK_KRYLOV_CG, false> : GKKrylovSsorKernel<GK_KRYLOV_COCG, false>;
+#define GK_SSOR_KERNEL(M) \
+  (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
+  kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
+#undef GK_SSOR_KERNEL
   /* colours: one grid for all of them (their dpi partials add up block by block) */
   nb = c ? GKWaveBlocks((const void *)kern, S->m) : (unsigned)PetscMax(1, GKBlocks(n));
-  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, upper ? true : false, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
