@@ -635,7 +635,9 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
       s = 0.0; /* colour 0's lower row: no L */
     } else {
       pr = p[r];
-      tr = t[r];
+      /* a colour without U (the last one): t = omega p/d as its upper row computed it, bit for
+         bit, not read back */
+      tr = COLOR && !c.w[1] ? omega * (pr - GKScalar(0.0)) / d[r] : t[r];
       if (COLOR) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
 #pragma unroll 4
         for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) s += ((const GKScalar *)S.pval[0])[e] * t[S.pcol[0][e]];
