@@ -18,13 +18,16 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
   PetscBool      nine = PETSC_FALSE; /* 2D: the diagonal neighbours too (-0.25), which greedy colouring gives 4 colours */
 
   PetscFunctionBegin;
+  PetscInt       far = 0; /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
+
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ninepoint", &nine, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-far", &far, NULL));
   nine = (PetscBool)(nine && dim == 2);
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 9, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 9, NULL, 9, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 11, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 11, NULL, 11, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt r = rs; r < re; r++) {
     const PetscInt stride[3] = {1, n, n * n}, pos[3] = {r % n, (r / n) % n, r / (n * n)};
@@ -37,7 +40,9 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
       for (PetscInt dy = -1; dy <= 1; dy += 2)
         for (PetscInt dx = -1; dx <= 1; dx += 2)
           if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n) PetscCall(MatSetValue(*A, r, r + dy * n + dx, -0.25, INSERT_VALUES));
-    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + 0.25 * (r % 3), INSERT_VALUES));
+    if (far > 0 && r + far < N) PetscCall(MatSetValue(*A, r, r + far, -0.1, INSERT_VALUES));
+    if (far > 0 && r - far >= 0) PetscCall(MatSetValue(*A, r, r - far, -0.1, INSERT_VALUES));
+    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + (far > 0 ? 0.2 : 0.0) + 0.25 * (r % 3), INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));

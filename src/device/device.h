@@ -90,15 +90,17 @@ typedef struct {
      earlier colours ([0], L) and to later ones ([1], U) in ELLPACK order per colour (GKSsorColor),
      columns in the new numbering */
   const PetscInt    *pcol[2];
+  const short       *pdel[2]; /* in place of pcol[t] (NULL) where every column fits in 16 bits
+                                 around its row: column = row + shift[t] + pdel[t][e] */
   const PetscScalar *pval[2];
   const PetscScalar *pd; /* device: the diagonal in the new numbering */
 } GKSsor;
 
 /* One colour of GKSsor's permuted copy: rows r0..r0+n-1; entry k of row r0+j of L (U) at
    off[0] + k n + j (off[1] + k n + j), w[0] (w[1]) entries a row, padded with zero values at
-   columns of earlier (later) colours */
+   columns of earlier (later) colours; shift: see pdel */
 typedef struct {
-  PetscInt r0, n, w[2], off[2];
+  PetscInt r0, n, w[2], off[2], shift[2];
 } GKSsorColor;
 
 /* The flags of a colour of the permuted Eisenstat step. Its part of dpi is stored (0), or added to

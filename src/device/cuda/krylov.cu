@@ -570,6 +570,12 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
    computing w sums its part of dpi into the block partials of slot 0, the last colour finishing
    the sum (the grid is the same for every colour, so block b adds up the same rows' terms in
    every run). */
+/* column of entry e of L (t = 0) or U (t = 1) in row r of the permuted copy (device.h) */
+static __device__ __forceinline__ PetscInt GKSsorCol(const GKSsor &S, const GKSsorColor &c, int t, PetscInt r, PetscInt e)
+{
+  return S.pdel[t] ? r + c.shift[t] + S.pdel[t][e] : S.pcol[t][e];
+}
+
 template <GKKrylovMethod METHOD, bool COLOR, bool UPPER>
 __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
@@ -624,7 +630,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
       p[r] = pr;
       if (COLOR)
 #pragma unroll 4 /* the entries' loads in flight together */
-        for (PetscInt e = c.off[1] + k, k1 = 0; k1 < c.w[1]; k1++, e += n) s += ((const GKScalar *)S.pval[1])[e] * t[S.pcol[1][e]];
+        for (PetscInt e = c.off[1] + k, k1 = 0; k1 < c.w[1]; k1++, e += n) s += ((const GKScalar *)S.pval[1])[e] * t[GKSsorCol(S, c, 1, r, e)];
       else
         for (PetscInt e = S.uptr[r]; e < S.uptr[r + 1]; e++) s += ((const GKScalar *)S.uval)[e] * t[S.ucol[e]];
       tr = omega * (pr - s) / d[r];
@@ -640,7 +646,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
       tr = COLOR && !c.w[1] ? omega * (pr - GKScalar(0.0)) / d[r] : t[r];
       if (COLOR) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
 #pragma unroll 4
-        for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) s += ((const GKScalar *)S.pval[0])[e] * t[S.pcol[0][e]];
+        for (PetscInt e = c.off[0] + k, k1 = 0; k1 < c.w[0]; k1++, e += n) s += ((const GKScalar *)S.pval[0])[e] * t[GKSsorCol(S, c, 0, r, e)];
       else
         for (PetscInt e = S.lptr[r]; e < S.lptr[r + 1]; e++) {
           const PetscInt j = S.lcol[e];
@@ -666,7 +672,7 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 {
   GKKrylovCUDA     *k  = (GKKrylovCUDA *)K;
   const PetscInt    n  = c ? c->n : rows ? nrows : S->m;
-  const GKSsorColor c0 = {0, 0, {0, 0}, {0, 0}};
+  const GKSsorColor c0 = {0, 0, {0, 0}, {0, 0}, {0, 0}};
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 

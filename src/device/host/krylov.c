@@ -222,6 +222,12 @@ PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
 
 /* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
    step finishes them */
+/* column of entry e of L (t = 0) or U (t = 1) in row r of the permuted copy (device.h) */
+static inline PetscInt GKHostSsorCol(const GKSsor *S, const GKSsorColor *c, int t, PetscInt r, PetscInt e)
+{
+  return S->pdel[t] ? r + c->shift[t] + S->pdel[t][e] : S->pcol[t][e];
+}
+
 PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   const PetscInt     n = c ? c->n : rows ? nrows : S->m;
@@ -250,14 +256,14 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
       if (i) x[r] += K->a * pold[r];
       p[r] = i ? zr + K->b * pold[r] : zr;
       if (c)
-        for (PetscInt e = c->off[1] + k; e < c->off[1] + c->w[1] * c->n; e += c->n) s += S->pval[1][e] * t[S->pcol[1][e]];
+        for (PetscInt e = c->off[1] + k; e < c->off[1] + c->w[1] * c->n; e += c->n) s += S->pval[1][e] * t[GKHostSsorCol(S, c, 1, r, e)];
       else
         for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
       t[r] = omega * (p[r] - s) / d[r];
       if (!(flags & GK_SSOR_FUSE)) continue;
       s = 0.0; /* colour 0's lower row: no L */
     } else if (c) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
-      for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * t[S->pcol[0][e]];
+      for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * t[GKHostSsorCol(S, c, 0, r, e)];
     else
       for (PetscInt e = S->lptr[r]; e < S->lptr[r + 1]; e++) s += S->lval[e] * (w[S->lcol[e]] - t[S->lcol[e]]);
     w[r] = (omega - 1.0) * t[r] + omega * (p[r] - s) / d[r];

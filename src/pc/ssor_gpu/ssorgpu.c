@@ -32,6 +32,7 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscCall(GKFree(s->S.d));
   for (int k = 0; k < 2; k++) {
     PetscCall(GKFree(s->S.pcol[k]));
+    PetscCall(GKFree(s->S.pdel[k]));
     PetscCall(GKFree(s->S.pval[k]));
     PetscCall(GKFree(s->perm[k]));
   }
@@ -142,13 +143,42 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
         for (PetscInt e = 0; e < C->w[t]; e++) {
           const PetscInt q = C->off[t] + e * C->n + j, src = ptr[t][i] + e;
 
-          pc[q] = src < ptr[t][i + 1] ? iperm[col[t][src]] : (t ? m - 1 : 0);
+          /* padding: the row's first column (near the others), or the first or last row */
+          pc[q] = src < ptr[t][i + 1] ? iperm[col[t][src]] : ptr[t][i] < ptr[t][i + 1] ? iperm[col[t][ptr[t][i]]] : (t ? m - 1 : 0);
           pv[q] = src < ptr[t][i + 1] ? val[t][src] : 0.0;
         }
       }
     }
-    PetscCall(GKMallocH2D(tot[t], pc, (PetscInt **)&s->S.pcol[t]));
     PetscCall(GKMallocH2D(tot[t], pv, (PetscScalar **)&s->S.pval[t]));
+    { /* 16-bit columns where every colour's span of column - row fits: 2 bytes an entry less */
+      PetscBool fits = PETSC_TRUE;
+      short    *pdel;
+
+      for (PetscInt c = 0; c < nc && fits; c++) {
+        GKSsorColor *C  = &s->pcolors[c];
+        PetscInt     lo = PETSC_MAX_INT, hi = PETSC_MIN_INT;
+
+        for (PetscInt q = C->off[t]; q < C->off[t] + C->w[t] * C->n; q++) {
+          const PetscInt dq = pc[q] - (C->r0 + (q - C->off[t]) % C->n);
+
+          lo = PetscMin(lo, dq);
+          hi = PetscMax(hi, dq);
+        }
+        C->shift[t] = lo <= hi ? lo + 32768 : 0;
+        if (lo <= hi && (PetscInt64)hi - lo > 65535) fits = PETSC_FALSE;
+      }
+      if (fits) {
+        PetscCall(PetscMalloc1(tot[t], &pdel));
+        for (PetscInt c = 0; c < nc; c++) {
+          const GKSsorColor *C = &s->pcolors[c];
+
+          for (PetscInt q = C->off[t]; q < C->off[t] + C->w[t] * C->n; q++) pdel[q] = (short)(pc[q] - (C->r0 + (q - C->off[t]) % C->n) - C->shift[t]);
+        }
+        PetscCall(GKMallocH2D(tot[t], pdel, (short **)&s->S.pdel[t]));
+        PetscCall(PetscFree(pdel));
+      } else PetscCall(GKMallocH2D(tot[t], pc, (PetscInt **)&s->S.pcol[t]));
+      PetscCall(PetscInfo(NULL, "SSOR multicolor, permuted copy: %s with %d-bit columns\n", t ? "U" : "L", fits ? 16 : 32));
+    }
     PetscCall(PetscFree2(pc, pv));
   }
   {
