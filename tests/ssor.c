@@ -271,19 +271,27 @@ static PetscErrorCode CG(Mat A, PCType pt, PetscReal w, Vec b, Vec x, PetscInt *
    default norm solves too (its true residual) */
 static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
 {
-  const PetscReal omegas[] = {0.8, 1.3, 1.8};
-  const char     *types[]  = {"natural", "multicolor"};
-  Mat             A;
-  Vec             b, x, xref, r;
+  PetscReal   omegas[] = {0.8, 1.3, 1.8};
+  const char *types[]  = {"natural", "multicolor"};
+  size_t      no = PETSC_STATIC_ARRAY_LENGTH(omegas), t0 = 0;
+  Mat         A;
+  Vec         b, x, xref, r;
+  PetscBool   one = PETSC_FALSE;
 
   PetscFunctionBegin;
+  /* -fused_multicolor w: multicolor with omega w alone (a large grid's case) */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-fused_multicolor", &omegas[0], &one));
+  if (one) {
+    no = 1;
+    t0 = 1;
+  }
   PetscCall(Laplacian(dim, n, type, &A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(x, &xref));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(Fill(b));
-  for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(omegas); o++)
-    for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+  for (size_t o = 0; o < no; o++)
+    for (size_t t = t0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
       PetscInt           its, itsref;
       KSPConvergedReason rs, rref;
       PetscReal          nd, nr, nres, nb;

@@ -681,8 +681,12 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
   kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
 #undef GK_SSOR_KERNEL
-  /* colours: one grid for all of them (their dpi partials add up block by block) */
-  nb = c ? GKWaveBlocks((const void *)kern, S->m) : (unsigned)PetscMax(1, GKBlocks(n));
+  if (c) { /* colours: one grid for all of them, upper and lower (their dpi partials add up block
+              by block), which the GPU runs at once whichever of the two it is */
+    const bool cg = k->method == GK_KRYLOV_CG;
+
+    nb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>, S->m), GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>, S->m));
+  } else nb = (unsigned)PetscMax(1, GKBlocks(n));
   GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
