@@ -305,7 +305,7 @@ static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
       PetscCall(TestDiffNorms(xref, x, NORM_2, &nd, &nr));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-10s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim, (int)n, (double)omegas[o], types[t], (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
       PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu: %d iterations, %s; cg %d, %s", (int)its, KSPConvergedReasons[rs], (int)itsref, KSPConvergedReasons[rref]);
-      PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g", (double)(nd / nr));
+      PetscCheck(nd <= 1e-10 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g", (double)(nd / nr)); /* the same iterates up to rounding: far below the tolerance */
       /* the default (preconditioned) norm: solved, by the true residual */
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
       PetscCall(PetscOptionsClearValue(NULL, "-ksp_type"));
