@@ -115,12 +115,6 @@ typedef struct {
 /* z is passed as r: the upper rows compute z = ((2 - w)/w) d r, as the update computes it without
    storing it (krylovupdate with z NULL) */
 #define GK_SSOR_ZR 16
-/* DEFER: x read and written every other step. A step of odd i leaves its move a_i-1 p_i-1
-   pending; the next makes both (p_i-2 read from the buffer p_i is about to replace); a stopped or
-   last step makes what is pending with its own. FLUSH (no colour, no list): after the last step,
-   the move still pending, from the p buffer it is in (pold: buffer 0, p: buffer 1). */
-#define GK_SSOR_DEFER 32
-#define GK_SSOR_FLUSH 64
 
 /* w = x .* y, x ./ y (0 where y is 0) */
 typedef enum {

@@ -26,8 +26,6 @@ typedef struct {
   double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
   double   rholast[2];       /* the last rho the step finished */
   double   a[2];             /* a_i of the last update, (re, im): the step after it moves x */
-  double   apend[2];         /* Eisenstat, GK_SSOR_DEFER: the a of a move of x left to the next step, */
-  int      pending, pendbuf; /* whether there is one, and the p buffer it moves by */
   double   norm2;
   int      flag;
   PetscInt flagit;
@@ -585,19 +583,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
   bool            stop = false;
   const GKScalar *d    = (const GKScalar *)(COLOR ? S.pd : S.d);
 
-  const bool defer = flags & GK_SSOR_DEFER, both = defer && i % 2 == 0;
-  GKScalar   ap    = 0.0;
-
   GKOverlapBegin();
-  if (UPPER && (flags & GK_SSOR_FLUSH)) { /* the move still pending, if any (device.h) */
-    if (*(volatile const int *)&st->pending) {
-      const GKScalar *pp = st->pendbuf ? p : pold;
-
-      ap = GKMake(st->apend[0], st->apend[1]);
-      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += ap * pp[j];
-    }
-    return;
-  }
   if (GKStopped(st, UPPER ? i : PETSC_MAX_INT)) {
     if (first && UPPER) GKPublish(st, pub);
     return;
@@ -607,7 +593,6 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
     const GKScalar old = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
 
     a = GKMake(st->a[0], st->a[1]);
-    if (both) ap = GKMake(st->apend[0], st->apend[1]); /* left by step i - 1 */
     if (rho == GKScalar(0.0)) stop = true;
     else if (METHOD == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) stop = true;
     else b = rho / old;
@@ -623,16 +608,8 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
       }
       if (stop) GKFlag(st, rho == GKScalar(0.0) ? GK_KRYLOV_BREAKDOWN : GK_KRYLOV_INDEFINITE_PC, i);
       GKPublish(st, pub);
-      if (defer && !blockIdx.x && !threadIdx.x) { /* made by this step (even i, stopped or last), or left to the next */
-        st->pending = !(stop || last) && i % 2;
-        if (st->pending) {
-          st->apend[0] = GKRe(a);
-          st->apend[1] = GKIm(a);
-          st->pendbuf  = (int)((i - 1) % 2);
-        }
-      }
       if (stop || last) {
-        for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += both ? ap * p[j] + a * pold[j] : a * pold[j];
+        for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
         return;
       }
     }
@@ -649,8 +626,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
       const GKScalar zr = COLOR && (flags & GK_SSOR_ZR) ? (GKScalar((2.0 - omega) / omega) * d[r]) * z[r] : z[r];
 
       pr = i ? GKDir(zr, b, pold[r]) : zr;
-      if (i && !defer) x[r] += a * pold[r];
-      else if (i && both) x[r] += ap * p[r] + a * pold[r]; /* p[r] is still p_i-2 */
+      if (i) x[r] += a * pold[r];
       p[r] = pr;
       if (COLOR)
 #pragma unroll 4 /* the entries' loads in flight together */

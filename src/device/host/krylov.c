@@ -17,9 +17,6 @@ struct _n_GKKrylov {
   PetscScalar    sumoff;                  /* dpi of the off-diagonal block (several processes) */
   PetscScalar    b;                       /* Eisenstat: the step's b, for its later lists */
   PetscBool      stop;                    /* Eisenstat: the step stopped at its first list */
-  PetscBool      pending;                 /* Eisenstat, GK_SSOR_DEFER: a move of x left to the next step */
-  PetscScalar    apend;                   /* its a, */
-  PetscInt       pendbuf;                 /* and the p buffer it moves by */
   PetscBool      global;                  /* the sums below replace the ones above */
   PetscScalar    glob[3];                 /* dpi, norm, rho over all processes */
   GKKrylovFlag   flag;
@@ -237,31 +234,15 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   const PetscScalar *d = c ? S->pd : S->d;
   PetscScalar        sum = 0.0;
 
-  const PetscBool    defer = flags & GK_SSOR_DEFER ? PETSC_TRUE : PETSC_FALSE, both = defer && i % 2 == 0 ? PETSC_TRUE : PETSC_FALSE;
-
   PetscFunctionBegin;
   GKCounts.launches += 1;
-  if (flags & GK_SSOR_FLUSH) {
-    if (K->pending)
-      for (PetscInt j = 0; j < S->m; j++) x[j] += K->apend * (K->pendbuf ? p : pold)[j];
-    K->pending = PETSC_FALSE;
-    PetscFunctionReturn(0);
-  }
   if (K->flag && K->flagit < i) PetscFunctionReturn(0);
   if (upper && first) {
     GKHostKrylovFinish(K, i, rho0, &K->b, &K->stop);
-    if (i && (K->stop || last)) { /* x_i = x_i-1 + a p_i-1 (and what is pending) on every row, and nothing more */
-      for (PetscInt j = 0; j < S->m; j++) x[j] += both ? K->apend * p[j] + K->a * pold[j] : K->a * pold[j];
-      K->stop    = PETSC_TRUE;
-      K->pending = PETSC_FALSE;
+    if (i && (K->stop || last)) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
+      for (PetscInt j = 0; j < S->m; j++) x[j] += K->a * pold[j];
+      K->stop = PETSC_TRUE;
       PetscFunctionReturn(0);
-    }
-  }
-  if (upper && first && defer && i) { /* applied by this step (even i), or left to the next */
-    K->pending = i % 2 ? PETSC_TRUE : PETSC_FALSE;
-    if (K->pending) {
-      K->apend   = K->a;
-      K->pendbuf = (i - 1) % 2;
     }
   }
   if (K->stop) PetscFunctionReturn(0);
@@ -272,8 +253,7 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     if (upper) {
       const PetscScalar zr = flags & GK_SSOR_ZR ? ((2.0 - omega) / omega * d[r]) * z[r] : z[r];
 
-      if (i && !defer) x[r] += K->a * pold[r];
-      else if (i && both) x[r] += K->apend * p[r] + K->a * pold[r]; /* p[r] is still p_i-2 */
+      if (i) x[r] += K->a * pold[r];
       p[r] = i ? zr + K->b * pold[r] : zr;
       if (c)
         for (PetscInt e = c->off[1] + k; e < c->off[1] + c->w[1] * c->n; e += c->n) s += S->pval[1][e] * t[GKHostSsorCol(S, c, 1, r, e)];

@@ -376,14 +376,14 @@ static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscSc
     PetscFunctionReturn(0);
   }
   if (last) { /* x moves, nothing more */
-    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, NULL, s->pcolors ? GK_SSOR_DEFER : 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
+    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
     PetscFunctionReturn(0);
   }
   if (s->pcolors) { /* multicolor, permuted: each colour's rows contiguous; colour 0's lower rows
                        done by its upper launch; dpi summed by the colours computing w */
     const PetscInt nc = s->ncolors, keep = nc > 1 ? GK_SSOR_KEEP : 0;
 
-    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], GK_SSOR_ZR | GK_SSOR_DEFER | (c ? 0 : GK_SSOR_FUSE | keep | (nc == 1 ? GK_SSOR_DPI_FINISH : 0)), s->omega, v->r, pold, p, v->t, v->w, v->x));
+    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], GK_SSOR_ZR | (c ? 0 : GK_SSOR_FUSE | keep | (nc == 1 ? GK_SSOR_DPI_FINISH : 0)), s->omega, v->r, pold, p, v->t, v->w, v->x));
     for (PetscInt c = 1; c < nc; c++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, 0, NULL, &s->pcolors[c], GK_SSOR_DPI_ADD | (c == nc - 1 ? GK_SSOR_DPI_FINISH : GK_SSOR_KEEP), s->omega, v->z, pold, p, v->t, v->w, v->x));
     PetscFunctionReturn(0);
   }
@@ -536,11 +536,6 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
   if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops));
   else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
-  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->pcolors) { /* x's move the last step left pending (GK_SSOR_DEFER) */
-    PC_SSORGPU *s = (PC_SSORGPU *)gk->ssor;
-
-    PetscCall(GKDev->krylovssor(K, 0, 0.0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, NULL, GK_SSOR_FLUSH, s->omega, NULL, v.p[0], v.p[1], NULL, NULL, v.x));
-  }
   PetscCall(GKDev->krylovdestroy(&K));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
   for (int k = 0; k < 11; k++)
