@@ -29,14 +29,9 @@
    Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long) are
    stored row by row instead, entry k of slot s at sliceptr[s / h] + (s % h) * width + k, and
    their rows multiplied a warp per row with contiguous loads: one thread per row would walk a
-   long row alone while the rest of the product waits for it. wide lists their slots. Middle
-   slices (GK_ELLR_MID to GK_ELLR_WIDE entries wide) keep the column layout, and the product
-   gives their rows GK_ELLR_MID_LANES lanes each, so that their gathers of x go several at once;
-   mid lists their slots.
+   long row alone while the rest of the product waits for it. wide lists their slots.
 */
-#define GK_ELLR_WIDE      32
-#define GK_ELLR_MID       8
-#define GK_ELLR_MID_LANES 4
+#define GK_ELLR_WIDE 32
 typedef struct {
   PetscInt     m, n;      /* rows, columns */
   PetscInt     nz;        /* Nz, the longest row */
@@ -48,8 +43,6 @@ typedef struct {
   PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
   PetscInt     nwide;     /* slots in wide slices */
   PetscInt    *wide;      /* device, nwide: those slots */
-  PetscInt     nmid;      /* slots in middle slices */
-  PetscInt    *mid;       /* device, nmid: those slots */
 } GKEllr;
 
 /*

@@ -126,82 +126,55 @@ static PetscErrorCode GKCUDASynchronize(void)
   PetscFunctionReturn(0);
 }
 
-/* Slot s of a wide or middle slice with G lanes (a group of a warp): lane l takes the row's
-   entries l, l + G, ...; the group's sum lands in its first lane, which writes y. Groups past the
-   list still take part in the shuffles. */
-template <bool CONJ, int G>
-static __device__ __forceinline__ void GKEllrGroupRow(PetscInt g, PetscInt ng, const PetscInt *__restrict__ slots, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
-{
-  const int lane = threadIdx.x % G;
-  PetscInt  i    = 0;
-  double    re = 0.0, im = 0.0;
-
-  if (g < ng) {
-    const PetscInt s = slots[g], len = rl[s];
-    size_t         base;
-    PetscInt       st;
-    GKScalar       v = 0.0;
-
-    i = perm ? perm[s] : s;
-    GKEllrSlot(s, h, sliceptr, &base, &st);
-    for (PetscInt k = lane; k < len; k += G) {
-      const GKScalar a = val[base + (size_t)k * st];
-
-      v += (CONJ ? GKConj(a) : a) * x[col[base + (size_t)k * st]];
-    }
-    re = GKRe(v);
-    im = GKIm(v);
-  }
-  for (int o = G / 2; o > 0; o /= 2) {
-    re += __shfl_down_sync(0xffffffffu, re, o, G);
-    im += __shfl_down_sync(0xffffffffu, im, o, G);
-  }
-  if (g < ng && !lane) {
-    const GKScalar v = GKMake(re, im);
-
-    y[i] = add ? y[i] + v : v;
-  }
-}
-
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
-   arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4); the rows of
-   wide slices a warp each, those of middle slices GK_ELLR_MID_LANES lanes each (device.h) */
+   arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
 template <bool CONJ, bool PLAIN>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, PetscInt nmid, const PetscInt *__restrict__ mid, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
-  if (blockIdx.x < nbnarrow) { /* a thread per slot of the narrow slices */
+  if (blockIdx.x < nbnarrow) { /* a thread per slot, the wide slices left to the warps below */
     const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
-    if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_MID)) {
+    if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE)) {
       const PetscInt i = !PLAIN && perm ? perm[s] : s;
       const GKScalar v = GKEllrRow<CONJ, GKVecIn, PLAIN>(s, h, sliceptr, rl, col, val, GKVecIn{x});
 
       y[i] = add ? y[i] + v : v;
     }
-  } else if (blockIdx.x < nbnarrow + nbwide) { /* a warp per slot of a wide slice, its entries contiguous */
+  } else { /* a warp per slot of a wide slice, its entries contiguous */
     const PetscInt g = ((PetscInt)(blockIdx.x - nbnarrow) * blockDim.x + threadIdx.x) / 32;
+    const int      lane = threadIdx.x % 32;
 
-    GKEllrGroupRow<CONJ, 32>(g, nwide, wide, h, sliceptr, rl, col, val, perm, x, add, y);
-  } else { /* GK_ELLR_MID_LANES lanes per slot of a middle slice */
-    const PetscInt g = ((PetscInt)(blockIdx.x - nbnarrow - nbwide) * blockDim.x + threadIdx.x) / GK_ELLR_MID_LANES;
+    if (g < nwide) {
+      const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
+      size_t         base;
+      PetscInt       st;
+      GKScalar       v = 0.0;
 
-    GKEllrGroupRow<CONJ, GK_ELLR_MID_LANES>(g, nmid, mid, h, sliceptr, rl, col, val, perm, x, add, y);
+      GKEllrSlot(s, h, sliceptr, &base, &st);
+      for (PetscInt k = lane; k < len; k += 32) {
+        const GKScalar a = val[base + k];
+
+        v += (CONJ ? GKConj(a) : a) * x[col[base + k]];
+      }
+      v = GKWarpSum(v);
+      if (!lane) y[i] = add ? y[i] + v : v;
+    }
   }
 }
 
 static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
-  const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide), nbm = GKBlocks(GK_ELLR_MID_LANES * A->nmid);
+  const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
   const PetscBool plain = A->h == A->m && !A->perm && !A->nwide ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (plain) { /* the paper's layout: no slices, permutation or wide rows; every row a thread */
-    if (conj) GKEllrMultKernel<true, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, 0, 0, NULL, 0, NULL, (const GKScalar *)x, add, (GKScalar *)y);
-    else GKEllrMultKernel<false, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, 0, 0, NULL, 0, NULL, (const GKScalar *)x, add, (GKScalar *)y);
+  if (plain) { /* the paper's layout: no slices, permutation or wide rows */
+    if (conj) GKEllrMultKernel<true, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+    else GKEllrMultKernel<false, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
   } else {
-    if (conj) GKEllrMultKernel<true, false><<<nb + nbw + nbm, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, nbw, A->nwide, A->wide, A->nmid, A->mid, (const GKScalar *)x, add, (GKScalar *)y);
-    else GKEllrMultKernel<false, false><<<nb + nbw + nbm, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, nbw, A->nwide, A->wide, A->nmid, A->mid, (const GKScalar *)x, add, (GKScalar *)y);
+    if (conj) GKEllrMultKernel<true, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+    else GKEllrMultKernel<false, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
   }
   GKCheckLaunch();
   PetscFunctionReturn(0);

@@ -25,12 +25,9 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->val));
   PetscCall(GKFree(E->perm));
   PetscCall(GKFree(E->wide));
-  PetscCall(GKFree(E->mid));
   E->perm  = NULL;
   E->wide  = NULL;
   E->nwide = 0;
-  E->mid   = NULL;
-  E->nmid  = 0;
   PetscFunctionReturn(0);
 }
 
@@ -59,7 +56,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *rl, *col, *perm = NULL, *wide = NULL, *mid = NULL, nz = 0, total, nwide = 0, nmid = 0;
+  PetscInt      *sp, *rl, *col, *perm = NULL, *wide = NULL, nz = 0, total, nwide = 0;
   PetscScalar   *val;
   char           why[320];
 
@@ -108,25 +105,14 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       val[base + k * st] = aa[ai[i] + k];
     }
   }
-  if (!valuesonly) { /* the slots of the wide and middle slices, for the products' warps and lane groups */
-    const PetscBool plain = h >= m && !perm ? PETSC_TRUE : PETSC_FALSE; /* the paper's layout: a thread a row */
-
-    for (PetscInt s = 0; s < ns; s++) {
-      const PetscInt w = (sp[s + 1] - sp[s]) / h, cnt = PetscMin(m, (s + 1) * h) - s * h;
-
-      if (w >= GK_ELLR_WIDE) nwide += cnt;
-      else if (w >= GK_ELLR_MID && !plain) nmid += cnt;
-    }
-    PetscCall(PetscMalloc2(nwide, &wide, nmid, &mid));
-    nwide = nmid = 0;
-    for (PetscInt s = 0; s < ns; s++) {
-      const PetscInt w = (sp[s + 1] - sp[s]) / h;
-
-      for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) {
-        if (w >= GK_ELLR_WIDE) wide[nwide++] = t;
-        else if (w >= GK_ELLR_MID && !plain) mid[nmid++] = t;
-      }
-    }
+  if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
+    for (PetscInt s = 0; s < ns; s++)
+      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE) nwide += PetscMin(m, (s + 1) * h) - s * h;
+    PetscCall(PetscMalloc1(nwide, &wide));
+    nwide = 0;
+    for (PetscInt s = 0; s < ns; s++)
+      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE)
+        for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) wide[nwide++] = t;
   }
 #undef GK_ROW
   if (!valuesonly) {
@@ -147,15 +133,16 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
     }
     E->nwide = nwide;
-    PetscCall(GKMallocH2D(nwide, wide, &E->wide));
-    E->nmid = nmid;
-    PetscCall(GKMallocH2D(nmid, mid, &E->mid));
+    if (nwide) {
+      PetscCall(GKMalloc(nwide, &E->wide));
+      PetscCall(GKMemcpyH2D(E->wide, wide, (size_t)nwide * sizeof(PetscInt)));
+    }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + E->nwide + E->nmid) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + E->nwide) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
   *stored = total;
   PetscCall(PetscFree(perm));
-  PetscCall(PetscFree2(wide, mid));
+  PetscCall(PetscFree(wide));
   PetscCall(PetscFree(sp));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
