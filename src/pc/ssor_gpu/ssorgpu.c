@@ -204,10 +204,12 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   const PetscScalar *aa;
   PetscInt           m, *key, *hrows, *lptr, *uptr, *lcol, *ucol, nl = 0, nu = 0;
   PetscScalar       *lval, *uval, *d;
+  PetscMPIInt        size;
 
   PetscFunctionBegin;
   PetscCall(PetscGPUKitBackendSetUp_Private());
   PetscCall(PCSSORGPUReset_Private(s));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(MatHasOperation(P, MATOP_GET_ROW, &hasrow));
   PetscCheck(hasrow, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PC %s sweeps over the matrix's entries, and a %s matrix has none: assemble a sparse matrix (aij, ellrcuda, diacuda)", PCSSORGPU, ((PetscObject)P)->type_name);
   PetscCall(MatGetDiagonalBlock(P, &B)); /* the matrix itself on one process */
@@ -285,7 +287,7 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
       PetscCall(PCSSORGPUGroup_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
       s->nlev[k] = nkeys;
       PetscCall(GKMallocH2D(m, hrows, &s->rows[k]));
-      if (s->color && !k) { /* the forward order, colour by colour: the permuted copy's */
+      if (s->color && !k && size == 1) { /* the forward order, colour by colour: the permuted copy's (cggpu's Eisenstat iterations, one process) */
         const PetscInt    *ptr[2] = {lptr, uptr}, *col[2] = {lcol, ucol};
         const PetscScalar *val[2] = {lval, uval};
 
@@ -438,7 +440,10 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(0);
   PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR on the GPU, %s, omega = %g%s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->type == PC_SSORGPU_NEUMANN ? "" : ", one symmetric sweep from a zero guess"));
   if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
-  else if (s->type == PC_SSORGPU_MULTICOLOR) PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
+  else if (s->type == PC_SSORGPU_MULTICOLOR) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
+    if (s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n", s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
+  }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
   PetscFunctionReturn(0);
 }
