@@ -34,9 +34,9 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
     PetscCall(GKFree(s->S.pcol[k]));
     PetscCall(GKFree(s->S.pdel[k]));
     PetscCall(GKFree(s->S.pval[k]));
-    PetscCall(GKFree(s->perm[k]));
   }
   PetscCall(GKFree(s->S.pd));
+  PetscCall(GKFree(s->iperm));
   PetscCall(PetscFree(s->pcolors));
   for (int k = 0; k < 2; k++) {
     PetscCall(PetscFree(s->lev[k]));
@@ -103,11 +103,11 @@ static PetscErrorCode PCSSORGPUGroup_Private(PetscInt m, const PetscInt *key, Pe
   PetscFunctionReturn(0);
 }
 
-/* Multicolor's colour-permuted copy (device.h, GKSsor): row k of the copy is row perm[k]; the
-   colours are perm's groups lev[0..ncolors]; each colour's L and U couplings go in ELLPACK order,
-   as wide as the colour's longest row and padded with zeros at a column of an earlier colour
-   (row 0, in colour 0) for L and of a later one (row m - 1) for U, so that padding reads
-   values the sweep has just computed */
+/* Multicolor's colour-permuted copy (device.h, GKSsor): row k of the copy is row perm[k] (the
+   forward list, rows[0]); the colours are perm's groups lev[0..ncolors]; each colour's L and U
+   couplings go in ELLPACK order, as wide as the colour's longest row and padded with zeros at the
+   row's own first column of that side (else row 0, in colour 0, for L and row m - 1 for U), so
+   that padding reads values the sweep has just computed and stays near the row */
 static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *perm, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d)
 {
   const PetscInt m = s->m, nc = s->ncolors, *lev = s->lev[0];
@@ -189,8 +189,7 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
     PetscCall(GKMallocH2D(m, pd, (PetscScalar **)&s->S.pd));
     PetscCall(PetscFree(pd));
   }
-  PetscCall(GKMallocH2D(m, perm, &s->perm[0]));
-  PetscCall(GKMallocH2D(m, iperm, &s->perm[1]));
+  PetscCall(GKMallocH2D(m, iperm, &s->iperm));
   PetscCall(PetscFree(iperm));
   PetscFunctionReturn(0);
 }

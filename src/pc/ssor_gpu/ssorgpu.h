@@ -19,7 +19,7 @@ typedef struct {
   PetscInt      ncolors;
   PetscInt     *color;   /* host: each row's colour (multicolor) */
   GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
-  PetscInt     *perm[2]; /* device: the permuted copy's row k is row perm[0][k]; row i is its perm[1][i] */
+  PetscInt     *iperm;   /* device: row i is the permuted copy's row iperm[i] (its row k is row rows[0][k]) */
   PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
   PetscScalar   baddiag;
   Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */

@@ -248,9 +248,17 @@ static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec
   PetscFunctionReturn(0);
 }
 
-/* Multicolor's Eisenstat iterations run in the colour-permuted numbering (device.h, GKSsor):
-   v[k] = v[idx[k]] in place, through the work vector t; idx = perm[0] into that numbering, perm[1]
-   back */
+/* The ssorgpu PC whose Eisenstat iterations run in its colour-permuted numbering (multicolor on
+   one process: device.h, GKSsor), or NULL */
+static PC_SSORGPU *KSPGKPermuted_Private(KSP_GK *gk)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)gk->ssor;
+
+  return s && s->pcolors ? s : NULL;
+}
+
+/* v[k] = v[idx[k]] in place, through the work vector t: idx = rows[0] (the forward list) into the
+   permuted numbering, iperm back */
 static PetscErrorCode KSPGKPermute_Private(KSP_GK *gk, const PetscInt *idx, Vec v)
 {
   PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
@@ -289,11 +297,13 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
     PetscCall(VecAYPX(R, -1.0, Bv));
   } else PetscCall(VecCopy(Bv, R)); /* r <- b */
   if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
+    PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
+
     PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_LOWER, R));
     if (!ksp->guess_zero) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER_MULT, X));
-    if (((PC_SSORGPU *)gk->ssor)->pcolors) { /* the iterations in the permuted numbering; KSPSolve_GK permutes x back */
-      PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[0], R));
-      PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[0], X));
+    if (ps) { /* the iterations in the permuted numbering; KSPSolve_GK permutes x back */
+      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], R));
+      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], X));
     }
   }
   PetscCall(KSPGKApplyPC_Private(gk, R, Z, PETSC_FALSE)); /* z <- B r */
@@ -518,7 +528,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &v.d));
   v.r    = a[0];
   v.z    = gk->diag ? a[1] : v.r; /* without a preconditioner z is r */
-  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->pcolors) v.z = NULL; /* the permuted Eisenstat step computes z from r (GK_SSOR_ZR) */
+  if (KSPGKPermuted_Private(gk)) v.z = NULL; /* the permuted Eisenstat step computes z from r (GK_SSOR_ZR) */
   v.p[0] = a[2];
   v.w    = a[3];
   v.p[1] = a[8];
@@ -580,7 +590,9 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
   if (gk->ssor) {
-    if (((PC_SSORGPU *)gk->ssor)->pcolors) PetscCall(KSPGKPermute_Private(gk, ((PC_SSORGPU *)gk->ssor)->perm[1], X)); /* x^ in the matrix's numbering */
+    PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
+
+    if (ps) PetscCall(KSPGKPermute_Private(gk, ps->iperm, X)); /* x^ in the matrix's numbering */
     PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
   }
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
