@@ -561,6 +561,12 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
   PetscFunctionReturn(0);
 }
 
+/* column of entry e of L (t = 0) or U (t = 1) in row r of the permuted copy (device.h) */
+static __device__ __forceinline__ PetscInt GKSsorCol(const GKSsor &S, const GKSsorColor &c, int t, PetscInt r, PetscInt e)
+{
+  return S.pdel[t] ? r + c.shift[t] + S.pdel[t][e] : S.pcol[t][e];
+}
+
 /* Eisenstat's step, one list of rows (device.h): the first upper list finishes the last update's
    sums as the step does (every later list computes the same b, stop and a from the same state);
    a stopped or last step moves x on every row in its first list and nothing more. Flags this
@@ -570,12 +576,6 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
    computing w sums its part of dpi into the block partials of slot 0, the last colour finishing
    the sum (the grid is the same for every colour, so block b adds up the same rows' terms in
    every run). */
-/* column of entry e of L (t = 0) or U (t = 1) in row r of the permuted copy (device.h) */
-static __device__ __forceinline__ PetscInt GKSsorCol(const GKSsor &S, const GKSsorColor &c, int t, PetscInt r, PetscInt e)
-{
-  return S.pdel[t] ? r + c.shift[t] + S.pdel[t][e] : S.pcol[t][e];
-}
-
 template <GKKrylovMethod METHOD, bool COLOR, bool UPPER>
 __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
