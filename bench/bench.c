@@ -11,6 +11,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
   -csv <file>         : append the results to this CSV file\n\
   -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096; 0: none)\n\
   -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256; 0: none)\n\
+  -ssor_runs <s>      : ssor: only the runs whose names contain s (none, jacobi, multicolor, ...)\n\
   -cg_its <k>         : CG iterations timed on the GPU (default 400)\n\
   -cpu_its <k>        : CG iterations timed on the CPU (default 10)\n\
   -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\n";
@@ -480,7 +481,7 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
 
 /* Time to solution (issue 7): cggpu with none, jacobi and ssorgpu (Eisenstat's trick: natural
    and multicolor), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
-static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n)
+static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
   const PetscInt M = dim == 2 ? n * n : n * n * n;
   const char    *runs[][2] = {
@@ -503,6 +504,7 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n)
     double   us = 0.0, setup = 0.0;
     PetscInt its;
 
+    if (only[0] && !strstr(runs[r][0], only)) continue;
     PetscCall(TimeSolve(D, runs[r][1], &us, &its, &setup));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s its=%d setup_us=%.0f", runs[r][0], (int)its, setup));
     PetscCall(Record("ssor", &P, what, us, 0.0, PETSC_FALSE));
@@ -564,7 +566,7 @@ int main(int argc, char **argv)
 {
   PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
   PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, weak = 2048, strong = 4096;
-  char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256];
+  char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
   PetscBool             gpu, cpu, mpi, ssor, set;
   PetscMPIInt           size, rank;
   PetscGPUKitBackendType backend;
@@ -591,6 +593,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsInt("-cg_its", "CG iterations timed on the GPU", NULL, cgits, &cgits, NULL));
   PetscCall(PetscOptionsInt("-cpu_its", "CG iterations timed on the CPU", NULL, cpuits, &cpuits, NULL));
+  PetscCall(PetscOptionsString("-ssor_runs", "ssor: only the runs whose names contain this (none, jacobi, multicolor, natural, neumann)", NULL, only, only, sizeof(only), NULL));
   PetscCall(PetscOptionsInt("-powerlaw_rows", "rows of the power-law matrices (0: none)", NULL, plrows, &plrows, NULL));
   PetscOptionsEnd();
   PetscCall(PetscStrcmp(mode, "gpu", &gpu));
@@ -624,9 +627,9 @@ int main(int argc, char **argv)
     if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
     if (ssor) { /* time to solution: 2D 2048^2 and 3D 160^3 unless given */
       for (PetscInt k = 0; k < (n2 ? n2 : 0); k++)
-        if (grids2d[k] > 0) PetscCall(RunSSOR(2, grids2d[k]));
+        if (grids2d[k] > 0) PetscCall(RunSSOR(2, grids2d[k], only));
       for (PetscInt k = 0; k < (n3 ? n3 : 0); k++)
-        if (grids3d[k] > 0) PetscCall(RunSSOR(3, grids3d[k]));
+        if (grids3d[k] > 0) PetscCall(RunSSOR(3, grids3d[k], only));
       if (csv) fclose(csv);
       PetscCall(PetscFinalize());
       return 0;

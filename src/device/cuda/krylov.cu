@@ -371,11 +371,16 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
     else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(ro) * GKRe(ro) + GKIm(ro) * GKIm(ro);
     if (METHOD != GK_KRYLOV_BICG) acc[1] += METHOD == GK_KRYLOV_CG ? zo * GKConj(ro) : zo * ro;
   };
+  /* the rows from the last to the first: the step before went from the first to the last, so
+     the w and r it touched last are still in L2 when this kernel starts, and the r this kernel
+     writes last are the first the next step reads (1 to 2 us an iteration at 2048^2 on an H200,
+     bench/ANALYSIS.md) */
   const PetscInt tid = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x, stride = (PetscInt)gridDim.x * blockDim.x;
 
 #if !defined(PETSC_USE_COMPLEX)
   if (METHOD != GK_KRYLOV_BICG && pairs) { /* two rows a thread: 16-byte loads and stores, fewer instructions for the same bytes */
-    for (PetscInt q = tid; q < n / 2; q += stride) {
+    for (PetscInt q0 = tid; q0 < n / 2; q0 += stride) {
+      const PetscInt q = n / 2 - 1 - q0;
       const double2 r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
       double2       ro, zo;
 
@@ -394,7 +399,8 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   } else
 #endif
 #pragma unroll 4 /* several rows' loads in flight at once */
-    for (PetscInt j = tid; j < n; j += stride) {
+    for (PetscInt j0 = tid; j0 < n; j0 += stride) {
+      const PetscInt j = n - 1 - j0;
       GKScalar rj, zj;
 
       row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
