@@ -20,8 +20,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
    The byte counts (the "roofline" of every row is bytes / B):
    - SpMV reads the format's arrays once, x once and writes y once: DIA ndiag m values and
      ndiag offsets; ELLPACK-R the nonzeros' values and column indices (a row stops at its own
-     length, Michels 5.3.1), the row lengths and the slice starts; CSR the values, column
-     indices and row starts.
+     length, Michels 5.3.1; 2 bytes an index where the matrix stores 16-bit offsets, else 4),
+     the row lengths and the slice starts; CSR the values, column indices and row starts.
    - A CG iteration (no preconditioner) adds its vector passes to the matrix' bytes, each pass
      8 bytes a row: cggpu's fused kernels GK_CGGPU_PASSES (src/device/device.h), PETSc's
      KSPCG 18 (PCApply's copy 2, the norm 1, two dots 4, VecAYPX 3, two VecAXPY 6, the product
@@ -190,12 +190,27 @@ static double BytesDIA(const Problem *P)
   return (double)P->ndiag * P->m * sizeof(PetscScalar) + (double)P->ndiag * sizeof(PetscInt);
 }
 
-/* h = 0: one slice; sorted (a sort window): the row of each slot too */
-static double BytesELLR(const Problem *P, PetscInt h, PetscBool sorted)
+/* h = 0: one slice; sorted (a sort window): the row of each slot too; shortcols: the columns
+   as 16-bit offsets (MatELLRCUDAGetShortColumns) */
+static double BytesELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBool shortcols)
 {
   const PetscInt slices = h ? (P->m + h - 1) / h : 1;
 
-  return (double)P->nnz * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1) * sizeof(PetscInt);
+  return (double)P->nnz * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1) * sizeof(PetscInt);
+}
+
+/* whether the ELLPACK-R matrix E (sequential, or the diagonal block of an MPI one) stores its
+   columns as 16-bit offsets */
+static PetscErrorCode ShortColumns(Mat E, PetscBool *shortcols)
+{
+  Mat       Ed = E;
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)E, MATMPIELLRCUDA, &mpi));
+  if (mpi) PetscCall(MatGetDiagonalBlock(E, &Ed));
+  PetscCall(MatELLRCUDAGetShortColumns(Ed, shortcols));
+  PetscFunctionReturn(0);
 }
 
 static int LongerFirst(const void *a, const void *b)
@@ -311,7 +326,7 @@ static PetscErrorCode TimeCG(Mat A, KSPType type, PetscInt its, PetscBool device
 static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, PetscInt cpuits)
 {
   const PetscInt M = dim == 2 ? n * n : n * n * n;
-  const char    *types[2] = {MATSEQDIACUDA, MATSEQELLRCUDA}, *names[2] = {"diacuda", "ellrcuda"};
+  const char    *types[3] = {MATSEQDIACUDA, MATSEQELLRCUDA, MATSEQELLRCUDA}, *names[3] = {"diacuda", "ellrcuda", "ellrcuda-int32"};
   const double   vec = (double)M * sizeof(PetscScalar); /* one pass over a vector */
   Problem        P;
   Mat            A;
@@ -322,16 +337,26 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
   PetscFunctionBegin;
   PetscCall(Laplacian(dim, n, 0, 0, M, &P));
   PetscCall(SeqAIJ(&P, &A));
-  for (int t = 0; t < 2; t++) {
-    const double mat = t ? BytesELLR(&P, 0, PETSC_FALSE) : BytesDIA(&P);
-    Mat          D;
+  for (int t = 0; t < 3; t++) { /* DIA, ELLPACK-R (16-bit columns where they fit), and with 32-bit columns */
+    double    mat = BytesDIA(&P);
+    PetscBool sc  = PETSC_FALSE;
+    Mat       D;
 
     PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
+    if (t == 2) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_FALSE));
+    if (t) {
+      PetscCall(ShortColumns(D, &sc));
+      mat = BytesELLR(&P, 0, PETSC_FALSE, sc);
+    }
     PetscCall(TimeMult(D, mat + 2 * vec, &us));
     PetscCall(Record("spmv", &P, names[t], us, mat + 2 * vec, PETSC_TRUE));
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    if (t == 2) { /* the 32-bit columns: their product and cggpu only */
+      PetscCall(MatDestroy(&D));
+      continue;
+    }
     /* the same with the host waiting every 10th iteration only: what the per-iteration wait costs */
     PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_check_every", "10"));
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
@@ -414,10 +439,16 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(MPILaplacian(2, n, ny, &P, &A));
   for (int t = 0; t < 2; t++) {
-    const double mat = (t ? BytesELLR(&P, 0, PETSC_FALSE) : BytesDIA(&P)) / size, vec = (double)M * sizeof(PetscScalar) / size;
+    const double vec = (double)M * sizeof(PetscScalar) / size;
+    double       mat = BytesDIA(&P) / size;
+    PetscBool    sc  = PETSC_FALSE;
     Mat          D;
 
     PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
+    if (t) {
+      PetscCall(ShortColumns(D, &sc));
+      mat = BytesELLR(&P, 0, PETSC_FALSE, sc) / size;
+    }
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
     PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
@@ -533,20 +564,24 @@ static PetscErrorCode RunPowerLaw(PetscInt m)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(stored / m)));
   for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
     const PetscBool sorted = windows[k] > 1 ? PETSC_TRUE : PETSC_FALSE;
-    const double    bytes  = BytesELLR(&P, heights[k], sorted) + 2 * vec;
+    PetscBool       sc     = PETSC_FALSE;
+    double          bytes;
     Mat             E;
 
     if (sorted) PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d-sort%d", (int)heights[k], (int)windows[k]));
     else PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d", (int)heights[k]));
     PetscCall(StoredELLR(&P, heights[k], windows[k], &stored));
-    PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)m * sizeof(PetscInt) * (sorted ? 2 : 1), PETSC_FALSE));
     if (stored > 4.0 * P.nnz) { /* the default fill limit refuses it */
+      PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)m * sizeof(PetscInt) * (sorted ? 2 : 1), PETSC_FALSE));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %.1fx the nonzeros stored, over the fill limit: not run\n", what, stored / P.nnz));
       continue;
     }
     PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &E));
     PetscCall(MatELLRCUDASetSliceHeight(E, heights[k]));
     PetscCall(MatELLRCUDASetSortWindow(E, windows[k]));
+    PetscCall(ShortColumns(E, &sc));
+    PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + (sc ? sizeof(short) : sizeof(PetscInt))) + (double)m * sizeof(PetscInt) * (sorted ? 2 : 1), PETSC_FALSE));
+    bytes = BytesELLR(&P, heights[k], sorted, sc) + 2 * vec;
     PetscCall(TimeMult(E, bytes, &us));
     PetscCall(Record("powerlaw", &P, what, us, bytes, PETSC_TRUE));
     PetscCall(MatDestroy(&E));

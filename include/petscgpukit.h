@@ -149,6 +149,8 @@ PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, P
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetSliceHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetSortWindow(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetShortColumns(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatELLRCUDAGetShortColumns(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetColors(PC, PetscInt *, const PetscInt *[]);

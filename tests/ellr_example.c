@@ -9,11 +9,13 @@ and the same matrix in DIA storage.\n\n";
    A = ( 0 1 1 )   Nz = 2,  A = ( 1 1 ),  j = ( 1 2 ),  rl = ( 2 )
        ( 4 0 0 )                 ( 4 * )       ( 0 * )        ( 1 )
        ( 0 0 2 )                 ( 2 * )       ( 2 * )        ( 1 )
-   stored column-major, * as zeros (Michels, 5.3.1)
+   stored column-major, * as zeros (Michels, 5.3.1); with 16-bit columns (the default where they
+   fit) j holds each column minus its row, ( 0 1 | 0 1 | -2 * | -1 * ), and col is NULL
 */
 static const PetscInt    rl_ref[4]  = {2, 2, 1, 1};
 static const PetscInt    col_ref[8] = {0, 1, 0, 2, 1, 2, 0, 0};
 static const PetscScalar val_ref[8] = {1, 1, 4, 2, 3, 1, 0, 0};
+static const short       dcol_ref[8] = {0, 0, -2, -1, 1, 1, 0, 0};
 
 static PetscErrorCode BuildExample(PetscBool dia, Mat *A)
 {
@@ -104,7 +106,9 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUKitInitializePackage());
 
   PetscCall(BuildExample(PETSC_FALSE, &A));
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
+  PetscCheck(E->col && !E->dcol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "32-bit columns asked for, and the device copy has %s", E->dcol ? "16-bit offsets" : "no columns");
   PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
   PetscCheck(!Et, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy exists before any transposed product");
   PetscCall(GKMemcpyD2H(rl, E->rl, sizeof(rl)));
@@ -135,6 +139,7 @@ int main(int argc, char **argv)
        slice 0 (from 0): values 1 1 | 3 1, columns 0 1 | 1 2
        slice 1 (from 4): values 4 2,         columns 0 2 */
   PetscCall(BuildExample(PETSC_FALSE, &A));
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE));
   PetscCall(MatELLRCUDASetSliceHeight(A, 2));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
   {
@@ -155,6 +160,25 @@ int main(int argc, char **argv)
   PetscCall(CheckProductsExact(A));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "sliced ELLPACK-R (h = 2) arrays and products exact\n"));
+
+  /* the default: 16-bit offsets from the row, for the matrix and its transposed copy */
+  PetscCall(BuildExample(PETSC_FALSE, &A));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+  PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and the device copy keeps %s", E->col ? "32-bit indices" : "no columns");
+  {
+    short     dcol[8];
+    PetscBool flg;
+
+    PetscCall(GKMemcpyD2H(dcol, E->dcol, sizeof(dcol)));
+    for (PetscInt k = 0; k < 8; k++) PetscCheck(dcol[k] == dcol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset j[%" PetscInt_FMT "] (column-major) = %d, not %d", k, (int)dcol[k], (int)dcol_ref[k]);
+    PetscCall(MatELLRCUDAGetShortColumns(A, &flg));
+    PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatELLRCUDAGetShortColumns says 32-bit of a copy with offsets");
+  }
+  PetscCall(CheckProductsExact(A));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
+  PetscCheck(Et && Et->dcol && !Et->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy's columns fit 16 bits too");
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "ELLPACK-R with 16-bit column offsets: arrays and products exact\n"));
 
   /* DIA: offsets -2, -1, 0, 1; val[d*4 + i] = A(i, i + off[d]) */
   PetscCall(BuildExample(PETSC_TRUE, &A));

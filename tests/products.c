@@ -249,6 +249,7 @@ int main(int argc, char **argv)
 {
   Mat         A, B, B2, C, D;
   PetscInt    n = 37, m = 0, rows, cols, nzrow = 9;
+  const char *colnote = "";
   Problem     p = LAP2D;
   char        type[64] = MATELLRCUDA;
   PetscBool   flg;
@@ -458,9 +459,15 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&At));
   }
 
+  /* ELLPACK-R: which columns the device copy ended with (MatELLRCUDASetShortColumns) */
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLRCUDA, &flg));
+  if (flg) {
+    PetscCall(MatELLRCUDAGetShortColumns(B, &flg));
+    colnote = flg ? " (columns: 16-bit offsets)" : " (columns: 32-bit indices)";
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "all products equal\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "all products equal%s\n", colnote));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -30,6 +30,10 @@
    stored row by row instead, entry k of slot s at sliceptr[s / h] + (s % h) * width + k, and
    their rows multiplied a warp per row with contiguous loads: one thread per row would walk a
    long row alone while the rest of the product waits for it. wide lists their slots.
+
+   Short columns: where every entry's column lies within 32767 of its slot (banded matrices,
+   stencils), the columns are stored as 16-bit offsets instead, entry e of slot s in column
+   s + dcol[e] (padding 0), and col is NULL: an entry then moves 10 bytes, not 12 (real).
 */
 #define GK_ELLR_WIDE 32
 typedef struct {
@@ -38,7 +42,8 @@ typedef struct {
   PetscInt     h;         /* slice height (m, at least 1, for the paper's layout) */
   PetscInt    *sliceptr;  /* device, ceil(m/h) + 1 */
   PetscInt    *rl;        /* device, m */
-  PetscInt    *col;       /* device, sliceptr[last] */
+  PetscInt    *col;       /* device, sliceptr[last], or NULL with dcol */
+  short       *dcol;      /* device, sliceptr[last]: the columns as offsets from the slot, or NULL */
   PetscScalar *val;       /* device, sliceptr[last] */
   PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
   PetscInt     nwide;     /* slots in wide slices */

@@ -128,15 +128,15 @@ static PetscErrorCode GKCUDASynchronize(void)
 
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4) */
-template <bool CONJ, bool PLAIN>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+template <bool CONJ, bool PLAIN, bool SHORT>
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbnarrow, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   if (blockIdx.x < nbnarrow) { /* a thread per slot, the wide slices left to the warps below */
     const PetscInt s = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
     if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE)) {
       const PetscInt i = !PLAIN && perm ? perm[s] : s;
-      const GKScalar v = GKEllrRow<CONJ, GKVecIn, PLAIN>(s, h, sliceptr, rl, col, val, GKVecIn{x});
+      const GKScalar v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKVecIn{x});
 
       y[i] = add ? y[i] + v : v;
     }
@@ -154,7 +154,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
       for (PetscInt k = lane; k < len; k += 32) {
         const GKScalar a = val[base + k];
 
-        v += (CONJ ? GKConj(a) : a) * x[col[base + k]];
+        v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT>(s, col, dcol, base + k)];
       }
       v = GKWarpSum(v);
       if (!lane) y[i] = add ? y[i] + v : v;
@@ -169,13 +169,23 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  if (plain) { /* the paper's layout: no slices, permutation or wide rows */
-    if (conj) GKEllrMultKernel<true, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
-    else GKEllrMultKernel<false, true><<<nb, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+  /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
+     16-bit or 32-bit columns */
+#define GK_ELLR_MULT(CONJ, PLAIN, SHORT) GKEllrMultKernel<CONJ, PLAIN, SHORT><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT_SHORT(CONJ, PLAIN) \
+  do { \
+    if (A->dcol) GK_ELLR_MULT(CONJ, PLAIN, true); \
+    else GK_ELLR_MULT(CONJ, PLAIN, false); \
+  } while (0)
+  if (plain) {
+    if (conj) GK_ELLR_MULT_SHORT(true, true);
+    else GK_ELLR_MULT_SHORT(false, true);
   } else {
-    if (conj) GKEllrMultKernel<true, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
-    else GKEllrMultKernel<false, false><<<nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, nb, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y);
+    if (conj) GK_ELLR_MULT_SHORT(true, false);
+    else GK_ELLR_MULT_SHORT(false, false);
   }
+#undef GK_ELLR_MULT_SHORT
+#undef GK_ELLR_MULT
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -230,7 +240,7 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 }
 
 /* d[i] = A(i,i): thread i scans its own row for column i */
-__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
 {
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
@@ -242,7 +252,7 @@ __global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *
 
     GKEllrSlot(t, h, sliceptr, &base, &st);
     for (PetscInt k = 0; k < rl[t]; k++)
-      if (col[base + (size_t)k * st] == i) s += val[base + (size_t)k * st];
+      if (GKEllrCol<-1>(t, col, dcol, base + (size_t)k * st) == i) s += val[base + (size_t)k * st];
     diag[i] = s;
   }
 }
@@ -251,7 +261,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -145,13 +145,26 @@ static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const 
   }
 }
 
+/* the column of entry e, which belongs to slot i: a 32-bit index, or with SHORT an offset from i
+   (device.h); SHORT < 0: whichever E has, chosen at run time */
+template <int SHORT>
+static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt *__restrict__ col, const short *__restrict__ dcol, size_t e)
+{
+  if constexpr (SHORT > 0) return i + dcol[e];
+  else if constexpr (SHORT < 0) return dcol ? i + dcol[e] : col[e];
+  else return col[e];
+}
+
 /* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
    warp's loads of one k are contiguous within a slice; unrolled so that several entries' loads
    are in flight at once (UNROLL entries; fewer keep fewer registers live). PLAIN: the paper's
-   layout (one column-major slice, h = m), known when compiling: no slice arithmetic. */
-template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4>
-static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const IN &x)
+   layout (one column-major slice, h = m), known when compiling: no slice arithmetic. SHORT: the
+   columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
+   compiled for both). */
+template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1>
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
+  if constexpr (SHORT < 0) return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1>(i, h, sliceptr, rl, col, dcol, val, x) : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0>(i, h, sliceptr, rl, col, dcol, val, x);
   GKScalar       s   = 0.0;
   const PetscInt len = rl[i];
   size_t         base;
@@ -165,7 +178,7 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
   for (PetscInt k = 0; k < len; k++) {
     const GKScalar a = val[base + (size_t)k * st];
 
-    s += (CONJ ? GKConj(a) : a) * x(col[base + (size_t)k * st]);
+    s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT>(i, col, dcol, base + (size_t)k * st));
   }
   return s;
 }

@@ -226,7 +226,8 @@ struct GKDirIn {
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
-   diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND = 1 is the paper's layout. */
+   diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND's bit 1 marks the paper's
+   layout and bit 2 the 16-bit columns (device.h). */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
@@ -282,9 +283,9 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
 
     for (PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; t < rows; t += (PetscInt)gridDim.x * blockDim.x) {
       if (t < n) { /* slot t of ELLPACK-R, row r */
-        const PetscInt r  = ELLR && !ND && E.perm ? E.perm[t] : t;
+        const PetscInt r  = ELLR && !(ND & 1) && E.perm ? E.perm[t] : t;
         const GKScalar pr = in(r);
-        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, ND != 0, 2>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 
         if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
         p[r] = pr;
@@ -296,7 +297,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
         const PetscInt s = t - n, j = ELLR && Et.perm ? Et.perm[s] : s;
 
         pt[j] = int_(j);
-        wt[j] = ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.rl, Et.col, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
+        wt[j] = ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
       }
     }
   }
@@ -313,26 +314,28 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) E = *A->ellr;
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
-  /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND = 1 marks it */
+  /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND's bit 1 marks it,
+     bit 2 the 16-bit columns */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
+  const int       nd    = (plain ? 1 : 0) | (E.dcol ? 2 : 0);
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
 #define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
 #define GK_DIA_COCG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
 #define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
+#define GK_ELLR_STEP(M) kern = nd == 3 ? GKKrylovStepKernel<true, 3, M> : nd == 2 ? GKKrylovStepKernel<true, 2, M> : nd == 1 ? GKKrylovStepKernel<true, 1, M> : GKKrylovStepKernel<true, 0, M>
   if (k->method == GK_KRYLOV_CG) {
-    if (plain) kern = GKKrylovStepKernel<true, 1, GK_KRYLOV_CG>;
-    else if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_CG>;
+    if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_CG);
     else GKDiaDispatch(D.ndiag, GK_DIA_CG);
   } else if (k->method == GK_KRYLOV_COCG) {
-    if (plain) kern = GKKrylovStepKernel<true, 1, GK_KRYLOV_COCG>;
-    else if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_COCG>;
+    if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_COCG);
     else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
-  } else {
-    if (A->ellr) kern = GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
+  } else { /* BiCG: the general layout's kernel, as for the paper's */
+    if (A->ellr) kern = E.dcol ? GKKrylovStepKernel<true, 2, GK_KRYLOV_BICG> : GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_BICG);
   }
+#undef GK_ELLR_STEP
 #undef GK_DIA_CG
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
@@ -513,7 +516,7 @@ __global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKK
   if (GKStopped(st)) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < ns; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt t = slots[k], r = E.perm ? E.perm[t] : t;
-    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, (const GKScalar *)E.val, in);
+    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
 
     w[r] += v;
     if (METHOD == GK_KRYLOV_CG) acc[0] += p[r] * GKConj(v);

@@ -77,6 +77,12 @@ static PetscErrorCode GKHostSynchronize(void)
   PetscFunctionReturn(0);
 }
 
+/* the column of entry e, which belongs to slot t: a 32-bit index or an offset from t (device.h) */
+static inline PetscInt GKHostEllrCol(const GKEllr *A, PetscInt t, size_t e)
+{
+  return A->dcol ? t + A->dcol[e] : A->col[e];
+}
+
 /* where slot t's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
 PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, const PetscScalar *x)
@@ -89,7 +95,7 @@ PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, cons
   for (PetscInt k = 0; k < A->rl[t]; k++) {
     const PetscScalar a = A->val[base + (size_t)k * st];
 
-    s += (conjugate ? PetscConj(a) : a) * x[A->col[base + (size_t)k * st]];
+    s += (conjugate ? PetscConj(a) : a) * x[GKHostEllrCol(A, t, base + (size_t)k * st)];
   }
   return s;
 }
@@ -175,7 +181,7 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 
     GKHostEllrSlot(A, t, &base, &st);
     for (PetscInt k = 0; k < A->rl[t]; k++)
-      if (A->col[base + (size_t)k * st] == i) s += A->val[base + (size_t)k * st];
+      if (GKHostEllrCol(A, t, base + (size_t)k * st) == i) s += A->val[base + (size_t)k * st];
     diag[i] = s;
   }
   PetscFunctionReturn(0);

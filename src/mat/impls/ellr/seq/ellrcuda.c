@@ -4,11 +4,13 @@
    use an explicit transposed copy, built on first use (as De Donno et al. precompute A^H).
 */
 #include "../../gk/gkmat.h"
+#include <limits.h>
 #include <stddef.h>
 
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
   PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
+  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1) or never (0) */
   GKEllr    A;           /* the matrix */
   GKEllr    At;          /* its transpose, when hasAt */
   PetscBool hasAt;
@@ -22,6 +24,7 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->sliceptr));
   PetscCall(GKFree(E->rl));
   PetscCall(GKFree(E->col));
+  PetscCall(GKFree(E->dcol));
   PetscCall(GKFree(E->val));
   PetscCall(GKFree(E->perm));
   PetscCall(GKFree(E->wide));
@@ -49,15 +52,17 @@ static int GKRowLenCompare(const void *a, const void *b)
    ordered longest first into slots (perm), else slot i is row i; slices of h0 slots (0: one
    slice of all m), each an h x (its longest row) column-major block, entry k of slot s at
    sliceptr[s / h] + k*h + s % h, or row by row in slices at least GK_ELLR_WIDE wide, padding
-   value 0 and column 0. With valuesonly E keeps its
+   value 0 and column 0; with shortcols the columns as 16-bit offsets from the slot where all of
+   them fit (device.h), padding offset 0. With valuesonly E keeps its
    structure and receives the values. When the padding exceeds the fill limit nothing is built
    and fits is false, msg says why. */
-static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
+static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
   PetscInt      *sp, *rl, *col, *perm = NULL, *wide = NULL, nz = 0, total, nwide = 0;
   PetscScalar   *val;
+  short         *dcol = NULL;
   char           why[320];
 
   PetscFunctionBegin;
@@ -105,6 +110,25 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       val[base + k * st] = aa[ai[i] + k];
     }
   }
+  if (!valuesonly && shortcols) { /* every entry's offset from its slot in 16 bits, or none */
+    PetscBool fit = PETSC_TRUE;
+
+    for (PetscInt t = 0; t < m && fit; t++) {
+      const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h;
+      const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
+
+      for (PetscInt k = 0; k < rl[t] && fit; k++) fit = (PetscBool)(PetscAbsInt(col[base + k * st] - t) <= SHRT_MAX);
+    }
+    if (fit) {
+      PetscCall(PetscCalloc1(total, &dcol));
+      for (PetscInt t = 0; t < m; t++) {
+        const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h;
+        const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
+
+        for (PetscInt k = 0; k < rl[t]; k++) dcol[base + k * st] = (short)(col[base + k * st] - t);
+      }
+    }
+  }
   if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
     for (PetscInt s = 0; s < ns; s++)
       if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE) nwide += PetscMin(m, (s + 1) * h) - s * h;
@@ -123,11 +147,16 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     E->h  = h;
     PetscCall(GKMalloc(ns + 1, &E->sliceptr));
     PetscCall(GKMalloc(m, &E->rl));
-    PetscCall(GKMalloc(total, &E->col));
     PetscCall(GKMalloc(total, &E->val));
     PetscCall(GKMemcpyH2D(E->sliceptr, sp, (size_t)(ns + 1) * sizeof(PetscInt)));
     PetscCall(GKMemcpyH2D(E->rl, rl, (size_t)m * sizeof(PetscInt)));
-    PetscCall(GKMemcpyH2D(E->col, col, (size_t)total * sizeof(PetscInt)));
+    if (dcol) {
+      PetscCall(GKMalloc(total, &E->dcol));
+      PetscCall(GKMemcpyH2D(E->dcol, dcol, (size_t)total * sizeof(short)));
+    } else {
+      PetscCall(GKMalloc(total, &E->col));
+      PetscCall(GKMemcpyH2D(E->col, col, (size_t)total * sizeof(PetscInt)));
+    }
     if (perm) {
       PetscCall(GKMalloc(m, &E->perm));
       PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
@@ -139,13 +168,14 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + total + (perm ? m : 0) + E->nwide) * sizeof(PetscInt) + (size_t)total * sizeof(PetscScalar);
+  *bytes  = (size_t)(ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree(wide));
   PetscCall(PetscFree(sp));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
+  PetscCall(PetscFree(dcol));
   PetscFunctionReturn(0);
 }
 
@@ -162,7 +192,7 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, e->sortwindow, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, e->sortwindow, (PetscBool)e->shortcols, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   /* the transposed copy is rebuilt at its next use */
   PetscCall(GKEllrFree_Private(&e->At));
@@ -203,7 +233,7 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   }
   for (PetscInt j = n; j > 0; j--) ati[j] = ati[j - 1];
   ati[0] = 0;
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, e->sortwindow, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, e->sortwindow, (PetscBool)e->shortcols, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
@@ -258,7 +288,9 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
   if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
-  if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT "\n", e->At.m, e->At.nz));
+  if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (%s)\n", e->shortcols ? "some entry lies more than 32767 columns from its row" : "-mat_ellrcuda_short_columns 0"));
+  if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
   PetscFunctionReturn(0);
 }
 
@@ -281,7 +313,12 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
   if (A) {
     e->sliceheight = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight;
     e->sortwindow  = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow;
+    e->shortcols   = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->shortcols;
   } else {
+    PetscBool flg = PETSC_TRUE;
+
+    PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_short_columns", &flg, NULL));
+    e->shortcols = flg;
     PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, NULL));
     PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_sort_window", &e->sortwindow, NULL));
   }
@@ -294,13 +331,15 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   PetscInt     h = e->sliceheight, sigma = e->sortwindow;
-  PetscBool    set;
+  PetscBool    set, sc = (PetscBool)e->shortcols;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height", "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)", "MatELLRCUDASetSliceHeight", h, &h, &set));
   if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
   PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window", "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)", "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
   if (set) PetscCall(MatELLRCUDASetSortWindow(A, sigma));
+  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12", "MatELLRCUDASetShortColumns", sc, &sc, &set));
+  if (set) PetscCall(MatELLRCUDASetShortColumns(A, sc));
   PetscFunctionReturn(0);
 }
 
@@ -336,6 +375,7 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 .  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
 .  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
 .  -mat_ellrcuda_sort_window <0> - rows ordered longest first within windows of so many rows before slicing (0: not sorted)
+.  -mat_ellrcuda_short_columns <true> - the columns as 16-bit offsets from each row where every entry's offset fits
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
@@ -460,6 +500,65 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, sigma, 2);
   PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, sortwindow), sigma, "The sort window must be 0 (no sorting) or more"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatELLRCUDASetShortColumns - Stores each entry's column as a 16-bit offset from its row
+   instead of a 32-bit index wherever every entry of the matrix lies within 32767 columns of its
+   row, as in banded matrices and stencils on structured grids: the product then reads 10 bytes
+   an entry instead of 12 (real scalars). Where some entry does not fit, the columns stay 32-bit.
+
+   Logically Collective
+
+   Input Parameters:
++  A - the matrix
+-  flg - `PETSC_TRUE` (the default) to use offsets where they fit, `PETSC_FALSE` for 32-bit indices always
+
+   Options Database Key:
+.  -mat_ellrcuda_short_columns <true> - the same
+
+   Level: intermediate
+
+   Note:
+   `-mat_view ::ascii_info` says which of the two the device copy uses; so does `MatELLRCUDAGetShortColumns()`.
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetShortColumns()`, `MatELLRCUDASetSliceHeight()`
+@*/
+PetscErrorCode MatELLRCUDASetShortColumns(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, flg, 2);
+  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, shortcols), flg ? 1 : 0, "Short columns are on (1) or off (0)"));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatELLRCUDAGetShortColumns - Tells whether the device copy of a sequential ELLPACK-R matrix
+   stores its columns as 16-bit offsets from each row (`MatELLRCUDASetShortColumns()`)
+
+   Not Collective
+
+   Input Parameter:
+.  A - the matrix, `MATSEQELLRCUDA`
+
+   Output Parameter:
+.  flg - `PETSC_TRUE` if the columns are 16-bit offsets, `PETSC_FALSE` if they are 32-bit indices
+
+   Level: intermediate
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDASetShortColumns()`
+@*/
+PetscErrorCode MatELLRCUDAGetShortColumns(Mat A, PetscBool *flg)
+{
+  const GKEllr *E;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidBoolPointer(flg, 2);
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+  *flg = E->dcol ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
