@@ -146,7 +146,7 @@ def main():
     lines += ["## SpMV", ""]
     body = []
     for p in problems:
-        for w in ("diacuda", "ellrcuda", "ellrcuda-int32", "cusparse-csr"):
+        for w in ("diacuda", "ellrcuda", "ellrcuda-short", "cusparse-csr"):
             r = get(rows, "spmv", p, w)
             if r:
                 body.append([p, r["rows"], r["nnz"], w, fmt_us(r["time_us"]), "%.0f" % r["bytes"], "%.0f" % r["gbs"], "%.1f%%" % (100 * r["gbs"] / B if B else 0)])

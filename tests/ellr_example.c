@@ -9,8 +9,8 @@ and the same matrix in DIA storage.\n\n";
    A = ( 0 1 1 )   Nz = 2,  A = ( 1 1 ),  j = ( 1 2 ),  rl = ( 2 )
        ( 4 0 0 )                 ( 4 * )       ( 0 * )        ( 1 )
        ( 0 0 2 )                 ( 2 * )       ( 2 * )        ( 1 )
-   stored column-major, * as zeros (Michels, 5.3.1); with 16-bit columns (the default where they
-   fit) j holds each column minus its row, ( 0 1 | 0 1 | -2 * | -1 * ), and col is NULL
+   stored column-major, * as zeros (Michels, 5.3.1); with 16-bit columns (MatELLRCUDASetShortColumns)
+   j holds each column minus its row, ( 0 1 | 0 1 | -2 * | -1 * ), and col is NULL
 */
 static const PetscInt    rl_ref[4]  = {2, 2, 1, 1};
 static const PetscInt    col_ref[8] = {0, 1, 0, 2, 1, 2, 0, 0};
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUKitInitializePackage());
 
   PetscCall(BuildExample(PETSC_FALSE, &A));
-  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns */
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns (the default) */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(E->col && !E->dcol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "32-bit columns asked for, and the device copy has %s", E->dcol ? "16-bit offsets" : "no columns");
   PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
@@ -161,8 +161,9 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "sliced ELLPACK-R (h = 2) arrays and products exact\n"));
 
-  /* the default: 16-bit offsets from the row, for the matrix and its transposed copy */
+  /* 16-bit offsets from the row, for the matrix and its transposed copy */
   PetscCall(BuildExample(PETSC_FALSE, &A));
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_TRUE));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
   PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and the device copy keeps %s", E->col ? "32-bit indices" : "no columns");
   {

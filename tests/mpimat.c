@@ -296,7 +296,22 @@ int main(int argc, char **argv)
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
     if (!rank) PetscCheck(!remove(file) && !remove(info), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Could not remove %s", file);
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal\n", mpitype, Problems[p], Layouts[layout], (int)size));
+  { /* ELLPACK-R: on how many processes the diagonal block got 16-bit columns (MatELLRCUDASetShortColumns) */
+    PetscBool   ellr, sc = PETSC_FALSE;
+    PetscMPIInt nsc;
+    char        note[64] = "";
+    Mat         Dd = D;
+
+    PetscCall(PetscStrcmp(type, "ellrcuda", &ellr));
+    if (ellr) {
+      if (size > 1) PetscCall(MatGetDiagonalBlock(D, &Dd));
+      PetscCall(MatELLRCUDAGetShortColumns(Dd, &sc));
+      nsc = sc ? 1 : 0;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nsc, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
+      PetscCall(PetscSNPrintf(note, sizeof(note), " (16-bit column offsets on %d of %d processes)", (int)nsc, (int)size));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal%s\n", mpitype, Problems[p], Layouts[layout], (int)size, note));
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&D));
   PetscCall(PetscFinalize());

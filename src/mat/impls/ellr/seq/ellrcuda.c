@@ -10,7 +10,7 @@
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
   PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
-  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1) or never (0) */
+  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1) or 32-bit indices (0, the default) */
   GKEllr    A;           /* the matrix */
   GKEllr    At;          /* its transpose, when hasAt */
   PetscBool hasAt;
@@ -289,7 +289,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
   if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (%s)\n", e->shortcols ? "some entry lies more than 32767 columns from its row" : "-mat_ellrcuda_short_columns 0"));
+  else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry lies more than 32767 columns from its row)\n"));
   if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
   PetscFunctionReturn(0);
 }
@@ -315,7 +315,7 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
     e->sortwindow  = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow;
     e->shortcols   = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->shortcols;
   } else {
-    PetscBool flg = PETSC_TRUE;
+    PetscBool flg = PETSC_FALSE;
 
     PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_short_columns", &flg, NULL));
     e->shortcols = flg;
@@ -338,7 +338,7 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *
   if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
   PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window", "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)", "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
   if (set) PetscCall(MatELLRCUDASetSortWindow(A, sigma));
-  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12", "MatELLRCUDASetShortColumns", sc, &sc, &set));
+  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12, less memory", "MatELLRCUDASetShortColumns", sc, &sc, &set));
   if (set) PetscCall(MatELLRCUDASetShortColumns(A, sc));
   PetscFunctionReturn(0);
 }
@@ -375,7 +375,7 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 .  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
 .  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
 .  -mat_ellrcuda_sort_window <0> - rows ordered longest first within windows of so many rows before slicing (0: not sorted)
-.  -mat_ellrcuda_short_columns <true> - the columns as 16-bit offsets from each row where every entry's offset fits
+.  -mat_ellrcuda_short_columns <false> - the columns as 16-bit offsets from each row where every entry's offset fits (less memory)
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
@@ -506,22 +506,27 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
 /*@
    MatELLRCUDASetShortColumns - Stores each entry's column as a 16-bit offset from its row
    instead of a 32-bit index wherever every entry of the matrix lies within 32767 columns of its
-   row, as in banded matrices and stencils on structured grids: the product then reads 10 bytes
-   an entry instead of 12 (real scalars). Where some entry does not fit, the columns stay 32-bit.
+   row, as in banded matrices and stencils on structured grids: the matrix then takes 10 bytes an
+   entry instead of 12 (real scalars), 18 instead of 20 (complex). Where some entry does not fit,
+   the columns stay 32-bit.
 
    Logically Collective
 
    Input Parameters:
 +  A - the matrix
--  flg - `PETSC_TRUE` (the default) to use offsets where they fit, `PETSC_FALSE` for 32-bit indices always
+-  flg - `PETSC_TRUE` to use offsets where they fit, `PETSC_FALSE` (the default) for 32-bit indices
 
    Options Database Key:
-.  -mat_ellrcuda_short_columns <true> - the same
+.  -mat_ellrcuda_short_columns <false> - the same
 
    Level: intermediate
 
-   Note:
+   Notes:
    `-mat_view ::ascii_info` says which of the two the device copy uses; so does `MatELLRCUDAGetShortColumns()`.
+
+   The offsets save memory, not time: on an H200 the product and `KSPCGGPU` of the 2D and 3D
+   Laplacians took within 3% of their time with 32-bit indices (bench/RESULTS.md), because their
+   speed is held by the gathers the columns feed, not by the bytes of the columns.
 
 .seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetShortColumns()`, `MatELLRCUDASetSliceHeight()`
 @*/
