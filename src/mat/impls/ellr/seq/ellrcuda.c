@@ -113,21 +113,19 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   if (!valuesonly && shortcols) { /* every entry's offset from its slot in 16 bits, or none */
     PetscBool fit = PETSC_TRUE;
 
+    PetscCall(PetscCalloc1(total, &dcol));
     for (PetscInt t = 0; t < m && fit; t++) {
       const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h;
       const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
 
-      for (PetscInt k = 0; k < rl[t] && fit; k++) fit = (PetscBool)(PetscAbsInt(col[base + k * st] - t) <= SHRT_MAX);
-    }
-    if (fit) {
-      PetscCall(PetscCalloc1(total, &dcol));
-      for (PetscInt t = 0; t < m; t++) {
-        const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h;
-        const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
+      for (PetscInt k = 0; k < rl[t] && fit; k++) {
+        const PetscInt d = col[base + k * st] - t;
 
-        for (PetscInt k = 0; k < rl[t]; k++) dcol[base + k * st] = (short)(col[base + k * st] - t);
+        fit                 = (PetscBool)(d >= SHRT_MIN && d <= SHRT_MAX);
+        dcol[base + k * st] = (short)d;
       }
     }
+    if (!fit) PetscCall(PetscFree(dcol));
   }
   if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
     for (PetscInt s = 0; s < ns; s++)
@@ -289,7 +287,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
   if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
-  else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry lies more than 32767 columns from its row)\n"));
+  else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
   PetscFunctionReturn(0);
 }
@@ -505,8 +503,8 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
 
 /*@
    MatELLRCUDASetShortColumns - Stores each entry's column as a 16-bit offset from its row
-   instead of a 32-bit index wherever every entry of the matrix lies within 32767 columns of its
-   row, as in banded matrices and stencils on structured grids: the matrix then takes 10 bytes an
+   instead of a 32-bit index wherever every entry of the matrix lies between 32768 columns before
+   and 32767 after its row, as in banded matrices and stencils on structured grids: the matrix then takes 10 bytes an
    entry instead of 12 (real scalars), 18 instead of 20 (complex). Where some entry does not fit,
    the columns stay 32-bit.
 
