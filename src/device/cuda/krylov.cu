@@ -201,6 +201,60 @@ static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
   }
 }
 
+/* What finishing the last update's sums at step i reads: rho_i, the norm and rho_i-1 (at i = 0,
+   rho_0 as given), loaded together, one latency for all */
+struct GKFinishIn {
+  GKScalar rho, old;
+  double   nrm2;
+};
+
+static __device__ __forceinline__ GKFinishIn GKKrylovFinishLoad(PetscInt i, GKScalar rho0, const GKSums &g, const GKKrylovDevState *st)
+{
+  GKFinishIn s;
+
+  s.rho  = !i ? rho0 : g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
+  s.nrm2 = !i ? 0.0 : g.set ? g.s[1][0] : st->sum[1][0];
+  s.old  = !i ? rho0 : GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  return s;
+}
+
+/* The last update's sums finished at step i, the device twin of the host's GKHostKrylovFinish:
+   b = rho_i/rho_i-1 and the breakdown tests; with record (one kernel of the step does it), block
+   0 keeps rho_i, the norm and any flag in st and publishes the state. Returns whether the
+   iteration stops here. */
+template <GKKrylovMethod METHOD>
+static __device__ __forceinline__ bool GKKrylovFinish(PetscInt i, const GKFinishIn &s, bool record, GKKrylovDevState *st, GKKrylovDevState *pub, GKScalar *b)
+{
+  const bool lead = !blockIdx.x && !threadIdx.x;
+  bool       stop = false;
+
+  *b = 0.0;
+  if (!i) {
+    if (record && lead) {
+      st->rho[0][0] = st->rholast[0] = GKRe(s.rho);
+      st->rho[0][1] = st->rholast[1] = GKIm(s.rho);
+    }
+    return false;
+  }
+  if (s.rho == GKScalar(0.0)) stop = true;
+  else if (METHOD == GK_KRYLOV_CG && GKRe(s.rho) * GKRe(s.old) < 0.0) stop = true;
+  else *b = s.rho / s.old;
+  if (record) {
+    if (lead) {
+      st->norm2      = s.nrm2;
+      st->rholast[0] = GKRe(s.rho);
+      st->rholast[1] = GKIm(s.rho);
+      if (!stop) {
+        st->rho[i % 2][0] = GKRe(s.rho);
+        st->rho[i % 2][1] = GKIm(s.rho);
+      }
+    }
+    if (stop) GKFlag(st, s.rho == GKScalar(0.0) ? GK_KRYLOV_BREAKDOWN : GK_KRYLOV_INDEFINITE_PC, i);
+    GKPublish(st, pub);
+  }
+  return stop;
+}
+
 /* z + b p, with explicit fused multiply-adds, so that a row computing its own direction entry
    and a row reading it as a neighbour's (GKDirIn) get the same bits */
 static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScalar p)
@@ -231,47 +285,19 @@ struct GKDirIn {
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
-  GKScalar       acc[1] = {0.0}, b = 0.0, a = 0.0;
-  bool           stop   = false;
+  GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
   GKOverlapBegin();
   /* the state's loads issued together with the stop test's, one latency for all */
-  const GKScalar rho  = !i ? rho0 : g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
-  const double   nrm2 = !i ? 0.0 : g.set ? g.s[1][0] : st->sum[1][0];
-  const GKScalar old  = !i ? rho0 : GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  const GKFinishIn fin = GKKrylovFinishLoad(i, rho0, g, st);
 
   if (i) a = GKMake(st->a[0], st->a[1]);
   if (GKStopped(st, i)) {
     GKPublish(st, pub);
     return;
   }
-  if (i == 0) {
-    if (!blockIdx.x && !threadIdx.x) {
-      st->rho[0][0] = st->rholast[0] = GKRe(rho0);
-      st->rho[0][1] = st->rholast[1] = GKIm(rho0);
-    }
-  } else {
-    if (!blockIdx.x && !threadIdx.x) {
-      st->norm2      = nrm2;
-      st->rholast[0] = GKRe(rho);
-      st->rholast[1] = GKIm(rho);
-    }
-    if (rho == GKScalar(0.0)) {
-      GKFlag(st, GK_KRYLOV_BREAKDOWN, i);
-      stop = true;
-    } else if (METHOD == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) {
-      GKFlag(st, GK_KRYLOV_INDEFINITE_PC, i);
-      stop = true;
-    } else {
-      b = rho / old;
-      if (!blockIdx.x && !threadIdx.x) {
-        st->rho[i % 2][0] = GKRe(rho);
-        st->rho[i % 2][1] = GKIm(rho);
-      }
-    }
-    GKPublish(st, pub);
-  }
+  const bool stop = GKKrylovFinish<METHOD>(i, fin, true, st, pub, &b);
   if (stop || last) { /* only x_i = x_i-1 + a p_i-1, the last update's move */
     if (i)
       for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
@@ -589,44 +615,23 @@ template <GKKrylovMethod METHOD, bool COLOR, bool UPPER>
 __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
   GKScalar        b = 0.0, a = 0.0, acc[1] = {0.0};
-  bool            stop = false;
-  const GKScalar *d    = (const GKScalar *)(COLOR ? S.pd : S.d);
+  const GKScalar *d = (const GKScalar *)(COLOR ? S.pd : S.d);
 
   GKOverlapBegin();
   if (GKStopped(st, UPPER ? i : PETSC_MAX_INT)) {
     if (first && UPPER) GKPublish(st, pub);
     return;
   }
-  if (UPPER && i) {
-    const GKScalar rho = g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
-    const GKScalar old = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  if (UPPER) { /* the first upper list records the sums; later ones compute the same b and stop */
+    const bool stop = GKKrylovFinish<METHOD>(i, GKKrylovFinishLoad(i, rho0, g, st), first, st, pub, &b);
 
-    a = GKMake(st->a[0], st->a[1]);
-    if (rho == GKScalar(0.0)) stop = true;
-    else if (METHOD == GK_KRYLOV_CG && GKRe(rho) * GKRe(old) < 0.0) stop = true;
-    else b = rho / old;
-    if (first) {
-      if (!blockIdx.x && !threadIdx.x) {
-        st->norm2      = g.set ? g.s[1][0] : st->sum[1][0];
-        st->rholast[0] = GKRe(rho);
-        st->rholast[1] = GKIm(rho);
-        if (!stop) {
-          st->rho[i % 2][0] = GKRe(rho);
-          st->rho[i % 2][1] = GKIm(rho);
-        }
-      }
-      if (stop) GKFlag(st, rho == GKScalar(0.0) ? GK_KRYLOV_BREAKDOWN : GK_KRYLOV_INDEFINITE_PC, i);
-      GKPublish(st, pub);
-      if (stop || last) {
-        for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
-        return;
-      }
+    if (i) a = GKMake(st->a[0], st->a[1]);
+    if (first && i && (stop || last)) {
+      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
+      return;
     }
-  } else if (UPPER && first && !blockIdx.x && !threadIdx.x) {
-    st->rho[0][0] = st->rholast[0] = GKRe(rho0);
-    st->rho[0][1] = st->rholast[1] = GKIm(rho0);
+    if (stop) return;
   }
-  if (stop) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt r = COLOR ? c.r0 + k : rows ? rows[k] : k;
     GKScalar       s = 0.0, pr, tr, wr;
