@@ -42,6 +42,8 @@ struct GKKrylovCUDA {
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
   GKSums            g;
+  unsigned          ssornb; /* the Eisenstat colour kernels' one grid, for ssorm rows (0: not yet found) */
+  PetscInt          ssorm;
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -696,10 +698,14 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
 #undef GK_SSOR_KERNEL
   if (c) { /* colours: one grid for all of them, upper and lower (their dpi partials add up block
-              by block), which the GPU runs at once whichever of the two it is */
-    const bool cg = k->method == GK_KRYLOV_CG;
+              by block), which the GPU runs at once whichever of the two it is; found once */
+    if (!k->ssornb || k->ssorm != S->m) {
+      const bool cg = k->method == GK_KRYLOV_CG;
 
-    nb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>, S->m), GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>, S->m));
+      k->ssornb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>, S->m), GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>, S->m));
+      k->ssorm  = S->m;
+    }
+    nb = k->ssornb;
   } else nb = (unsigned)PetscMax(1, GKBlocks(n));
   GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
