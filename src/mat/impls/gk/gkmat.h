@@ -91,4 +91,5 @@ PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 
 /* For the tests: the device copies, brought up to date */
 PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);
+PETSC_INTERN PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat, const GKDia **);

@@ -51,6 +51,10 @@ typedef struct {
   PetscInt  nslots;
   PetscInt *dslots;
   PetscBool haveslots;
+  /* ELLPACK-R layout settings made on this matrix (MatELLRCUDASetSliceHeight, ...SortWindow,
+     ...ShortColumns), given to its blocks again whenever MPIAIJ makes them anew */
+  PetscInt  ellr[3];
+  PetscBool ellrset[3];
 } Mat_MPIGK;
 
 /* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
@@ -105,6 +109,41 @@ static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
   PetscFunctionReturn(0);
 }
 
+/* The ELLPACK-R settings made on this matrix, given to those of its blocks that are already
+   device matrices: all of them to the diagonal block; the sort window and the short columns to
+   the off-diagonal one, whose slices stay GK_OFFDIAG_SLICE high */
+static PetscErrorCode MatMPIGKApplyELLRLayout_Private(Mat A)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        B[2];
+  PetscBool  isellr;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKGetBlocks_Private(A, &B[0], &B[1], NULL));
+  for (int k = 0; k < 2; k++) {
+    if (!B[k]) continue;
+    PetscCall(PetscObjectTypeCompare((PetscObject)B[k], MATSEQELLRCUDA, &isellr));
+    if (!isellr) continue;
+    if (!k && mg->ellrset[0]) PetscCall(MatELLRCUDASetSliceHeight(B[k], mg->ellr[0]));
+    if (mg->ellrset[1]) PetscCall(MatELLRCUDASetSortWindow(B[k], mg->ellr[1]));
+    if (mg->ellrset[2]) PetscCall(MatELLRCUDASetShortColumns(B[k], mg->ellr[2] ? PETSC_TRUE : PETSC_FALSE));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* An ELLPACK-R layout setting (0: slice height, 1: sort window, 2: short columns) made on an
+   mpiellrcuda matrix: kept, and given to its blocks now and whenever they are made anew */
+PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, PetscInt which, PetscInt value)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+
+  PetscFunctionBegin;
+  mg->ellr[which]    = value;
+  mg->ellrset[which] = PETSC_TRUE;
+  if (A->preallocated) PetscCall(MatMPIGKApplyELLRLayout_Private(A));
+  PetscFunctionReturn(0);
+}
+
 /* The blocks as device matrices: after any assembly that left them SEQAIJ */
 static PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
 {
@@ -121,6 +160,7 @@ static PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
   /* also when MPIAIJ remade the block with its type (new nonzeros after assembly) */
   PetscCall(MatELLRCUDASetSliceHeight(Ao, GK_OFFDIAG_SLICE));
   PetscCall(MatELLRCUDASetMaxFill(Ao, GK_OFFDIAG_SLICE)); /* slices bound the padding */
+  PetscCall(MatMPIGKApplyELLRLayout_Private(A));
   PetscFunctionReturn(0);
 }
 

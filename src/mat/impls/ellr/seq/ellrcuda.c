@@ -429,17 +429,23 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
 }
 
 /* Sets a layout setting of a MATSEQELLRCUDA matrix (the member at offset) to a value of at least
-   0, else the error says what must be; the device copy is rebuilt at its next use. Other types
-   are left alone, and so is the device copy when the value is unchanged. */
+   0, else the error says what must be; the device copy is rebuilt at its next use. An
+   MATMPIELLRCUDA matrix keeps it for its blocks (mpigk.c); other types are left alone, and so is
+   the device copy when the value is unchanged. */
 static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt value, const char *must)
 {
-  PetscBool match;
+  PetscBool match, mpi;
   PetscInt *setting;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
-  if (!match) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIELLRCUDA, &mpi));
+  if (!match && !mpi) PetscFunctionReturn(0);
   PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
+  if (mpi) {
+    PetscCall(MatMPIGKSetELLRLayout_Private(A, offset == offsetof(Mat_SeqELLR, sliceheight) ? 0 : offset == offsetof(Mat_SeqELLR, sortwindow) ? 1 : 2, value));
+    PetscFunctionReturn(0);
+  }
   setting = (PetscInt *)((char *)((Mat_SeqGK *)A->spptr)->data + offset);
   if (*setting == value) PetscFunctionReturn(0); /* the device copy stays valid */
   *setting = value;
@@ -459,6 +465,10 @@ static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt
 
    Options Database Key:
 .  -mat_ellrcuda_slice_height <h> - the same
+
+   Note:
+   On a `MATMPIELLRCUDA` matrix it sets the diagonal block's slices (the off-diagonal block keeps
+   its own), now and whenever new nonzeros make the blocks anew.
 
    Level: intermediate
 
@@ -487,6 +497,10 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
 
    Options Database Key:
 .  -mat_ellrcuda_sort_window <sigma> - the same
+
+   Note:
+   On a `MATMPIELLRCUDA` matrix it applies to both blocks, now and whenever new nonzeros make
+   them anew.
 
    Level: intermediate
 
@@ -521,6 +535,8 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
 
    Notes:
    `-mat_view ::ascii_info` says which of the two the device copy uses; so does `MatELLRCUDAGetShortColumns()`.
+   On a `MATMPIELLRCUDA` matrix it applies to both blocks, now and whenever new nonzeros make
+   them anew.
 
    The offsets save memory, not time: on an H200 the product and `KSPCGGPU` of the 2D and 3D
    Laplacians took within 3% of their time with 32-bit indices (bench/RESULTS.md), because their
