@@ -91,5 +91,12 @@ PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 
 /* For the tests: the device copies, brought up to date */
 PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);
-PETSC_INTERN PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat, PetscInt, PetscInt);
+/* The ELLPACK-R layout settings (MatELLRCUDASetSliceHeight, ...SortWindow, ...ShortColumns) */
+typedef enum {
+  GK_ELLR_SLICE_HEIGHT,
+  GK_ELLR_SORT_WINDOW,
+  GK_ELLR_SHORT_COLUMNS,
+  GK_ELLR_LAYOUTS
+} GKEllrLayout;
+PETSC_INTERN PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat, GKEllrLayout, PetscInt);
 PETSC_EXTERN PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat, const GKDia **);

@@ -53,8 +53,8 @@ typedef struct {
   PetscBool haveslots;
   /* ELLPACK-R layout settings made on this matrix (MatELLRCUDASetSliceHeight, ...SortWindow,
      ...ShortColumns), given to its blocks again whenever MPIAIJ makes them anew */
-  PetscInt  ellr[3];
-  PetscBool ellrset[3];
+  PetscInt  ellr[GK_ELLR_LAYOUTS];
+  PetscBool ellrset[GK_ELLR_LAYOUTS];
 } Mat_MPIGK;
 
 /* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
@@ -124,16 +124,16 @@ static PetscErrorCode MatMPIGKApplyELLRLayout_Private(Mat A)
     if (!B[k]) continue;
     PetscCall(PetscObjectTypeCompare((PetscObject)B[k], MATSEQELLRCUDA, &isellr));
     if (!isellr) continue;
-    if (!k && mg->ellrset[0]) PetscCall(MatELLRCUDASetSliceHeight(B[k], mg->ellr[0]));
-    if (mg->ellrset[1]) PetscCall(MatELLRCUDASetSortWindow(B[k], mg->ellr[1]));
-    if (mg->ellrset[2]) PetscCall(MatELLRCUDASetShortColumns(B[k], mg->ellr[2] ? PETSC_TRUE : PETSC_FALSE));
+    if (!k && mg->ellrset[GK_ELLR_SLICE_HEIGHT]) PetscCall(MatELLRCUDASetSliceHeight(B[k], mg->ellr[GK_ELLR_SLICE_HEIGHT]));
+    if (mg->ellrset[GK_ELLR_SORT_WINDOW]) PetscCall(MatELLRCUDASetSortWindow(B[k], mg->ellr[GK_ELLR_SORT_WINDOW]));
+    if (mg->ellrset[GK_ELLR_SHORT_COLUMNS]) PetscCall(MatELLRCUDASetShortColumns(B[k], mg->ellr[GK_ELLR_SHORT_COLUMNS] ? PETSC_TRUE : PETSC_FALSE));
   }
   PetscFunctionReturn(0);
 }
 
-/* An ELLPACK-R layout setting (0: slice height, 1: sort window, 2: short columns) made on an
-   mpiellrcuda matrix: kept, and given to its blocks now and whenever they are made anew */
-PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, PetscInt which, PetscInt value)
+/* An ELLPACK-R layout setting made on an mpiellrcuda matrix: kept, and given to its blocks now
+   and whenever they are made anew */
+PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, GKEllrLayout which, PetscInt value)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
 

@@ -5,7 +5,6 @@
 */
 #include "../../gk/gkmat.h"
 #include <limits.h>
-#include <stddef.h>
 
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
@@ -100,6 +99,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   }
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
+  if (!valuesonly && shortcols) PetscCall(PetscCalloc1(total, &dcol)); /* dropped below unless every offset fits */
   for (PetscInt t = 0; t < m; t++) {
     const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h, i = GK_ROW(t);
     const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
@@ -108,24 +108,13 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     for (PetscInt k = 0; k < rl[t]; k++) {
       col[base + k * st] = aj[ai[i] + k];
       val[base + k * st] = aa[ai[i] + k];
-    }
-  }
-  if (!valuesonly && shortcols) { /* every entry's offset from its slot in 16 bits, or none */
-    PetscBool fit = PETSC_TRUE;
+      if (dcol) {
+        const PetscInt d = aj[ai[i] + k] - t; /* the offset from the slot, in 16 bits or none */
 
-    PetscCall(PetscCalloc1(total, &dcol));
-    for (PetscInt t = 0; t < m && fit; t++) {
-      const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h;
-      const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
-
-      for (PetscInt k = 0; k < rl[t] && fit; k++) {
-        const PetscInt d = col[base + k * st] - t;
-
-        fit                 = (PetscBool)(d >= SHRT_MIN && d <= SHRT_MAX);
-        dcol[base + k * st] = (short)d;
+        if (d < SHRT_MIN || d > SHRT_MAX) PetscCall(PetscFree(dcol));
+        else dcol[base + k * st] = (short)d;
       }
     }
-    if (!fit) PetscCall(PetscFree(dcol));
   }
   if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
     for (PetscInt s = 0; s < ns; s++)
@@ -428,11 +417,11 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
   PetscFunctionReturn(0);
 }
 
-/* Sets a layout setting of a MATSEQELLRCUDA matrix (the member at offset) to a value of at least
-   0, else the error says what must be; the device copy is rebuilt at its next use. An
-   MATMPIELLRCUDA matrix keeps it for its blocks (mpigk.c); other types are left alone, and so is
-   the device copy when the value is unchanged. */
-static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt value, const char *must)
+/* Sets a layout setting of a MATSEQELLRCUDA matrix to a value of at least 0, else the error says
+   what must be; the device copy is rebuilt at its next use. An MATMPIELLRCUDA matrix keeps it for
+   its blocks (mpigk.c); other types are left alone, and so is the device copy when the value is
+   unchanged. */
+static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, GKEllrLayout which, PetscInt value, const char *must)
 {
   PetscBool match, mpi;
   PetscInt *setting;
@@ -443,10 +432,14 @@ static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, size_t offset, PetscInt
   if (!match && !mpi) PetscFunctionReturn(0);
   PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
   if (mpi) {
-    PetscCall(MatMPIGKSetELLRLayout_Private(A, offset == offsetof(Mat_SeqELLR, sliceheight) ? 0 : offset == offsetof(Mat_SeqELLR, sortwindow) ? 1 : 2, value));
+    PetscCall(MatMPIGKSetELLRLayout_Private(A, which, value));
     PetscFunctionReturn(0);
   }
-  setting = (PetscInt *)((char *)((Mat_SeqGK *)A->spptr)->data + offset);
+  {
+    Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+
+    setting = which == GK_ELLR_SLICE_HEIGHT ? &e->sliceheight : which == GK_ELLR_SORT_WINDOW ? &e->sortwindow : &e->shortcols;
+  }
   if (*setting == value) PetscFunctionReturn(0); /* the device copy stays valid */
   *setting = value;
   PetscCall(MatSeqGKInvalidate_Private(A));
@@ -479,7 +472,7 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, h, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, sliceheight), h, "The slice height must be 0 (one slice) or more"));
+  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SLICE_HEIGHT, h, "The slice height must be 0 (one slice) or more"));
   PetscFunctionReturn(0);
 }
 
@@ -511,7 +504,7 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, sigma, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, sortwindow), sigma, "The sort window must be 0 (no sorting) or more"));
+  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SORT_WINDOW, sigma, "The sort window must be 0 (no sorting) or more"));
   PetscFunctionReturn(0);
 }
 
@@ -549,7 +542,7 @@ PetscErrorCode MatELLRCUDASetShortColumns(Mat A, PetscBool flg)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, flg, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, offsetof(Mat_SeqELLR, shortcols), flg ? 1 : 0, "Short columns are on (1) or off (0)"));
+  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SHORT_COLUMNS, flg ? 1 : 0, "Short columns are on (1) or off (0)"));
   PetscFunctionReturn(0);
 }
 
