@@ -212,10 +212,10 @@ int main(int argc, char **argv)
   char        type[64] = "ellrcuda", mpitype[80];
   Problem     p        = LAP2D;
   Layout      layout   = EVEN;
-  PetscInt    n = 20, M, N, m, nl, rstart, rend;
+  PetscInt    n = 20, M, N, m, nl, rstart, rend, apih = -1;
   Mat         A, D, C;
   PetscMPIInt rank, size;
-  PetscBool   match;
+  PetscBool   match, apisc = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGPUKitInitializePackage());
@@ -231,15 +231,11 @@ int main(int argc, char **argv)
   nl = LocalSize(layout, N, rank, size);
   PetscCall(Create(MATAIJ, m, nl, M, N, &A));
   PetscCall(Create(type, m, nl, M, N, &D));
-  { /* ELLPACK-R settings made on the matrix itself (the MPI type keeps them for its blocks) */
-    PetscInt  h = -1;
-    PetscBool sc = PETSC_FALSE;
-
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-api_slice_height", &h, NULL));
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-api_short_columns", &sc, NULL));
-    if (h >= 0) PetscCall(MatELLRCUDASetSliceHeight(D, h));
-    if (sc) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_TRUE));
-  }
+  /* ELLPACK-R settings made on the matrix itself (the MPI type keeps them for its blocks) */
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-api_slice_height", &apih, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-api_short_columns", &apisc, NULL));
+  if (apih >= 0) PetscCall(MatELLRCUDASetSliceHeight(D, apih));
+  if (apisc) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_TRUE));
   PetscCall(PetscSNPrintf(mpitype, sizeof(mpitype), "%s%s", size > 1 ? "mpi" : "seq", type));
   PetscCall(PetscObjectTypeCompare((PetscObject)D, mpitype, &match));
   if (!match) {
@@ -309,7 +305,6 @@ int main(int argc, char **argv)
   { /* ELLPACK-R: on how many processes the diagonal block got 16-bit columns (MatELLRCUDASetShortColumns) */
     PetscBool   ellr, sc = PETSC_FALSE;
     PetscMPIInt nsc, nh;
-    PetscInt    h = -1;
     char        note[128] = "";
     Mat         Dd = D;
 
@@ -320,16 +315,15 @@ int main(int argc, char **argv)
       nsc = sc ? 1 : 0;
       PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nsc, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
       PetscCall(PetscSNPrintf(note, sizeof(note), " (16-bit column offsets on %d of %d processes)", (int)nsc, (int)size));
-      PetscCall(PetscOptionsGetInt(NULL, NULL, "-api_slice_height", &h, NULL));
-      if (h > 0) { /* the diagonal blocks' slices, where they have rows */
+      if (apih > 0) { /* the diagonal blocks' slices, where they have rows */
         const GKEllr *E;
         size_t        len;
 
         PetscCall(MatSeqELLRCUDAGetDeviceFormat(Dd, &E, NULL));
-        nh = !E->m || E->h == PetscMin(h, E->m);
+        nh = !E->m || E->h == PetscMin(apih, E->m);
         PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nh, 1, MPI_INT, MPI_SUM, PETSC_COMM_WORLD));
         PetscCall(PetscStrlen(note, &len));
-        PetscCall(PetscSNPrintf(note + len, sizeof(note) - len, " (slices of %d rows on %d of %d processes)", (int)h, (int)nh, (int)size));
+        PetscCall(PetscSNPrintf(note + len, sizeof(note) - len, " (slices of %d rows on %d of %d processes)", (int)apih, (int)nh, (int)size));
       }
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal%s\n", mpitype, Problems[p], Layouts[layout], (int)size, note));

@@ -220,13 +220,14 @@ PetscErrorCode GKHostKrylovSetSums(GKKrylov K, const PetscScalar *s)
   PetscFunctionReturn(0);
 }
 
-/* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
-   step finishes them */
 /* column of entry e of L (t = 0) or U (t = 1) in row r of the permuted copy (device.h) */
 static inline PetscInt GKHostSsorCol(const GKSsor *S, const GKSsorColor *c, int t, PetscInt r, PetscInt e)
 {
   return S->pdel[t] ? r + c->shift[t] + S->pdel[t][e] : S->pcol[t][e];
 }
+
+/* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
+   step finishes them */
 
 PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {

@@ -103,6 +103,12 @@ static PetscErrorCode PCSSORGPUGroup_Private(PetscInt m, const PetscInt *key, Pe
   PetscFunctionReturn(0);
 }
 
+/* entry q of colour C's L (t = 0) or U (t = 1) in the permuted copy: its column minus its row */
+static inline PetscInt PCSSORGPUDelta_Private(const GKSsorColor *C, int t, const PetscInt *pc, PetscInt q)
+{
+  return pc[q] - (C->r0 + (q - C->off[t]) % C->n);
+}
+
 /* Multicolor's colour-permuted copy (device.h, GKSsor): row k of the copy is row perm[k] (the
    forward list, rows[0]); the colours are perm's groups lev[0..ncolors]; each colour's L and U
    couplings go in ELLPACK order, as wide as the colour's longest row and padded with zeros at the
@@ -159,7 +165,7 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
         PetscInt     lo = PETSC_MAX_INT, hi = PETSC_MIN_INT;
 
         for (PetscInt q = C->off[t]; q < C->off[t] + C->w[t] * C->n; q++) {
-          const PetscInt dq = pc[q] - (C->r0 + (q - C->off[t]) % C->n);
+          const PetscInt dq = PCSSORGPUDelta_Private(C, t, pc, q);
 
           lo = PetscMin(lo, dq);
           hi = PetscMax(hi, dq);
@@ -172,7 +178,7 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
         for (PetscInt c = 0; c < nc; c++) {
           const GKSsorColor *C = &s->pcolors[c];
 
-          for (PetscInt q = C->off[t]; q < C->off[t] + C->w[t] * C->n; q++) pdel[q] = (short)(pc[q] - (C->r0 + (q - C->off[t]) % C->n) - C->shift[t]);
+          for (PetscInt q = C->off[t]; q < C->off[t] + C->w[t] * C->n; q++) pdel[q] = (short)(PCSSORGPUDelta_Private(C, t, pc, q) - C->shift[t]);
         }
         PetscCall(GKMallocH2D(tot[t], pdel, (short **)&s->S.pdel[t]));
         PetscCall(PetscFree(pdel));
