@@ -71,7 +71,9 @@ M*/
 /*MC
    PCSSORGPU - "ssorgpu" - SSOR (one symmetric sweep from a zero guess) on the GPU:
    -pc_ssorgpu_type natural|multicolor|neumann, -pc_ssorgpu_omega w (0 < w < 2),
-   -pc_ssorgpu_neumann_terms k; on several processes, SSOR of each process's diagonal block
+   -pc_ssorgpu_neumann_terms k, -pc_ssorgpu_block_size b (multicolor: block SSOR of
+   algebraic blocks of at most b rows, coloured as blocks); on several processes, SSOR of each
+   process's diagonal block
 
    Level: beginner
 
@@ -154,3 +156,5 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDAGetShortColumns(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetColors(PC, PetscInt *, const PetscInt *[]);
+PETSC_EXTERN PetscErrorCode PCSSORGPUSetBlockSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCSSORGPUGetBlocks(PC, PetscInt *, const PetscInt *[]);

@@ -1,9 +1,11 @@
 static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric sweep), multicolor against PCSOR on the\n\
 matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
-here; then KSPCG with each, and the failures.\n\
-  -mode apply|ksp|cggpu|zerodiag|shell\n\
+here; block SSOR (multicolor with -pc_ssorgpu_block_size) against its sweeps written here; then\n\
+KSPCG with each, and the failures.\n\
+  -mode apply|ksp|cggpu|block|zerodiag|zeropivot|shell\n\
   -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
-  -dim 2|3, -n <n>           : the Laplacian's grid\n\n";
+  -dim 2|3, -n <n>           : the Laplacian's grid\n\
+  -block_sizes b1,b2,...     : block: the block sizes (default 1,2,4,8); cggpu: block SSOR of these instead\n\n";
 
 #include <petscksp.h>
 #include <petscgpukit.h>
@@ -102,6 +104,18 @@ static PetscErrorCode SetType(const char *type, PetscReal omega, PetscInt terms)
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_type", type));
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_omega", w));
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_neumann_terms", k));
+  PetscFunctionReturn(0);
+}
+
+/* -pc_ssorgpu_block_size bs, or none (point SSOR) for bs = 1 */
+static PetscErrorCode SetBlockSize(PetscInt bs)
+{
+  char b[32];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(b, sizeof(b), "%" PetscInt_FMT, bs));
+  if (bs == 1) PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_block_size"));
+  else PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_block_size", b));
   PetscFunctionReturn(0);
 }
 
@@ -263,20 +277,234 @@ static PetscErrorCode Apply(PetscInt dim, PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
+/* the block of row i: rows are their own blocks when there are none (block size 1) */
+static inline PetscInt BlockOf(const PetscInt *block, PetscInt i)
+{
+  return block ? block[i] : i;
+}
+
+/* r <- M^-1 r for the dense n x n M (by rows, overwritten): Gaussian elimination with partial
+   pivoting, independent of the PC's LDL^H */
+static PetscErrorCode DenseSolve(PetscInt n, PetscScalar *M, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < n; k++) {
+    PetscInt p = k;
+
+    for (PetscInt i = k + 1; i < n; i++)
+      if (PetscAbsScalar(M[i * n + k]) > PetscAbsScalar(M[p * n + k])) p = i;
+    PetscCheck(M[p * n + k] != (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A singular block");
+    if (p != k) {
+      for (PetscInt j = k; j < n; j++) {
+        const PetscScalar t = M[k * n + j];
+
+        M[k * n + j] = M[p * n + j];
+        M[p * n + j] = t;
+      }
+      {
+        const PetscScalar t = r[k];
+
+        r[k] = r[p];
+        r[p] = t;
+      }
+    }
+    for (PetscInt i = k + 1; i < n; i++) {
+      const PetscScalar f = M[i * n + k] / M[k * n + k];
+
+      for (PetscInt j = k; j < n; j++) M[i * n + j] -= f * M[k * n + j];
+      r[i] -= f * r[k];
+    }
+  }
+  for (PetscInt k = n - 1; k >= 0; k--) {
+    for (PetscInt j = k + 1; j < n; j++) r[k] -= M[k * n + j] * r[j];
+    r[k] /= M[k * n + k];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Block SSOR here, on each process's diagonal block, in the PC's blocks and colours: forward
+   colour by colour y1_B = w D_B^-1 (b_B - sum_{j of earlier colours} A_Bj y1_j), then backward
+   y_B = (2 - w) y1_B - w D_B^-1 sum_{j of later colours} A_Bj y_j; D_B (every coupling inside
+   the block) solved densely. Blocks are listed by bptr/brows, rows increasing within each. */
+static PetscErrorCode BlockSSORHere(Mat Aref, PetscInt nc, const PetscInt *color, PetscInt nb, const PetscInt *block, const PetscInt *bptr, const PetscInt *brows, PetscReal w, Vec b, Vec y)
+{
+  Mat                B;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa, *ba;
+  PetscScalar       *ya, *x1;
+  PetscInt           m, *loc;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetDiagonalBlock(Aref, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCall(MatSeqAIJGetArrayRead(B, &aa));
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArray(y, &ya));
+  PetscCall(PetscMalloc2(m, &x1, m, &loc));
+  for (PetscInt q = 0; q < nb; q++)
+    for (PetscInt p = bptr[q]; p < bptr[q + 1]; p++) loc[brows[p]] = p - bptr[q]; /* row's place in its block */
+  for (int up = 0; up < 2; up++)
+    for (PetscInt k = 0; k < nc; k++) {
+      const PetscInt c = up ? nc - 1 - k : k;
+
+      for (PetscInt q = 0; q < nb; q++) {
+        const PetscInt p0 = bptr[q], nr = bptr[q + 1] - p0;
+        PetscScalar    M[64], r[8];
+
+        if (color[brows[p0]] != c) continue;
+        PetscCheck(nr <= 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block %" PetscInt_FMT " has %" PetscInt_FMT " rows", q, nr);
+        for (PetscInt p = 0; p < nr; p++) { /* M = D_B; r = b_B - L_B y1 forward, -U_B y backward */
+          const PetscInt i = brows[p0 + p];
+
+          r[p] = up ? 0.0 : ba[i];
+          for (PetscInt l = 0; l < nr; l++) M[p * nr + l] = 0.0;
+          for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+            const PetscInt j = ja[e];
+
+            if (BlockOf(block, j) == q) M[p * nr + loc[j]] += aa[e];
+            else if (up ? color[j] > c : color[j] < c) r[p] -= aa[e] * (up ? ya[j] : x1[j]);
+          }
+        }
+        PetscCall(DenseSolve(nr, M, r));
+        for (PetscInt p = 0; p < nr; p++) {
+          const PetscInt i = brows[p0 + p];
+
+          if (up) ya[i] = (2.0 - w) * x1[i] + w * r[p];
+          else x1[i] = w * r[p];
+        }
+      }
+    }
+  PetscCall(PetscFree2(x1, loc));
+  PetscCall(VecRestoreArray(y, &ya));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(MatSeqAIJRestoreArrayRead(B, &aa));
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/* block SSOR with blocks of at most bs rows: the PC's blocking valid on the diagonal block (each
+   row in a block, each block 1 to bs rows of one colour, fewer blocks than rows for bs > 1, no
+   two blocks of a colour coupled, and each block's colour the least its neighbours leave, as
+   greedy colouring gives: the matrices here are structurally symmetric), then the PC's y against
+   the block sweeps here. Block size 1: no blocks, each row its own. */
+static PetscErrorCode CheckBlocks(Mat Aref, PC pc, PetscInt bs, PetscReal w, Vec b, Vec y)
+{
+  Mat             B;
+  const PetscInt *color, *block, *ia, *ja;
+  PetscInt        nc, nb, m, *bptr, *brows, *fill, *mark;
+  PetscBool       done;
+  Vec             ref;
+
+  PetscFunctionBegin;
+  PetscCall(PCSSORGPUGetColors(pc, &nc, &color));
+  PetscCall(PCSSORGPUGetBlocks(pc, &nb, &block));
+  PetscCall(MatGetDiagonalBlock(Aref, &B));
+  PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(!m || (color && nc > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No colouring");
+  if (bs == 1) {
+    PetscCheck(!nb && !block, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block size 1 gave %" PetscInt_FMT " blocks", nb);
+    nb = m;
+  } else PetscCheck(!m || (block && nb > 0 && nb <= m && (m == 1 || nb < m)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows for %" PetscInt_FMT " rows", nb, bs, m);
+  PetscCall(PetscCalloc4(nb + 1, &bptr, m, &brows, nb, &fill, nc, &mark));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscCheck(BlockOf(block, i) >= 0 && BlockOf(block, i) < nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " in block %" PetscInt_FMT " of %" PetscInt_FMT, i, BlockOf(block, i), nb);
+    PetscCheck(color[i] >= 0 && color[i] < nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " has colour %" PetscInt_FMT " of %" PetscInt_FMT, i, color[i], nc);
+    bptr[BlockOf(block, i) + 1]++;
+  }
+  for (PetscInt q = 0; q < nb; q++) {
+    PetscCheck(bptr[q + 1] >= 1 && bptr[q + 1] <= bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block %" PetscInt_FMT " has %" PetscInt_FMT " rows, not 1 to %" PetscInt_FMT, q, bptr[q + 1], bs);
+    bptr[q + 1] += bptr[q];
+  }
+  for (PetscInt i = 0; i < m; i++) brows[bptr[BlockOf(block, i)] + fill[BlockOf(block, i)]++] = i;
+  for (PetscInt c = 0; c < nc; c++) mark[c] = -1;
+  for (PetscInt q = 0; q < nb; q++) {
+    const PetscInt c = color[brows[bptr[q]]];
+
+    for (PetscInt p = bptr[q]; p < bptr[q + 1]; p++) {
+      const PetscInt i = brows[p];
+
+      PetscCheck(color[i] == c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " of block %" PetscInt_FMT " have colours %" PetscInt_FMT " and %" PetscInt_FMT, brows[bptr[q]], i, q, c, color[i]);
+      for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+        const PetscInt j = ja[e];
+
+        if (BlockOf(block, j) == q) continue;
+        PetscCheck(color[j] != c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Blocks %" PetscInt_FMT " and %" PetscInt_FMT " couple (rows %" PetscInt_FMT " and %" PetscInt_FMT ") but share colour %" PetscInt_FMT, q, BlockOf(block, j), i, j, c);
+        mark[color[j]] = q;
+      }
+    }
+    for (PetscInt l = 0; l < c; l++) PetscCheck(mark[l] == q, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block %" PetscInt_FMT " has colour %" PetscInt_FMT ", yet no neighbour of colour %" PetscInt_FMT ": not greedy", q, c, l);
+  }
+  PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " blocks of %" PetscInt_FMT " rows (%.2f rows each), %" PetscInt_FMT " colours (first process), valid\n", nb, m, m ? (double)m / (double)nb : 0.0, nc));
+  PetscCall(VecDuplicate(b, &ref));
+  PetscCall(BlockSSORHere(Aref, nc, color, nb, block, bptr, brows, w, b, ref));
+  PetscCall(Expect(y, ref, 1e-10, "  block SSOR against the sweeps here"));
+  PetscCall(VecDestroy(&ref));
+  PetscCall(PetscFree4(bptr, brows, fill, mark));
+  PetscFunctionReturn(0);
+}
+
+/* block mode: for each block size and omega, the PC (its block size by PCSSORGPUSetBlockSize)
+   checked by CheckBlocks; block size 1 against PCSOR on the permuted matrix too */
+static PetscErrorCode Blocks(PetscInt dim, PetscInt n, MatType type)
+{
+  const PetscReal omegas[] = {1.0, 1.3, 0.8};
+  PetscInt        sizes[8] = {1, 2, 4, 8}, ns = 8;
+  PetscBool       given;
+  Mat             A, Aref;
+  Vec             b, y, bh;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-block_sizes", sizes, &ns, &given));
+  if (!given) ns = 4;
+  PetscCall(Laplacian(dim, n, type, &A));
+  PetscCall(Laplacian(dim, n, MATAIJ, &Aref));
+  PetscCall(MatCreateVecs(A, &b, &y));    /* the device vectors of the type (host ones for aij) */
+  PetscCall(MatCreateVecs(Aref, &bh, NULL)); /* a host one for the sweeps here */
+  PetscCall(Fill(b));
+  PetscCall(Fill(bh));
+  for (PetscInt s = 0; s < ns; s++)
+    for (size_t o = 0; o < PETSC_STATIC_ARRAY_LENGTH(omegas); o++) {
+      const PetscReal w = omegas[o];
+      PC              pc;
+
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, %s, omega %g, blocks of at most %d rows\n", (int)dim, (int)n, type, (double)w, (int)sizes[s]));
+      PetscCall(SetType("multicolor", w, 0));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCSetType(pc, PCSSORGPU));
+      PetscCall(PCSetFromOptions(pc));
+      PetscCall(PCSSORGPUSetBlockSize(pc, sizes[s]));
+      PetscCall(PCSetUp(pc));
+      PetscCall(PCApply(pc, b, y));
+      PetscCall(CheckBlocks(Aref, pc, sizes[s], w, bh, y));
+      if (sizes[s] == 1) PetscCall(CheckMulticolor(Aref, pc, w, bh, y));
+      PetscCall(PCDestroy(&pc));
+    }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
 /* KSPCG iterations with the PC: ssorgpu (options set) on A, or PCSOR on A */
 static PetscErrorCode CG(Mat A, PCType pt, PetscReal w, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason);
 
 /* cggpu with ssorgpu (Eisenstat's trick) against KSPCG with ssorgpu, both with the natural norm
    (the transformed system's equals SSOR-PCG's): iterations within one, the same solution; the
-   default norm solves too (its true residual) */
+   default norm solves too (its true residual). With -block_sizes: block SSOR of each instead */
 static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
 {
   PetscReal   omegas[] = {0.8, 1.3, 1.8};
   const char *types[]  = {"natural", "multicolor"};
   size_t      no = PETSC_STATIC_ARRAY_LENGTH(omegas), t0 = 0;
+  PetscInt    sizes[8], ns = 8, nt;
   Mat         A;
   Vec         b, x, xref, r;
-  PetscBool   one = PETSC_FALSE;
+  PetscBool   one = PETSC_FALSE, blocked;
 
   PetscFunctionBegin;
   /* -fused_multicolor w: multicolor with omega w alone (a large grid's case) */
@@ -285,26 +513,32 @@ static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
     no = 1;
     t0 = 1;
   }
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-block_sizes", sizes, &ns, &blocked));
+  nt = blocked ? ns : (PetscInt)(PETSC_STATIC_ARRAY_LENGTH(types) - t0);
   PetscCall(Laplacian(dim, n, type, &A));
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(x, &xref));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(Fill(b));
   for (size_t o = 0; o < no; o++)
-    for (size_t t = t0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+    for (PetscInt t = 0; t < nt; t++) {
       PetscInt           its, itsref;
       KSPConvergedReason rs, rref;
       PetscReal          nd, nr, nres, nb;
+      char               what[32];
 
-      PetscCall(SetType(types[t], omegas[o], 0));
+      if (blocked) PetscCall(PetscSNPrintf(what, sizeof(what), "blocks of %d", (int)sizes[t]));
+      else PetscCall(PetscStrncpy(what, types[t0 + t], sizeof(what)));
+      PetscCall(SetType(blocked ? "multicolor" : types[t0 + t], omegas[o], 0));
+      PetscCall(SetBlockSize(blocked ? sizes[t] : 1));
       PetscCall(PetscOptionsSetValue(NULL, "-ksp_norm_type", "natural"));
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, xref, &itsref, &rref));
       PetscCall(PetscOptionsSetValue(NULL, "-ksp_type", KSPCGGPU));
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
       PetscCall(PetscOptionsClearValue(NULL, "-ksp_norm_type"));
       PetscCall(TestDiffNorms(xref, x, NORM_2, &nd, &nr));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-10s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim, (int)n, (double)omegas[o], types[t], (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
-      PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu: %d iterations, %s; cg %d, %s", (int)its, KSPConvergedReasons[rs], (int)itsref, KSPConvergedReasons[rref]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-12s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim, (int)n, (double)omegas[o], what, (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
+      PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu %s: %d iterations, %s; cg %d, %s", what, (int)its, KSPConvergedReasons[rs], (int)itsref, KSPConvergedReasons[rref]);
       PetscCheck(nd <= 1e-10 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g", (double)(nd / nr)); /* the same iterates up to rounding: far below the tolerance */
       /* the default (preconditioned) norm: solved, by the true residual */
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
@@ -420,6 +654,61 @@ static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
+/* a singular block: rows 0 and 1 coupled to each other alone, [1 1; 1 1], the other rows a 1D
+   Laplacian. Point SSOR applies (every diagonal entry positive); with blocks of at most 2 rows
+   the pair can only be one block or two single rows, and the aggregation joins it: its LDL^H
+   has the zero pivot 1 - 1 * 1, so KSP_DIVERGED_PC_FAILED and no NaN in x (with
+   -ksp_error_if_not_converged: the error naming the row, which the runner checks) */
+static PetscErrorCode ZeroPivot(MatType type)
+{
+  const PetscInt     N = 40;
+  Mat                A;
+  Vec                b, x;
+  PC                 pc;
+  PetscInt           rs, re, its;
+  KSPConvergedReason reason;
+  PetscReal          nx;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+  PetscCall(MatSetType(A, type));
+  PetscCall(MatSeqAIJSetPreallocation(A, 3, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(A, 3, NULL, 1, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
+    if (r < 2) {
+      PetscCall(MatSetValue(A, r, 0, 1.0, INSERT_VALUES));
+      PetscCall(MatSetValue(A, r, 1, 1.0, INSERT_VALUES));
+      continue;
+    }
+    if (r > 2) PetscCall(MatSetValue(A, r, r - 1, -1.0, INSERT_VALUES));
+    if (r < N - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES));
+    PetscCall(MatSetValue(A, r, r, 2.0 + 0.25 * (r % 3), INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(Fill(b));
+  PetscCall(SetType("multicolor", 1.0, 0));
+  PetscCall(SetBlockSize(1)); /* point SSOR: the matrix alone does not fail the PC */
+  PetscCall(MakePC(A, PCSSORGPU, 1.0, &pc));
+  PetscCall(PCApply(pc, b, x));
+  PetscCall(VecNorm(x, NORM_2, &nx));
+  PetscCheck(nx > 0.0 && !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Point SSOR gave |x| = %g", (double)nx);
+  PetscCall(PCDestroy(&pc));
+  PetscCall(SetBlockSize(2));
+  PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
+  PetscCall(VecNorm(x, NORM_2, &nx));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, |x| = %g\n", KSPConvergedReasons[reason], (int)its, (double)nx));
+  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero block pivot gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
+  PetscCheck(!PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution holds Inf or NaN");
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -464,10 +753,13 @@ int main(int argc, char **argv)
   else if (isksp) PetscCall(Krylov(dim, n, type));
   else if (!strcmp(mode, "shell")) PetscCall(Shell());
   else if (!strcmp(mode, "cggpu")) PetscCall(Fused(dim, n, type));
+  else if (!strcmp(mode, "block")) PetscCall(Blocks(dim, n, type));
+  else if (!strcmp(mode, "zeropivot")) PetscCall(ZeroPivot(type));
   else PetscCall(ZeroDiagonal(n, type));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_neumann_terms"));
+  PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_block_size"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "done\n"));
   PetscCall(PetscFinalize());
   return 0;

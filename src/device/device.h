@@ -76,13 +76,30 @@ typedef struct {
    L)^-1 b; LOWER and UPPER alone are the solves with D/w + L and D/w + U, UPPER_MULT the product
    with D/w + U (Eisenstat's transformation). Out of place on all rows LOWER and UPPER_SSOR are the
    Jacobi-like steps of a truncated Neumann series of SSOR's triangular solves.
+   Block SSOR (multicolor with blocks, GKSsor's bs > 1) is the same with D the block diagonal: a
+   block's rows take one step together, D_B x_B for d_i x_i and D_B^-1 for the division, and
+     GK_SSOR_BLOCK_Z:    xout_B = ((2 - omega)/omega) D_B xin_B  (out of place)
+   is the scaling that Eisenstat's form of CG uses as its preconditioner.
 */
 typedef enum {
   GK_SSOR_LOWER,
   GK_SSOR_UPPER_SSOR,
   GK_SSOR_UPPER,
-  GK_SSOR_UPPER_MULT
+  GK_SSOR_UPPER_MULT,
+  GK_SSOR_BLOCK_Z
 } GKSsorStep;
+
+#define GK_SSOR_MAX_BS 8
+
+/* One colour of GKSsor's permuted copy: rows r0..r0+n-1; entry k of row r0+j of L (U) at
+   off[0] + k n + j (off[1] + k n + j), w[0] (w[1]) entries a row, padded with zero values at
+   columns of earlier (later) colours; shift: see pdel. With blocks, the colour is blocks
+   b0..b0+nb-1, the longest first; row l of its block j is row r0 + lofs[l] + j, where block j
+   has a row l when j < lofs[l + 1] - lofs[l] (each row l of the blocks together: every access
+   of a thread a block coalesced), and its entry k of L (U) is at off[t] + (k bs + l) nb + j. */
+typedef struct {
+  PetscInt r0, n, w[2], off[2], shift[2], b0, nb, lofs[GK_SSOR_MAX_BS + 1];
+} GKSsorColor;
 
 typedef struct {
   PetscInt           m;
@@ -100,14 +117,18 @@ typedef struct {
                                  around its row: column = row + shift[t] + pdel[t][e] */
   const PetscScalar *pval[2];
   const PetscScalar *pd; /* device: the diagonal in the new numbering */
+  /* multicolor's blocks (bs > 1, else 1 and NULL): the copy's rows in nblk blocks of at most bs
+     rows, colour by colour (GKSsorColor; bcolors, device, the ncolors colours again for the
+     update); each block's D_B = F Delta F^* (F unit lower, F^* its conjugate transpose where
+     herm, else its transpose, no pivoting), value q of block J at fac[q nblk + J] (device): F's
+     entry (k, l), k > l, at q = k (k - 1)/2 + l, then 1/Delta_k at q = bs (bs - 1)/2 + k; a short
+     block's rows past its own have F = 0 and 1/Delta = 1. L and U columns in 32 bits. */
+  PetscInt           bs, nblk, ncolors; /* bs at most GK_SSOR_MAX_BS */
+  PetscBool          herm;
+  const GKSsorColor *bcolors;
+  const PetscScalar *fac;
 } GKSsor;
 
-/* One colour of GKSsor's permuted copy: rows r0..r0+n-1; entry k of row r0+j of L (U) at
-   off[0] + k n + j (off[1] + k n + j), w[0] (w[1]) entries a row, padded with zero values at
-   columns of earlier (later) colours; shift: see pdel */
-typedef struct {
-  PetscInt r0, n, w[2], off[2], shift[2];
-} GKSsorColor;
 
 /* The flags of a colour of the permuted Eisenstat step. Its part of dpi is stored (0), or added to
    the earlier colours' (ADD), and in the last colour the sum over all blocks finished (FINISH).
@@ -264,6 +285,9 @@ typedef struct {
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
   PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the
+     vectors in its numbering: S, step, colour, omega, b, xin, xout */
+  PetscErrorCode (*ssorblocks)(const GKSsor *, GKSsorStep, const GKSsorColor *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);
@@ -288,9 +312,13 @@ typedef struct {
        lower, each list in the forward order: w = (omega - 1) t + omega/d (p - L (w - t)).
      With color (not NULL), the list is that colour of the permuted copy, all vectors are in its
      numbering, flags (GK_SSOR_*) say what the colour does besides, and a colour computing w also
-     sums its part of dpi, the last one finishing the sum that krylovdpi would.
+     sums its part of dpi, the last one finishing the sum that krylovdpi would. With blocks (S's
+     bs > 1) a colour's blocks take the steps with D_B for d (as ssorblocks).
      (i, rho0, last, first, S, upper, nrows, rows, color, flags, omega, z, p_i-1, p_i, t, w, x) */
   PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+  /* CG's update with blocks (Eisenstat's form of block SSOR): z = ((2 - w)/w) D r, D the blocks
+     of S, enters the sums and is not stored (i, S, omega, w, r) */
+  PetscErrorCode (*krylovupdateblocks)(GKKrylov, PetscInt, const GKSsor *, PetscReal, const PetscScalar *, PetscScalar *);
   /* the sum of dpi = p^H w (COCG: p^T w) for the next update */
   PetscErrorCode (*krylovdpi)(GKKrylov, const PetscScalar *, const PetscScalar *);
   /* the state to the host: the copy queued behind the kernels so far, then the wait for it */

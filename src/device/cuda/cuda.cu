@@ -352,6 +352,54 @@ static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* SSOR's step with blocks (device.h): a thread per block of the colour */
+template <int BS>
+__global__ void GKSsorBlocksKernel(GKSsor S, GKSsorColor c, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+{
+  const bool mult = step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z;
+
+  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < c.nb; j += (PetscInt)gridDim.x * blockDim.x) {
+    PetscInt          rw[BS];
+    const int         n = GKSsorBlockRows<BS>(c, j, rw);
+    GKSsorBlockFac<BS> F;
+    GKScalar          s[BS], v[BS];
+
+    F.load(S, c.b0 + j);
+#pragma unroll
+    for (int l = 0; l < BS; l++) {
+      s[l] = l < n && step != GK_SSOR_BLOCK_Z ? GKSsorBlockRow<BS>(S, c, step == GK_SSOR_LOWER ? 0 : 1, j, l, xin) : GKScalar(0.0);
+      v[l] = l >= n ? GKScalar(0.0) : step == GK_SSOR_UPPER_SSOR ? s[l] : mult ? xin[rw[l]] : b[rw[l]] - s[l];
+    }
+    if (mult) F.mult(v);
+    else F.solve(v);
+#pragma unroll
+    for (int l = 0; l < BS; l++) {
+      if (l >= n) break;
+      if (step == GK_SSOR_UPPER_SSOR) xout[rw[l]] = (2.0 - omega) * b[rw[l]] - omega * v[l];
+      else if (step == GK_SSOR_UPPER_MULT) xout[rw[l]] = v[l] / omega + s[l];
+      else if (step == GK_SSOR_BLOCK_Z) xout[rw[l]] = ((2.0 - omega) / omega) * v[l];
+      else xout[rw[l]] = omega * v[l];
+    }
+  }
+}
+
+template <int BS>
+static PetscErrorCode GKSsorBlocksLaunch(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  PetscFunctionBegin;
+  GKSsorBlocksKernel<BS><<<GKBlocks(c->nb), GK_BLOCK>>>(*S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDASsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  PetscFunctionBegin;
+  if (!c->nb) PetscFunctionReturn(0);
+  GKSsorBlockDispatch(S->bs, GKSsorBlocksLaunch, S, step, c, omega, b, xin, xout);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendCUDA = {
   "cuda",
   GKCUDAGetDeviceCount,
@@ -381,6 +429,7 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAGather,
   GKCUDAScatterAdd,
   GKCUDASsorRows,
+  GKCUDASsorBlocks,
   GKCUDAHostMalloc,
   GKCUDAHostFree,
   GKCUDAKrylovCreate,
@@ -388,6 +437,7 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAKrylovStep,
   GKCUDAKrylovUpdate,
   GKCUDAKrylovSsor,
+  GKCUDAKrylovUpdateBlocks,
   GKCUDAKrylovDpi,
   GKCUDAKrylovStateBegin,
   GKCUDAKrylovStateEnd,

@@ -20,6 +20,92 @@ static_assert(sizeof(GKScalar) == sizeof(PetscScalar), "the kernels' scalar must
 
 #define GK_BLOCK 256
 
+/* Block J of multicolor's blocks (device.h, GKSsor) in registers: its factors D_B = F Delta F^*,
+   and v = D_B^-1 v (solve) or D_B v (mult) on its BS rows; a short block's padding rows (F = 0,
+   1/Delta = 1) leave zeros in v as zeros */
+template <int BS>
+struct GKSsorBlockFac {
+  GKScalar f[BS * (BS + 1) / 2];
+  bool     herm;
+
+  __device__ __forceinline__ void load(const GKSsor &S, PetscInt J)
+  {
+#pragma unroll
+    for (int q = 0; q < BS * (BS + 1) / 2; q++) f[q] = ((const GKScalar *)S.fac)[(size_t)q * S.nblk + J];
+    herm = S.herm;
+  }
+  __device__ __forceinline__ GKScalar F(int k, int l) const { return f[k * (k - 1) / 2 + l]; }
+  __device__ __forceinline__ GKScalar Fs(int k, int l) const { return herm ? GKConj(F(k, l)) : F(k, l); }
+  __device__ __forceinline__ GKScalar dinv(int k) const { return f[BS * (BS - 1) / 2 + k]; }
+  __device__ __forceinline__ void solve(GKScalar *v) const /* F^-* Delta^-1 F^-1 v */
+  {
+#pragma unroll
+    for (int k = 0; k < BS; k++)
+#pragma unroll
+      for (int l = 0; l < k; l++) v[k] -= F(k, l) * v[l];
+#pragma unroll
+    for (int k = 0; k < BS; k++) v[k] *= dinv(k);
+#pragma unroll
+    for (int k = BS - 1; k >= 0; k--)
+#pragma unroll
+      for (int l = k + 1; l < BS; l++) v[k] -= Fs(l, k) * v[l];
+  }
+  __device__ __forceinline__ void mult(GKScalar *v) const /* F Delta F^* v */
+  {
+#pragma unroll
+    for (int k = 0; k < BS; k++) {
+#pragma unroll
+      for (int l = k + 1; l < BS; l++) v[k] += Fs(l, k) * v[l];
+      v[k] /= dinv(k);
+    }
+#pragma unroll
+    for (int k = BS - 1; k >= 0; k--)
+#pragma unroll
+      for (int l = 0; l < k; l++) v[k] += F(k, l) * v[l];
+  }
+};
+
+/* row l of block j of colour c (device.h, GKSsorColor): sum_e val_e x_col(e) over its L (t = 0)
+   or U (t = 1) */
+template <int BS>
+static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const GKSsorColor &c, int t, PetscInt j, int l, const GKScalar *x)
+{
+  GKScalar s = 0.0;
+
+#pragma unroll 4
+  for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb) s += ((const GKScalar *)S.pval[t])[e] * x[S.pcol[t][e]];
+  return s;
+}
+
+/* the rows of block j of colour c (device.h, GKSsorColor) into rw[]: their number */
+template <int BS>
+static __device__ __forceinline__ int GKSsorBlockRows(const GKSsorColor &c, PetscInt j, PetscInt *rw)
+{
+  int n = 0;
+
+#pragma unroll
+  for (int l = 0; l < BS; l++) {
+    rw[l] = c.r0 + c.lofs[l] + j;
+    if (j < c.lofs[l + 1] - c.lofs[l]) n = l + 1;
+  }
+  return n;
+}
+
+/* PetscCall(F<BS>(...)) for S's block size bs (2 to GK_SSOR_MAX_BS) */
+#define GKSsorBlockDispatch(bs, F, ...) \
+  do { \
+    switch (bs) { \
+    case 2: PetscCall(F<2>(__VA_ARGS__)); break; \
+    case 3: PetscCall(F<3>(__VA_ARGS__)); break; \
+    case 4: PetscCall(F<4>(__VA_ARGS__)); break; \
+    case 5: PetscCall(F<5>(__VA_ARGS__)); break; \
+    case 6: PetscCall(F<6>(__VA_ARGS__)); break; \
+    case 7: PetscCall(F<7>(__VA_ARGS__)); break; \
+    case 8: PetscCall(F<8>(__VA_ARGS__)); break; \
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "SSOR blocks of %d rows", (int)(bs)); \
+    } \
+  } while (0)
+
 /* Every CUDA call and launch goes through this, which turns a failure into a PETSc error. */
 #define GKCallCUDA(...) \
   do { \
@@ -307,6 +393,7 @@ PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSsor(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdateBlocks(GKKrylov, PetscInt, const GKSsor *, PetscReal, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDpi(GKKrylov, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov, GKKrylovState *);

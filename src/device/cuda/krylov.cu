@@ -42,8 +42,8 @@ struct GKKrylovCUDA {
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
   GKSums            g;
-  unsigned          ssornb; /* the Eisenstat colour kernels' one grid, for ssorm rows (0: not yet found) */
-  PetscInt          ssorm;
+  unsigned          ssornb; /* the Eisenstat colour kernels' one grid, for ssorm rows in blocks of ssorbs (0: not yet found) */
+  PetscInt          ssorm, ssorbs;
 };
 
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
@@ -373,27 +373,37 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   PetscFunctionReturn(0);
 }
 
+/* The update's a = rho_i/dpi, kept for the next step (which moves x); false when the update
+   does nothing: stopped, or dpi flagged */
+template <GKKrylovMethod METHOD>
+static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKSums &g, GKKrylovDevState *st, GKScalar *a)
+{
+  const GKScalar dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
+
+  *a = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
+  if (GKStopped(st)) return false;
+  if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
+    GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
+    return false;
+  }
+  *a = *a / dpi;
+  if (!blockIdx.x && !threadIdx.x) {
+    st->a[0] = GKRe(*a);
+    st->a[1] = GKIm(*a);
+  }
+  return true;
+}
+
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
 template <GKKrylovMethod METHOD, bool DIAG>
 __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
-  GKScalar dpi, a;
+  GKScalar a;
 
   GKOverlapBegin();
-  dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
-  a   = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
-  if (GKStopped(st)) return;
-  if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
-    GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
-    return;
-  }
-  a = a / dpi;
-  if (!blockIdx.x && !threadIdx.x) {
-    st->a[0] = GKRe(a);
-    st->a[1] = GKIm(a);
-  }
+  if (!GKKrylovUpdateBegin<METHOD>(i, g, st, &a)) return;
   /* row j's update from r(j), w(j) and diag(j), and its terms of the sums */
   auto row = [&](GKScalar rj, GKScalar wj, GKScalar dj, GKScalar &ro, GKScalar &zo) {
     ro = rj - a * wj;
@@ -463,6 +473,71 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
   GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt));
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* the blocks' kernels' blocks a multiprocessor at least: at most 64 registers a thread for
+   blocks of up to 4 rows, 128 for longer ones */
+#define GK_SSOR_BLOCK_MINB(BS) ((BS) <= 4 ? 4 : 2)
+
+/* CG's update with multicolor's blocks (device.h): a thread per block, z = ((2 - w)/w) D_B r_B
+   entering the sums, the blocks from the last to the first as the update walks its rows */
+template <int BS>
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovUpdateBlocksKernel(PetscInt i, GKKrylovNorm norm, GKSsor S, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ w, GKScalar *__restrict__ r)
+{
+  GKScalar acc[2] = {0.0, 0.0};
+  GKScalar a;
+
+  GKOverlapBegin();
+  if (!GKKrylovUpdateBegin<GK_KRYLOV_CG>(i, g, st, &a)) return;
+  for (PetscInt ci = S.ncolors - 1; ci >= 0; ci--) {
+    const GKSsorColor c = S.bcolors[ci];
+
+    for (PetscInt j0 = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j0 < c.nb; j0 += (PetscInt)gridDim.x * blockDim.x) {
+      const PetscInt    j = c.nb - 1 - j0;
+      PetscInt          rw[BS];
+      const int         n = GKSsorBlockRows<BS>(c, j, rw);
+      GKSsorBlockFac<BS> F;
+      GKScalar          v[BS], ro[BS];
+
+      F.load(S, c.b0 + j);
+#pragma unroll
+      for (int l = 0; l < BS; l++) {
+        ro[l] = l < n ? r[rw[l]] - a * w[rw[l]] : GKScalar(0.0);
+        v[l]  = ro[l];
+      }
+      F.mult(v);
+#pragma unroll
+      for (int l = 0; l < BS; l++) {
+        const GKScalar zo = GKScalar((2.0 - omega) / omega) * v[l];
+
+        if (l >= n) break;
+        r[rw[l]] = ro[l];
+        if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zo) * GKRe(zo) + GKIm(zo) * GKIm(zo);
+        else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(ro[l]) * GKRe(ro[l]) + GKIm(ro[l]) * GKIm(ro[l]);
+        acc[1] += zo * GKConj(ro[l]);
+      }
+    }
+  }
+  GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
+}
+
+template <int BS>
+static PetscErrorCode GKKrylovUpdateBlocksLaunch(GKKrylovCUDA *k, PetscInt i, const GKSsor *S, PetscReal omega, const PetscScalar *w, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  GKCallCUDA(GKLaunchOverlapped(GKKrylovUpdateBlocksKernel<BS>, GKWaveBlocks((const void *)GKKrylovUpdateBlocksKernel<BS>, S->nblk), i, k->norm, *S, (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)w, (GKScalar *)r));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovUpdateBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscReal omega, const PetscScalar *w, PetscScalar *r)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+
+  PetscFunctionBegin;
+  PetscCheck(k->method == GK_KRYLOV_CG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SSOR blocks in CG only");
+  GKSsorBlockDispatch(S->bs, GKKrylovUpdateBlocksLaunch, k, i, S, omega, w, r);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -684,6 +759,112 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
   else GKBlockSumStore<1>(acc, partial, GK_RED_BLOCKS);
 }
 
+/* GKKrylovSsorKernel's colour step (CG) with multicolor's blocks (device.h): a thread per block,
+   D_B^-1 for the division by d; the last step (x alone) is the point kernel's */
+template <int BS, bool UPPER>
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsorBlockKernel(PetscInt i, GKScalar rho0, bool first, GKSsor S, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+{
+  GKScalar b = 0.0, a = 0.0, acc[1] = {0.0};
+
+  GKOverlapBegin();
+  if (GKStopped(st, UPPER ? i : PETSC_MAX_INT)) {
+    if (first && UPPER) GKPublish(st, pub);
+    return;
+  }
+  if (UPPER) {
+    const bool stop = GKKrylovFinish<GK_KRYLOV_CG>(i, GKKrylovFinishLoad(i, rho0, g, st), first, st, pub, &b);
+
+    if (i) a = GKMake(st->a[0], st->a[1]);
+    if (first && i && stop) {
+      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < S.m; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
+      return;
+    }
+    if (stop) return;
+  }
+  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < c.nb; j += (PetscInt)gridDim.x * blockDim.x) {
+    PetscInt          rw[BS];
+    const int         n = GKSsorBlockRows<BS>(c, j, rw);
+    GKSsorBlockFac<BS> F;
+    GKScalar          pr[BS], tr[BS], v[BS];
+
+    F.load(S, c.b0 + j);
+    if (UPPER) {
+#pragma unroll
+      for (int l = 0; l < BS; l++) v[l] = l < n ? z[rw[l]] : GKScalar(0.0);
+      if (flags & GK_SSOR_ZR) { /* z = ((2 - w)/w) D r */
+        F.mult(v);
+#pragma unroll
+        for (int l = 0; l < BS; l++) v[l] *= GKScalar((2.0 - omega) / omega);
+      }
+#pragma unroll
+      for (int l = 0; l < BS; l++) {
+        pr[l] = 0.0;
+        if (l < n) {
+          pr[l] = i ? GKDir(v[l], b, pold[rw[l]]) : v[l];
+          if (i) x[rw[l]] += a * pold[rw[l]];
+          p[rw[l]] = pr[l];
+        }
+      }
+#pragma unroll
+      for (int l = 0; l < BS; l++) v[l] = l < n ? pr[l] - GKSsorBlockRow<BS>(S, c, 1, j, l, t) : GKScalar(0.0);
+      F.solve(v);
+#pragma unroll
+      for (int l = 0; l < BS; l++) tr[l] = omega * v[l];
+      if (!(flags & GK_SSOR_FUSE)) {
+#pragma unroll
+        for (int l = 0; l < BS; l++)
+          if (l < n) t[rw[l]] = tr[l];
+        continue;
+      }
+#pragma unroll
+      for (int l = 0; l < BS; l++) v[l] = pr[l]; /* colour 0's lower rows: no L */
+    } else {
+#pragma unroll
+      for (int l = 0; l < BS; l++) pr[l] = l < n ? p[rw[l]] : GKScalar(0.0);
+      if (!c.w[1]) { /* a colour without U (the last one): t = omega D_B^-1 p as its upper rows computed it */
+#pragma unroll
+        for (int l = 0; l < BS; l++) v[l] = pr[l] - GKScalar(0.0);
+        F.solve(v);
+#pragma unroll
+        for (int l = 0; l < BS; l++) tr[l] = omega * v[l];
+      } else
+#pragma unroll
+        for (int l = 0; l < BS; l++) tr[l] = l < n ? t[rw[l]] : GKScalar(0.0);
+#pragma unroll /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+      for (int l = 0; l < BS; l++) v[l] = l < n ? pr[l] - GKSsorBlockRow<BS>(S, c, 0, j, l, t) : GKScalar(0.0);
+    }
+    F.solve(v);
+#pragma unroll
+    for (int l = 0; l < BS; l++) {
+      const GKScalar wr = (omega - 1.0) * tr[l] + omega * v[l];
+
+      if (l >= n) break;
+      w[rw[l]] = wr;
+      if (flags & GK_SSOR_KEEP) t[rw[l]] = wr - tr[l];
+      else if (UPPER) t[rw[l]] = tr[l];
+      acc[0] += pr[l] * GKConj(wr);
+    }
+  }
+  if (UPPER && !(flags & GK_SSOR_FUSE)) return;
+  if ((flags & GK_SSOR_DPI_ADD) && !threadIdx.x) acc[0] += GKMake(partial[2 * blockIdx.x], partial[2 * blockIdx.x + 1]); /* the earlier colours' */
+  if (flags & GK_SSOR_DPI_FINISH) GKGridSum<1>(acc, partial, 0, st, pub);
+  else GKBlockSumStore<1>(acc, partial, GK_RED_BLOCKS);
+}
+
+/* the colour launches' one grid (their dpi partials add up block by block), found once */
+template <int BS>
+static PetscErrorCode GKKrylovSsorBlockLaunch(GKKrylovCUDA *k, PetscInt i, PetscScalar rho0, PetscBool first, const GKSsor *S, PetscBool upper, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (!k->ssornb || k->ssorm != S->m || k->ssorbs != BS) {
+    k->ssornb = PetscMin(GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, true>, S->nblk), GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, false>, S->nblk));
+    k->ssorm  = S->m;
+    k->ssorbs = BS;
+  }
+  GKCallCUDA(GKLaunchOverlapped(upper ? GKKrylovSsorBlockKernel<BS, true> : GKKrylovSsorBlockKernel<BS, false>, k->ssornb, i, GKToDevice(rho0), first ? true : false, *S, *c, (int)flags, (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   GKKrylovCUDA     *k  = (GKKrylovCUDA *)K;
@@ -693,17 +874,24 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   unsigned nb;
 
   PetscFunctionBegin;
+  if (c && S->bs > 1) {
+    PetscCheck(k->method == GK_KRYLOV_CG, PETSC_COMM_SELF, PETSC_ERR_PLIB, "SSOR blocks in CG only");
+    GKSsorBlockDispatch(S->bs, GKKrylovSsorBlockLaunch, k, i, rho0, first, S, upper, c, flags, omega, z, pold, p, t, w, x);
+    GKCheckLaunch();
+    PetscFunctionReturn(0);
+  }
 #define GK_SSOR_KERNEL(M) \
   (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
   kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
 #undef GK_SSOR_KERNEL
   if (c) { /* colours: one grid for all of them, upper and lower (their dpi partials add up block
               by block), which the GPU runs at once whichever of the two it is; found once */
-    if (!k->ssornb || k->ssorm != S->m) {
+    if (!k->ssornb || k->ssorm != S->m || k->ssorbs != 1) {
       const bool cg = k->method == GK_KRYLOV_CG;
 
       k->ssornb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>, S->m), GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>, S->m));
       k->ssorm  = S->m;
+      k->ssorbs = 1;
     }
     nb = k->ssornb;
   } else nb = (unsigned)PetscMax(1, GKBlocks(n));

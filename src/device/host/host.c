@@ -445,6 +445,75 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
   PetscFunctionReturn(0);
 }
 
+void GKHostSsorBlock(const GKSsor *S, PetscInt J, PetscInt n, PetscBool inv, PetscScalar *v)
+{
+  const PetscInt     nb = S->nblk;
+  const PetscScalar *dinv = S->fac + (S->bs * (S->bs - 1) / 2) * nb + J;
+#define GKF(k, l)  S->fac[((k) * ((k) - 1) / 2 + (l)) * nb + J]
+#define GKFS(k, l) (S->herm ? PetscConj(GKF(k, l)) : GKF(k, l))
+
+  if (inv) { /* F^-* Delta^-1 F^-1 v */
+    for (PetscInt k = 0; k < n; k++)
+      for (PetscInt l = 0; l < k; l++) v[k] -= GKF(k, l) * v[l];
+    for (PetscInt k = 0; k < n; k++) v[k] *= dinv[k * nb];
+    for (PetscInt k = n - 1; k >= 0; k--)
+      for (PetscInt l = k + 1; l < n; l++) v[k] -= GKFS(l, k) * v[l];
+  } else { /* F Delta F^* v */
+    for (PetscInt k = 0; k < n; k++) {
+      for (PetscInt l = k + 1; l < n; l++) v[k] += GKFS(l, k) * v[l];
+      v[k] /= dinv[k * nb];
+    }
+    for (PetscInt k = n - 1; k >= 0; k--)
+      for (PetscInt l = 0; l < k; l++) v[k] += GKF(k, l) * v[l];
+  }
+#undef GKF
+#undef GKFS
+}
+
+PetscScalar GKHostSsorBlockRow(const GKSsor *S, const GKSsorColor *c, int t, PetscInt j, PetscInt l, const PetscScalar *x)
+{
+  PetscScalar s = 0.0;
+
+  for (PetscInt k = 0; k < c->w[t]; k++) {
+    const PetscInt e = c->off[t] + (k * S->bs + l) * c->nb + j;
+
+    s += S->pval[t][e] * x[S->pcol[t][e]];
+  }
+  return s;
+}
+
+/* SSOR's step (device.h) on colour c's blocks, block by block */
+static PetscErrorCode GKHostSsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  PetscFunctionBegin;
+  if (c->nb) GKCounts.launches += 1;
+  for (PetscInt j = 0; j < c->nb; j++) {
+    PetscInt       r[GK_SSOR_MAX_BS];
+    const PetscInt J = c->b0 + j, n = GKHostSsorBlockRows(c, j, r);
+    PetscScalar    v[GK_SSOR_MAX_BS], s[GK_SSOR_MAX_BS];
+
+    for (PetscInt l = 0; l < n; l++) s[l] = step == GK_SSOR_BLOCK_Z ? 0.0 : GKHostSsorBlockRow(S, c, step == GK_SSOR_LOWER ? 0 : 1, j, l, xin);
+    for (PetscInt l = 0; l < n; l++) v[l] = step == GK_SSOR_UPPER_SSOR ? s[l] : step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z ? xin[r[l]] : b[r[l]] - s[l];
+    GKHostSsorBlock(S, J, n, step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z ? PETSC_FALSE : PETSC_TRUE, v);
+    for (PetscInt l = 0; l < n; l++) {
+      switch (step) {
+      case GK_SSOR_UPPER_SSOR:
+        xout[r[l]] = (2.0 - omega) * b[r[l]] - omega * v[l];
+        break;
+      case GK_SSOR_UPPER_MULT:
+        xout[r[l]] = v[l] / omega + s[l];
+        break;
+      case GK_SSOR_BLOCK_Z:
+        xout[r[l]] = (2.0 - omega) / omega * v[l];
+        break;
+      default: /* the solves */
+        xout[r[l]] = omega * v[l];
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 const GKBackendOps GKBackendHost = {
   "host",
   GKHostGetDeviceCount,
@@ -474,6 +543,7 @@ const GKBackendOps GKBackendHost = {
   GKHostGather,
   GKHostScatterAdd,
   GKHostSsorRows,
+  GKHostSsorBlocks,
   GKHostMalloc, /* staging memory is ordinary memory here */
   GKHostFree,
   GKHostKrylovCreate,
@@ -481,6 +551,7 @@ const GKBackendOps GKBackendHost = {
   GKHostKrylovStep,
   GKHostKrylovUpdate,
   GKHostKrylovSsor,
+  GKHostKrylovUpdateBlocks,
   GKHostKrylovDpi,
   GKHostKrylovStateBegin,
   GKHostKrylovStateEnd,

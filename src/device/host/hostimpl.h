@@ -15,6 +15,24 @@ PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const Pets
 PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
 
+/* the rows of block j of colour c (device.h, GKSsorColor) into rows[]: their number */
+static inline PetscInt GKHostSsorBlockRows(const GKSsorColor *c, PetscInt j, PetscInt rows[])
+{
+  PetscInt n = 0;
+
+  while (n < GK_SSOR_MAX_BS && j < c->lofs[n + 1] - c->lofs[n]) {
+    rows[n] = c->r0 + c->lofs[n] + j;
+    n++;
+  }
+  return n;
+}
+
+/* block J's n rows of v (multicolor's blocks, device.h GKSsor): v = D_B^-1 v (inv), else D_B v */
+PETSC_INTERN void GKHostSsorBlock(const GKSsor *, PetscInt, PetscInt, PetscBool, PetscScalar *);
+/* row l of block j of colour c: its couplings to the other colours' rows, sum_e val_e x_col(e)
+   over L (t = 0) or U (t = 1) */
+PETSC_INTERN PetscScalar GKHostSsorBlockRow(const GKSsor *, const GKSsorColor *, int, PetscInt, PetscInt, const PetscScalar *);
+
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
@@ -26,5 +44,6 @@ PETSC_INTERN PetscErrorCode GKHostKrylovGatherWait(GKKrylov);
 PETSC_INTERN PetscErrorCode GKHostKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovGetSums(GKKrylov, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovSsor(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostKrylovUpdateBlocks(GKKrylov, PetscInt, const GKSsor *, PetscReal, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDpi(GKKrylov, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostKrylovSetSums(GKKrylov, const PetscScalar *);

@@ -143,6 +143,41 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   PetscFunctionReturn(0);
 }
 
+/* GKHostKrylovUpdate with z = ((2 - w)/w) D r, D the blocks of S (not stored) */
+PetscErrorCode GKHostKrylovUpdateBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscReal omega, const PetscScalar *w, PetscScalar *r)
+{
+  const PetscScalar dpi = K->sumdpi;
+  PetscScalar       a, sn = 0.0, sr = 0.0;
+
+  PetscFunctionBegin;
+  GKCounts.launches += 1;
+  if (K->flag) PetscFunctionReturn(0);
+  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
+    GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
+    PetscFunctionReturn(0);
+  }
+  a = K->a = K->rho[i % 2] / dpi;
+  for (PetscInt c = 0; c < S->ncolors; c++)
+    for (PetscInt j = 0; j < S->bcolors[c].nb; j++) {
+      PetscInt       rw[GK_SSOR_MAX_BS];
+      const PetscInt n = GKHostSsorBlockRows(&S->bcolors[c], j, rw);
+      PetscScalar    v[GK_SSOR_MAX_BS];
+
+      for (PetscInt l = 0; l < n; l++) v[l] = r[rw[l]] -= a * w[rw[l]];
+      GKHostSsorBlock(S, S->bcolors[c].b0 + j, n, PETSC_FALSE, v);
+      for (PetscInt l = 0; l < n; l++) {
+        const PetscScalar rj = r[rw[l]], zj = (2.0 - omega) / omega * v[l];
+
+        if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
+        else if (K->norm == GK_KRYLOV_NORM_R) sn += rj * PetscConj(rj);
+        sr += K->method == GK_KRYLOV_CG ? zj * PetscConj(rj) : zj * rj;
+      }
+    }
+  K->sumnorm = sn;
+  K->sumrho  = sr;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKHostKrylovStateBegin(GKKrylov K)
 {
   PetscFunctionBegin;
@@ -226,6 +261,46 @@ static inline PetscInt GKHostSsorCol(const GKSsor *S, const GKSsorColor *c, int 
   return S->pdel[t] ? r + c->shift[t] + S->pdel[t][e] : S->pcol[t][e];
 }
 
+/* Eisenstat's step on colour c's blocks (GKHostKrylovSsor past its first list's sums): the
+   point step's rows with D_B^-1 for 1/d, a block's rows together */
+static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscBool upper, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+{
+  PetscScalar sum = 0.0;
+
+  for (PetscInt j = 0; j < c->nb; j++) {
+    PetscInt       rw[GK_SSOR_MAX_BS];
+    const PetscInt J = c->b0 + j, n = GKHostSsorBlockRows(c, j, rw);
+    PetscScalar    v[GK_SSOR_MAX_BS];
+
+    if (upper) {
+      for (PetscInt l = 0; l < n; l++) v[l] = z[rw[l]];
+      if (flags & GK_SSOR_ZR) GKHostSsorBlock(S, J, n, PETSC_FALSE, v); /* z = ((2 - w)/w) D r */
+      for (PetscInt l = 0; l < n; l++) {
+        const PetscInt    r  = rw[l];
+        const PetscScalar zr = flags & GK_SSOR_ZR ? (2.0 - omega) / omega * v[l] : v[l];
+
+        if (i) x[r] += K->a * pold[r];
+        p[r] = i ? zr + K->b * pold[r] : zr;
+      }
+      for (PetscInt l = 0; l < n; l++) v[l] = p[rw[l]] - GKHostSsorBlockRow(S, c, 1, j, l, t);
+      GKHostSsorBlock(S, J, n, PETSC_TRUE, v);
+      for (PetscInt l = 0; l < n; l++) t[rw[l]] = omega * v[l];
+      if (!(flags & GK_SSOR_FUSE)) continue;
+      for (PetscInt l = 0; l < n; l++) v[l] = p[rw[l]]; /* colour 0's lower rows: no L */
+    } else /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+      for (PetscInt l = 0; l < n; l++) v[l] = p[rw[l]] - GKHostSsorBlockRow(S, c, 0, j, l, t);
+    GKHostSsorBlock(S, J, n, PETSC_TRUE, v);
+    for (PetscInt l = 0; l < n; l++) {
+      const PetscInt r = rw[l];
+
+      w[r] = (omega - 1.0) * t[r] + omega * v[l];
+      if (flags & GK_SSOR_KEEP) t[r] = w[r] - t[r];
+      sum += K->method == GK_KRYLOV_CG ? p[r] * PetscConj(w[r]) : p[r] * w[r];
+    }
+  }
+  if (!upper || (flags & GK_SSOR_FUSE)) K->sumdpi = (flags & GK_SSOR_DPI_ADD ? K->sumdpi : 0.0) + sum;
+}
+
 /* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
    step finishes them */
 
@@ -247,6 +322,10 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     }
   }
   if (K->stop) PetscFunctionReturn(0);
+  if (c && S->bs > 1) {
+    GKHostKrylovSsorBlocks(K, i, S, upper, c, flags, omega, z, pold, p, t, w, x);
+    PetscFunctionReturn(0);
+  }
   for (PetscInt k = 0; k < n; k++) {
     const PetscInt r = c ? c->r0 + k : rows ? rows[k] : k;
     PetscScalar    s = 0.0;

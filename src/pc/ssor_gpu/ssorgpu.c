@@ -36,6 +36,10 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
     PetscCall(GKFree(s->S.pval[k]));
   }
   PetscCall(GKFree(s->S.pd));
+  PetscCall(GKFree(s->S.bcolors));
+  PetscCall(GKFree(s->S.fac));
+  PetscCall(PetscFree(s->blk));
+  s->nblk = s->S.nblk = 0;
   PetscCall(GKFree(s->iperm));
   PetscCall(PetscFree(s->pcolors));
   for (int k = 0; k < 2; k++) {
@@ -50,19 +54,31 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscFunctionReturn(0);
 }
 
+/* The transposed pattern of an m-row CSR pattern whose columns are below m (freed by the caller) */
+static PetscErrorCode PCSSORGPUTranspose_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt **tptr, PetscInt **tcol)
+{
+  PetscInt *fill;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(m + 1, tptr));
+  PetscCall(PetscCalloc1(m, &fill));
+  for (PetscInt e = 0; e < ia[m]; e++) (*tptr)[ja[e] + 1]++;
+  for (PetscInt i = 0; i < m; i++) (*tptr)[i + 1] += (*tptr)[i];
+  PetscCall(PetscMalloc1((*tptr)[m], tcol));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) (*tcol)[(*tptr)[ja[e]] + fill[ja[e]]++] = i;
+  PetscCall(PetscFree(fill));
+  PetscFunctionReturn(0);
+}
+
 /* Greedy colouring in row order of the pattern made symmetric (i and j neighbours when A_ij or
    A_ji is stored): no row shares a colour with a row it couples to in either direction */
 static PetscErrorCode PCSSORGPUColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
 {
-  PetscInt *tptr, *tcol, *fill, *mark;
+  PetscInt *tptr, *tcol, *mark;
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc2(m + 1, &tptr, m, &fill));
-  for (PetscInt e = 0; e < ia[m]; e++) tptr[ja[e] + 1]++;
-  for (PetscInt i = 0; i < m; i++) tptr[i + 1] += tptr[i];
-  PetscCall(PetscMalloc1(tptr[m], &tcol));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) tcol[tptr[ja[e]] + fill[ja[e]]++] = i;
+  PetscCall(PCSSORGPUTranspose_Private(m, ia, ja, &tptr, &tcol));
   PetscCall(PetscMalloc1(m + 1, &mark));
   for (PetscInt c = 0; c <= m; c++) mark[c] = -1;
   *ncolors = 0;
@@ -77,9 +93,82 @@ static PetscErrorCode PCSSORGPUColor_Private(PetscInt m, const PetscInt *ia, con
     color[i] = c;
     *ncolors = PetscMax(*ncolors, c + 1);
   }
-  PetscCall(PetscFree2(tptr, fill));
+  PetscCall(PetscFree(tptr));
   PetscCall(PetscFree(tcol));
   PetscCall(PetscFree(mark));
+  PetscFunctionReturn(0);
+}
+
+/* Blocks of at most bs rows grown from the matrix's graph (symmetrised), each from the first row
+   no block has yet: the next row added is the free neighbour of the block with the most
+   couplings into it, then one coupled to the seed, then the first. On the grids of the 5- and
+   7-point stencils this tiles the grid with 2 x 2 squares (bs 4) or 2 x 2 x 2 cubes (bs 8), the
+   blocks whose two-colour block SSOR cuts CG's iterations most (bench/ANALYSIS.md). Then the
+   blocks coloured greedily as a graph of their own: each row's colour is its block's. */
+static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const PetscInt *ia, const PetscInt *ja)
+{
+  PetscInt *tptr, *tcol, *conn, *near, *cand, *bia, *bja, *bcolor, *fill, nb = 0, nbc;
+
+  PetscFunctionBegin;
+  PetscCall(PCSSORGPUTranspose_Private(m, ia, ja, &tptr, &tcol));
+  PetscCall(PetscMalloc1(m, &s->blk));
+  PetscCall(PetscCalloc1(m, &conn));
+  PetscCall(PetscMalloc2(m, &near, m, &cand));
+  for (PetscInt i = 0; i < m; i++) s->blk[i] = near[i] = -1;
+  for (PetscInt seed = 0; seed < m; seed++) {
+    PetscInt nc = 0, n = 0, v = seed;
+
+    if (s->blk[seed] >= 0) continue;
+    for (PetscInt e = ia[seed]; e < ia[seed + 1]; e++) near[ja[e]] = seed;
+    for (PetscInt e = tptr[seed]; e < tptr[seed + 1]; e++) near[tcol[e]] = seed;
+    while (v >= 0) { /* add v; then the best free neighbour, while the block has room */
+      PetscInt best = -1;
+
+      s->blk[v] = nb;
+      n++;
+      for (int t = 0; t < 2; t++)
+        for (PetscInt e = t ? tptr[v] : ia[v]; e < (t ? tptr[v + 1] : ia[v + 1]); e++) {
+          const PetscInt u = t ? tcol[e] : ja[e];
+
+          if (s->blk[u] >= 0) continue;
+          if (!conn[u]) cand[nc++] = u;
+          conn[u]++;
+        }
+      if (n == s->bs) break;
+      for (PetscInt q = 0; q < nc; q++) {
+        const PetscInt u = cand[q];
+
+        if (s->blk[u] >= 0) continue;
+        if (best < 0 || conn[u] > conn[best] || (conn[u] == conn[best] && (near[u] == seed) > (near[best] == seed)) || (conn[u] == conn[best] && (near[u] == seed) == (near[best] == seed) && u < best)) best = u;
+      }
+      v = best;
+    }
+    for (PetscInt q = 0; q < nc; q++) conn[cand[q]] = 0;
+    nb++;
+  }
+  s->nblk = nb;
+  PetscCall(PetscFree(conn));
+  PetscCall(PetscFree2(near, cand));
+  PetscCall(PetscFree(tptr));
+  PetscCall(PetscFree(tcol));
+  /* the blocks' graph: block J couples to the blocks of its rows' columns */
+  PetscCall(PetscCalloc1(nb + 1, &bia));
+  PetscCall(PetscMalloc2(ia[m], &bja, nb, &fill));
+  for (PetscInt i = 0; i < m; i++) bia[s->blk[i] + 1] += ia[i + 1] - ia[i];
+  for (PetscInt J = 0; J < nb; J++) {
+    bia[J + 1] += bia[J];
+    fill[J] = bia[J];
+  }
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) bja[fill[s->blk[i]]++] = s->blk[ja[e]];
+  PetscCall(PetscMalloc1(nb, &bcolor));
+  PetscCall(PCSSORGPUColor_Private(nb, bia, bja, bcolor, &nbc));
+  PetscCall(PetscMalloc1(m, &s->color));
+  for (PetscInt i = 0; i < m; i++) s->color[i] = bcolor[s->blk[i]];
+  s->ncolors = nbc;
+  PetscCall(PetscFree(bia));
+  PetscCall(PetscFree2(bja, fill));
+  PetscCall(PetscFree(bcolor));
   PetscFunctionReturn(0);
 }
 
@@ -200,6 +289,187 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
   PetscFunctionReturn(0);
 }
 
+/* a block's dense D_B, from its own entries of the CSR (ia, ja, aa): its rows rows[0..n-1], each
+   row's place in its block lidx[] */
+static void PCSSORGPUBlockDense_Private(PC_SSORGPU *s, const PetscInt *rows, PetscInt n, const PetscInt *lidx, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscScalar D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS])
+{
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt l = 0; l < n; l++) D[k][l] = 0.0;
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt e = ia[rows[k]]; e < ia[rows[k] + 1]; e++)
+      if (s->blk[ja[e]] == s->blk[rows[k]]) D[k][lidx[ja[e]]] += aa[e];
+}
+
+/* whether a and b are equal to rounding */
+static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
+{
+  return PetscAbsScalar(a - b) <= 100.0 * PETSC_MACHINE_EPSILON * (PetscAbsScalar(a) + PetscAbsScalar(b)) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* Multicolor's permuted copy with blocks (device.h, GKSsor and GKSsorColor): the blocks colour by
+   colour, the longest first, row l of every block of a colour together; L and U block by block;
+   each block's D_B factored as F Delta F^* (Hermitian blocks, ^* the conjugate transpose; complex
+   symmetric ones, the transpose). A pivot SSOR cannot divide by fails the PC as a zero diagonal
+   does. */
+static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa)
+{
+  const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bs, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
+  PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *bows, *lidx, *perm, *iperm, *prow, tot[2] = {0, 0};
+  PetscScalar   *fac, *pd, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
+  PetscBool      herm = PETSC_TRUE, sym = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  /* the blocks' sizes, colours and rows (in increasing order) */
+  PetscCall(PetscCalloc4(nb, &size, nb, &bcol, nk + 1, &kcnt, nb, &border));
+  PetscCall(PetscCalloc4(nb + 1, &rfirst, nb, &rfill, m, &bows, m, &lidx));
+  for (PetscInt i = 0; i < m; i++) {
+    size[s->blk[i]]++;
+    bcol[s->blk[i]] = s->color[i];
+  }
+  for (PetscInt J = 0; J < nb; J++) rfirst[J + 1] = rfirst[J] + size[J];
+  for (PetscInt i = 0; i < m; i++) {
+    lidx[i]                                  = rfill[s->blk[i]]++;
+    bows[rfirst[s->blk[i]] + lidx[i]] = i;
+  }
+  /* the blocks in order of colour, then of decreasing size (a counting sort, stable) */
+  for (PetscInt J = 0; J < nb; J++) kcnt[bcol[J] * (bs + 1) + bs - size[J] + 1]++;
+  for (PetscInt k = 0; k < nk; k++) kcnt[k + 1] += kcnt[k];
+  for (PetscInt J = 0; J < nb; J++) border[kcnt[bcol[J] * (bs + 1) + bs - size[J]]++] = J;
+  /* the colours, and each block's rows' places in the copy: row l of the colour's block j at r0 + lofs[l] + j */
+  PetscCall(PetscCalloc1(nc, &s->pcolors));
+  PetscCall(PetscMalloc1(nc + 1, &s->lev[0]));
+  PetscCall(PetscMalloc4(m, &perm, m, &iperm, (size_t)bs * nb, &prow, (size_t)nf * nb, &fac));
+  for (PetscInt c = 0, k = 0, r0 = 0; c < nc; c++) {
+    GKSsorColor *C = &s->pcolors[c];
+
+    C->b0 = k;
+    while (k < nb && bcol[border[k]] == c) k++;
+    C->nb = k - C->b0;
+    C->r0 = s->lev[0][c] = r0;
+    for (PetscInt l = 0, cnt = C->nb; l < GK_SSOR_MAX_BS; l++) { /* the blocks with a row l: a prefix, the longest first */
+      while (cnt > 0 && (l >= bs || size[border[C->b0 + cnt - 1]] <= l)) cnt--;
+      C->lofs[l + 1] = C->lofs[l] + cnt;
+    }
+    C->n = C->lofs[GK_SSOR_MAX_BS];
+    for (PetscInt j = 0; j < C->nb; j++)
+      for (PetscInt l = 0; l < bs; l++) {
+        const PetscInt J = border[C->b0 + j], q = (C->b0 + j) * bs + l;
+
+        prow[q] = l < size[J] ? r0 + C->lofs[l] + j : -1;
+        if (prow[q] >= 0) perm[prow[q]] = bows[rfirst[J] + l];
+      }
+    r0 += C->n;
+  }
+  s->lev[0][nc] = m;
+  s->nlev[0]    = nc;
+  for (PetscInt k = 0; k < m; k++) iperm[perm[k]] = k;
+  for (PetscInt c = 0; c < nc; c++) { /* L's and U's widths */
+    GKSsorColor *C = &s->pcolors[c];
+
+    for (int t = 0; t < 2; t++) {
+      C->w[t] = 0;
+      for (PetscInt k = C->r0; k < C->r0 + C->n; k++) C->w[t] = PetscMax(C->w[t], ptr[t][perm[k] + 1] - ptr[t][perm[k]]);
+      C->off[t] = tot[t];
+      tot[t] += C->w[t] * bs * C->nb;
+    }
+  }
+  for (int t = 0; t < 2; t++) { /* padding: zero values at the row's first column, or the first (L) or last (U) row */
+    PetscInt    *pcol;
+    PetscScalar *pval;
+
+    PetscCall(PetscMalloc2(tot[t], &pcol, tot[t], &pval));
+    for (PetscInt q = 0; q < tot[t]; q++) {
+      pcol[q] = t ? m - 1 : 0;
+      pval[q] = 0.0;
+    }
+    for (PetscInt c = 0; c < nc; c++) {
+      const GKSsorColor *C = &s->pcolors[c];
+
+      for (PetscInt j = 0; j < C->nb; j++)
+        for (PetscInt l = 0; l < bs && prow[(C->b0 + j) * bs + l] >= 0; l++) {
+          const PetscInt i = perm[prow[(C->b0 + j) * bs + l]];
+
+          for (PetscInt e = 0; e < C->w[t]; e++) {
+            const PetscInt q = C->off[t] + (e * bs + l) * C->nb + j, src = ptr[t][i] + e;
+
+            if (src < ptr[t][i + 1]) {
+              pcol[q] = iperm[col[t][src]];
+              pval[q] = val[t][src];
+            } else if (ptr[t][i] < ptr[t][i + 1]) pcol[q] = iperm[col[t][ptr[t][i]]];
+          }
+        }
+    }
+    PetscCall(GKMallocH2D(tot[t], pcol, (PetscInt **)&s->S.pcol[t]));
+    PetscCall(GKMallocH2D(tot[t], pval, (PetscScalar **)&s->S.pval[t]));
+    PetscCall(PetscFree2(pcol, pval));
+  }
+  /* the blocks: Hermitian (real: symmetric), else complex symmetric, else refused */
+  for (PetscInt J = 0; J < nb && (herm || sym); J++) {
+    PCSSORGPUBlockDense_Private(s, bows + rfirst[J], size[J], lidx, ia, ja, aa, D);
+    for (PetscInt a = 0; a < size[J]; a++)
+      for (PetscInt b = 0; b < a; b++) {
+        if (!PCSSORGPUClose_Private(D[a][b], PetscConj(D[b][a]))) herm = PETSC_FALSE;
+        if (!PCSSORGPUClose_Private(D[a][b], D[b][a])) sym = PETSC_FALSE;
+        if (!herm && !sym) {
+          const PetscInt ra = bows[rfirst[J] + a], rb = bows[rfirst[J] + b];
+          PetscInt       rs;
+
+          PetscCall(MatGetOwnershipRange(pc->pmat, &rs, NULL));
+          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1", PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
+        }
+      }
+  }
+  s->S.herm = herm;
+  for (PetscInt k = 0; k < nb; k++) { /* block k of the copy: D_B = F Delta F^*, without pivoting */
+    const PetscInt J = border[k], n = size[J];
+    PetscScalar    F[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS], Dl[GK_SSOR_MAX_BS];
+
+    PCSSORGPUBlockDense_Private(s, bows + rfirst[J], n, lidx, ia, ja, aa, D);
+    for (PetscInt c = 0; c < bs; c++) {
+      for (PetscInt r = c + 1; r < bs; r++) F[r][c] = 0.0;
+      Dl[c] = 1.0;
+    }
+    for (PetscInt c = 0; c < n; c++) {
+      PetscScalar dc = D[c][c];
+
+      for (PetscInt l = 0; l < c; l++) dc -= F[c][l] * Dl[l] * (herm ? PetscConj(F[c][l]) : F[c][l]);
+      if (dc == (PetscScalar)0.0 || (PetscImaginaryPart(dc) == 0.0 && PetscRealPart(dc) < 0.0)) {
+        if (s->badrow < 0 || bows[rfirst[J] + c] < s->badrow) {
+          s->badrow  = bows[rfirst[J] + c];
+          s->baddiag = dc;
+        }
+        dc = 1.0; /* the PC fails; the factors stay finite */
+      }
+      Dl[c] = dc;
+      for (PetscInt r = c + 1; r < n; r++) {
+        PetscScalar f = D[r][c];
+
+        for (PetscInt l = 0; l < c; l++) f -= F[r][l] * Dl[l] * (herm ? PetscConj(F[c][l]) : F[c][l]);
+        F[r][c] = f / dc;
+      }
+    }
+    for (PetscInt r = 0; r < bs; r++) {
+      for (PetscInt c = 0; c < r; c++) fac[(size_t)(r * (r - 1) / 2 + c) * nb + k] = F[r][c];
+      fac[(size_t)(bs * (bs - 1) / 2 + r) * nb + k] = 1.0 / Dl[r];
+    }
+  }
+  PetscCall(PetscMalloc1(m, &pd));
+  for (PetscInt k = 0; k < m; k++) pd[k] = d[perm[k]];
+  PetscCall(GKMallocH2D(m, pd, (PetscScalar **)&s->S.pd));
+  PetscCall(PetscFree(pd));
+  PetscCall(GKMallocH2D((size_t)nf * nb, fac, (PetscScalar **)&s->S.fac));
+  PetscCall(GKMallocH2D(nc, s->pcolors, (GKSsorColor **)&s->S.bcolors));
+  PetscCall(GKMallocH2D(m, perm, &s->rows[0]));
+  PetscCall(GKMallocH2D(m, iperm, &s->iperm));
+  s->S.bs      = bs;
+  s->S.nblk    = nb;
+  s->S.ncolors = nc;
+  PetscCall(PetscFree4(perm, iperm, prow, fac));
+  PetscCall(PetscFree4(size, bcol, kcnt, border));
+  PetscCall(PetscFree4(rfirst, rfill, bows, lidx));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCSetUp_SSORGPU(PC pc)
 {
   PC_SSORGPU        *s = (PC_SSORGPU *)pc->data;
@@ -230,7 +500,9 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   /* the order: natural, or colour by colour; key[i] sorts row i into it */
   PetscCall(PetscMalloc4(m, &key, m, &hrows, m + 1, &lptr, m + 1, &uptr));
   PetscCall(PetscMalloc1(m, &d));
-  if (s->type == PC_SSORGPU_MULTICOLOR) {
+  PetscCheck(s->bs == 1 || s->type == PC_SSORGPU_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "-pc_ssorgpu_block_size applies to -pc_ssorgpu_type multicolor, not %s: use multicolor or block size 1", PCSSORGPUTypes[s->type]);
+  if (s->bs > 1) PetscCall(PCSSORGPUBlocks_Private(s, m, ia, ja)); /* the blocks and their colours */
+  else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscMalloc1(m, &s->color));
     PetscCall(PCSSORGPUColor_Private(m, ia, ja, s->color, &s->ncolors));
   }
@@ -245,11 +517,12 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
       if (j == i) d[i] += aa[e];
       else if (before) nl++;
       else if (after) nu++;
+      else if (s->blk && s->blk[j] == s->blk[i]) continue; /* D_B's */
       else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " couple but share colour %" PetscInt_FMT, i, j, s->color[i]);
     }
     lptr[i + 1] = nl;
     uptr[i + 1] = nu;
-    if (s->badrow < 0 && (d[i] == (PetscScalar)0.0 || (PetscImaginaryPart(d[i]) == 0.0 && PetscRealPart(d[i]) < 0.0))) {
+    if (!s->blk && s->badrow < 0 && (d[i] == (PetscScalar)0.0 || (PetscImaginaryPart(d[i]) == 0.0 && PetscRealPart(d[i]) < 0.0))) {
       s->badrow  = i;
       s->baddiag = d[i];
     }
@@ -260,7 +533,7 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
     for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
       const PetscInt j = ja[e];
 
-      if (j == i) continue;
+      if (j == i || (s->blk && s->blk[j] == s->blk[i])) continue;
       if (s->color ? s->color[j] < s->color[i] : j < i) {
         lcol[nl]   = j;
         lval[nl++] = aa[e];
@@ -269,8 +542,14 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
         uval[nu++] = aa[e];
       }
     }
-  /* the sweeps' lists: levels of L's and U's dependency graphs (natural), or the colours */
-  if (s->type != PC_SSORGPU_NEUMANN) {
+  /* the sweeps' lists: levels of L's and U's dependency graphs (natural), or the colours; blocks:
+     the permuted copy, where all their sweeps run */
+  if (s->blk) {
+    const PetscInt    *ptr[2] = {lptr, uptr}, *col[2] = {lcol, ucol};
+    const PetscScalar *val[2] = {lval, uval};
+
+    PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, d, ia, ja, aa));
+  } else if (s->type != PC_SSORGPU_NEUMANN) {
     for (int k = 0; k < 2; k++) {
       PetscInt nkeys = 0;
 
@@ -301,13 +580,15 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
     }
   }
   s->S.m = m;
-  PetscCall(GKMallocH2D(m + 1, lptr, (PetscInt **)&s->S.lptr));
-  PetscCall(GKMallocH2D(nl, lcol, (PetscInt **)&s->S.lcol));
-  PetscCall(GKMallocH2D(nl, lval, (PetscScalar **)&s->S.lval));
-  PetscCall(GKMallocH2D(m + 1, uptr, (PetscInt **)&s->S.uptr));
-  PetscCall(GKMallocH2D(nu, ucol, (PetscInt **)&s->S.ucol));
-  PetscCall(GKMallocH2D(nu, uval, (PetscScalar **)&s->S.uval));
-  PetscCall(GKMallocH2D(m, d, (PetscScalar **)&s->S.d));
+  if (!s->blk) { /* the matrix's own order's arrays (blocks use only the copy's) */
+    PetscCall(GKMallocH2D(m + 1, lptr, (PetscInt **)&s->S.lptr));
+    PetscCall(GKMallocH2D(nl, lcol, (PetscInt **)&s->S.lcol));
+    PetscCall(GKMallocH2D(nl, lval, (PetscScalar **)&s->S.lval));
+    PetscCall(GKMallocH2D(m + 1, uptr, (PetscInt **)&s->S.uptr));
+    PetscCall(GKMallocH2D(nu, ucol, (PetscInt **)&s->S.ucol));
+    PetscCall(GKMallocH2D(nu, uval, (PetscScalar **)&s->S.uval));
+    PetscCall(GKMallocH2D(m, d, (PetscScalar **)&s->S.d));
+  }
   PetscCall(PetscFree4(lcol, lval, ucol, uval));
   PetscCall(PetscFree4(key, hrows, lptr, uptr));
   PetscCall(PetscFree(d));
@@ -320,12 +601,13 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
     PetscCall(VecSetType(s->w[k], VECSEQCUDA));
   }
   PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
+  if (s->blk) PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bs, s->S.herm ? "H" : "T"));
   if (s->badrow >= 0) { /* the PETSc way: the KSP ends KSP_DIVERGED_PC_FAILED, or errors when asked to */
     PetscInt rstart;
 
     PetscCall(MatGetOwnershipRange(P, &rstart, NULL));
-    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "PC %s: the diagonal entry of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : "");
-    PetscCall(PetscInfo(pc, "Zero or negative diagonal entry %g in row %" PetscInt_FMT ": the PC fails\n", (double)PetscRealPart(s->baddiag), s->badrow + rstart));
+    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : "");
+    PetscCall(PetscInfo(pc, "Zero or negative %s %g in row %" PetscInt_FMT ": the PC fails\n", s->blk ? "block pivot" : "diagonal entry", (double)PetscRealPart(s->baddiag), s->badrow + rstart));
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
   }
   PetscFunctionReturn(0);
@@ -340,6 +622,15 @@ PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *s, GKSsorStep step, const Pets
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l < s->nlev[k]; l++) PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+{
+  const PetscBool backward = step == GK_SSOR_UPPER || step == GK_SSOR_UPPER_SSOR ? PETSC_TRUE : PETSC_FALSE;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < s->ncolors; k++) PetscCall(GKDev->ssorblocks(&s->S, step, &s->pcolors[backward ? s->ncolors - 1 - k : k], s->omega, b, xin, xout));
   PetscFunctionReturn(0);
 }
 
@@ -398,7 +689,18 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
   }
   PetscCall(VecGPUKitGetDeviceArrayRead(X, &b));
   PetscCall(VecGPUKitGetDeviceArrayWrite(Y, &yd));
-  if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
+  if (s->blk) { /* in the permuted copy, block by block: b there (w[1]), the sweeps in place (w[2]), y back */
+    PetscScalar *bp, *yp;
+
+    PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &bp));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &yp));
+    PetscCall(GKDev->gather(s->m, s->rows[0], b, bp));
+    PetscCall(PCSSORGPUBlockSweep_Private(s, GK_SSOR_LOWER, bp, yp, yp));
+    PetscCall(PCSSORGPUBlockSweep_Private(s, GK_SSOR_UPPER_SSOR, yp, yp, yp));
+    PetscCall(GKDev->gather(s->m, s->iperm, yp, yd));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[1], &bp));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[2], &yp));
+  } else if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
     PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_LOWER, b, yd));
     PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_UPPER_SSOR, NULL, yd));
   } else {
@@ -422,7 +724,9 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
 
 static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOptionsObject)
 {
-  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+  PC_SSORGPU *s  = (PC_SSORGPU *)pc->data;
+  PetscInt    bs = s->bs;
+  PetscBool   set;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "SSOR on the GPU (ssorgpu) options");
@@ -431,6 +735,8 @@ static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOpt
   PetscCheck(s->omega > 0.0 && s->omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)s->omega);
   PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", s->terms, &s->terms, NULL));
   PetscCheck(s->terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, s->terms);
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points)", "PCSSORGPUSetBlockSize", s->bs, &bs, &set));
+  if (set) PetscCall(PCSSORGPUSetBlockSize(pc, bs));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }
@@ -447,6 +753,7 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
+    if (s->bs > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)\n", s->nblk, s->bs));
     if (s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n", s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
   }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
@@ -465,7 +772,73 @@ static PetscErrorCode PCDestroy_SSORGPU(PC pc)
   PetscFunctionBegin;
   PetscCall(PCReset_SSORGPU(pc));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetBlocks_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetBlockSize_C", NULL));
   PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUGetBlocks_SSORGPU(PC pc, PetscInt *nblocks, const PetscInt *blocks[])
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  *nblocks = s->nblk;
+  *blocks  = s->blk;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+   PCSSORGPUGetBlocks - The blocks of a set-up `PCSSORGPU` of type multicolor with a block size
+   above 1: their number on this process and each of its rows' block (0 and NULL otherwise)
+
+   Not Collective
+
+   Level: advanced
+
+.seealso: `PCSSORGPU`, `PCSSORGPUSetBlockSize()`, `PCSSORGPUGetColors()`
+@*/
+PetscErrorCode PCSSORGPUGetBlocks(PC pc, PetscInt *nblocks, const PetscInt *blocks[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  *nblocks = 0;
+  *blocks  = NULL;
+  PetscTryMethod(pc, "PCSSORGPUGetBlocks_C", (PC, PetscInt *, const PetscInt *[]), (pc, nblocks, blocks));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUSetBlockSize_SSORGPU(PC pc, PetscInt bs)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(bs >= 1 && bs <= GK_SSOR_MAX_BS, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_block_size must be between 1 and %d, not %" PetscInt_FMT, GK_SSOR_MAX_BS, bs);
+  if (bs != s->bs) pc->setupcalled = 0; /* set up anew */
+  s->bs = bs;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCSSORGPUSetBlockSize - Block SSOR for `PCSSORGPU`'s multicolor variant: the rows grouped in
+   blocks of at most bs rows grown from the matrix's graph, the blocks coloured, and each block's
+   rows solved together with its symmetric (or Hermitian) diagonal block (bs = 1: point SSOR)
+
+   Logically Collective
+
+   Options Database Key:
+.  -pc_ssorgpu_block_size <bs> - 1 to 8
+
+   Level: intermediate
+
+.seealso: `PCSSORGPU`, `PCSSORGPUGetBlocks()`
+@*/
+PetscErrorCode PCSSORGPUSetBlockSize(PC pc, PetscInt bs)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, bs, 2);
+  PetscTryMethod(pc, "PCSSORGPUSetBlockSize_C", (PC, PetscInt), (pc, bs));
   PetscFunctionReturn(0);
 }
 
@@ -509,6 +882,7 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   s->type                  = PC_SSORGPU_MULTICOLOR;
   s->omega                 = 1.0;
   s->terms                 = 2;
+  s->bs                    = 1;
   s->badrow                = -1;
   pc->data                 = s;
   pc->ops->setup           = PCSetUp_SSORGPU;
@@ -518,5 +892,7 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   pc->ops->reset           = PCReset_SSORGPU;
   pc->ops->destroy         = PCDestroy_SSORGPU;
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", PCSSORGPUGetColors_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetBlocks_C", PCSSORGPUGetBlocks_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetBlockSize_C", PCSSORGPUSetBlockSize_SSORGPU));
   PetscFunctionReturn(0);
 }

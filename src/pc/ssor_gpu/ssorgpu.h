@@ -20,7 +20,10 @@ typedef struct {
   PetscInt     *color;   /* host: each row's colour (multicolor) */
   GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
   PetscInt     *iperm;   /* device: row i is the permuted copy's row iperm[i] (its row k is row rows[0][k]) */
-  PetscInt      badrow;  /* the first row whose diagonal entry SSOR cannot divide by, or -1 */
+  PetscInt      bs;      /* multicolor: at most so many rows a block (1: points) */
+  PetscInt      nblk;    /* blocks (bs > 1) */
+  PetscInt     *blk;     /* host: each row's block */
+  PetscInt      badrow;  /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
   PetscScalar   baddiag;
   Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
 } PC_SSORGPU;
@@ -28,5 +31,9 @@ typedef struct {
 /* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and
    UPPER_SSOR backward; b the right side (NULL: x itself) */
 PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, PetscScalar *);
+/* The same with blocks (bs > 1), on the permuted copy's numbering: every colour in the step's
+   order (LOWER forward, UPPER and UPPER_SSOR backward, the products in any), b, xin, xout as
+   ssorblocks (device.h) */
+PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, const PetscScalar *, PetscScalar *);
 
 

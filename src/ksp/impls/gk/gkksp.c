@@ -212,11 +212,31 @@ static PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, Pet
   PetscFunctionReturn(0);
 }
 
-/* z = diag .* r, or z~ = conj(diag) .* r~ (hermitian), or z = r without a preconditioner */
+/* The ssorgpu PC with blocks whose Eisenstat iterations run in its permuted copy, or NULL */
+static PC_SSORGPU *KSPGKBlocks_Private(KSP_GK *gk)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)gk->ssor;
+
+  return s && s->blk ? s : NULL;
+}
+
+/* z = diag .* r, or z~ = conj(diag) .* r~ (hermitian), or z = r without a preconditioner;
+   ssorgpu with blocks: z = ((2 - w)/w) D r */
 static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool hermitian)
 {
+  PC_SSORGPU *sb = KSPGKBlocks_Private(gk);
+
   PetscFunctionBegin;
-  if (!gk->diag) PetscCall(VecCopy(r, z));
+  if (sb) {
+    const PetscScalar *ra;
+    PetscScalar       *za;
+
+    PetscCall(VecGPUKitGetDeviceArrayRead(r, &ra));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(z, &za));
+    PetscCall(PCSSORGPUBlockSweep_Private(sb, GK_SSOR_BLOCK_Z, NULL, ra, za));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(z, &za));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(r, &ra));
+  } else if (!gk->diag) PetscCall(VecCopy(r, z));
   else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
   else { /* conj(d) r = conj(d conj(r)) */
     PetscCall(VecCopy(r, z));
@@ -228,7 +248,8 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool h
 }
 
 /* Eisenstat's transformation of a vector in place: r^ = (D/w + L)^-1 r (forward), x^ = (D/w + U) x
-   (product, through the work vector t), x = (D/w + U)^-1 x^ (backward) */
+   (product, through the work vector t), x = (D/w + U)^-1 x^ (backward); with blocks, in the
+   permuted copy's numbering */
 static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec v)
 {
   PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
@@ -240,10 +261,12 @@ static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec
   if (step == GK_SSOR_UPPER_MULT) {
     PetscCall(KSPGKWork_Private(gk, 10, &T));
     PetscCall(VecGPUKitGetDeviceArrayWrite(T, &t));
-    PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
+    if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, NULL, a, t));
+    else PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
     PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
-  } else PetscCall(PCSSORGPUSweep_Private(s, step, NULL, a));
+  } else if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, a, a, a)); /* in the permuted numbering */
+  else PetscCall(PCSSORGPUSweep_Private(s, step, NULL, a));
   PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
   PetscFunctionReturn(0);
 }
@@ -299,6 +322,11 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
     PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
 
+    if (KSPGKBlocks_Private(gk)) { /* blocks: the transformation in the permuted numbering too */
+      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], R));
+      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], X));
+      ps = NULL;
+    }
     PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_LOWER, R));
     if (!ksp->guess_zero) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER_MULT, X));
     if (ps) { /* the iterations in the permuted numbering; KSPSolve_GK permutes x back */
@@ -403,6 +431,17 @@ static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscSc
   PetscFunctionReturn(0);
 }
 
+/* The update i: r -= a w, z = B r (the blocks' z is not stored, GK_SSOR_ZR) */
+static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const KSPGKArrays *v)
+{
+  PC_SSORGPU *sb = KSPGKBlocks_Private((KSP_GK *)ksp->data);
+
+  PetscFunctionBegin;
+  if (sb) PetscCall(GKDev->krylovupdateblocks(K, i, &sb->S, sb->omega, v->w, v->r));
+  else PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+  PetscFunctionReturn(0);
+}
+
 /* One process: two fused kernels an iteration (device.h), the state read every `every`
    iterations. While the host waits for the state it has already queued the next update, which
    moves neither x nor the state the test reads: the device keeps working through the wait, and
@@ -417,7 +456,7 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
-    if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt)); /* r -= a w, z = B r */
+    if (!queued) PetscCall(KSPGKUpdate_Private(ksp, K, i, v)); /* r -= a w, z = B r */
     queued = PETSC_FALSE;
     /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
     PetscCall(KSPGKStep_Private(ksp, K, its, 0.0, last, op, v));
@@ -425,7 +464,7 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
     if (!last) { /* the next update, queued before the wait */
-      PetscCall(GKDev->krylovupdate(K, its, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+      PetscCall(KSPGKUpdate_Private(ksp, K, its, v));
       queued = PETSC_TRUE;
     }
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
@@ -592,8 +631,13 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   if (gk->ssor) {
     PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
 
-    if (ps) PetscCall(KSPGKPermute_Private(gk, ps->iperm, X)); /* x^ in the matrix's numbering */
-    PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
+    if (KSPGKBlocks_Private(gk)) { /* blocks: x = (D/w + U)^-1 x^ in the permuted numbering, then back */
+      PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X));
+      PetscCall(KSPGKPermute_Private(gk, ps->iperm, X));
+    } else {
+      if (ps) PetscCall(KSPGKPermute_Private(gk, ps->iperm, X)); /* x^ in the matrix's numbering */
+      PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
+    }
   }
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
   PetscFunctionReturn(0);
