@@ -511,7 +511,7 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
 }
 
 /* Time to solution (issue 7): cggpu with none, jacobi and ssorgpu (Eisenstat's trick: natural
-   and multicolor), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
+   and multicolor, of points and of blocks of 4 and 8 rows), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
 static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
   const PetscInt M = dim == 2 ? n * n : n * n * n;
@@ -520,6 +520,8 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
     {"cggpu-jacobi", "-sb_ksp_type cggpu -sb_pc_type jacobi"},
     {"cggpu-ssor-multicolor-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.0"},
     {"cggpu-ssor-multicolor-w1.5", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.5"},
+    {"cggpu-ssor-multicolor-b4-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"},
+    {"cggpu-ssor-multicolor-b8-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"},
     {"cggpu-ssor-natural-w1.9", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
     {"cg-ssor-neumann2-w1.0", "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"},
   };
