@@ -504,6 +504,13 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: %s after %" PetscInt_FMT " iterations", opts, KSPConvergedReasons[reason], *its);
   *us    = 1e6 * (t2 - t1);
   *setup = 1e6 * (t1 - t0);
+  { /* the run's options cleared: the next run sets only its own */
+    char buf[256], *tok;
+
+    PetscCall(PetscStrncpy(buf, opts, sizeof(buf)));
+    for (tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
+      if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
+  }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
