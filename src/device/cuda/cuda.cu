@@ -359,12 +359,11 @@ __global__ void GKSsorBlocksKernel(GKSsor S, GKSsorColor c, GKSsorStep step, dou
   const bool mult = step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z;
 
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < c.nb; j += (PetscInt)gridDim.x * blockDim.x) {
-    PetscInt          rw[BS];
-    const int         n = GKSsorBlockRows<BS>(c, j, rw);
+    PetscInt           rw[BS];
     GKSsorBlockFac<BS> F;
-    GKScalar          s[BS], v[BS];
+    const int          n = F.block(S, c, j, rw);
+    GKScalar           s[BS], v[BS];
 
-    F.load(S, c.b0 + j);
 #pragma unroll
     for (int l = 0; l < BS; l++) {
       s[l] = l < n && step != GK_SSOR_BLOCK_Z ? GKSsorBlockRow<BS>(S, c, step == GK_SSOR_LOWER ? 0 : 1, j, l, xin) : GKScalar(0.0);

@@ -34,6 +34,19 @@ struct GKSsorBlockFac {
     for (int q = 0; q < BS * (BS + 1) / 2; q++) f[q] = ((const GKScalar *)S.fac)[(size_t)q * S.nblk + J];
     herm = S.herm;
   }
+  /* block j of colour c: its factors, its rows into rw[] (device.h, GKSsorColor); their number */
+  __device__ __forceinline__ int block(const GKSsor &S, const GKSsorColor &c, PetscInt j, PetscInt *rw)
+  {
+    int n = 0;
+
+    load(S, c.b0 + j);
+#pragma unroll
+    for (int l = 0; l < BS; l++) {
+      rw[l] = c.r0 + c.lofs[l] + j;
+      if (j < c.lofs[l + 1] - c.lofs[l]) n = l + 1;
+    }
+    return n;
+  }
   __device__ __forceinline__ GKScalar F(int k, int l) const { return f[k * (k - 1) / 2 + l]; }
   __device__ __forceinline__ GKScalar Fs(int k, int l) const { return herm ? GKConj(F(k, l)) : F(k, l); }
   __device__ __forceinline__ GKScalar dinv(int k) const { return f[BS * (BS - 1) / 2 + k]; }
@@ -75,20 +88,6 @@ static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const
 #pragma unroll 4
   for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb) s += ((const GKScalar *)S.pval[t])[e] * x[S.pcol[t][e]];
   return s;
-}
-
-/* the rows of block j of colour c (device.h, GKSsorColor) into rw[]: their number */
-template <int BS>
-static __device__ __forceinline__ int GKSsorBlockRows(const GKSsorColor &c, PetscInt j, PetscInt *rw)
-{
-  int n = 0;
-
-#pragma unroll
-  for (int l = 0; l < BS; l++) {
-    rw[l] = c.r0 + c.lofs[l] + j;
-    if (j < c.lofs[l + 1] - c.lofs[l]) n = l + 1;
-  }
-  return n;
 }
 
 /* PetscCall(F<BS>(...)) for S's block size bs (2 to GK_SSOR_MAX_BS) */

@@ -496,12 +496,11 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovUpda
 
     for (PetscInt j0 = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j0 < c.nb; j0 += (PetscInt)gridDim.x * blockDim.x) {
       const PetscInt    j = c.nb - 1 - j0;
-      PetscInt          rw[BS];
-      const int         n = GKSsorBlockRows<BS>(c, j, rw);
+      PetscInt           rw[BS];
       GKSsorBlockFac<BS> F;
-      GKScalar          v[BS], ro[BS];
+      const int          n = F.block(S, c, j, rw);
+      GKScalar           v[BS], ro[BS];
 
-      F.load(S, c.b0 + j);
 #pragma unroll
       for (int l = 0; l < BS; l++) {
         ro[l] = l < n ? r[rw[l]] - a * w[rw[l]] : GKScalar(0.0);
@@ -782,12 +781,11 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsor
     if (stop) return;
   }
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < c.nb; j += (PetscInt)gridDim.x * blockDim.x) {
-    PetscInt          rw[BS];
-    const int         n = GKSsorBlockRows<BS>(c, j, rw);
+    PetscInt           rw[BS];
     GKSsorBlockFac<BS> F;
-    GKScalar          pr[BS], tr[BS], v[BS];
+    const int          n = F.block(S, c, j, rw);
+    GKScalar           pr[BS], tr[BS], v[BS];
 
-    F.load(S, c.b0 + j);
     if (UPPER) {
 #pragma unroll
       for (int l = 0; l < BS; l++) v[l] = l < n ? z[rw[l]] : GKScalar(0.0);

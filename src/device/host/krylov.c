@@ -108,21 +108,30 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   PetscFunctionReturn(0);
 }
 
+/* The update's a = rho_i/dpi, kept for the next step; false when the update does nothing:
+   stopped, or dpi flagged */
+static PetscBool GKHostKrylovUpdateBegin(GKKrylov K, PetscInt i, PetscScalar *a)
+{
+  const PetscScalar dpi = K->global ? K->glob[0] : K->sumdpi;
+
+  if (K->flag) return PETSC_FALSE;
+  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
+    GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
+    return PETSC_FALSE;
+  }
+  *a = K->a = K->rho[i % 2] / dpi;
+  return PETSC_TRUE;
+}
+
 /* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
    diag); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1 */
 PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
 {
-  const PetscScalar dpi = K->global ? K->glob[0] : K->sumdpi;
-  PetscScalar       a, sn = 0.0, sr = 0.0;
+  PetscScalar a, sn = 0.0, sr = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
-  if (K->flag) PetscFunctionReturn(0);
-  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
-    GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
-    PetscFunctionReturn(0);
-  }
-  a = K->a = K->rho[i % 2] / dpi;
+  if (!GKHostKrylovUpdateBegin(K, i, &a)) PetscFunctionReturn(0);
   for (PetscInt j = 0; j < K->n; j++) {
     const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
 
@@ -146,17 +155,11 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
 /* GKHostKrylovUpdate with z = ((2 - w)/w) D r, D the blocks of S (not stored) */
 PetscErrorCode GKHostKrylovUpdateBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscReal omega, const PetscScalar *w, PetscScalar *r)
 {
-  const PetscScalar dpi = K->sumdpi;
-  PetscScalar       a, sn = 0.0, sr = 0.0;
+  PetscScalar a, sn = 0.0, sr = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
-  if (K->flag) PetscFunctionReturn(0);
-  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
-    GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
-    PetscFunctionReturn(0);
-  }
-  a = K->a = K->rho[i % 2] / dpi;
+  if (!GKHostKrylovUpdateBegin(K, i, &a)) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < S->ncolors; c++)
     for (PetscInt j = 0; j < S->bcolors[c].nb; j++) {
       PetscInt       rw[GK_SSOR_MAX_BS];
