@@ -21,9 +21,12 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
 
   PetscFunctionBegin;
   PetscInt       far = 0; /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
+  PetscReal      skew = 0.0, dimag = 0.0; /* -skew s: r -> r + 1 is -1 - s and r -> r - 1 is -1 + s (not symmetric); -diag_imag v: i v added to the diagonal (complex symmetric, not Hermitian) */
 
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ninepoint", &nine, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-far", &far, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-skew", &skew, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-diag_imag", &dimag, NULL));
   nine = (PetscBool)(nine && dim == 2);
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
@@ -35,8 +38,8 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
     const PetscInt stride[3] = {1, n, n * n}, pos[3] = {r % n, (r / n) % n, r / (n * n)};
 
     for (PetscInt d = 0; d < dim; d++) {
-      if (pos[d] > 0) PetscCall(MatSetValue(*A, r, r - stride[d], -1.0, INSERT_VALUES));
-      if (pos[d] < n - 1) PetscCall(MatSetValue(*A, r, r + stride[d], -1.0, INSERT_VALUES));
+      if (pos[d] > 0) PetscCall(MatSetValue(*A, r, r - stride[d], -1.0 + (d ? 0.0 : skew), INSERT_VALUES));
+      if (pos[d] < n - 1) PetscCall(MatSetValue(*A, r, r + stride[d], -1.0 - (d ? 0.0 : skew), INSERT_VALUES));
     }
     if (nine)
       for (PetscInt dy = -1; dy <= 1; dy += 2)
@@ -44,7 +47,7 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
           if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n) PetscCall(MatSetValue(*A, r, r + dy * n + dx, -0.25, INSERT_VALUES));
     if (far > 0 && r + far < N) PetscCall(MatSetValue(*A, r, r + far, -0.1, INSERT_VALUES));
     if (far > 0 && r - far >= 0) PetscCall(MatSetValue(*A, r, r - far, -0.1, INSERT_VALUES));
-    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + (far > 0 ? 0.2 : 0.0) + 0.25 * (r % 3), INSERT_VALUES));
+    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + (far > 0 ? 0.2 : 0.0) + 0.25 * (r % 3) + (PetscDefined(USE_COMPLEX) ? dimag * PETSC_i : 0.0), INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));

@@ -406,7 +406,8 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   /* the blocks: Hermitian (real: symmetric), else complex symmetric, else refused */
   for (PetscInt J = 0; J < nb && (herm || sym); J++) {
     PCSSORGPUBlockDense_Private(s, bows + rfirst[J], size[J], lidx, ia, ja, aa, D);
-    for (PetscInt a = 0; a < size[J]; a++)
+    for (PetscInt a = 0; a < size[J]; a++) {
+      if (!PCSSORGPUClose_Private(D[a][a], PetscConj(D[a][a]))) herm = PETSC_FALSE; /* a Hermitian block's diagonal is real */
       for (PetscInt b = 0; b < a; b++) {
         if (!PCSSORGPUClose_Private(D[a][b], PetscConj(D[b][a]))) herm = PETSC_FALSE;
         if (!PCSSORGPUClose_Private(D[a][b], D[b][a])) sym = PETSC_FALSE;
@@ -418,6 +419,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
           SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1", PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
         }
       }
+    }
   }
   s->S.herm = herm;
   for (PetscInt k = 0; k < nb; k++) { /* block k of the copy: D_B = F Delta F^*, without pivoting */
