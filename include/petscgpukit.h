@@ -156,5 +156,8 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDAGetShortColumns(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetColors(PC, PetscInt *, const PetscInt *[]);
+PETSC_EXTERN PetscErrorCode PCSSORGPUSetType(PC, PCSSORGPUType);
+PETSC_EXTERN PetscErrorCode PCSSORGPUSetOmega(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCSSORGPUSetNeumannTerms(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetBlockSize(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetBlocks(PC, PetscInt *, const PetscInt *[]);

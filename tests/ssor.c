@@ -2,7 +2,7 @@ static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric 
 matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
 here; block SSOR (multicolor with -pc_ssorgpu_block_size) against its sweeps written here; then\n\
 KSPCG with each, and the failures.\n\
-  -mode apply|ksp|cggpu|block|zerodiag|zeropivot|shell\n\
+  -mode apply|ksp|cggpu|block|setters|zerodiag|zeropivot|shell\n\
   -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
   -dim 2|3, -n <n>           : the Laplacian's grid\n\
   -block_sizes b1,b2,...     : block: the block sizes (default 1,2,4,8); cggpu: block SSOR of these instead\n\n";
@@ -712,6 +712,50 @@ static PetscErrorCode ZeroPivot(MatType type)
   PetscFunctionReturn(0);
 }
 
+/* setters mode: each variant set by PCSSORGPUSetType/SetOmega/SetNeumannTerms (after a setup with
+   other settings, which must be redone) gives what the options give; -omega w: the omega set (a
+   bad one must fail) */
+static PetscErrorCode Setters(PetscInt dim, PetscInt n, MatType type)
+{
+  const PCSSORGPUType types[] = {PC_SSORGPU_NATURAL, PC_SSORGPU_MULTICOLOR, PC_SSORGPU_NEUMANN};
+  PetscReal           w       = 1.3;
+  Mat                 A;
+  Vec                 b, y, ref;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-omega", &w, NULL));
+  PetscCall(Laplacian(dim, n, type, &A));
+  PetscCall(MatCreateVecs(A, &b, &y));
+  PetscCall(VecDuplicate(y, &ref));
+  PetscCall(Fill(b));
+  for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+    PC pc;
+
+    PetscCall(SetType(PCSSORGPUTypes[types[t]], 1.3, 1)); /* the options' PC */
+    PetscCall(MakePC(A, PCSSORGPU, 1.3, &pc));
+    PetscCall(PCApply(pc, b, ref));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));
+    PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_neumann_terms"));
+    PetscCall(MakePC(A, PCSSORGPU, 1.0, &pc)); /* the defaults, set up, then the setters */
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(PCSSORGPUSetType(pc, types[t]));
+    PetscCall(PCSSORGPUSetOmega(pc, w));
+    PetscCall(PCSSORGPUSetNeumannTerms(pc, 1));
+    PetscCall(PCSetUp(pc));
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s by the setters:\n", PCSSORGPUTypes[types[t]]));
+    PetscCall(Expect(y, ref, 1e-14, "  against the options"));
+    PetscCall(PCDestroy(&pc));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&ref));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -758,6 +802,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "cggpu")) PetscCall(Fused(dim, n, type));
   else if (!strcmp(mode, "block")) PetscCall(Blocks(dim, n, type));
   else if (!strcmp(mode, "zeropivot")) PetscCall(ZeroPivot(type));
+  else if (!strcmp(mode, "setters")) PetscCall(Setters(dim, n, type));
   else PetscCall(ZeroDiagonal(n, type));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));

@@ -726,18 +726,21 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
 
 static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOptionsObject)
 {
-  PC_SSORGPU *s  = (PC_SSORGPU *)pc->data;
-  PetscInt    bs = s->bs;
-  PetscBool   set;
+  PC_SSORGPU   *s = (PC_SSORGPU *)pc->data;
+  PCSSORGPUType type = s->type;
+  PetscReal     omega = s->omega;
+  PetscInt      terms = s->terms, bs = s->bs;
+  PetscBool     set;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "SSOR on the GPU (ssorgpu) options");
-  PetscCall(PetscOptionsEnum("-pc_ssorgpu_type", "natural (exact, level scheduled), multicolor (exact for the colour-permuted matrix) or neumann (truncated series)", "PCSSORGPUSetType", PCSSORGPUTypes, (PetscEnum)s->type, (PetscEnum *)&s->type, NULL));
-  PetscCall(PetscOptionsReal("-pc_ssorgpu_omega", "The relaxation factor, 0 < omega < 2", "PCSSORGPUSetOmega", s->omega, &s->omega, NULL));
-  PetscCheck(s->omega > 0.0 && s->omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)s->omega);
-  PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", s->terms, &s->terms, NULL));
-  PetscCheck(s->terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, s->terms);
-  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points)", "PCSSORGPUSetBlockSize", s->bs, &bs, &set));
+  PetscCall(PetscOptionsEnum("-pc_ssorgpu_type", "natural (exact, level scheduled), multicolor (exact for the colour-permuted matrix) or neumann (truncated series)", "PCSSORGPUSetType", PCSSORGPUTypes, (PetscEnum)type, (PetscEnum *)&type, &set));
+  if (set) PetscCall(PCSSORGPUSetType(pc, type));
+  PetscCall(PetscOptionsReal("-pc_ssorgpu_omega", "The relaxation factor, 0 < omega < 2", "PCSSORGPUSetOmega", omega, &omega, &set));
+  if (set) PetscCall(PCSSORGPUSetOmega(pc, omega));
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", terms, &terms, &set));
+  if (set) PetscCall(PCSSORGPUSetNeumannTerms(pc, terms));
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points)", "PCSSORGPUSetBlockSize", bs, &bs, &set));
   if (set) PetscCall(PCSSORGPUSetBlockSize(pc, bs));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -776,6 +779,9 @@ static PetscErrorCode PCDestroy_SSORGPU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetBlocks_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetBlockSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetOmega_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetNeumannTerms_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
 }
@@ -807,6 +813,103 @@ PetscErrorCode PCSSORGPUGetBlocks(PC pc, PetscInt *nblocks, const PetscInt *bloc
   *nblocks = 0;
   *blocks  = NULL;
   PetscTryMethod(pc, "PCSSORGPUGetBlocks_C", (PC, PetscInt *, const PetscInt *[]), (pc, nblocks, blocks));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUSetType_SSORGPU(PC pc, PCSSORGPUType type)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(type >= PC_SSORGPU_NATURAL && type <= PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCSSORGPUType %d: natural, multicolor or neumann", (int)type);
+  if (type != s->type) pc->setupcalled = 0; /* set up anew */
+  s->type = type;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCSSORGPUSetType - The variant of `PCSSORGPU`: natural (exact SSOR in the matrix's order, level
+   scheduled), multicolor (exact SSOR of the matrix permuted colour by colour; the default) or
+   neumann (each triangular solve a truncated Neumann series)
+
+   Logically Collective
+
+   Options Database Key:
+.  -pc_ssorgpu_type <natural,multicolor,neumann> - the variant
+
+   Level: intermediate
+
+.seealso: `PCSSORGPU`, `PCSSORGPUSetOmega()`, `PCSSORGPUSetNeumannTerms()`, `PCSSORGPUSetBlockSize()`
+@*/
+PetscErrorCode PCSSORGPUSetType(PC pc, PCSSORGPUType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, type, 2);
+  PetscTryMethod(pc, "PCSSORGPUSetType_C", (PC, PCSSORGPUType), (pc, type));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUSetOmega_SSORGPU(PC pc, PetscReal omega)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(omega > 0.0 && omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)omega);
+  s->omega = omega; /* the arrays do not depend on it */
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCSSORGPUSetOmega - The relaxation factor of `PCSSORGPU`, 0 < omega < 2 (default 1)
+
+   Logically Collective
+
+   Options Database Key:
+.  -pc_ssorgpu_omega <omega> - the factor
+
+   Level: intermediate
+
+.seealso: `PCSSORGPU`, `PCSSORGPUSetType()`
+@*/
+PetscErrorCode PCSSORGPUSetOmega(PC pc, PetscReal omega)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(pc, omega, 2);
+  PetscTryMethod(pc, "PCSSORGPUSetOmega_C", (PC, PetscReal), (pc, omega));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSSORGPUSetNeumannTerms_SSORGPU(PC pc, PetscInt terms)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, terms);
+  s->terms = terms;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCSSORGPUSetNeumannTerms - The terms of `PCSSORGPU`'s neumann variant: each triangular solve
+   replaced by 1 + terms terms of its Neumann series (0: Jacobi scaling; default 2)
+
+   Logically Collective
+
+   Options Database Key:
+.  -pc_ssorgpu_neumann_terms <terms> - the terms after the first
+
+   Level: intermediate
+
+.seealso: `PCSSORGPU`, `PCSSORGPUSetType()`
+@*/
+PetscErrorCode PCSSORGPUSetNeumannTerms(PC pc, PetscInt terms)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(pc, terms, 2);
+  PetscTryMethod(pc, "PCSSORGPUSetNeumannTerms_C", (PC, PetscInt), (pc, terms));
   PetscFunctionReturn(0);
 }
 
@@ -896,5 +999,8 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", PCSSORGPUGetColors_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetBlocks_C", PCSSORGPUGetBlocks_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetBlockSize_C", PCSSORGPUSetBlockSize_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetType_C", PCSSORGPUSetType_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetOmega_C", PCSSORGPUSetOmega_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetNeumannTerms_C", PCSSORGPUSetNeumannTerms_SSORGPU));
   PetscFunctionReturn(0);
 }
