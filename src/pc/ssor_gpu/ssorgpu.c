@@ -314,22 +314,22 @@ static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
 static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa)
 {
   const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bs, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
-  PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *bows, *lidx, *perm, *iperm, *prow, tot[2] = {0, 0};
+  PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, *prow, tot[2] = {0, 0};
   PetscScalar   *fac, *pd, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
   PetscBool      herm = PETSC_TRUE, sym = PETSC_TRUE;
 
   PetscFunctionBegin;
   /* the blocks' sizes, colours and rows (in increasing order) */
   PetscCall(PetscCalloc4(nb, &size, nb, &bcol, nk + 1, &kcnt, nb, &border));
-  PetscCall(PetscCalloc4(nb + 1, &rfirst, nb, &rfill, m, &bows, m, &lidx));
+  PetscCall(PetscCalloc4(nb + 1, &rfirst, nb, &rfill, m, &brows, m, &lidx));
   for (PetscInt i = 0; i < m; i++) {
     size[s->blk[i]]++;
     bcol[s->blk[i]] = s->color[i];
   }
   for (PetscInt J = 0; J < nb; J++) rfirst[J + 1] = rfirst[J] + size[J];
   for (PetscInt i = 0; i < m; i++) {
-    lidx[i]                                  = rfill[s->blk[i]]++;
-    bows[rfirst[s->blk[i]] + lidx[i]] = i;
+    lidx[i]                            = rfill[s->blk[i]]++;
+    brows[rfirst[s->blk[i]] + lidx[i]] = i;
   }
   /* the blocks in order of colour, then of decreasing size (a counting sort, stable) */
   for (PetscInt J = 0; J < nb; J++) kcnt[bcol[J] * (bs + 1) + bs - size[J] + 1]++;
@@ -356,7 +356,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
         const PetscInt J = border[C->b0 + j], q = (C->b0 + j) * bs + l;
 
         prow[q] = l < size[J] ? r0 + C->lofs[l] + j : -1;
-        if (prow[q] >= 0) perm[prow[q]] = bows[rfirst[J] + l];
+        if (prow[q] >= 0) perm[prow[q]] = brows[rfirst[J] + l];
       }
     r0 += C->n;
   }
@@ -405,14 +405,14 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   }
   /* the blocks: Hermitian (real: symmetric), else complex symmetric, else refused */
   for (PetscInt J = 0; J < nb && (herm || sym); J++) {
-    PCSSORGPUBlockDense_Private(s, bows + rfirst[J], size[J], lidx, ia, ja, aa, D);
+    PCSSORGPUBlockDense_Private(s, brows + rfirst[J], size[J], lidx, ia, ja, aa, D);
     for (PetscInt a = 0; a < size[J]; a++) {
       if (!PCSSORGPUClose_Private(D[a][a], PetscConj(D[a][a]))) herm = PETSC_FALSE; /* a Hermitian block's diagonal is real */
       for (PetscInt b = 0; b < a; b++) {
         if (!PCSSORGPUClose_Private(D[a][b], PetscConj(D[b][a]))) herm = PETSC_FALSE;
         if (!PCSSORGPUClose_Private(D[a][b], D[b][a])) sym = PETSC_FALSE;
         if (!herm && !sym) {
-          const PetscInt ra = bows[rfirst[J] + a], rb = bows[rfirst[J] + b];
+          const PetscInt ra = brows[rfirst[J] + a], rb = brows[rfirst[J] + b];
           PetscInt       rs;
 
           PetscCall(MatGetOwnershipRange(pc->pmat, &rs, NULL));
@@ -426,7 +426,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
     const PetscInt J = border[k], n = size[J];
     PetscScalar    F[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS], Dl[GK_SSOR_MAX_BS];
 
-    PCSSORGPUBlockDense_Private(s, bows + rfirst[J], n, lidx, ia, ja, aa, D);
+    PCSSORGPUBlockDense_Private(s, brows + rfirst[J], n, lidx, ia, ja, aa, D);
     for (PetscInt c = 0; c < bs; c++) {
       for (PetscInt r = c + 1; r < bs; r++) F[r][c] = 0.0;
       Dl[c] = 1.0;
@@ -436,8 +436,8 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
 
       for (PetscInt l = 0; l < c; l++) dc -= F[c][l] * Dl[l] * (herm ? PetscConj(F[c][l]) : F[c][l]);
       if (dc == (PetscScalar)0.0 || (PetscImaginaryPart(dc) == 0.0 && PetscRealPart(dc) < 0.0)) {
-        if (s->badrow < 0 || bows[rfirst[J] + c] < s->badrow) {
-          s->badrow  = bows[rfirst[J] + c];
+        if (s->badrow < 0 || brows[rfirst[J] + c] < s->badrow) {
+          s->badrow  = brows[rfirst[J] + c];
           s->baddiag = dc;
         }
         dc = 1.0; /* the PC fails; the factors stay finite */
@@ -468,7 +468,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   s->S.ncolors = nc;
   PetscCall(PetscFree4(perm, iperm, prow, fac));
   PetscCall(PetscFree4(size, bcol, kcnt, border));
-  PetscCall(PetscFree4(rfirst, rfill, bows, lidx));
+  PetscCall(PetscFree4(rfirst, rfill, brows, lidx));
   PetscFunctionReturn(0);
 }
 
