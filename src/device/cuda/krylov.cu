@@ -477,16 +477,14 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   PetscFunctionReturn(0);
 }
 
-/* the Eisenstat block kernels' blocks a multiprocessor at least: at most 64 registers a thread
-   for blocks of up to 4 rows, 128 for longer ones (ncu at 2048^2, blocks of 4: 80 registers, 3
-   blocks, gave way to 64 with small spills, 4 blocks: 10 us an iteration less); the update, which
-   spills 13x as much under the cap and ran 8 us slower, keeps its 79 */
+/* the blocks' kernels' blocks a multiprocessor at least: at most 64 registers a thread for
+   blocks of up to 4 rows, 128 for longer ones */
 #define GK_SSOR_BLOCK_MINB(BS) ((BS) <= 4 ? 4 : 2)
 
 /* CG's update with multicolor's blocks (device.h): a thread per block, z = ((2 - w)/w) D_B r_B
    entering the sums, the blocks from the last to the first as the update walks its rows */
 template <int BS>
-__global__ void __launch_bounds__(GK_BLOCK) GKKrylovUpdateBlocksKernel(PetscInt i, GKKrylovNorm norm, GKSsor S, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ w, GKScalar *__restrict__ r)
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovUpdateBlocksKernel(PetscInt i, GKKrylovNorm norm, GKSsor S, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ w, GKScalar *__restrict__ r)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar a;
