@@ -761,7 +761,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
 /* GKKrylovSsorKernel's colour step (CG) with multicolor's blocks (device.h): a thread per block,
    D_B^-1 for the division by d; the last step (x alone) is the point kernel's */
 template <int BS, bool UPPER>
-__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsorBlockKernel(PetscInt i, GKScalar rho0, bool first, GKSsor S, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsorBlockKernel(PetscInt i, GKScalar rho0, bool first, GKSsor S, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *__restrict__ p, GKScalar *__restrict__ t, GKScalar *__restrict__ w, GKScalar *__restrict__ x)
 {
   GKScalar b = 0.0, a = 0.0, acc[1] = {0.0};
 
@@ -784,8 +784,12 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsor
     PetscInt           rw[BS];
     GKSsorBlockFac<BS> F;
     const int          n = F.block(S, c, j, rw);
-    GKScalar           pr[BS], tr[BS], v[BS];
+    GKScalar           pr[BS], tr[BS], v[BS], cs[BS];
 
+    /* the couplings first: their loads need nothing this thread computes (U's or L's columns are
+       of other colours), so they are in flight with the block's own loads */
+#pragma unroll
+    for (int l = 0; l < BS; l++) cs[l] = l < n ? GKSsorBlockRow<BS>(S, c, UPPER ? 1 : 0, j, l, t) : GKScalar(0.0);
     if (UPPER) {
 #pragma unroll
       for (int l = 0; l < BS; l++) v[l] = l < n ? z[rw[l]] : GKScalar(0.0);
@@ -804,7 +808,7 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsor
         }
       }
 #pragma unroll
-      for (int l = 0; l < BS; l++) v[l] = l < n ? pr[l] - GKSsorBlockRow<BS>(S, c, 1, j, l, t) : GKScalar(0.0);
+      for (int l = 0; l < BS; l++) v[l] = pr[l] - cs[l];
       F.solve(v);
 #pragma unroll
       for (int l = 0; l < BS; l++) tr[l] = omega * v[l];
@@ -829,7 +833,7 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsor
 #pragma unroll
         for (int l = 0; l < BS; l++) tr[l] = l < n ? t[rw[l]] : GKScalar(0.0);
 #pragma unroll /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
-      for (int l = 0; l < BS; l++) v[l] = l < n ? pr[l] - GKSsorBlockRow<BS>(S, c, 0, j, l, t) : GKScalar(0.0);
+      for (int l = 0; l < BS; l++) v[l] = pr[l] - cs[l];
     }
     F.solve(v);
 #pragma unroll
