@@ -525,8 +525,8 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
   const char    *runs[][2] = {
     {"cggpu-none", "-sb_ksp_type cggpu -sb_pc_type none"},
     {"cggpu-jacobi", "-sb_ksp_type cggpu -sb_pc_type jacobi"},
-    {"cggpu-ssor-multicolor-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-multicolor-w1.5", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_omega 1.5"},
+    {"cggpu-ssor-multicolor-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"},
+    {"cggpu-ssor-multicolor-w1.5", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"},
     {"cggpu-ssor-multicolor-b4-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"},
     {"cggpu-ssor-multicolor-b8-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"},
     {"cggpu-ssor-natural-w1.9", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},

@@ -72,7 +72,8 @@ M*/
    PCSSORGPU - "ssorgpu" - SSOR (one symmetric sweep from a zero guess) on the GPU:
    -pc_ssorgpu_type natural|multicolor|neumann, -pc_ssorgpu_omega w (0 < w < 2),
    -pc_ssorgpu_neumann_terms k, -pc_ssorgpu_block_size b (multicolor: block SSOR of
-   algebraic blocks of at most b rows, coloured as blocks); on several processes, SSOR of each
+   algebraic blocks of at most b rows, coloured as blocks; 1: points; 0, the default: 4 where the
+   blocks are symmetric or Hermitian and factor, else points); on several processes, SSOR of each
    process's diagonal block
 
    Level: beginner

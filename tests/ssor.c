@@ -107,18 +107,18 @@ static PetscErrorCode SetType(const char *type, PetscReal omega, PetscInt terms)
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_type", type));
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_omega", w));
   PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_neumann_terms", k));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_block_size", "1")); /* points, unless a mode asks for blocks */
   PetscFunctionReturn(0);
 }
 
-/* -pc_ssorgpu_block_size bs, or none (point SSOR) for bs = 1 */
+/* -pc_ssorgpu_block_size bs (1: point SSOR, 0: the automatic size) */
 static PetscErrorCode SetBlockSize(PetscInt bs)
 {
   char b[32];
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(b, sizeof(b), "%" PetscInt_FMT, bs));
-  if (bs == 1) PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_block_size"));
-  else PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_block_size", b));
+  PetscCall(PetscOptionsSetValue(NULL, "-pc_ssorgpu_block_size", b));
   PetscFunctionReturn(0);
 }
 
@@ -402,6 +402,7 @@ static PetscErrorCode CheckBlocks(Mat Aref, PC pc, PetscInt bs, PetscReal w, Vec
   PetscFunctionBegin;
   PetscCall(PCSSORGPUGetColors(pc, &nc, &color));
   PetscCall(PCSSORGPUGetBlocks(pc, &nb, &block));
+  if (!bs) bs = nb ? 4 : 1; /* the automatic size: 4, or points where the blocks do not fit */
   PetscCall(MatGetDiagonalBlock(Aref, &B));
   PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(!m || (color && nc > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No colouring");
@@ -706,6 +707,19 @@ static PetscErrorCode ZeroPivot(MatType type)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, |x| = %g\n", KSPConvergedReasons[reason], (int)its, (double)nx));
   PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero block pivot gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
   PetscCheck(!PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution holds Inf or NaN");
+  { /* the automatic block size falls back to points (on the process of rows 0 and 1), which apply */
+    PetscInt        nb;
+    const PetscInt *blocks;
+
+    PetscCall(SetBlockSize(0));
+    PetscCall(MakePC(A, PCSSORGPU, 1.0, &pc));
+    PetscCall(PCSSORGPUGetBlocks(pc, &nb, &blocks));
+    PetscCall(PCApply(pc, b, x));
+    PetscCall(VecNorm(x, NORM_2, &nx));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "automatic block size: %s, |x| %s\n", nb ? "blocks" : "points", nx > 0.0 && !PetscIsInfOrNanReal(nx) ? "finite" : "not finite"));
+    PetscCheck((rs || !nb) && nx > 0.0 && !PetscIsInfOrNanReal(nx), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The automatic block size kept %" PetscInt_FMT " blocks, |x| = %g", nb, (double)nx); /* the process with the pair: points; the others keep their blocks */
+    PetscCall(PCDestroy(&pc));
+  }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(MatDestroy(&A));

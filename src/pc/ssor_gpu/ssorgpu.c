@@ -5,6 +5,7 @@
                  one launch per level of its dependency graph (the oracle: PCSOR's operator);
    - multicolor: a colouring made on the host at setup (greedy, the symmetrised pattern), the
                  sweeps colour by colour: exact SSOR of the matrix permuted colour by colour;
+                 by default of blocks of rows (block SSOR, coloured as blocks) where they fit;
    - neumann:    each triangular solve replaced by k + 1 terms of its Neumann series, every
                  term a parallel step over all rows (Ament et al. 2010, whom Michels 8.1 cites).
    Michels (8.1) found SSOR cut CG's iterations sharply but could run it only sequentially. On
@@ -134,7 +135,7 @@ static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const P
           if (!conn[u]) cand[nc++] = u;
           conn[u]++;
         }
-      if (n == s->bs) break;
+      if (n == s->bsz) break;
       for (PetscInt q = 0; q < nc; q++) {
         const PetscInt u = cand[q];
 
@@ -311,9 +312,9 @@ static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
    each block's D_B factored as F Delta F^* (Hermitian blocks, ^* the conjugate transpose; complex
    symmetric ones, the transpose). A pivot SSOR cannot divide by fails the PC as a zero diagonal
    does. */
-static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa)
+static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
 {
-  const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bs, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
+  const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bsz, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
   PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, *prow, tot[2] = {0, 0};
   PetscScalar   *fac, *pd, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
   PetscBool      herm = PETSC_TRUE, sym = PETSC_TRUE;
@@ -330,6 +331,31 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   for (PetscInt i = 0; i < m; i++) {
     lidx[i]                            = rfill[s->blk[i]]++;
     brows[rfirst[s->blk[i]] + lidx[i]] = i;
+  }
+  /* the blocks: Hermitian (real: symmetric), else complex symmetric, else refused (automatic block
+     size: points instead, *ok false) */
+  for (PetscInt J = 0; J < nb && (herm || sym); J++) {
+    PCSSORGPUBlockDense_Private(s, brows + rfirst[J], size[J], lidx, ia, ja, aa, D);
+    for (PetscInt a = 0; a < size[J] && (herm || sym); a++) {
+      if (!PCSSORGPUClose_Private(D[a][a], PetscConj(D[a][a]))) herm = PETSC_FALSE; /* a Hermitian block's diagonal is real */
+      for (PetscInt b = 0; b < a; b++) {
+        if (!PCSSORGPUClose_Private(D[a][b], PetscConj(D[b][a]))) herm = PETSC_FALSE;
+        if (!PCSSORGPUClose_Private(D[a][b], D[b][a])) sym = PETSC_FALSE;
+        if (!herm && !sym && s->bs) {
+          const PetscInt ra = brows[rfirst[J] + a], rb = brows[rfirst[J] + b];
+          PetscInt       rs;
+
+          PetscCall(MatGetOwnershipRange(pc->pmat, &rs, NULL));
+          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1", PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
+        }
+      }
+    }
+  }
+  *ok = (PetscBool)(herm || sym);
+  if (!*ok) {
+    PetscCall(PetscFree4(size, bcol, kcnt, border));
+    PetscCall(PetscFree4(rfirst, rfill, brows, lidx));
+    PetscFunctionReturn(0);
   }
   /* the blocks in order of colour, then of decreasing size (a counting sort, stable) */
   for (PetscInt J = 0; J < nb; J++) kcnt[bcol[J] * (bs + 1) + bs - size[J] + 1]++;
@@ -403,24 +429,6 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
     PetscCall(GKMallocH2D(tot[t], pval, (PetscScalar **)&s->S.pval[t]));
     PetscCall(PetscFree2(pcol, pval));
   }
-  /* the blocks: Hermitian (real: symmetric), else complex symmetric, else refused */
-  for (PetscInt J = 0; J < nb && (herm || sym); J++) {
-    PCSSORGPUBlockDense_Private(s, brows + rfirst[J], size[J], lidx, ia, ja, aa, D);
-    for (PetscInt a = 0; a < size[J]; a++) {
-      if (!PCSSORGPUClose_Private(D[a][a], PetscConj(D[a][a]))) herm = PETSC_FALSE; /* a Hermitian block's diagonal is real */
-      for (PetscInt b = 0; b < a; b++) {
-        if (!PCSSORGPUClose_Private(D[a][b], PetscConj(D[b][a]))) herm = PETSC_FALSE;
-        if (!PCSSORGPUClose_Private(D[a][b], D[b][a])) sym = PETSC_FALSE;
-        if (!herm && !sym) {
-          const PetscInt ra = brows[rfirst[J] + a], rb = brows[rfirst[J] + b];
-          PetscInt       rs;
-
-          PetscCall(MatGetOwnershipRange(pc->pmat, &rs, NULL));
-          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1", PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
-        }
-      }
-    }
-  }
   s->S.herm = herm;
   for (PetscInt k = 0; k < nb; k++) { /* block k of the copy: D_B = F Delta F^*, without pivoting */
     const PetscInt J = border[k], n = size[J];
@@ -472,7 +480,9 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode PCSetUp_SSORGPU(PC pc)
+/* The setup with blocks of bsz rows (1: points); *fallback set where the automatic block size
+   cannot take blocks (blocks neither symmetric nor Hermitian, or a pivot SSOR cannot divide by) */
+static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
 {
   PC_SSORGPU        *s = (PC_SSORGPU *)pc->data;
   Mat                P = pc->pmat, B, Bc = NULL;
@@ -502,8 +512,8 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   /* the order: natural, or colour by colour; key[i] sorts row i into it */
   PetscCall(PetscMalloc4(m, &key, m, &hrows, m + 1, &lptr, m + 1, &uptr));
   PetscCall(PetscMalloc1(m, &d));
-  PetscCheck(s->bs == 1 || s->type == PC_SSORGPU_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "-pc_ssorgpu_block_size applies to -pc_ssorgpu_type multicolor, not %s: use multicolor or block size 1", PCSSORGPUTypes[s->type]);
-  if (s->bs > 1) PetscCall(PCSSORGPUBlocks_Private(s, m, ia, ja)); /* the blocks and their colours */
+  *fallback = PETSC_FALSE;
+  if (s->bsz > 1) PetscCall(PCSSORGPUBlocks_Private(s, m, ia, ja)); /* the blocks and their colours */
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscMalloc1(m, &s->color));
     PetscCall(PCSSORGPUColor_Private(m, ia, ja, s->color, &s->ncolors));
@@ -550,7 +560,10 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
     const PetscInt    *ptr[2] = {lptr, uptr}, *col[2] = {lcol, ucol};
     const PetscScalar *val[2] = {lval, uval};
 
-    PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, d, ia, ja, aa));
+    PetscBool          ok = PETSC_FALSE;
+
+    PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, d, ia, ja, aa, &ok));
+    *fallback = (PetscBool)(!ok || (!s->bs && s->badrow >= 0));
   } else if (s->type != PC_SSORGPU_NEUMANN) {
     for (int k = 0; k < 2; k++) {
       PetscInt nkeys = 0;
@@ -602,8 +615,26 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
     PetscCall(VecSetSizes(s->w[k], m, m));
     PetscCall(VecSetType(s->w[k], VECSEQCUDA));
   }
-  PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
-  if (s->blk) PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bs, s->S.herm ? "H" : "T"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetUp_SSORGPU(PC pc)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+  Mat         P = pc->pmat;
+  PetscBool   fallback;
+
+  PetscFunctionBegin;
+  PetscCheck(s->bs <= 1 || s->type == PC_SSORGPU_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "-pc_ssorgpu_block_size applies to -pc_ssorgpu_type multicolor, not %s: use multicolor or block size 1", PCSSORGPUTypes[s->type]);
+  s->bsz = s->bs ? s->bs : s->type == PC_SSORGPU_MULTICOLOR ? GK_SSOR_AUTO_BS : 1;
+  PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
+  if (fallback) { /* the automatic block size: points */
+    PetscCall(PetscInfo(pc, "SSOR blocks of %" PetscInt_FMT " rows %s: points instead\n", s->bsz, s->badrow >= 0 ? "meet a pivot SSOR cannot divide by" : "are neither symmetric nor Hermitian"));
+    s->bsz = 1;
+    PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
+  }
+  PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
+  if (s->blk) PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bsz, s->S.herm ? "H" : "T"));
   if (s->badrow >= 0) { /* the PETSc way: the KSP ends KSP_DIVERGED_PC_FAILED, or errors when asked to */
     PetscInt rstart;
 
@@ -740,7 +771,7 @@ static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOpt
   if (set) PetscCall(PCSSORGPUSetOmega(pc, omega));
   PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", terms, &terms, &set));
   if (set) PetscCall(PCSSORGPUSetNeumannTerms(pc, terms));
-  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points)", "PCSSORGPUSetBlockSize", bs, &bs, &set));
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points; 0: 4 where the blocks are symmetric or Hermitian and factor, else points)", "PCSSORGPUSetBlockSize", bs, &bs, &set));
   if (set) PetscCall(PCSSORGPUSetBlockSize(pc, bs));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -758,7 +789,8 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
-    if (s->bs > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)\n", s->nblk, s->bs));
+    if (s->blk) PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)%s\n", s->nblk, s->bsz, s->bs ? "" : "; the automatic block size"));
+    else if (!s->bs && s->bsz == 1 && s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  points: the automatic block size found the matrix's diagonal blocks unfit for block SSOR (first process)\n"));
     if (s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n", s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
   }
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
@@ -918,7 +950,7 @@ static PetscErrorCode PCSSORGPUSetBlockSize_SSORGPU(PC pc, PetscInt bs)
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(bs >= 1 && bs <= GK_SSOR_MAX_BS, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_block_size must be between 1 and %d, not %" PetscInt_FMT, GK_SSOR_MAX_BS, bs);
+  PetscCheck(bs >= 0 && bs <= GK_SSOR_MAX_BS, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_block_size must be between 1 and %d, or 0 (automatic), not %" PetscInt_FMT, GK_SSOR_MAX_BS, bs);
   if (bs != s->bs) pc->setupcalled = 0; /* set up anew */
   s->bs = bs;
   PetscFunctionReturn(0);
@@ -927,12 +959,13 @@ static PetscErrorCode PCSSORGPUSetBlockSize_SSORGPU(PC pc, PetscInt bs)
 /*@
    PCSSORGPUSetBlockSize - Block SSOR for `PCSSORGPU`'s multicolor variant: the rows grouped in
    blocks of at most bs rows grown from the matrix's graph, the blocks coloured, and each block's
-   rows solved together with its symmetric (or Hermitian) diagonal block (bs = 1: point SSOR)
+   rows solved together with its symmetric (or Hermitian) diagonal block (bs = 1: point SSOR;
+   bs = 0, the default: 4 where every block is symmetric or Hermitian and factors, else points)
 
    Logically Collective
 
    Options Database Key:
-.  -pc_ssorgpu_block_size <bs> - 1 to 8
+.  -pc_ssorgpu_block_size <bs> - 0 to 8
 
    Level: intermediate
 
@@ -987,7 +1020,7 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   s->type                  = PC_SSORGPU_MULTICOLOR;
   s->omega                 = 1.0;
   s->terms                 = 2;
-  s->bs                    = 1;
+  s->bs                    = 0; /* automatic */
   s->badrow                = -1;
   pc->data                 = s;
   pc->ops->setup           = PCSetUp_SSORGPU;

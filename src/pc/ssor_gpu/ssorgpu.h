@@ -7,6 +7,9 @@
 #include "../../include/gpukitimpl.h"
 #include <petsc/private/pcimpl.h>
 
+/* the automatic block size: 2 x 2 squares of the 5-point grid, fastest measured (bench/ANALYSIS.md) */
+#define GK_SSOR_AUTO_BS 4
+
 typedef struct {
   PCSSORGPUType type;
   PetscReal     omega;
@@ -20,7 +23,8 @@ typedef struct {
   PetscInt     *color;   /* host: each row's colour (multicolor) */
   GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
   PetscInt     *iperm;   /* device: row i is the permuted copy's row iperm[i] (its row k is row rows[0][k]) */
-  PetscInt      bs;      /* multicolor: at most so many rows a block (1: points) */
+  PetscInt      bs;      /* multicolor: at most so many rows a block (1: points; 0: automatic, GK_SSOR_AUTO_BS where the blocks can be factored, else points) */
+  PetscInt      bsz;     /* the block size of the setup */
   PetscInt      nblk;    /* blocks (bs > 1) */
   PetscInt     *blk;     /* host: each row's block */
   PetscInt      badrow;  /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
