@@ -199,6 +199,29 @@ static inline PetscInt PCSSORGPUDelta_Private(const GKSsorColor *C, int t, const
   return pc[q] - (C->r0 + (q - C->off[t]) % C->n);
 }
 
+/* A colour's L (t = 0) and U (t = 1) widths, its longest row among rows perm[r0..r0+n-1], and
+   where its entries start: after tot[t], which grows by the width times stride slots */
+static void PCSSORGPUWidths_Private(GKSsorColor *C, const PetscInt *perm, const PetscInt *ptr[2], PetscInt stride, PetscInt tot[2])
+{
+  for (int t = 0; t < 2; t++) {
+    C->w[t] = 0;
+    for (PetscInt k = C->r0; k < C->r0 + C->n; k++) C->w[t] = PetscMax(C->w[t], ptr[t][perm[k] + 1] - ptr[t][perm[k]]);
+    C->off[t] = tot[t];
+    tot[t] += C->w[t] * stride;
+  }
+}
+
+/* Entry e of row i of L (t = 0) or U (t = 1) in the permuted copy: its column there and its value;
+   past the row's end, padding: a zero value at the row's first column (near the others), or at
+   the first row (L) or the last (U) */
+static void PCSSORGPUEntry_Private(int t, PetscInt i, PetscInt e, PetscInt m, const PetscInt *iperm, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], PetscInt *c, PetscScalar *v)
+{
+  const PetscInt src = ptr[t][i] + e;
+
+  *c = src < ptr[t][i + 1] ? iperm[col[t][src]] : ptr[t][i] < ptr[t][i + 1] ? iperm[col[t][ptr[t][i]]] : (t ? m - 1 : 0);
+  *v = src < ptr[t][i + 1] ? val[t][src] : 0.0;
+}
+
 /* Multicolor's colour-permuted copy (device.h, GKSsor): row k of the copy is row perm[k] (the
    forward list, rows[0]); the colours are perm's groups lev[0..ncolors]; each colour's L and U
    couplings go in ELLPACK order, as wide as the colour's longest row and padded with zeros at the
@@ -218,12 +241,7 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
 
     C->r0 = lev[c];
     C->n  = lev[c + 1] - lev[c];
-    for (int t = 0; t < 2; t++) {
-      C->w[t] = 0;
-      for (PetscInt k = C->r0; k < C->r0 + C->n; k++) C->w[t] = PetscMax(C->w[t], ptr[t][perm[k] + 1] - ptr[t][perm[k]]);
-      C->off[t] = tot[t];
-      tot[t] += C->w[t] * C->n;
-    }
+    PCSSORGPUWidths_Private(C, perm, ptr, C->n, tot);
   }
   for (int t = 0; t < 2; t++) {
     PetscInt    *pc;
@@ -236,13 +254,7 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
       for (PetscInt j = 0; j < C->n; j++) {
         const PetscInt i = perm[C->r0 + j];
 
-        for (PetscInt e = 0; e < C->w[t]; e++) {
-          const PetscInt q = C->off[t] + e * C->n + j, src = ptr[t][i] + e;
-
-          /* padding: the row's first column (near the others), or the first or last row */
-          pc[q] = src < ptr[t][i + 1] ? iperm[col[t][src]] : ptr[t][i] < ptr[t][i + 1] ? iperm[col[t][ptr[t][i]]] : (t ? m - 1 : 0);
-          pv[q] = src < ptr[t][i + 1] ? val[t][src] : 0.0;
-        }
+        for (PetscInt e = 0; e < C->w[t]; e++) PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pc[C->off[t] + e * C->n + j], &pv[C->off[t] + e * C->n + j]);
       }
     }
     PetscCall(GKMallocH2D(tot[t], pv, (PetscScalar **)&s->S.pval[t]));
@@ -315,7 +327,7 @@ static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
 static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
 {
   const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bsz, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
-  PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, *prow, tot[2] = {0, 0};
+  PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, tot[2] = {0, 0};
   PetscScalar   *fac, *pd, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
   PetscBool      herm = PETSC_TRUE, sym = PETSC_TRUE;
 
@@ -364,7 +376,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   /* the colours, and each block's rows' places in the copy: row l of the colour's block j at r0 + lofs[l] + j */
   PetscCall(PetscCalloc1(nc, &s->pcolors));
   PetscCall(PetscMalloc1(nc + 1, &s->lev[0]));
-  PetscCall(PetscMalloc4(m, &perm, m, &iperm, (size_t)bs * nb, &prow, (size_t)nf * nb, &fac));
+  PetscCall(PetscMalloc3(m, &perm, m, &iperm, (size_t)nf * nb, &fac));
   for (PetscInt c = 0, k = 0, r0 = 0; c < nc; c++) {
     GKSsorColor *C = &s->pcolors[c];
 
@@ -378,28 +390,14 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
     }
     C->n = C->lofs[GK_SSOR_MAX_BS];
     for (PetscInt j = 0; j < C->nb; j++)
-      for (PetscInt l = 0; l < bs; l++) {
-        const PetscInt J = border[C->b0 + j], q = (C->b0 + j) * bs + l;
-
-        prow[q] = l < size[J] ? r0 + C->lofs[l] + j : -1;
-        if (prow[q] >= 0) perm[prow[q]] = brows[rfirst[J] + l];
-      }
+      for (PetscInt l = 0; l < size[border[C->b0 + j]]; l++) perm[r0 + C->lofs[l] + j] = brows[rfirst[border[C->b0 + j]] + l];
     r0 += C->n;
   }
   s->lev[0][nc] = m;
   s->nlev[0]    = nc;
   for (PetscInt k = 0; k < m; k++) iperm[perm[k]] = k;
-  for (PetscInt c = 0; c < nc; c++) { /* L's and U's widths */
-    GKSsorColor *C = &s->pcolors[c];
-
-    for (int t = 0; t < 2; t++) {
-      C->w[t] = 0;
-      for (PetscInt k = C->r0; k < C->r0 + C->n; k++) C->w[t] = PetscMax(C->w[t], ptr[t][perm[k] + 1] - ptr[t][perm[k]]);
-      C->off[t] = tot[t];
-      tot[t] += C->w[t] * bs * C->nb;
-    }
-  }
-  for (int t = 0; t < 2; t++) { /* padding: zero values at the row's first column, or the first (L) or last (U) row */
+  for (PetscInt c = 0; c < nc; c++) PCSSORGPUWidths_Private(&s->pcolors[c], perm, ptr, bs * s->pcolors[c].nb, tot);
+  for (int t = 0; t < 2; t++) { /* a short block's rows past its own: padding as PCSSORGPUEntry_Private's past a row's end */
     PetscInt    *pcol;
     PetscScalar *pval;
 
@@ -412,17 +410,10 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
       const GKSsorColor *C = &s->pcolors[c];
 
       for (PetscInt j = 0; j < C->nb; j++)
-        for (PetscInt l = 0; l < bs && prow[(C->b0 + j) * bs + l] >= 0; l++) {
-          const PetscInt i = perm[prow[(C->b0 + j) * bs + l]];
+        for (PetscInt l = 0; l < size[border[C->b0 + j]]; l++) {
+          const PetscInt i = brows[rfirst[border[C->b0 + j]] + l];
 
-          for (PetscInt e = 0; e < C->w[t]; e++) {
-            const PetscInt q = C->off[t] + (e * bs + l) * C->nb + j, src = ptr[t][i] + e;
-
-            if (src < ptr[t][i + 1]) {
-              pcol[q] = iperm[col[t][src]];
-              pval[q] = val[t][src];
-            } else if (ptr[t][i] < ptr[t][i + 1]) pcol[q] = iperm[col[t][ptr[t][i]]];
-          }
+          for (PetscInt e = 0; e < C->w[t]; e++) PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pcol[C->off[t] + (e * bs + l) * C->nb + j], &pval[C->off[t] + (e * bs + l) * C->nb + j]);
         }
     }
     PetscCall(GKMallocH2D(tot[t], pcol, (PetscInt **)&s->S.pcol[t]));
@@ -474,7 +465,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
   s->S.bs      = bs;
   s->S.nblk    = nb;
   s->S.ncolors = nc;
-  PetscCall(PetscFree4(perm, iperm, prow, fac));
+  PetscCall(PetscFree3(perm, iperm, fac));
   PetscCall(PetscFree4(size, bcol, kcnt, border));
   PetscCall(PetscFree4(rfirst, rfill, brows, lidx));
   PetscFunctionReturn(0);
