@@ -116,7 +116,7 @@ typedef struct {
   const short       *pdel[2]; /* in place of pcol[t] (NULL) where every column fits in 16 bits
                                  around its row: column = row + shift[t] + pdel[t][e] */
   const PetscScalar *pval[2];
-  const PetscScalar *pd; /* device: the diagonal in the new numbering */
+  const PetscScalar *pd; /* device: the diagonal in the new numbering (points; NULL with blocks) */
   /* multicolor's blocks (bs > 1, else 1 and NULL): the copy's rows in nblk blocks of at most bs
      rows, colour by colour (GKSsorColor; bcolors, device, the ncolors colours again for the
      update); each block's D_B = F Delta F^* (F unit lower, F^* its conjugate transpose where

@@ -324,11 +324,11 @@ static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
    each block's D_B factored as F Delta F^* (Hermitian blocks, ^* the conjugate transpose; complex
    symmetric ones, the transpose). A pivot SSOR cannot divide by fails the PC as a zero diagonal
    does. */
-static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
+static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
 {
   const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bsz, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
   PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, tot[2] = {0, 0};
-  PetscScalar   *fac, *pd, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
+  PetscScalar   *fac, D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS];
   PetscBool      herm = PETSC_TRUE, sym = PETSC_TRUE;
 
   PetscFunctionBegin;
@@ -454,10 +454,6 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
       fac[(size_t)(bs * (bs - 1) / 2 + r) * nb + k] = 1.0 / Dl[r];
     }
   }
-  PetscCall(PetscMalloc1(m, &pd));
-  for (PetscInt k = 0; k < m; k++) pd[k] = d[perm[k]];
-  PetscCall(GKMallocH2D(m, pd, (PetscScalar **)&s->S.pd));
-  PetscCall(PetscFree(pd));
   PetscCall(GKMallocH2D((size_t)nf * nb, fac, (PetscScalar **)&s->S.fac));
   PetscCall(GKMallocH2D(nc, s->pcolors, (GKSsorColor **)&s->S.bcolors));
   PetscCall(GKMallocH2D(m, perm, &s->rows[0]));
@@ -553,7 +549,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
 
     PetscBool          ok = PETSC_FALSE;
 
-    PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, d, ia, ja, aa, &ok));
+    PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, ia, ja, aa, &ok));
     *fallback = (PetscBool)(!ok || (!s->bs && s->badrow >= 0));
   } else if (s->type != PC_SSORGPU_NEUMANN) {
     for (int k = 0; k < 2; k++) {

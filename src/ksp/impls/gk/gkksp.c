@@ -74,6 +74,7 @@ static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc)
   PetscCall(VecDestroy(&gk->diag));
   if (s->badrow >= 0) PetscFunctionReturn(0); /* the solve ends KSP_DIVERGED_PC_FAILED */
   PetscCall(VecDuplicate(gk->work[0], &gk->diag));
+  if (s->blk) PetscFunctionReturn(0); /* blocks: the scaling is a block product (KSPGKApplyPC_Private, krylovupdateblocks); diag only keeps z apart from r */
   PetscCall(VecGPUKitGetDeviceArrayWrite(gk->diag, &d));
   PetscCall(GKMemcpyD2D(d, s->pcolors ? s->S.pd : s->S.d, (size_t)s->m * sizeof(PetscScalar))); /* multicolor: in the permuted numbering */
   PetscCall(VecGPUKitRestoreDeviceArrayWrite(gk->diag, &d));
