@@ -452,6 +452,13 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
     PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    /* the same with the sums through MPI_Allreduce on the host (-ksp_cggpu_device_sums 0), what
+       the default replaces where every process has a GPU of its own */
+    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_sums", "0"));
+    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
+    PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_device_sums"));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-hostsums", names[t], (int)size));
+    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
     PetscCall(MatDestroy(&D));
     if (size == 1) { /* one GPU the way one process runs by default: the sequential type */
       Mat S, Sd;

@@ -63,10 +63,11 @@ def mpi_section(path):
         if r["section"] in ("mpi-weak", "mpi-strong"):
             body.append([r["section"][4:], r["problem"], r["what"], fmt_us(r["time_us"]), "%.2fx" % r["ratio"] if r["ratio"] else "-"])
     lines += table(["scaling", "problem", "solver, GPUs", "time per iteration", "x roofline"], body) + [""]
-    lines += ["`-1gpu-seq`: one process with the sequential type, what one process runs by default; `-1gpu`: one",
-              "process with the MPI type, the code path of several processes (its two synchronisations an iteration",
-              "go through the host). The targets take the sequential type as the one-GPU time: scaling must not lose",
-              "what one GPU wins.", ""]
+    lines += ["`-1gpu-seq`: one process with the sequential type, what one process runs by default; `-1gpu`,",
+              "`-2gpu`: the MPI type, the code path of several processes, its sums over the processes kept on the GPUs",
+              "(the default where each process has a GPU of its own); `-hostsums`: the same with those sums through",
+              "MPI_Allreduce on the host (`-ksp_cggpu_device_sums 0`). The targets take the sequential type as the",
+              "one-GPU time: scaling must not lose what one GPU wins.", ""]
     checks = []
 
     def one_two(section, fmt):

@@ -225,6 +225,16 @@ typedef struct {
 
 typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
 
+/* The sums of the fused Krylov kernels kept on the GPUs across the processes of one node, each
+   on its own GPU (-ksp_cggpu_device_sums): each process owns a mailbox in its device memory that
+   every process's kernels write their sums into directly (CUDA IPC, peer to peer), and the
+   kernels that need a sum wait on the GPU for every process's part and add them up in rank
+   order, so that no sum goes through the host. A process's mailbox is named to the others by an
+   id of GK_PEER_ID bytes; at most GK_PEERS_MAX processes. */
+typedef struct _n_GKPeers *GKPeers;
+#define GK_PEERS_MAX 16
+#define GK_PEER_ID   128
+
 /* launches and waits for the device, counted by both backends alike */
 typedef struct {
   PetscLogDouble launches, syncs;
@@ -341,6 +351,17 @@ typedef struct {
   /* dpi, the norm and rho summed over the processes: the later kernels use them in place of
      the sums of their own rows */
   PetscErrorCode (*krylovsetsums)(GKKrylov, const PetscScalar *);
+  /* The sums kept on the GPUs (GKPeers above; NULL where the backend has none). peerscreate
+     makes this process's mailbox and writes its id; peersopen maps the mailboxes of all np
+     processes (ids in rank order, me this one) where they can be written from here, else leaves
+     *ok false with the reason in why; krylovsetpeers makes the kernels of one solve (solve
+     counts the solves that used P, alike on every process) exchange dpi, the norm and rho
+     through P instead of krylovgetsums and krylovsetsums, dpi pushed by the step when
+     stepdpi (no off-diagonal part follows), else by krylovoffdiag */
+  PetscErrorCode (*peerscreate)(GKPeers *, char *);
+  PetscErrorCode (*peersopen)(GKPeers, int, int, const char *, PetscBool *, char *, size_t);
+  PetscErrorCode (*peersdestroy)(GKPeers *);
+  PetscErrorCode (*krylovsetpeers)(GKKrylov, GKPeers, PetscInt, PetscBool);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

@@ -445,5 +445,9 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAKrylovOffDiag,
   GKCUDAKrylovGetSums,
   GKCUDAKrylovSetSums,
+  GKCUDAPeersCreate,
+  GKCUDAPeersOpen,
+  GKCUDAPeersDestroy,
+  GKCUDAKrylovSetPeers,
   GKCUDAFinalize,
 };

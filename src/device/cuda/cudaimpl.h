@@ -401,6 +401,10 @@ PETSC_INTERN PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGetSums(GKKrylov, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSetSums(GKKrylov, const PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAPeersCreate(GKPeers *, char *);
+PETSC_INTERN PetscErrorCode GKCUDAPeersOpen(GKPeers, int, int, const char *, PetscBool *, char *, size_t);
+PETSC_INTERN PetscErrorCode GKCUDAPeersDestroy(GKPeers *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov, GKPeers, PetscInt, PetscBool);
 
 static inline GKScalar GKToDevice(PetscScalar a)
 {

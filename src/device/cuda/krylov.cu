@@ -13,12 +13,84 @@
    (several processes); slot k at 2 k GK_RED_BLOCKS */
 #define GK_SLOTS 4
 
-/* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
-   replace the sums of this process's rows in slots 0 to 2 */
+/* A process's mailbox of the sums kept on the GPUs (device.h, GKPeers), in its device memory,
+   written by every process's kernels: kind 0 holds dpi of step i, kind 1 the norm and rho of
+   update i (norm, re rho, im rho), by the parity of i, a row per process. A row's tag says which
+   sum it holds (the solve in the high 32 bits, 2 i + 1 + kind below) and is written after the
+   values. */
 typedef struct {
-  int    set;
-  double s[3][2];
+  double             v[2][2][GK_PEERS_MAX][4];
+  unsigned long long tag[2][2][GK_PEERS_MAX];
+} GKMailbox;
+
+struct GKPeersCUDA {
+  int        np, me, dev;
+  GKMailbox *mine;                 /* this process's mailbox */
+  GKMailbox *mb[GK_PEERS_MAX];     /* every process's, mapped here (mb[me] = mine) */
+};
+
+/* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
+   replace the sums of this process's rows in slots 0 to 2; np > 0: the sums kept on the GPUs
+   instead (krylovsetpeers), through the mailboxes mb */
+typedef struct {
+  int                set;
+  double             s[3][2];
+  int                np, me, stepdpi; /* stepdpi: the step pushes dpi (no off-diagonal kernel follows) */
+  unsigned long long base;            /* the solve's tags: solve << 32 */
+  GKMailbox         *mb[GK_PEERS_MAX];
 } GKSums;
+
+/* The sum of kind (0 dpi, 1 the norm and rho) of iteration i, this process's part v, written
+   into every process's mailbox by one thread: the values, a fence that makes them visible
+   before anything this thread writes later, then the tags */
+static __device__ void GKPeerPush(const GKSums &g, int kind, PetscInt i, double v0, double v1, double v2)
+{
+  const int                par = (int)(i & 1);
+  const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
+
+  for (int q = 0; q < g.np; q++) {
+    volatile double *d = g.mb[q]->v[kind][par][g.me];
+
+    d[0] = v0;
+    d[1] = v1;
+    d[2] = v2;
+  }
+  __threadfence_system();
+  for (int q = 0; q < g.np; q++) *(volatile unsigned long long *)&g.mb[q]->tag[kind][par][g.me] = tag;
+}
+
+/* The sum of kind of iteration i over all processes, from this process's mailbox: thread 0 of
+   each block waits until every process's row holds it, then adds the rows up in rank order (the
+   same bits on every process); all the block's threads get it */
+static __device__ void GKPeerWait(const GKSums &g, int kind, PetscInt i, double v[3])
+{
+  __shared__ double s[3];
+
+  if (!threadIdx.x) {
+    const int                par = (int)(i & 1);
+    const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
+    GKMailbox               *m   = g.mb[g.me];
+    double                   a[3] = {0.0, 0.0, 0.0};
+
+    for (int q = 0; q < g.np; q++)
+      while (*(volatile unsigned long long *)&m->tag[kind][par][q] != tag) { }
+    __threadfence(); /* the values read after the tags */
+    for (int q = 0; q < g.np; q++) {
+      volatile const double *d = m->v[kind][par][q];
+
+      a[0] += d[0];
+      a[1] += d[1];
+      a[2] += d[2];
+    }
+    s[0] = a[0];
+    s[1] = a[1];
+    s[2] = a[2];
+  }
+  __syncthreads();
+  v[0] = s[0];
+  v[1] = s[1];
+  v[2] = s[2];
+}
 
 typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
@@ -42,6 +114,7 @@ struct GKKrylovCUDA {
   cudaEvent_t       copied;  /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
   GKSums            g;
+  PetscInt          stepi;  /* the last step's i, for the off-diagonal kernel after it */
   unsigned          ssornb; /* the Eisenstat colour kernels' one grid, for ssorm rows in blocks of ssorbs (0: not yet found) */
   PetscInt          ssorm, ssorbs;
 };
@@ -131,9 +204,13 @@ static unsigned GKWaveBlocks(const void *kernel, PetscInt rows)
 
 /* The K sums of slots slot0.. over the whole grid: each block stores its partial sums, and the
    last block to do so adds them all up, in block order, into st->sum (a deterministic result)
-   and the mapped host copy pub->sum, and resets the counter for the next kernel */
-template <int K>
-static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub)
+   and the mapped host copy pub->sum, and resets the counter for the next kernel. With g and the
+   sums kept on the GPUs (g->np), push >= 0 sends them to every process's mailbox as that kind
+   of iteration it: 0, dpi (slot 3, the off-diagonal block's, is added to the step's slot 0 as
+   the host path adds them), where the step pushes only with g->stepdpi; 1, the norm and rho
+   (slots 1 and 2). A template argument, so that the kernels of one process carry none of it. */
+template <int K, int PUSH = -1>
+static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub, const GKSums *g = NULL, PetscInt it = 0)
 {
   __shared__ bool   last;
   __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
@@ -168,17 +245,21 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
   }
   __syncthreads();
   if (!threadIdx.x) {
-    for (int k = 0; k < K; k++) {
-      double r = 0.0, i = 0.0;
+    double r[K], i[K];
 
+    for (int k = 0; k < K; k++) {
+      r[k] = i[k] = 0.0;
       for (int w = 0; w < GK_WARPS; w++) {
-        r += sre[k][w];
-        i += sim[k][w];
+        r[k] += sre[k][w];
+        i[k] += sim[k][w];
       }
-      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r;
-      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i;
+      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r[k];
+      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i[k];
     }
     st->count = 0;
+    if (PUSH == 1 && g->np) GKPeerPush(*g, 1, it, r[0], r[K - 1], i[K - 1]);
+    else if (PUSH == 0 && g->np && slot0 == 3) GKPeerPush(*g, 0, it, st->sum[0][0] + r[0], st->sum[0][1] + i[0], 0.0);
+    else if (PUSH == 0 && g->np && g->stepdpi) GKPeerPush(*g, 0, it, r[0], i[0], 0.0);
   }
 }
 
@@ -204,16 +285,27 @@ static __device__ void GKFlag(GKKrylovDevState *st, int flag, PetscInt i)
 }
 
 /* What finishing the last update's sums at step i reads: rho_i, the norm and rho_i-1 (at i = 0,
-   rho_0 as given), loaded together, one latency for all */
+   rho_0 as given), loaded together, one latency for all; PEERS: kept on the GPUs (g.np), the
+   sums over the processes waited for */
 struct GKFinishIn {
   GKScalar rho, old;
   double   nrm2;
 };
 
+template <bool PEERS = false>
 static __device__ __forceinline__ GKFinishIn GKKrylovFinishLoad(PetscInt i, GKScalar rho0, const GKSums &g, const GKKrylovDevState *st)
 {
   GKFinishIn s;
 
+  if (PEERS && g.np && i) { /* kept on the GPUs: the last update's, summed over the processes */
+    double v[3];
+
+    GKPeerWait(g, 1, i - 1, v);
+    s.rho  = GKMake(v[1], v[2]);
+    s.nrm2 = v[0];
+    s.old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+    return s;
+  }
   s.rho  = !i ? rho0 : g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1]);
   s.nrm2 = !i ? 0.0 : g.set ? g.s[1][0] : st->sum[1][0];
   s.old  = !i ? rho0 : GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
@@ -278,21 +370,31 @@ struct GKDirIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
+/* the step's blocks a multiprocessor at least: the short DIA stencils' kernels of one process fit
+   32 registers a thread (8 blocks of GK_BLOCK a multiprocessor), and their twins that wait for
+   and push sums kept on the GPUs are held to the same */
+#define GK_STEP_MINB(ELLR, ND, PEERS) ((PEERS) && !(ELLR) && (ND) && (ND) <= 5 ? 8 : 1)
+
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND's bit 1 marks the paper's
-   layout and bit 2 the 16-bit columns (device.h). */
-template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+   layout and bit 2 the 16-bit columns (device.h). PEERS: the sums may be kept on the GPUs (g.np). */
+template <bool ELLR, int ND, GKKrylovMethod METHOD, bool PEERS>
+__global__ void __launch_bounds__(GK_BLOCK, GK_STEP_MINB(ELLR, ND, PEERS)) GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
   GKOverlapBegin();
+  /* sums kept on the GPUs: a stopped iteration waits for none (no process sends them) */
+  if (PEERS && g.np && i && GKStopped(st, i)) {
+    GKPublish(st, pub);
+    return;
+  }
   /* the state's loads issued together with the stop test's, one latency for all */
-  const GKFinishIn fin = GKKrylovFinishLoad(i, rho0, g, st);
+  const GKFinishIn fin = GKKrylovFinishLoad<PEERS>(i, rho0, g, st);
 
   if (i) a = GKMake(st->a[0], st->a[1]);
   if (GKStopped(st, i)) {
@@ -329,7 +431,7 @@ __global__ void GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool l
       }
     }
   }
-  GKGridSum<1>(acc, partial, 0, st, pub);
+  GKGridSum<1, PEERS ? 0 : -1>(acc, partial, 0, st, pub, &g, i);
 }
 
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
@@ -346,13 +448,19 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
      bit 2 the 16-bit columns */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
   const int       nd    = (plain ? 1 : 0) | (E.dcol ? 2 : 0);
+  const bool      peers = k->g.np > 0; /* the sums kept on the GPUs: the kernels that wait and push */
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
-#define GK_DIA_CG(ND)   kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
-#define GK_DIA_COCG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
-#define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
-#define GK_ELLR_STEP(M) kern = nd == 3 ? GKKrylovStepKernel<true, 3, M> : nd == 2 ? GKKrylovStepKernel<true, 2, M> : nd == 1 ? GKKrylovStepKernel<true, 1, M> : GKKrylovStepKernel<true, 0, M>
+#define GK_DIA_CG(ND)   kern = peers ? GKKrylovStepKernel<false, ND, GK_KRYLOV_CG, true> : GKKrylovStepKernel<false, ND, GK_KRYLOV_CG, false>
+#define GK_DIA_COCG(ND) kern = peers ? GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG, true> : GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG, false>
+#define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG, false>
+#define GK_ELLR_STEP1(M, P) kern = nd == 3 ? GKKrylovStepKernel<true, 3, M, P> : nd == 2 ? GKKrylovStepKernel<true, 2, M, P> : nd == 1 ? GKKrylovStepKernel<true, 1, M, P> : GKKrylovStepKernel<true, 0, M, P>
+#define GK_ELLR_STEP(M) \
+  do { \
+    if (peers) GK_ELLR_STEP1(M, true); \
+    else GK_ELLR_STEP1(M, false); \
+  } while (0)
   if (k->method == GK_KRYLOV_CG) {
     if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_CG);
     else GKDiaDispatch(D.ndiag, GK_DIA_CG);
@@ -360,14 +468,16 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_COCG);
     else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
   } else { /* BiCG: the general layout's kernel, as for the paper's */
-    if (A->ellr) kern = E.dcol ? GKKrylovStepKernel<true, 2, GK_KRYLOV_BICG> : GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
+    if (A->ellr) kern = E.dcol ? GKKrylovStepKernel<true, 2, GK_KRYLOV_BICG, false> : GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG, false>;
     else GKDiaDispatch(D.ndiag, GK_DIA_BICG);
   }
 #undef GK_ELLR_STEP
+#undef GK_ELLR_STEP1
 #undef GK_DIA_CG
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
   nb = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
+  k->stepi = i;
   GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)w, (GKScalar *)x, (const GKScalar *)zt, (const GKScalar *)ptold, (GKScalar *)pt, (GKScalar *)wt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
@@ -375,13 +485,23 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 
 /* The update's a = rho_i/dpi, kept for the next step (which moves x); false when the update
    does nothing: stopped, or dpi flagged */
-template <GKKrylovMethod METHOD>
+template <GKKrylovMethod METHOD, bool PEERS = false>
 static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKSums &g, GKKrylovDevState *st, GKScalar *a)
 {
-  const GKScalar dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
+  GKScalar dpi;
 
-  *a = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
-  if (GKStopped(st)) return false;
+  if (PEERS && g.np) { /* kept on the GPUs: a stopped iteration waits for none (no process sends it) */
+    double v[3];
+
+    if (GKStopped(st)) return false;
+    GKPeerWait(g, 0, i, v);
+    dpi = GKMake(v[0], v[1]);
+    *a  = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]);
+  } else {
+    dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
+    *a  = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
+    if (GKStopped(st)) return false;
+  }
   if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return false;
@@ -395,15 +515,16 @@ static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKS
 }
 
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
-   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1 */
-template <GKKrylovMethod METHOD, bool DIAG>
+   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1. PEERS: the
+   sums may be kept on the GPUs (g.np). */
+template <GKKrylovMethod METHOD, bool DIAG, bool PEERS>
 __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar a;
 
   GKOverlapBegin();
-  if (!GKKrylovUpdateBegin<METHOD>(i, g, st, &a)) return;
+  if (!GKKrylovUpdateBegin<METHOD, PEERS>(i, g, st, &a)) return;
   /* row j's update from r(j), w(j) and diag(j), and its terms of the sums */
   auto row = [&](GKScalar rj, GKScalar wj, GKScalar dj, GKScalar &ro, GKScalar &zo) {
     ro = rj - a * wj;
@@ -455,7 +576,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
         acc[1] += zj * GKConj(rtj);
       }
     }
-  GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
+  GKGridSum<2, PEERS ? 1 : -1>(acc, partial, 1, st, pub, &g, i); /* the norm and rho */
 }
 
 PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
@@ -468,9 +589,9 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   /* 16-byte accesses where every array allows them */
   const bool pairs = !(((uintptr_t)diag | (uintptr_t)w | (uintptr_t)r | (uintptr_t)z) % 16);
 
-  if (k->method == GK_KRYLOV_CG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false>;
-  else if (k->method == GK_KRYLOV_COCG) kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false>;
-  else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false>;
+  if (k->method == GK_KRYLOV_CG) kern = diag ? (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, true, false>) : (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_CG, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false, false>);
+  else if (k->method == GK_KRYLOV_COCG) kern = diag ? (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, false>) : (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, false>);
+  else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true, false> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false, false>;
   nb = GKWaveBlocks((const void *)kern, k->n);
   GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt));
   GKCheckLaunch();
@@ -573,8 +694,17 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const G
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   GKScalar       b = 0.0;
 
-  if (k >= cnt) return;
-  if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  if (g.np && i) { /* kept on the GPUs: nothing to wait for once stopped */
+    double v[3];
+
+    if (GKStopped(st)) return;
+    GKPeerWait(g, 1, i - 1, v);
+    if (k >= cnt) return;
+    b = GKMake(v[1], v[2]) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  } else {
+    if (k >= cnt) return;
+    if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  }
   buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
 }
 
@@ -609,7 +739,7 @@ struct GKPlainIn {
 };
 
 template <GKKrylovMethod METHOD>
-__global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
+__global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
 {
   GKScalar        acc[1] = {0.0};
   const GKPlainIn in     = {g};
@@ -625,17 +755,17 @@ __global__ void GKKrylovOffDiagKernel(double *partial, GKKrylovDevState *st, GKK
     else if (METHOD == GK_KRYLOV_COCG) acc[0] += p[r] * v;
     else acc[0] += v * GKConj(pt[r]);
   }
-  GKGridSum<1>(acc, partial, 3, st, pub);
+  GKGridSum<1, 0>(acc, partial, 3, st, pub, &gs, i); /* kept on the GPUs: dpi pushed from here */
 }
 
 PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
-  void (*kern)(double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, PetscInt, const PetscInt *, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
+  void (*kern)(PetscInt, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, PetscInt, const PetscInt *, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovOffDiagKernel<GK_KRYLOV_CG> : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG> : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->stepi, k->g, k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -669,6 +799,111 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
     k->g.s[j][0] = PetscRealPart(s[j]);
     k->g.s[j][1] = PetscImaginaryPart(s[j]);
   }
+  PetscFunctionReturn(0);
+}
+
+/* This process's mailbox, and its id: the CUDA IPC handle (64 bytes), then the PCI bus id of
+   the GPU it lives on; an IPC handle that cannot be had leaves the id's first byte of the bus
+   id 0, which peersopen reports */
+PetscErrorCode GKCUDAPeersCreate(GKPeers *P, char *id)
+{
+  GKPeersCUDA *p;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  GKCallCUDA(cudaGetDevice(&p->dev));
+  GKCallCUDA(cudaMalloc((void **)&p->mine, sizeof(GKMailbox)));
+  GKCallCUDA(cudaMemset(p->mine, 0, sizeof(GKMailbox)));
+  PetscCall(PetscMemzero(id, GK_PEER_ID));
+  static_assert(sizeof(cudaIpcMemHandle_t) <= 64, "the IPC handle fits the id");
+  if (cudaIpcGetMemHandle((cudaIpcMemHandle_t *)id, p->mine) != cudaSuccess) (void)cudaGetLastError();
+  else GKCallCUDA(cudaDeviceGetPCIBusId(id + 64, GK_PEER_ID - 64 - 1, p->dev));
+  *P = (GKPeers)p;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAPeersOpen(GKPeers P, int np, int me, const char *ids, PetscBool *ok, char *why, size_t len)
+{
+  GKPeersCUDA *p = (GKPeersCUDA *)P;
+  int          dev[GK_PEERS_MAX];
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  if (np > GK_PEERS_MAX) {
+    PetscCall(PetscSNPrintf(why, len, "%d processes, more than the %d the mailboxes hold", np, GK_PEERS_MAX));
+    PetscFunctionReturn(0);
+  }
+  for (int q = 0; q < np; q++) {
+    const char *bus = ids + (size_t)q * GK_PEER_ID + 64;
+
+    if (!bus[0]) {
+      PetscCall(PetscSNPrintf(why, len, "process %d has no CUDA IPC handle for its memory", q));
+      PetscFunctionReturn(0);
+    }
+    for (int o = 0; o < q; o++)
+      if (!strcmp(bus, ids + (size_t)o * GK_PEER_ID + 64)) {
+        PetscCall(PetscSNPrintf(why, len, "processes %d and %d share the GPU %s (a process waiting on the GPU would hold it from the other)", o, q, bus));
+        PetscFunctionReturn(0);
+      }
+    if (cudaDeviceGetByPCIBusId(&dev[q], bus) != cudaSuccess) {
+      (void)cudaGetLastError();
+      PetscCall(PetscSNPrintf(why, len, "the GPU %s of process %d is not visible to process %d", bus, q, me));
+      PetscFunctionReturn(0);
+    }
+    if (q != me) {
+      int can = 0;
+
+      GKCallCUDA(cudaDeviceCanAccessPeer(&can, p->dev, dev[q]));
+      if (!can) {
+        PetscCall(PetscSNPrintf(why, len, "GPU %d cannot access GPU %d (of process %d) as a peer", p->dev, dev[q], q));
+        PetscFunctionReturn(0);
+      }
+    }
+  }
+  for (int q = 0; q < np; q++) {
+    if (q == me) continue;
+    if (cudaIpcOpenMemHandle((void **)&p->mb[q], *(const cudaIpcMemHandle_t *)(ids + (size_t)q * GK_PEER_ID), cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+      (void)cudaGetLastError();
+      p->mb[q] = NULL;
+      PetscCall(PetscSNPrintf(why, len, "process %d cannot map the mailbox of process %d (cudaIpcOpenMemHandle)", me, q));
+      PetscFunctionReturn(0);
+    }
+  }
+  p->mb[me] = p->mine;
+  p->np     = np;
+  p->me     = me;
+  *ok       = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAPeersDestroy(GKPeers *P)
+{
+  GKPeersCUDA *p = (GKPeersCUDA *)*P;
+
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(0);
+  GKCallCUDA(cudaDeviceSynchronize());
+  for (int q = 0; q < GK_PEERS_MAX; q++)
+    if (p->mb[q] && p->mb[q] != p->mine) GKCallCUDA(cudaIpcCloseMemHandle(p->mb[q]));
+  GKCallCUDA(cudaFree(p->mine));
+  PetscCall(PetscFree(p));
+  *P = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov K, GKPeers P, PetscInt solve, PetscBool stepdpi)
+{
+  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+  GKPeersCUDA  *p = (GKPeersCUDA *)P;
+
+  PetscFunctionBegin;
+  k->g.np = 0;
+  if (!p) PetscFunctionReturn(0);
+  k->g.np      = p->np;
+  k->g.me      = p->me;
+  k->g.stepdpi = stepdpi ? 1 : 0;
+  k->g.base    = (unsigned long long)solve << 32;
+  for (int q = 0; q < p->np; q++) k->g.mb[q] = p->mb[q];
   PetscFunctionReturn(0);
 }
 

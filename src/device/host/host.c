@@ -560,5 +560,9 @@ const GKBackendOps GKBackendHost = {
   GKHostKrylovOffDiag,
   GKHostKrylovGetSums,
   GKHostKrylovSetSums,
+  NULL, /* no sums kept on devices: the host backend's processes sum through MPI */
+  NULL,
+  NULL,
+  NULL,
   GKHostFinalize,
 };

@@ -474,9 +474,51 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
   PetscFunctionReturn(0);
 }
 
+/* The sums kept on the GPUs (device.h, GKPeers): tried once per KSP, on the first solve with
+   several processes (any count, one included, on the MPI types); used when this is CG or COCG
+   (BiCG's reverse exchange waits on the host anyway), every process of the communicator is on
+   one node with a GPU of its own that the others' can write to, and the backend has them.
+   Otherwise the sums go through MPI_Allreduce on the host, and -info says why. */
+static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
+{
+  KSP_GK     *gk   = (KSP_GK *)ksp->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)ksp), node;
+  PetscMPIInt size, rank, nsize;
+  char        id[GK_PEER_ID], why[256] = "", *ids;
+  PetscBool   ok = PETSC_FALSE, all;
+
+  PetscFunctionBegin;
+  if (gk->peerstried || !gk->devsums || gk->method == GK_KRYLOV_BICG) PetscFunctionReturn(0);
+  gk->peerstried = PETSC_TRUE;
+  if (!GKDev->peerscreate) {
+    PetscCall(PetscInfo(ksp, "The sums over the processes go through MPI_Allreduce: the %s backend keeps none on devices\n", GKDev->name));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nsize));
+  PetscCallMPI(MPI_Comm_free(&node));
+  PetscCall(PetscMalloc1((size_t)size * GK_PEER_ID, &ids));
+  PetscCall(GKDev->peerscreate(&gk->peers, id));
+  PetscCallMPI(MPI_Allgather(id, GK_PEER_ID, MPI_BYTE, ids, GK_PEER_ID, MPI_BYTE, comm));
+  if (nsize != size) PetscCall(PetscSNPrintf(why, sizeof(why), "the %d processes are not all on one node", size));
+  else PetscCall(GKDev->peersopen(gk->peers, size, rank, ids, &ok, why, sizeof(why)));
+  PetscCall(PetscFree(ids));
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  if (all) {
+    PetscCall(PetscInfo(ksp, "The sums over the %d process%s kept on %s GPU%s (CUDA IPC mailboxes)\n", size, size > 1 ? "es" : "", size > 1 ? "their" : "its", size > 1 ? "s" : ""));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(ksp, "The sums over the processes go through MPI_Allreduce: %s\n", ok ? "another process cannot keep them on the GPUs" : why));
+  PetscCall(GKDev->peersdestroy(&gk->peers));
+  PetscFunctionReturn(0);
+}
+
 /* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
-   (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes */
+   (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes (kept
+   on the GPUs: the kernels did it) */
 static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
@@ -486,6 +528,7 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
   PetscFunctionBegin;
   PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
   PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, &added));
+  if (gk->peers) PetscFunctionReturn(0);
   PetscCall(GKDev->krylovgetsums(K, loc));
   dpi = added ? loc[0] + loc[3] : loc[0];
   PetscCall(MPIU_Allreduce(&dpi, &glob[0], 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
@@ -496,17 +539,20 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
 /* Several processes: the step runs on the diagonal block while the direction's ghosts travel,
    the off-diagonal block's part follows, and the processes' sums are added up in one
    allreduce at each of the method's two synchronisation points (dpi after the products; the
-   norm and rho after the update), which the kernels then use in place of their own. Every
+   norm and rho after the update), which the kernels then use in place of their own; or, kept on
+   the GPUs, by the kernels themselves, the host waiting only for the ghosts it sends. Every
    process takes the same decisions from the same sums. */
 static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   GKOperator  Ad;
   PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
-  PetscBool   done;
+  PetscBool   done, offdiag;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad));
+  PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &offdiag));
+  PetscCall(KSPGKSetUpPeers_Private(ksp));
+  if (gk->peers) PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
   PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
@@ -515,11 +561,13 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
     PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
-    PetscCall(GKDev->krylovgetsums(K, loc));
-    PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
-    glob[1] = nr[0];
-    glob[2] = nr[1];
-    PetscCall(GKDev->krylovsetsums(K, glob));
+    if (!gk->peers) {
+      PetscCall(GKDev->krylovgetsums(K, loc));
+      PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+      glob[1] = nr[0];
+      glob[2] = nr[1];
+      PetscCall(GKDev->krylovsetsums(K, glob));
+    }
     if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
     PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
     PetscCall(PetscLogFlops(flops));
@@ -657,6 +705,10 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 2 kernels an iteration\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
+  if (gk->mpi) {
+    if (gk->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
+  }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
   if (gk->ssor) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
   PetscFunctionReturn(0);
@@ -674,6 +726,8 @@ static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, PetscOptionItems *PetscOptio
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_check_every", ((PetscObject)ksp)->type_name));
   PetscCall(PetscOptionsInt(opt, "Test convergence every k iterations only (the device is waited for at each test)", NULL, gk->checkevery, &gk->checkevery, NULL));
   PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt, gk->checkevery);
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_sums", ((PetscObject)ksp)->type_name));
+  PetscCall(PetscOptionsBool(opt, "Several processes of one node, each with its own GPU: keep the sums on the GPUs (CUDA IPC), not through MPI on the host (CG and COCG)", NULL, gk->devsums, &gk->devsums, NULL));
   if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -684,6 +738,13 @@ static PetscErrorCode KSPReset_GK(KSP ksp)
   KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
+  if (gk->peers) { /* no process's kernel writes into a mailbox once every process is here */
+    PetscCall(GKDev->synchronize());
+    PetscCallMPI(MPI_Barrier(PetscObjectComm((PetscObject)ksp)));
+    PetscCall(GKDev->peersdestroy(&gk->peers));
+  }
+  gk->peerstried = PETSC_FALSE;
+  gk->peersolve  = 0;
   PetscCall(KSPGKDestroyWork_Private(gk));
   PetscCall(MatDestroy(&gk->Aconv));
   gk->Adev = NULL;
@@ -710,6 +771,7 @@ PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
   PetscCall(PetscStrcmp(type, KSPCGGPU, &iscg));
   PetscCall(PetscNew(&gk));
   gk->checkevery = 1;
+  gk->devsums    = PETSC_TRUE;
   gk->method     = iscg ? GK_KRYLOV_CG : GK_KRYLOV_BICG;
   ksp->data      = gk;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));

@@ -21,6 +21,10 @@ typedef struct {
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
   Vec              work[11];   /* r, z, p, w, r~, z~, p~, w~, the second p and p~ buffers, Eisenstat's t: r made at setup, the others at their first use */
   void            *ssor;       /* ssorgpu's data when the PC is applied by Eisenstat's trick (PC_SSORGPU), else NULL */
+  PetscBool        devsums;    /* several processes: keep the sums on their GPUs where they can (-ksp_cggpu_device_sums) */
+  PetscBool        peerstried; /* whether the mailboxes were tried (once per KSP) */
+  GKPeers          peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
+  PetscInt         peersolve;  /* the solves that used them, alike on every process */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

@@ -81,7 +81,7 @@ PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
 /* The fused solvers on the MPI device matrices (mpigk.c): the diagonal block's operator, the
    halo exchange of the direction (gather queued, sent), the off-diagonal block's part after
    the step */
-PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *);
+PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);

@@ -408,8 +408,9 @@ static PetscErrorCode MatMultTransposeAny_MPIGK(Mat A, PetscBool hermitian, Vec 
 
 /* The fused solvers (gkksp.c) on these matrices: the diagonal block's device arrays, with its
    A^H ones when asked; the lists of the exchanges and of the off-diagonal block's slots with
-   entries (whose rows the ghosts change) made when they are out of date */
-PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKOperator *Ad)
+   entries (whose rows the ghosts change) made when they are out of date; *offdiag says whether
+   the off-diagonal block has any (whether MatMPIGKKrylovOffDiag_Private runs a kernel) */
+PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKOperator *Ad, PetscBool *offdiag)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Bd, Bo;
@@ -433,6 +434,7 @@ PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKO
     mg->nslots    = ns;
     mg->haveslots = PETSC_TRUE;
   }
+  *offdiag = mg->nslots ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
