@@ -245,21 +245,21 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
   }
   __syncthreads();
   if (!threadIdx.x) {
-    double r[K], i[K];
-
     for (int k = 0; k < K; k++) {
-      r[k] = i[k] = 0.0;
+      double r = 0.0, i = 0.0;
+
       for (int w = 0; w < GK_WARPS; w++) {
-        r[k] += sre[k][w];
-        i[k] += sim[k][w];
+        r += sre[k][w];
+        i += sim[k][w];
       }
-      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r[k];
-      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i[k];
+      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r;
+      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i;
     }
     st->count = 0;
-    if (PUSH == 1 && g->np) GKPeerPush(*g, 1, it, r[0], r[K - 1], i[K - 1]);
-    else if (PUSH == 0 && g->np && slot0 == 3) GKPeerPush(*g, 0, it, st->sum[0][0] + r[0], st->sum[0][1] + i[0], 0.0);
-    else if (PUSH == 0 && g->np && g->stepdpi) GKPeerPush(*g, 0, it, r[0], i[0], 0.0);
+    /* the sums just written, read back by the thread that wrote them */
+    if (PUSH == 1 && g->np) GKPeerPush(*g, 1, it, st->sum[slot0][0], st->sum[slot0 + K - 1][0], st->sum[slot0 + K - 1][1]);
+    else if (PUSH == 0 && g->np && slot0 == 3) GKPeerPush(*g, 0, it, st->sum[0][0] + st->sum[3][0], st->sum[0][1] + st->sum[3][1], 0.0);
+    else if (PUSH == 0 && g->np && g->stepdpi) GKPeerPush(*g, 0, it, st->sum[slot0][0], st->sum[slot0][1], 0.0);
   }
 }
 
@@ -370,10 +370,18 @@ struct GKDirIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
-/* the step's blocks a multiprocessor at least: the short DIA stencils' kernels of one process fit
-   32 registers a thread (8 blocks of GK_BLOCK a multiprocessor), and their twins that wait for
-   and push sums kept on the GPUs are held to the same */
-#define GK_STEP_MINB(ELLR, ND, PEERS) ((PEERS) && !(ELLR) && (ND) && (ND) <= 5 ? 8 : 1)
+/* The step kernels that wait for and push sums kept on the GPUs (PEERS) are held to the
+   registers of their twins of one process, which the compiler picks without bounds: 32 a thread
+   for the short DIA stencils (8 blocks of GK_BLOCK a multiprocessor), at most 40 for the others
+   (6); unbounded, the waits and pushes took the ELLPACK-R ones to 116 (measured: 1.7x the
+   iteration's time). GK_STEP_WIDE (an experiment, bench/ANALYSIS.md) bounds the kernels of one
+   process to GK_BLOCK threads, which lets the compiler use up to 255 registers. */
+#define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
+#if defined(GK_STEP_WIDE)
+  #define GK_STEP_BOUNDS __launch_bounds__(GK_BLOCK, 1)
+#else
+  #define GK_STEP_BOUNDS
+#endif
 
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
@@ -382,7 +390,7 @@ struct GKDirIn {
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND's bit 1 marks the paper's
    layout and bit 2 the 16-bit columns (device.h). PEERS: the sums may be kept on the GPUs (g.np). */
 template <bool ELLR, int ND, GKKrylovMethod METHOD, bool PEERS>
-__global__ void __launch_bounds__(GK_BLOCK, GK_STEP_MINB(ELLR, ND, PEERS)) GKKrylovStepKernel(PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et, const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
@@ -434,6 +442,22 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_STEP_MINB(ELLR, ND, PEERS)) GKKry
   GKGridSum<1, PEERS ? 0 : -1>(acc, partial, 0, st, pub, &g, i);
 }
 
+#define GK_STEP_PARAMS PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
+#define GK_STEP_ARGS   n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+__global__ void GK_STEP_BOUNDS GKKrylovStepKernel(GK_STEP_PARAMS)
+{
+  GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
+}
+
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+__global__ void __launch_bounds__(GK_BLOCK, GK_STEP_PEERS_MINB(ELLR, ND)) GKKrylovStepPeersKernel(GK_STEP_PARAMS)
+{
+  GKKrylovStepBody<ELLR, ND, METHOD, true>(GK_STEP_ARGS);
+}
+#undef GK_STEP_PARAMS
+#undef GK_STEP_ARGS
+
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
 {
   GKKrylovCUDA *k = (GKKrylovCUDA *)K;
@@ -452,14 +476,14 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
 
-#define GK_DIA_CG(ND)   kern = peers ? GKKrylovStepKernel<false, ND, GK_KRYLOV_CG, true> : GKKrylovStepKernel<false, ND, GK_KRYLOV_CG, false>
-#define GK_DIA_COCG(ND) kern = peers ? GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG, true> : GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG, false>
-#define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG, false>
-#define GK_ELLR_STEP1(M, P) kern = nd == 3 ? GKKrylovStepKernel<true, 3, M, P> : nd == 2 ? GKKrylovStepKernel<true, 2, M, P> : nd == 1 ? GKKrylovStepKernel<true, 1, M, P> : GKKrylovStepKernel<true, 0, M, P>
+#define GK_DIA_CG(ND)   kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_CG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
+#define GK_DIA_COCG(ND) kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_COCG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
+#define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
+#define GK_ELLR_STEP1(M, K) kern = nd == 3 ? K<true, 3, M> : nd == 2 ? K<true, 2, M> : nd == 1 ? K<true, 1, M> : K<true, 0, M>
 #define GK_ELLR_STEP(M) \
   do { \
-    if (peers) GK_ELLR_STEP1(M, true); \
-    else GK_ELLR_STEP1(M, false); \
+    if (peers) GK_ELLR_STEP1(M, GKKrylovStepPeersKernel); \
+    else GK_ELLR_STEP1(M, GKKrylovStepKernel); \
   } while (0)
   if (k->method == GK_KRYLOV_CG) {
     if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_CG);
@@ -468,7 +492,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_COCG);
     else GKDiaDispatch(D.ndiag, GK_DIA_COCG);
   } else { /* BiCG: the general layout's kernel, as for the paper's */
-    if (A->ellr) kern = E.dcol ? GKKrylovStepKernel<true, 2, GK_KRYLOV_BICG, false> : GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG, false>;
+    if (A->ellr) kern = E.dcol ? GKKrylovStepKernel<true, 2, GK_KRYLOV_BICG> : GKKrylovStepKernel<true, 0, GK_KRYLOV_BICG>;
     else GKDiaDispatch(D.ndiag, GK_DIA_BICG);
   }
 #undef GK_ELLR_STEP

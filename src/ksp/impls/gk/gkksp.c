@@ -547,7 +547,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   GKOperator  Ad;
   PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
-  PetscBool   done, offdiag;
+  PetscBool   done, offdiag, queued = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &offdiag));
@@ -560,7 +560,8 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
-    PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+    if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+    queued = PETSC_FALSE;
     if (!gk->peers) {
       PetscCall(GKDev->krylovgetsums(K, loc));
       PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
@@ -574,6 +575,10 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
+    if (gk->peers && !last) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
+      PetscCall(GKDev->krylovupdate(K, its, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+      queued = PETSC_TRUE;
+    }
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
     if (done) break;
   }
