@@ -23,10 +23,19 @@ typedef struct {
   unsigned long long tag[2][2][GK_PEERS_MAX];
 } GKMailbox;
 
+/* which mailbox is whose, in device memory (the kernels' parameters stay as small as they were
+   without: the compiler chose other registers for the one-process kernels with the table in
+   them) */
+typedef struct {
+  int        me;
+  GKMailbox *mb[GK_PEERS_MAX]; /* every process's, mapped here (mb[me] is this process's own) */
+} GKPeerTable;
+
 struct GKPeersCUDA {
-  int        np, me, dev;
-  GKMailbox *mine;                 /* this process's mailbox */
-  GKMailbox *mb[GK_PEERS_MAX];     /* every process's, mapped here (mb[me] = mine) */
+  int          np, me, dev;
+  GKMailbox   *mine;             /* this process's mailbox */
+  GKMailbox   *mb[GK_PEERS_MAX]; /* every process's, mapped here (mb[me] = mine) */
+  GKPeerTable *table;            /* device: me and mb */
 };
 
 /* the sums over all processes (krylovsetsums), passed to the kernels by value: set, they
@@ -35,9 +44,9 @@ struct GKPeersCUDA {
 typedef struct {
   int                set;
   double             s[3][2];
-  int                np, me, stepdpi; /* stepdpi: the step pushes dpi (no off-diagonal kernel follows) */
-  unsigned long long base;            /* the solve's tags: solve << 32 */
-  GKMailbox         *mb[GK_PEERS_MAX];
+  int                np, stepdpi; /* stepdpi: the step pushes dpi (no off-diagonal kernel follows) */
+  unsigned long long base;        /* the solve's tags: solve << 32 */
+  const GKPeerTable *pt;          /* device */
 } GKSums;
 
 /* The sum of kind (0 dpi, 1 the norm and rho) of iteration i, this process's part v, written
@@ -48,15 +57,17 @@ static __device__ void GKPeerPush(const GKSums &g, int kind, PetscInt i, double 
   const int                par = (int)(i & 1);
   const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
 
+  const int                me  = g.pt->me;
+
   for (int q = 0; q < g.np; q++) {
-    volatile double *d = g.mb[q]->v[kind][par][g.me];
+    volatile double *d = g.pt->mb[q]->v[kind][par][me];
 
     d[0] = v0;
     d[1] = v1;
     d[2] = v2;
   }
   __threadfence_system();
-  for (int q = 0; q < g.np; q++) *(volatile unsigned long long *)&g.mb[q]->tag[kind][par][g.me] = tag;
+  for (int q = 0; q < g.np; q++) *(volatile unsigned long long *)&g.pt->mb[q]->tag[kind][par][me] = tag;
 }
 
 /* The sum of kind of iteration i over all processes, from this process's mailbox: thread 0 of
@@ -69,7 +80,7 @@ static __device__ void GKPeerWait(const GKSums &g, int kind, PetscInt i, double 
   if (!threadIdx.x) {
     const int                par = (int)(i & 1);
     const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
-    GKMailbox               *m   = g.mb[g.me];
+    GKMailbox               *m   = g.pt->mb[g.pt->me];
     double                   a[3] = {0.0, 0.0, 0.0};
 
     for (int q = 0; q < g.np; q++)
@@ -370,17 +381,20 @@ struct GKDirIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
-/* The step kernels that wait for and push sums kept on the GPUs (PEERS) are held to the
-   registers of their twins of one process, which the compiler picks without bounds: 32 a thread
-   for the short DIA stencils (8 blocks of GK_BLOCK a multiprocessor), at most 40 for the others
-   (6); unbounded, the waits and pushes took the ELLPACK-R ones to 116 (measured: 1.7x the
-   iteration's time). GK_STEP_WIDE (an experiment, bench/ANALYSIS.md) bounds the kernels of one
-   process to GK_BLOCK threads, which lets the compiler use up to 255 registers. */
-#define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
-#if defined(GK_STEP_WIDE)
-  #define GK_STEP_BOUNDS __launch_bounds__(GK_BLOCK, 1)
+/* Registers. The DIA step kernels are bound to GK_BLOCK threads a block and nothing more, which
+   lets the compiler take 54 to 64 registers a thread (4 blocks a multiprocessor) and keep more
+   of a row's loads in flight: 128.3 against 134.7 us an iteration at 2048^2 on an H200 in the
+   same run (bench/ANALYSIS.md); GK_STEP_NARROW (an experiment) leaves them unbounded, as before.
+   ELLPACK-R's are left to the compiler (40 registers; bound the same way they were slower). The
+   step kernels that wait for and push sums kept on the GPUs (PEERS) are held to their twins'
+   registers: unbounded, the waits and pushes took the ELLPACK-R ones to 116 (1.7x the
+   iteration's time). */
+#if defined(GK_STEP_NARROW)
+  #define GK_STEP_BOUNDS(ELLR)      __launch_bounds__(1024, 1)
+  #define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
 #else
-  #define GK_STEP_BOUNDS
+  #define GK_STEP_BOUNDS(ELLR)      __launch_bounds__((ELLR) ? 1024 : GK_BLOCK, 1)
+  #define GK_STEP_PEERS_MINB(ELLR, ND) ((ELLR) ? 6 : 4)
 #endif
 
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
@@ -445,7 +459,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
 #define GK_STEP_PARAMS PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
 #define GK_STEP_ARGS   n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GK_STEP_BOUNDS GKKrylovStepKernel(GK_STEP_PARAMS)
+__global__ void GK_STEP_BOUNDS(ELLR) GKKrylovStepKernel(GK_STEP_PARAMS)
 {
   GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
 }
@@ -896,7 +910,16 @@ PetscErrorCode GKCUDAPeersOpen(GKPeers P, int np, int me, const char *ids, Petsc
   p->mb[me] = p->mine;
   p->np     = np;
   p->me     = me;
-  *ok       = PETSC_TRUE;
+  {
+    GKPeerTable t;
+
+    PetscCall(PetscMemzero(&t, sizeof(t)));
+    t.me = me;
+    for (int q = 0; q < np; q++) t.mb[q] = p->mb[q];
+    GKCallCUDA(cudaMalloc((void **)&p->table, sizeof(t)));
+    GKCallCUDA(cudaMemcpy(p->table, &t, sizeof(t), cudaMemcpyHostToDevice));
+  }
+  *ok = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -910,6 +933,7 @@ PetscErrorCode GKCUDAPeersDestroy(GKPeers *P)
   for (int q = 0; q < GK_PEERS_MAX; q++)
     if (p->mb[q] && p->mb[q] != p->mine) GKCallCUDA(cudaIpcCloseMemHandle(p->mb[q]));
   GKCallCUDA(cudaFree(p->mine));
+  GKCallCUDA(cudaFree(p->table));
   PetscCall(PetscFree(p));
   *P = NULL;
   PetscFunctionReturn(0);
@@ -924,10 +948,9 @@ PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov K, GKPeers P, PetscInt solve, Petsc
   k->g.np = 0;
   if (!p) PetscFunctionReturn(0);
   k->g.np      = p->np;
-  k->g.me      = p->me;
   k->g.stepdpi = stepdpi ? 1 : 0;
   k->g.base    = (unsigned long long)solve << 32;
-  for (int q = 0; q < p->np; q++) k->g.mb[q] = p->mb[q];
+  k->g.pt      = p->table;
   PetscFunctionReturn(0);
 }
 
