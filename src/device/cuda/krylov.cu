@@ -256,21 +256,27 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
   }
   __syncthreads();
   if (!threadIdx.x) {
-    for (int k = 0; k < K; k++) {
-      double r = 0.0, i = 0.0;
+    double r[K], i[K];
 
+    for (int k = 0; k < K; k++) {
+      r[k] = i[k] = 0.0;
       for (int w = 0; w < GK_WARPS; w++) {
-        r += sre[k][w];
-        i += sim[k][w];
+        r[k] += sre[k][w];
+        i[k] += sim[k][w];
       }
-      st->sum[slot0 + k][0] = pub->sum[slot0 + k][0] = r;
-      st->sum[slot0 + k][1] = pub->sum[slot0 + k][1] = i;
+      st->sum[slot0 + k][0] = r[k];
+      st->sum[slot0 + k][1] = i[k];
     }
     st->count = 0;
-    /* the sums just written, read back by the thread that wrote them */
-    if (PUSH == 1 && g->np) GKPeerPush(*g, 1, it, st->sum[slot0][0], st->sum[slot0 + K - 1][0], st->sum[slot0 + K - 1][1]);
-    else if (PUSH == 0 && g->np && slot0 == 3) GKPeerPush(*g, 0, it, st->sum[0][0] + st->sum[3][0], st->sum[0][1] + st->sum[3][1], 0.0);
-    else if (PUSH == 0 && g->np && g->stepdpi) GKPeerPush(*g, 0, it, st->sum[slot0][0], st->sum[slot0][1], 0.0);
+    /* pushed before the mapped host copy is written, so that the push's system-wide fence does
+       not wait for those writes to cross PCIe; pushed, the host copy is not read */
+    if (PUSH == 1 && g->np) GKPeerPush(*g, 1, it, r[0], r[K - 1], i[K - 1]);
+    else if (PUSH == 0 && g->np && slot0 == 3) GKPeerPush(*g, 0, it, st->sum[0][0] + r[0], st->sum[0][1] + i[0], 0.0);
+    else if (PUSH == 0 && g->np && g->stepdpi) GKPeerPush(*g, 0, it, r[0], i[0], 0.0);
+    for (int k = 0; k < K; k++) {
+      pub->sum[slot0 + k][0] = r[k];
+      pub->sum[slot0 + k][1] = i[k];
+    }
   }
 }
 
@@ -381,21 +387,12 @@ struct GKDirIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
-/* Registers. The DIA step kernels are bound to GK_BLOCK threads a block and nothing more, which
-   lets the compiler take 54 to 64 registers a thread (4 blocks a multiprocessor) and keep more
-   of a row's loads in flight: 128.3 against 134.7 us an iteration at 2048^2 on an H200 in the
-   same run (bench/ANALYSIS.md); GK_STEP_NARROW (an experiment) leaves them unbounded, as before.
-   ELLPACK-R's are left to the compiler (40 registers; bound the same way they were slower). The
-   step kernels that wait for and push sums kept on the GPUs (PEERS) are held to their twins'
-   registers: unbounded, the waits and pushes took the ELLPACK-R ones to 116 (1.7x the
-   iteration's time). */
-#if defined(GK_STEP_NARROW)
-  #define GK_STEP_BOUNDS(ELLR)      __launch_bounds__(1024, 1)
-  #define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
-#else
-  #define GK_STEP_BOUNDS(ELLR)      __launch_bounds__((ELLR) ? 1024 : GK_BLOCK, 1)
-  #define GK_STEP_PEERS_MINB(ELLR, ND) ((ELLR) ? 6 : 4)
-#endif
+/* The step kernels that wait for and push sums kept on the GPUs (PEERS) are held to the
+   registers of their twins of one process, which the compiler picks without bounds: 32 a thread
+   for the short DIA stencils (8 blocks of GK_BLOCK a multiprocessor), at most 40 for the others
+   (6); unbounded, the waits and pushes took the ELLPACK-R ones to 116 (1.7x the iteration's
+   time). */
+#define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
 
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
@@ -459,7 +456,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
 #define GK_STEP_PARAMS PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
 #define GK_STEP_ARGS   n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void GK_STEP_BOUNDS(ELLR) GKKrylovStepKernel(GK_STEP_PARAMS)
+__global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
 {
   GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
 }
@@ -732,6 +729,8 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const G
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   GKScalar       b = 0.0;
 
+  GKOverlapBegin();
+
   if (g.np && i) { /* kept on the GPUs: nothing to wait for once stopped */
     double v[3];
 
@@ -752,7 +751,7 @@ PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const Pe
 
   PetscFunctionBegin;
   if (cnt) {
-    GKKrylovGatherKernel<<<GKBlocks(cnt), GK_BLOCK>>>(cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf);
+    GKCallCUDA(GKLaunchOverlapped(GKKrylovGatherKernel, GKBlocks(cnt), cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf));
     GKCheckLaunch();
   }
   GKCallCUDA(cudaEventRecord(k->gathered, 0));
