@@ -49,6 +49,16 @@ typedef struct {
   const GKPeerTable *pt;          /* device */
 } GKSums;
 
+/* nanoseconds on the GPU's global timer */
+static __device__ __forceinline__ unsigned long long GKGlobalTimer()
+{
+  unsigned long long t;
+
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+#define GK_PEER_TIMEOUT_NS 60000000000ull /* a minute: every process is in the same solve */
+
 /* The sum of kind (0 dpi, 1 the norm and rho) of iteration i, this process's part v, written
    into every process's mailbox by one thread: the values, a fence that makes them visible
    before anything this thread writes later, then the tags */
@@ -83,8 +93,15 @@ static __device__ void GKPeerWait(const GKSums &g, int kind, PetscInt i, double 
     GKMailbox               *m   = g.pt->mb[g.pt->me];
     double                   a[3] = {0.0, 0.0, 0.0};
 
-    for (int q = 0; q < g.np; q++)
-      while (*(volatile unsigned long long *)&m->tag[kind][par][q] != tag) { }
+    for (int q = 0; q < g.np; q++) {
+      const unsigned long long t0 = GKGlobalTimer();
+
+      while (*(volatile unsigned long long *)&m->tag[kind][par][q] != tag)
+        if (GKGlobalTimer() - t0 > GK_PEER_TIMEOUT_NS) { /* a process that never sends: an error, not a hang */
+          printf("petsc-gpukit: process %d waited %d s for the sums of process %d on the GPU, and stops\n", g.pt->me, (int)(GK_PEER_TIMEOUT_NS / 1000000000ull), q);
+          __trap();
+        }
+    }
     __threadfence(); /* the values read after the tags */
     for (int q = 0; q < g.np; q++) {
       volatile const double *d = m->v[kind][par][q];

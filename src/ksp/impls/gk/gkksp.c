@@ -528,7 +528,7 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
   PetscFunctionBegin;
   PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
   PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, &added));
-  if (gk->peers) PetscFunctionReturn(0);
+  if (gk->peersnow) PetscFunctionReturn(0);
   PetscCall(GKDev->krylovgetsums(K, loc));
   dpi = added ? loc[0] + loc[3] : loc[0];
   PetscCall(MPIU_Allreduce(&dpi, &glob[0], 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
@@ -552,7 +552,9 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
   PetscFunctionBegin;
   PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &offdiag));
   PetscCall(KSPGKSetUpPeers_Private(ksp));
-  if (gk->peers) PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
+  /* the mailboxes, made by an earlier solve, serve this one only as CG or COCG and while asked */
+  gk->peersnow = gk->peers && gk->devsums && gk->method != GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
+  if (gk->peersnow) PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
   PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
@@ -562,7 +564,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
 
     if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
     queued = PETSC_FALSE;
-    if (!gk->peers) {
+    if (!gk->peersnow) {
       PetscCall(GKDev->krylovgetsums(K, loc));
       PetscCall(MPIU_Allreduce(&loc[1], nr, 2, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
       glob[1] = nr[0];
@@ -575,7 +577,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
-    if (gk->peers && !last) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
+    if (gk->peersnow && !last) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
       PetscCall(GKDev->krylovupdate(K, its, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
       queued = PETSC_TRUE;
     }
@@ -711,7 +713,7 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->mpi) {
-    if (gk->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
+    if (gk->peersnow) PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));

@@ -25,6 +25,7 @@ typedef struct {
   PetscBool        peerstried; /* whether the mailboxes were tried (once per KSP) */
   GKPeers          peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
   PetscInt         peersolve;  /* the solves that used them, alike on every process */
+  PetscBool        peersnow;   /* this solve keeps its sums on the GPUs (peers, CG or COCG, devsums) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
