@@ -204,7 +204,8 @@ typedef enum {
   GK_KRYLOV_INDEFINITE_MAT, /* CG: p^H A p <= 0 */
   GK_KRYLOV_INDEFINITE_PC,  /* CG: rho changed sign */
   GK_KRYLOV_BREAKDOWN,      /* rho = 0 (in the direction step) */
-  GK_KRYLOV_ZERO_DPI        /* COCG and BiCG: dpi = 0 (in the update) */
+  GK_KRYLOV_ZERO_DPI,       /* COCG and BiCG: dpi = 0 (in the update) */
+  GK_KRYLOV_PEER_TIMEOUT    /* sums kept on the GPUs (GKPeers): process -1 - flagit never sent its part */
 } GKKrylovFlag;
 
 /* the norm the update sums: of z, of r, or none (the natural norm is sqrt |rho|) */

@@ -13,6 +13,17 @@
    (several processes); slot k at 2 k GK_RED_BLOCKS */
 #define GK_SLOTS 4
 
+typedef struct {
+  double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
+  unsigned count;            /* blocks of the running kernel done with their partial sums */
+  double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
+  double   rholast[2];       /* the last rho the step finished */
+  double   a[2];             /* a_i of the last update, (re, im): the step after it moves x */
+  double   norm2;
+  int      flag;
+  PetscInt flagit;
+} GKKrylovDevState;
+
 /* A process's mailbox of the sums kept on the GPUs (device.h, GKPeers), in its device memory,
    written by every process's kernels: kind 0 holds dpi of step i, kind 1 the norm and rho of
    update i (norm, re rho, im rho), by the parity of i, a row per process. A row's tag says which
@@ -59,14 +70,19 @@ static __device__ __forceinline__ unsigned long long GKGlobalTimer()
 }
 #define GK_PEER_TIMEOUT_NS 60000000000ull /* a minute: every process is in the same solve */
 
+/* the tag of the sum of kind of iteration i in this solve */
+static __device__ __forceinline__ unsigned long long GKPeerTag(const GKSums &g, int kind, PetscInt i)
+{
+  return g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
+}
+
 /* The sum of kind (0 dpi, 1 the norm and rho) of iteration i, this process's part v, written
    into every process's mailbox by one thread: the values, a fence that makes them visible
    before anything this thread writes later, then the tags */
 static __device__ void GKPeerPush(const GKSums &g, int kind, PetscInt i, double v0, double v1, double v2)
 {
   const int                par = (int)(i & 1);
-  const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
-
+  const unsigned long long tag = GKPeerTag(g, kind, i);
   const int                me  = g.pt->me;
 
   for (int q = 0; q < g.np; q++) {
@@ -82,24 +98,30 @@ static __device__ void GKPeerPush(const GKSums &g, int kind, PetscInt i, double 
 
 /* The sum of kind of iteration i over all processes, from this process's mailbox: thread 0 of
    each block waits until every process's row holds it, then adds the rows up in rank order (the
-   same bits on every process); all the block's threads get it */
-static __device__ void GKPeerWait(const GKSums &g, int kind, PetscInt i, double v[3])
+   same bits on every process); all the block's threads get it. A process whose part has not
+   come after GK_PEER_TIMEOUT_NS is flagged in st (GK_KRYLOV_PEER_TIMEOUT, which stops every
+   later kernel and which the host turns into an error, not a hang), and the result is false. */
+static __device__ bool GKPeerWait(const GKSums &g, int kind, PetscInt i, GKKrylovDevState *st, double v[3])
 {
   __shared__ double s[3];
+  __shared__ bool   ok;
 
   if (!threadIdx.x) {
     const int                par = (int)(i & 1);
-    const unsigned long long tag = g.base + 2ull * (unsigned long long)i + 1ull + (unsigned long long)kind;
+    const unsigned long long tag = GKPeerTag(g, kind, i);
     GKMailbox               *m   = g.pt->mb[g.pt->me];
     double                   a[3] = {0.0, 0.0, 0.0};
 
-    for (int q = 0; q < g.np; q++) {
+    ok = true;
+    for (int q = 0; q < g.np && ok; q++) {
       const unsigned long long t0 = GKGlobalTimer();
 
-      while (*(volatile unsigned long long *)&m->tag[kind][par][q] != tag)
-        if (GKGlobalTimer() - t0 > GK_PEER_TIMEOUT_NS) { /* a process that never sends: an error, not a hang */
-          printf("petsc-gpukit: process %d waited %d s for the sums of process %d on the GPU, and stops\n", g.pt->me, (int)(GK_PEER_TIMEOUT_NS / 1000000000ull), q);
-          __trap();
+      while (ok && *(volatile unsigned long long *)&m->tag[kind][par][q] != tag)
+        if (GKGlobalTimer() - t0 > GK_PEER_TIMEOUT_NS) {
+          st->flagit = -1 - q;
+          __threadfence();
+          *(volatile int *)&st->flag = GK_KRYLOV_PEER_TIMEOUT;
+          ok = false;
         }
     }
     __threadfence(); /* the values read after the tags */
@@ -118,18 +140,8 @@ static __device__ void GKPeerWait(const GKSums &g, int kind, PetscInt i, double 
   v[0] = s[0];
   v[1] = s[1];
   v[2] = s[2];
+  return ok;
 }
-
-typedef struct {
-  double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
-  unsigned count;            /* blocks of the running kernel done with their partial sums */
-  double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
-  double   rholast[2];       /* the last rho the step finished */
-  double   a[2];             /* a_i of the last update, (re, im): the step after it moves x */
-  double   norm2;
-  int      flag;
-  PetscInt flagit;
-} GKKrylovDevState;
 
 struct GKKrylovCUDA {
   PetscInt          n;
@@ -327,14 +339,14 @@ struct GKFinishIn {
 };
 
 template <bool PEERS = false>
-static __device__ __forceinline__ GKFinishIn GKKrylovFinishLoad(PetscInt i, GKScalar rho0, const GKSums &g, const GKKrylovDevState *st)
+static __device__ __forceinline__ GKFinishIn GKKrylovFinishLoad(PetscInt i, GKScalar rho0, const GKSums &g, GKKrylovDevState *st)
 {
   GKFinishIn s;
 
   if (PEERS && g.np && i) { /* kept on the GPUs: the last update's, summed over the processes */
     double v[3];
 
-    GKPeerWait(g, 1, i - 1, v);
+    (void)GKPeerWait(g, 1, i - 1, st, v); /* a timeout is flagged in st: the step's stop test after this ends it */
     s.rho  = GKMake(v[1], v[2]);
     s.nrm2 = v[0];
     s.old  = GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
@@ -546,7 +558,7 @@ static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKS
     double v[3];
 
     if (GKStopped(st)) return false;
-    GKPeerWait(g, 0, i, v);
+    if (!GKPeerWait(g, 0, i, st, v)) return false;
     dpi = GKMake(v[0], v[1]);
     *a  = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]);
   } else {
@@ -741,7 +753,7 @@ PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 
 /* The entries idx of the direction step i computes, b computed as the step computes it (the
    same bits): what other processes read as ghosts */
-__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
+__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
   GKScalar       b = 0.0;
@@ -752,7 +764,7 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, const G
     double v[3];
 
     if (GKStopped(st)) return;
-    GKPeerWait(g, 1, i - 1, v);
+    if (!GKPeerWait(g, 1, i - 1, st, v)) return;
     if (k >= cnt) return;
     b = GKMake(v[1], v[2]) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
   } else {

@@ -381,6 +381,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(GKDev->krylovstateend(K, &S));
+  PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead", ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
     PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
