@@ -1,10 +1,16 @@
 static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
 standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
-MatZeroRows, MatConvert, MatDuplicate and MatLoad.\n\
+MatZeroRows, MatConvert, MatDuplicate and MatLoad; with -ksp, cggpu against KSPCG instead.\n\
   -type ellrcuda|diacuda\n\
   -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
   -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
-  -n <n>                               : the size\n\n";
+  -n <n>                               : the size\n\
+  -ksp                                 : one cggpu KSP through three operators in the layout (the\n\
+                                         5-point Laplacian on an n x n grid; the same with new\n\
+                                         couplings across processes; a copy), against KSPCG on\n\
+                                         MPIAIJ: iterations within one, solutions within the\n\
+                                         tolerance; prints the iterations and residual norms\n\n";
+#include <petscksp.h>
 
 #include <petscmat.h>
 #include <petscgpukit.h>
@@ -207,6 +213,117 @@ static PetscErrorCode Products(Mat A, Mat D, const char *stage)
   PetscFunctionReturn(0);
 }
 
+/* The SPD 5-point Laplacian on an n x n grid; with extra, only what adds to it a coupling
+   from this process's first row to the row half the grid away, 0.25 (e_r - e_c)(e_r - e_c)^T,
+   set from this process (so also into another process's row) */
+static PetscErrorCode FillSPD(Mat A, PetscInt n, PetscBool extra)
+{
+  PetscInt M, rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend && !extra; r++) {
+    const PetscInt i = r / n, j = r % n;
+
+    if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0, ADD_VALUES));
+    if (j > 0) PetscCall(MatSetValue(A, r, r - 1, -1.0, ADD_VALUES));
+    PetscCall(MatSetValue(A, r, r, 4.0 + 0.01 * (PetscReal)(r % 5), ADD_VALUES));
+    if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, ADD_VALUES));
+    if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, -1.0, ADD_VALUES));
+  }
+  if (extra && rend > rstart && (rstart + M / 2) % M != rstart) {
+    const PetscInt    rc[2] = {rstart, (rstart + M / 2) % M};
+    const PetscScalar v[4]  = {0.25, -0.25, -0.25, 0.25};
+
+    PetscCall(MatSetValues(A, 2, rc, 2, rc, v, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* one solve of each KSP with the operators A (MPIAIJ, KSPCG) and D (the device type, cggpu) */
+static PetscErrorCode SolveBoth(KSP kref, KSP kgk, Mat A, Mat D, const char *stage)
+{
+  Vec                b, x, xr;
+  PetscInt           its, itsr, rstart, rend;
+  PetscReal          nd, nr, rn;
+  KSPConvergedReason reason, reasonr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateVecs(A, &xr, &b));
+  PetscCall(VecDuplicate(xr, &x));
+  PetscCall(VecGetOwnershipRange(b, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend; r++) PetscCall(VecSetValue(b, r, 1.0 + 0.1 * (PetscReal)(r % 7), INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(b));
+  PetscCall(VecAssemblyEnd(b));
+  PetscCall(KSPSetOperators(kref, A, A));
+  PetscCall(KSPSolve(kref, b, xr));
+  PetscCall(KSPSetOperators(kgk, D, D));
+  PetscCall(KSPSolve(kgk, b, x));
+  PetscCall(KSPGetIterationNumber(kref, &itsr));
+  PetscCall(KSPGetIterationNumber(kgk, &its));
+  PetscCall(KSPGetConvergedReason(kref, &reasonr));
+  PetscCall(KSPGetConvergedReason(kgk, &reason));
+  PetscCall(KSPGetResidualNorm(kgk, &rn));
+  PetscCall(TestDiffNorms(x, xr, NORM_2, &nd, &nr));
+  PetscCheck(reason > 0 && reasonr > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu %s, KSPCG %s", stage, KSPConvergedReasons[reason], KSPConvergedReasons[reasonr]);
+  PetscCheck(PetscAbsInt(its - itsr) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu took %" PetscInt_FMT " iterations, KSPCG %" PetscInt_FMT, stage, its, itsr);
+  PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the solutions differ by %g (|x| = %g)", stage, (double)nd, (double)nr);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: cggpu %" PetscInt_FMT " iterations, residual norm %.8e (KSPCG %" PetscInt_FMT ")\n", stage, its, (double)rn, itsr));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xr));
+  PetscFunctionReturn(0);
+}
+
+/* -ksp: the operators change under one KSP of each kind (the fused solvers redo what they made
+   for the operator's halo: its lists, and the ghost buffers where the GPUs exchange ghosts) */
+static PetscErrorCode Solves(MatType type, Layout layout, PetscInt n)
+{
+  const PetscInt M = n * n;
+  PetscMPIInt    rank, size;
+  PetscInt       m;
+  Mat            A, D, C;
+  KSP            kref, kgk;
+  PC             pc;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  m = LocalSize(layout, M, rank, size);
+  PetscCall(Create(MATAIJ, m, m, M, M, &A));
+  PetscCall(Create(type, m, m, M, M, &D));
+  PetscCall(FillSPD(A, n, PETSC_FALSE));
+  PetscCall(FillSPD(D, n, PETSC_FALSE));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &kref));
+  PetscCall(KSPSetType(kref, KSPCG));
+  PetscCall(KSPGetPC(kref, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(kref, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &kgk));
+  PetscCall(KSPSetType(kgk, KSPCGGPU));
+  PetscCall(KSPGetPC(kgk, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(kgk, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  PetscCall(KSPSetFromOptions(kgk));
+  PetscCall(SolveBoth(kref, kgk, A, D, "assembled"));
+  PetscCall(FillSPD(A, n, PETSC_TRUE));
+  PetscCall(FillSPD(D, n, PETSC_TRUE));
+  PetscCall(SolveBoth(kref, kgk, A, D, "new couplings"));
+  PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &C));
+  PetscCall(SolveBoth(kref, kgk, A, C, "a copy"));
+  PetscCall(SolveBoth(kref, kgk, A, C, "the copy again"));
+  PetscCall(KSPDestroy(&kref));
+  PetscCall(KSPDestroy(&kgk));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&D));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "cggpu on %s %s on %d processes: all solves agree\n", type, Layouts[layout], (int)size));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = "ellrcuda", mpitype[80];
@@ -225,6 +342,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-problem", Problems, (PetscEnum *)&p, NULL));
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-layout", Layouts, (PetscEnum *)&layout, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp", &match));
+  if (match) {
+    PetscCall(Solves(type, layout, n));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   M  = p == LAP2D ? n * n : n;
   N  = p == RECT ? (3 * n) / 2 : M;
   m  = LocalSize(layout, M, rank, size);

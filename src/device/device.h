@@ -339,7 +339,8 @@ typedef struct {
      on the diagonal block, and these do the rest, the host summing over the processes between
      the kernels. */
   /* buf[k] = p_i(idx[k]) (i, count, idx, z, p_i-1, buf), the direction entries other processes
-     need, computed as step i computes them (the same bits); queued, waited for by gatherwait */
+     need, computed as step i computes them (the same bits); queued, waited for by gatherwait;
+     with buf NULL, sent GPU to GPU (peershalo below) */
   PetscErrorCode (*krylovgather)(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*krylovgatherwait)(GKKrylov);
   /* after a step: w += Ao g, the off-diagonal block times the ghosts g of p, and that part of
@@ -363,6 +364,18 @@ typedef struct {
   PetscErrorCode (*peersopen)(GKPeers, int, int, const char *, PetscBool *, char *, size_t);
   PetscErrorCode (*peersdestroy)(GKPeers *);
   PetscErrorCode (*krylovsetpeers)(GKKrylov, GKPeers, PetscInt, PetscBool);
+  /* The direction's ghosts sent GPU to GPU with those sums (-ksp_cggpu_device_halo):
+     krylovgather with no buf writes the entries other processes need straight into their ghost
+     buffers (CUDA IPC) and tags the step in their mailboxes, nothing for the host to wait for or
+     send; krylovoffdiag with no ghosts given waits for the tags and reads this process's
+     buffer. peersghosts makes this process's buffer for nghost ghosts anew (no process may write
+     into the old one any more) and writes its id (GK_PEER_ID bytes); peershalo, given every
+     process's id in rank order, makes the gathers send (nsr processes sranks; the gather's
+     entries soff[r] .. soff[r + 1] - 1 to sranks[r], entry k to position pos[k] of its
+     receiver's ghosts), else leaves *ok false with the reason in why; with ids NULL, it stops
+     sending. krylovsetpeers takes the state of P at the time. */
+  PetscErrorCode (*peersghosts)(GKPeers, PetscInt, char *);
+  PetscErrorCode (*peershalo)(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

@@ -449,5 +449,7 @@ const GKBackendOps GKBackendCUDA = {
   GKCUDAPeersOpen,
   GKCUDAPeersDestroy,
   GKCUDAKrylovSetPeers,
+  GKCUDAPeersGhosts,
+  GKCUDAPeersHalo,
   GKCUDAFinalize,
 };

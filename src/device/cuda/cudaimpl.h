@@ -405,6 +405,8 @@ PETSC_INTERN PetscErrorCode GKCUDAPeersCreate(GKPeers *, char *);
 PETSC_INTERN PetscErrorCode GKCUDAPeersOpen(GKPeers, int, int, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDAPeersDestroy(GKPeers *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov, GKPeers, PetscInt, PetscBool);
+PETSC_INTERN PetscErrorCode GKCUDAPeersGhosts(GKPeers, PetscInt, char *);
+PETSC_INTERN PetscErrorCode GKCUDAPeersHalo(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
 
 static inline GKScalar GKToDevice(PetscScalar a)
 {

@@ -564,5 +564,7 @@ const GKBackendOps GKBackendHost = {
   NULL,
   NULL,
   NULL,
+  NULL, /* nor ghosts */
+  NULL,
   GKHostFinalize,
 };

@@ -205,6 +205,7 @@ PetscErrorCode GKHostKrylovGather(GKKrylov K, PetscInt i, PetscInt n, const Pets
   PetscScalar b = 0.0;
 
   PetscFunctionBegin;
+  PetscCheck(buf || !n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No buffer given: the host backend sends nothing GPU to GPU");
   GKCounts.launches += 1;
   if (i) b = (K->global ? K->glob[2] : K->sumrho) / K->rho[(i - 1) % 2];
   for (PetscInt k = 0; k < n; k++) buf[k] = i ? z[idx[k]] + b * pold[idx[k]] : z[idx[k]];
@@ -224,6 +225,7 @@ PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   PetscScalar s = 0.0;
 
   PetscFunctionBegin;
+  PetscCheck(g || !ns, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No ghosts given: the host backend sends none GPU to GPU");
   GKCounts.launches += 1;
   if (K->flag) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < ns; k++) {

@@ -516,6 +516,65 @@ static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
+/* With the sums kept on the GPUs, the direction's ghosts too (CG and COCG, -ksp_cggpu_device_halo):
+   the kernel that gathers the direction's entries other processes need writes them straight
+   into their ghost buffers (device.h, peershalo), so that an iteration runs with no host in it,
+   as on one process. Set up for the
+   operator's halo lists, again whenever they change; every process takes the same decisions
+   (collective). Otherwise the ghosts go through MPI, gathered by a kernel and staged on the host,
+   and -info says why. */
+static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
+{
+  KSP_GK            *gk   = (KSP_GK *)ksp->data;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)ksp);
+  const PetscBool    same = gk->halotried && gk->haloid == ((PetscObject)gk->Adev)->id && gk->halostate == gk->Adev->nonzerostate ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool          need = gk->devhalo && !same ? PETSC_TRUE : PETSC_FALSE, any, ok = PETSC_FALSE, all;
+  PetscMPIInt        size;
+  PetscInt           nghost, nsr, *pos;
+  const PetscMPIInt *sranks;
+  const PetscInt    *soff;
+  char               id[GK_PEER_ID], why[256] = "", *ids;
+
+  PetscFunctionBegin;
+  gk->halonow = PETSC_FALSE;
+  if (!GKDev->peershalo) PetscFunctionReturn(0);
+  if (!gk->devhalo) { /* asked off (since) */
+    if (gk->haloon) PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+    gk->haloon = gk->halotried = PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MPIU_Allreduce(&need, &any, 1, MPIU_BOOL, MPI_LOR, comm));
+  if (!any) {
+    gk->halonow = gk->haloon;
+    PetscFunctionReturn(0);
+  }
+  if (gk->haloon) { /* the old buffers unmapped everywhere before any is freed */
+    PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+    gk->haloon = PETSC_FALSE;
+    PetscCallMPI(MPI_Barrier(comm));
+  }
+  gk->halotried = PETSC_TRUE; /* once for these lists, whatever comes of it */
+  gk->haloid    = ((PetscObject)gk->Adev)->id;
+  gk->halostate = gk->Adev->nonzerostate;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MatMPIGKGetHaloLists_Private(gk->Adev, &nghost, &nsr, &sranks, &soff, &pos));
+  PetscCall(GKDev->peersghosts(gk->peers, nghost, id));
+  PetscCall(PetscMalloc1((size_t)size * GK_PEER_ID, &ids));
+  PetscCallMPI(MPI_Allgather(id, GK_PEER_ID, MPI_BYTE, ids, GK_PEER_ID, MPI_BYTE, comm));
+  PetscCall(GKDev->peershalo(gk->peers, ids, nsr, sranks, soff, pos, &ok, why, sizeof(why)));
+  PetscCall(PetscFree(ids));
+  PetscCall(PetscFree(pos));
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  if (all) {
+    gk->haloon = gk->halonow = PETSC_TRUE;
+    PetscCall(PetscInfo(ksp, "The direction's ghosts sent GPU to GPU (CUDA IPC): each iteration writes %" PetscInt_FMT " entries to %" PetscInt_FMT " process%s, %" PetscInt_FMT " ghosts come here\n", soff[nsr], nsr, nsr == 1 ? "" : "es", nghost));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(ksp, "The direction's ghosts go through MPI on the host: %s\n", ok ? "another process cannot receive them on its GPU" : why));
+  PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+  PetscFunctionReturn(0);
+}
+
 /* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
    (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes (kept
@@ -527,8 +586,8 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
   PetscBool   added;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
-  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, p, w, pt, wt, &added));
+  if (!gk->halonow) PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
+  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, gk->halonow, p, w, pt, wt, &added));
   if (gk->peersnow) PetscFunctionReturn(0);
   PetscCall(GKDev->krylovgetsums(K, loc));
   dpi = added ? loc[0] + loc[3] : loc[0];
@@ -555,8 +614,10 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
   PetscCall(KSPGKSetUpPeers_Private(ksp));
   /* the mailboxes, made by an earlier solve, serve this one only as CG or COCG and while asked */
   gk->peersnow = gk->peers && gk->devsums && gk->method != GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
+  gk->halonow  = PETSC_FALSE;
+  if (gk->peersnow) PetscCall(KSPGKSetUpPeerHalo_Private(ksp)); /* the ghosts too, sent by the gathers */
   if (gk->peersnow) PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
-  PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, 0, v->z, NULL));
+  PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
   PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
   for (PetscInt i = 0;; i++) {
@@ -572,7 +633,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
       glob[2] = nr[1];
       PetscCall(GKDev->krylovsetsums(K, glob));
     }
-    if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, its, v->z, v->p[i % 2]));
+    if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, its, v->z, v->p[i % 2]));
     PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
     PetscCall(PetscLogFlops(flops));
     if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
@@ -715,6 +776,8 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->mpi) {
     if (gk->peersnow) PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
+    if (gk->halonow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts sent GPU to GPU (CUDA IPC), no MPI an iteration\n"));
+    else if (gk->peersnow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts through MPI on the host%s\n", gk->devhalo ? " (-info says why not GPU to GPU)" : ""));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
@@ -736,6 +799,8 @@ static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, PetscOptionItems *PetscOptio
   PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt, gk->checkevery);
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_sums", ((PetscObject)ksp)->type_name));
   PetscCall(PetscOptionsBool(opt, "Several processes of one node, each with its own GPU: keep the sums on the GPUs (CUDA IPC), not through MPI on the host (CG and COCG)", NULL, gk->devsums, &gk->devsums, NULL));
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_halo", ((PetscObject)ksp)->type_name));
+  PetscCall(PetscOptionsBool(opt, "With the sums kept on the GPUs: send the direction's ghosts GPU to GPU too (CUDA IPC), not through MPI on the host", NULL, gk->devhalo, &gk->devhalo, NULL));
   if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -753,6 +818,9 @@ static PetscErrorCode KSPReset_GK(KSP ksp)
   }
   gk->peerstried = PETSC_FALSE;
   gk->peersolve  = 0;
+  gk->haloon     = PETSC_FALSE;
+  gk->halotried  = PETSC_FALSE;
+  gk->halonow    = PETSC_FALSE;
   PetscCall(KSPGKDestroyWork_Private(gk));
   PetscCall(MatDestroy(&gk->Aconv));
   gk->Adev = NULL;
@@ -780,6 +848,7 @@ PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
   PetscCall(PetscNew(&gk));
   gk->checkevery = 1;
   gk->devsums    = PETSC_TRUE;
+  gk->devhalo    = PETSC_TRUE;
   gk->method     = iscg ? GK_KRYLOV_CG : GK_KRYLOV_BICG;
   ksp->data      = gk;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));

@@ -26,6 +26,12 @@ typedef struct {
   GKPeers          peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
   PetscInt         peersolve;  /* the solves that used them, alike on every process */
   PetscBool        peersnow;   /* this solve keeps its sums on the GPUs (peers, CG or COCG, devsums) */
+  PetscBool        devhalo;    /* with them, send the direction's ghosts GPU to GPU too (-ksp_cggpu_device_halo) */
+  PetscBool        haloon;     /* the peers' ghost buffers are set up, for the lists of the matrix below */
+  PetscBool        halotried;  /* they were tried for that matrix's lists */
+  PetscObjectId    haloid;     /* that matrix and its nonzero state */
+  PetscObjectState halostate;
+  PetscBool        halonow;    /* this solve sends the ghosts GPU to GPU */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

@@ -82,9 +82,10 @@ PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
    halo exchange of the direction (gather queued, sent), the off-diagonal block's part after
    the step */
 PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *, PetscBool *);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscBool, PetscInt, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscInt *, const PetscMPIInt **, const PetscInt **, PetscInt **);
 
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);

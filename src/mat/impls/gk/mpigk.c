@@ -438,14 +438,38 @@ PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat A, PetscBool transpose, GKO
   PetscFunctionReturn(0);
 }
 
+/* The lists of the halo exchange for the fused solvers' gathers that send the direction's
+   entries GPU to GPU (device.h, peershalo): the ghost count, the send lists (sranks, soff) and,
+   for each entry sent, its position in its receiver's ghost order (*pos, to be freed by the
+   caller), which each receiver sends its senders here. Collective. */
+PetscErrorCode MatMPIGKGetHaloLists_Private(Mat A, PetscInt *nghost, PetscInt *nsr, const PetscMPIInt **sranks, const PetscInt **soff, PetscInt **pos)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  MPI_Comm   comm;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKSetUpHalo_Private(A));
+  PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
+  PetscCall(PetscMalloc1(mg->soff[mg->nsr], pos));
+  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(*pos + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_INT, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(mg->ridx + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_INT, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
+  *nghost = mg->nghost;
+  *nsr    = mg->nsr;
+  *sranks = mg->sranks;
+  *soff   = mg->soff;
+  PetscFunctionReturn(0);
+}
+
 /* Step i's direction entries that other processes need, computed into sendbuf by a kernel
-   queued now; sent by MatMPIGKKrylovSend_Private() once it ran */
-PetscErrorCode MatMPIGKKrylovGather_Private(Mat A, GKKrylov K, PetscInt i, const PetscScalar *z, const PetscScalar *pold)
+   queued now and sent by MatMPIGKKrylovSend_Private() once it ran; with devhalo, sent GPU to
+   GPU by the kernel itself */
+PetscErrorCode MatMPIGKKrylovGather_Private(Mat A, GKKrylov K, PetscBool devhalo, PetscInt i, const PetscScalar *z, const PetscScalar *pold)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->krylovgather(K, i, mg->soff[mg->nsr], mg->dsidx, z, pold, mg->sendbuf));
+  PetscCall(GKDev->krylovgather(K, i, mg->soff[mg->nsr], mg->dsidx, z, pold, devhalo ? NULL : mg->sendbuf));
   PetscFunctionReturn(0);
 }
 
@@ -459,20 +483,23 @@ PetscErrorCode MatMPIGKKrylovSend_Private(Mat A, GKKrylov K)
 
 /* After the step: the direction's ghosts received, then w += Ao g and that part of dpi into the
    sums' slot 3 (*added says whether it ran); for BiCG also w~ += the off-diagonal part of A^H
-   p~, Ao^H p~ on the ghosts sent back to their owners and added there */
-PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
+   p~, Ao^H p~ on the ghosts sent back to their owners and added there. With devhalo the gathers
+   sent the ghosts GPU to GPU (CG and COCG): nothing went through MPI, and the kernel waits on
+   the device for them. */
+PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, PetscBool devhalo, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Bo;
   GKOperator Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKHaloWait_Private(A));
+  PetscCheck(!devhalo || !bicg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "BiCG's ghosts go through MPI");
+  if (!devhalo) PetscCall(MatMPIGKHaloWait_Private(A));
   *added = mg->nslots ? PETSC_TRUE : PETSC_FALSE;
   if (!mg->nslots && !bicg) PetscFunctionReturn(0);
   PetscCall(MatMPIGKGetBlocks_Private(A, NULL, &Bo, NULL));
   PetscCall(MatSeqGKGetOperator(Bo, bicg, &Ao));
-  if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, Ao.ellr, mg->nslots, mg->dslots, mg->ghostbuf, p, w, pt));
+  if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, Ao.ellr, mg->nslots, mg->dslots, devhalo ? NULL : mg->ghostbuf, p, w, pt));
   if (!bicg) PetscFunctionReturn(0);
   if (mg->nghost) {
     PetscCall(GKDev->ellrmult(Ao.ellrt, PETSC_TRUE, pt, PETSC_FALSE, mg->ghostbuf));
