@@ -934,15 +934,16 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylo
 
 PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, PetscScalar *buf)
 {
-  GKKrylovCUDA *k = (GKKrylovCUDA *)K;
+  GKKrylovCUDA *k    = (GKKrylovCUDA *)K;
+  const bool    halo = !buf && k->g.np && k->ghost; /* sent GPU to GPU (a process sending nothing has no buf either) */
 
   PetscFunctionBegin;
-  PetscCheck(buf || (k->g.np && k->ghost), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No buffer given and no ghosts sent GPU to GPU");
-  if (cnt || !buf) {
-    GKCallCUDA(GKLaunchOverlapped(GKKrylovGatherKernel, buf ? GKBlocks(cnt) : PetscMax(1u, GKBlocks(cnt)), cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf));
+  PetscCheck(buf || halo || !cnt, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No buffer given and no ghosts sent GPU to GPU");
+  if (cnt || halo) {
+    GKCallCUDA(GKLaunchOverlapped(GKKrylovGatherKernel, halo ? PetscMax(1u, GKBlocks(cnt)) : GKBlocks(cnt), cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf));
     GKCheckLaunch();
   }
-  if (buf) GKCallCUDA(cudaEventRecord(k->gathered, 0));
+  if (!halo) GKCallCUDA(cudaEventRecord(k->gathered, 0));
   PetscFunctionReturn(0);
 }
 
