@@ -452,13 +452,13 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
     PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    /* the same with the direction's ghosts through MPI on the host (-ksp_cggpu_device_halo 0),
-       and with the sums through MPI_Allreduce there too (-ksp_cggpu_device_sums 0): what the
-       default replaces where every process has a GPU of its own */
-    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_halo", "0"));
+    /* the same with the direction's ghosts sent GPU to GPU (-ksp_cggpu_device_halo), and with the
+       sums through MPI_Allreduce on the host (-ksp_cggpu_device_sums 0), what the default
+       replaces where every process has a GPU of its own */
+    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_halo", "1"));
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_device_halo"));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-hosthalo", names[t], (int)size));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-devhalo", names[t], (int)size));
     PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
     PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_sums", "0"));
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));

@@ -65,9 +65,9 @@ def mpi_section(path):
     lines += table(["scaling", "problem", "solver, GPUs", "time per iteration", "x roofline"], body) + [""]
     lines += ["`-1gpu-seq`: one process with the sequential type, what one process runs by default; `-1gpu`,",
               "`-2gpu`: the MPI type, the code path of several processes, its sums over the processes kept on the GPUs",
-              "and the direction's ghosts written by each GPU's step into the others' memory (the default where each",
-              "process has a GPU of its own); `-hosthalo`: the same with the ghosts through MPI on the host",
-              "(`-ksp_cggpu_device_halo 0`); `-hostsums`: the sums through MPI_Allreduce on the host as well",
+              "(the default where each process has a GPU of its own), the direction's ghosts through MPI on the host;",
+              "`-devhalo`: the same with the ghosts written by each GPU into the others' memory",
+              "(`-ksp_cggpu_device_halo`); `-hostsums`: the sums through MPI_Allreduce on the host instead",
               "(`-ksp_cggpu_device_sums 0`). The targets take the sequential type as the",
               "one-GPU time: scaling must not lose what one GPU wins.", ""]
     checks = []
