@@ -55,7 +55,8 @@ def mpi_section(path):
     rows = load(path)
     meta = meta_of(rows)
     lines = ["## Several GPUs: cggpu on the MPI device types (issue 6, `make bench-mpi`)", "",
-             "- device: %s; date: %s; commit: %s; MPI: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?"), meta.get("mpi", "?")),
+             "- device: %s; date: %s; commit: %s; MPI: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?"), meta.get("mpi", "?"))] + \
+            (["- note: " + meta["note"]] if "note" in meta else []) + [
              "- one process per GPU; B is the smallest copy bandwidth of the run's GPUs; the roofline is one GPU's",
              "  bytes (its share of the matrix and of the vector passes) / B", ""]
     body = []
