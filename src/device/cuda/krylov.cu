@@ -349,6 +349,23 @@ static unsigned GKWaveBlocks(const void *kernel, PetscInt rows)
   return (unsigned)PetscMax(1, PetscMin((PetscInt)GKBlocks(rows), (PetscInt)PetscMin(per * sms, GK_RED_BLOCKS)));
 }
 
+/* The last block's thread 0: the warps' sums added up in warp order into r, i and st->sum, and
+   the counter reset for the next kernel */
+template <int K>
+static __device__ __forceinline__ void GKGridSumWarps(const double (*sre)[GK_WARPS], const double (*sim)[GK_WARPS], int slot0, GKKrylovDevState *st, double *r, double *i)
+{
+  for (int k = 0; k < K; k++) {
+    r[k] = i[k] = 0.0;
+    for (int w = 0; w < GK_WARPS; w++) {
+      r[k] += sre[k][w];
+      i[k] += sim[k][w];
+    }
+    st->sum[slot0 + k][0] = r[k];
+    st->sum[slot0 + k][1] = i[k];
+  }
+  st->count = 0;
+}
+
 /* The K sums of slots slot0.. over the whole grid: each block stores its partial sums, and the
    last block to do so adds them all up, in block order, into st->sum (a deterministic result)
    and the mapped host copy pub->sum, and resets the counter for the next kernel. With g and the
@@ -395,16 +412,7 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
     if (!threadIdx.x) {
       double r[K], i[K];
 
-      for (int k = 0; k < K; k++) {
-        r[k] = i[k] = 0.0;
-        for (int w = 0; w < GK_WARPS; w++) {
-          r[k] += sre[k][w];
-          i[k] += sim[k][w];
-        }
-        st->sum[slot0 + k][0] = r[k];
-        st->sum[slot0 + k][1] = i[k];
-      }
-      st->count = 0;
+      GKGridSumWarps<K>(sre, sim, slot0, st, r, i);
       for (int k = 0; k < K; k++) {
         pub->sum[slot0 + k][0] = r[k];
         pub->sum[slot0 + k][1] = i[k];
@@ -420,16 +428,7 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
     if (threadIdx.x >= 32) return;
     if (g->np) dst = GKPeerPushBegin(*g, &me); /* loaded while lane 0 adds up */
     if (!threadIdx.x) {
-      for (int k = 0; k < K; k++) {
-        r[k] = i[k] = 0.0;
-        for (int w = 0; w < GK_WARPS; w++) {
-          r[k] += sre[k][w];
-          i[k] += sim[k][w];
-        }
-        st->sum[slot0 + k][0] = r[k];
-        st->sum[slot0 + k][1] = i[k];
-      }
-      st->count = 0;
+      GKGridSumWarps<K>(sre, sim, slot0, st, r, i);
       push = g->np && (PUSH == 1 || slot0 == 3 || g->stepdpi);
       pv[0] = PUSH == 1 ? r[0] : slot0 == 3 ? st->sum[0][0] + r[0] : r[0];
       pv[1] = PUSH == 1 ? r[K - 1] : slot0 == 3 ? st->sum[0][1] + i[0] : i[0];

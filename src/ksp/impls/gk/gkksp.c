@@ -516,13 +516,12 @@ static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
-/* With the sums kept on the GPUs, the direction's ghosts too (CG and COCG, -ksp_cggpu_device_halo):
-   the kernel that gathers the direction's entries other processes need writes them straight
-   into their ghost buffers (device.h, peershalo), so that an iteration runs with no host in it,
-   as on one process. Set up for the
-   operator's halo lists, again whenever they change; every process takes the same decisions
-   (collective). Otherwise the ghosts go through MPI, gathered by a kernel and staged on the host,
-   and -info says why. */
+/* With the sums kept on the GPUs, the direction's ghosts too (CG and COCG, when
+   -ksp_cggpu_device_halo asks): the kernel that gathers the direction's entries other processes
+   need writes them straight into their ghost buffers (device.h, peershalo), so that an iteration
+   runs with no host in it, as on one process. Set up for the operator's halo lists, again
+   whenever they change; every process takes the same decisions (collective). Otherwise the
+   ghosts go through MPI, gathered by a kernel and staged on the host, and -info says why. */
 static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
 {
   KSP_GK            *gk   = (KSP_GK *)ksp->data;
@@ -775,10 +774,11 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->mpi) {
-    if (gk->peersnow) PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
-    if (gk->halonow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts sent GPU to GPU (CUDA IPC), no MPI an iteration\n"));
-    else if (gk->peersnow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts through MPI on the host%s\n", gk->devhalo ? " (-info says why not GPU to GPU)" : ""));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
+    if (gk->peersnow) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
+      if (gk->halonow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts sent GPU to GPU (CUDA IPC), no MPI an iteration\n"));
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts through MPI on the host%s\n", gk->devhalo ? " (-info says why not GPU to GPU)" : ""));
+    } else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
   if (gk->ssor) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
