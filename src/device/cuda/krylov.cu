@@ -140,11 +140,12 @@ static __device__ __forceinline__ GKMailbox *GKPeerPushBegin(const GKSums &g, in
 
 /* Warp 0 of a block: whether st holds a flag of an iteration before `before` (a stopped
    iteration: no process sends its sums), read with the first look at the words; if not, waits
-   until each of words 0 .. nw - 1 of w (its lane's, w[t] for t = lane, lane + 32, ...: at most
-   3 a lane) holds tag. A word without it after GK_PEER_TIMEOUT_NS flags st
+   until each of words 0 .. nw - 1 (word t at w[STRIDE t]; a lane's are t = lane, lane + 32,
+   ...: at most 3 a lane) holds tag. A word without it after GK_PEER_TIMEOUT_NS flags st
    (GK_KRYLOV_PEER_TIMEOUT, with process -1 - flagit the one whose row it is, rows of rowlen
    words: every later kernel stops, and the host raises an error instead of hanging). Returns
    (to every lane) whether the words came, the low halves of the lane's in lo. */
+template <int STRIDE>
 static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowlen, unsigned tag, GKKrylovDevState *st, PetscInt before, unsigned lo[3])
 {
   const int          lane = threadIdx.x % 32;
@@ -153,7 +154,7 @@ static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowle
   bool               good = true;
 
   if (!lane) stop = *(volatile const int *)&st->flag && st->flagit < before;
-  for (int r = 0; r < 3; r++) x[r] = lane + 32 * r < nw ? GKPeerLoad(w + lane + 32 * r) : 0;
+  for (int r = 0; r < 3; r++) x[r] = lane + 32 * r < nw ? GKPeerLoad(w + STRIDE * (lane + 32 * r)) : 0;
   stop = __shfl_sync(0xffffffffu, stop, 0);
   if (stop) return false;
   for (int r = 0; r < 3; r++) {
@@ -163,7 +164,7 @@ static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowle
     if ((unsigned)(x[r] >> 32) != tag) {
       const unsigned long long t0 = GKGlobalTimer();
 
-      while ((unsigned)((x[r] = GKPeerLoad(w + t)) >> 32) != tag)
+      while ((unsigned)((x[r] = GKPeerLoad(w + STRIDE * t)) >> 32) != tag)
         if (GKGlobalTimer() - t0 > GK_PEER_TIMEOUT_NS) {
           st->flagit = -1 - t / rowlen;
           __threadfence();
@@ -189,7 +190,7 @@ static __device__ bool GKPeerWait(const GKSums &g, int kind, PetscInt i, GKKrylo
   if (threadIdx.x < 32) {
     unsigned   lo[3];
     double     a[3] = {0.0, 0.0, 0.0};
-    const bool good = GKPeerPoll(&g.mine->w[kind][i & 1][0][0], GK_PEER_WORDS * g.np, GK_PEER_WORDS, GKPeerTag(g, kind, i), st, before, lo);
+    const bool good = GKPeerPoll<1>(&g.mine->w[kind][i & 1][0][0], GK_PEER_WORDS * g.np, GK_PEER_WORDS, GKPeerTag(g, kind, i), st, before, lo);
 
     /* word t from lane t % 32, in rank order (every lane takes part in the shuffles) */
     for (int q = 0; good && q < g.np; q++)
@@ -221,28 +222,11 @@ static __device__ bool GKPeerArrived(const GKSums &g, int kind, PetscInt i, GKKr
   __shared__ bool ok;
 
   if (threadIdx.x < 32) {
-    /* row q's word 0 is w[GK_PEER_WORDS q]: poll those only */
-    const unsigned tag  = GKPeerTag(g, kind, i);
-    const int      lane = threadIdx.x;
-    unsigned       lo[3];
-    bool           good = GKPeerPoll(&g.mine->w[kind][i & 1][0][0], 0, 1, tag, st, PETSC_MAX_INT, lo); /* the stop test */
+    unsigned   lo[3];
+    const bool good = GKPeerPoll<GK_PEER_WORDS>(&g.mine->w[kind][i & 1][0][0], g.np, 1, GKPeerTag(g, kind, i), st, PETSC_MAX_INT, lo); /* row q's word 0 */
 
-    for (int q = lane; good && q < g.np; q += 32) {
-      const unsigned long long *w  = &g.mine->w[kind][i & 1][q][0];
-      const unsigned long long  t0 = GKGlobalTimer();
-
-      while ((unsigned)(GKPeerLoad(w) >> 32) != tag)
-        if (GKGlobalTimer() - t0 > GK_PEER_TIMEOUT_NS) {
-          st->flagit = -1 - q;
-          __threadfence();
-          *(volatile int *)&st->flag = GK_KRYLOV_PEER_TIMEOUT;
-          good = false;
-          break;
-        }
-    }
-    good = __all_sync(0xffffffffu, good);
     __threadfence(); /* the ghosts read after the tags */
-    if (!lane) ok = good;
+    if (!threadIdx.x) ok = good;
   }
   __syncthreads();
   return ok;
