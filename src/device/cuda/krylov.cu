@@ -537,13 +537,6 @@ struct GKDirIn {
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 
-/* The step kernels that wait for and push sums kept on the GPUs (PEERS) are held to the
-   registers of their twins of one process, which the compiler picks without bounds: 32 a thread
-   for the short DIA stencils (8 blocks of GK_BLOCK a multiprocessor), at most 40 for the others
-   (6); unbounded, the waits and pushes took the ELLPACK-R ones to 116 (1.7x the iteration's
-   time). */
-#define GK_STEP_PEERS_MINB(ELLR, ND) (!(ELLR) && (ND) && (ND) <= 5 ? 8 : 6)
-
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
@@ -616,8 +609,12 @@ __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
   GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
 }
 
+/* No register bound: unbounded, the compiler gives these 32 to 40 registers a thread, like their
+   one-process twins, and DIA's product loop the twin's instructions (a bound of 8 or 6 blocks
+   reordered it; at 4096^2 on one H200 the bound cost ELLPACK-R 14 us of 624 an iteration, see
+   bench/ANALYSIS.md) */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
-__global__ void __launch_bounds__(GK_BLOCK, GK_STEP_PEERS_MINB(ELLR, ND)) GKKrylovStepPeersKernel(GK_STEP_PARAMS)
+__global__ void GKKrylovStepPeersKernel(GK_STEP_PARAMS)
 {
   GKKrylovStepBody<ELLR, ND, METHOD, true>(GK_STEP_ARGS);
 }
