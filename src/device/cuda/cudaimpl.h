@@ -281,7 +281,8 @@ static __device__ __forceinline__ GKScalar GKWarpSum(GKScalar v)
 }
 
 /* (A x)_i, row i of DIA; ND > 0 is the number of diagonals known when compiling (the loop
-   unrolled, all loads in flight at once), ND = 0 any number */
+   unrolled: in the product's kernel, a row a thread, all loads go out at once; inside cggpu's
+   step, a loop that also stores, they did not, hence GKDiaRowLoadsFirst there), ND = 0 any number */
 template <int ND, class IN>
 static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const IN &x)
 {
