@@ -449,22 +449,18 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
       PetscCall(ShortColumns(D, &sc));
       mat = BytesELLR(&P, 0, PETSC_FALSE, sc) / size;
     }
-    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu", names[t], (int)size));
-    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    /* the same with the direction's ghosts sent GPU to GPU (-ksp_cggpu_device_halo), and with the
-       sums through MPI_Allreduce on the host (-ksp_cggpu_device_sums 0), what the default
-       replaces where every process has a GPU of its own */
-    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_halo", "1"));
-    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
-    PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_device_halo"));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-devhalo", names[t], (int)size));
-    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    PetscCall(PetscOptionsSetValue(NULL, "-bench_ksp_cggpu_device_sums", "0"));
-    PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
-    PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_device_sums"));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu-hostsums", names[t], (int)size));
-    PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    /* the default; the same with the direction's ghosts sent GPU to GPU
+       (-ksp_cggpu_device_halo); and with the sums through MPI_Allreduce on the host
+       (-ksp_cggpu_device_sums 0), what the default replaces where every process has a GPU of its own */
+    for (int v = 0; v < 3; v++) {
+      const char *opt[3] = {NULL, "-bench_ksp_cggpu_device_halo", "-bench_ksp_cggpu_device_sums"}, *val[3] = {NULL, "1", "0"}, *suffix[3] = {"", "-devhalo", "-hostsums"};
+
+      if (opt[v]) PetscCall(PetscOptionsSetValue(NULL, opt[v], val[v]));
+      PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
+      if (opt[v]) PetscCall(PetscOptionsClearValue(NULL, opt[v]));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-%dgpu%s", names[t], (int)size, suffix[v]));
+      PetscCall(Record(section, &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    }
     PetscCall(MatDestroy(&D));
     if (size == 1) { /* one GPU the way one process runs by default: the sequential type */
       Mat S, Sd;

@@ -803,9 +803,12 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *dia
   /* 16-byte accesses where every array allows them */
   const bool pairs = !(((uintptr_t)diag | (uintptr_t)w | (uintptr_t)r | (uintptr_t)z) % 16);
 
-  if (k->method == GK_KRYLOV_CG) kern = diag ? (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, true, false>) : (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_CG, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false, false>);
-  else if (k->method == GK_KRYLOV_COCG) kern = diag ? (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, false>) : (k->g.np ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, false>);
+  /* the sums kept on the GPUs (CG and COCG only): the kernels that wait and push */
+#define GK_UPDATE(M, DIAG) (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : GKKrylovUpdateKernel<M, DIAG, false>)
+  if (k->method == GK_KRYLOV_CG) kern = diag ? GK_UPDATE(GK_KRYLOV_CG, true) : GK_UPDATE(GK_KRYLOV_CG, false);
+  else if (k->method == GK_KRYLOV_COCG) kern = diag ? GK_UPDATE(GK_KRYLOV_COCG, true) : GK_UPDATE(GK_KRYLOV_COCG, false);
   else kern = diag ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true, false> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false, false>;
+#undef GK_UPDATE
   nb = GKWaveBlocks((const void *)kern, k->n);
   GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)diag, (const GKScalar *)w, (GKScalar *)r, (GKScalar *)z, (const GKScalar *)wt, (GKScalar *)rt, (GKScalar *)zt));
   GKCheckLaunch();

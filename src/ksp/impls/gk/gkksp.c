@@ -516,6 +516,17 @@ static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
+/* The gathers no longer send the direction's ghosts GPU to GPU (peershalo with no ids) */
+static PetscErrorCode KSPGKPeerHaloOff_Private(KSP_GK *gk)
+{
+  PetscBool ok;
+  char      why[8];
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+  PetscFunctionReturn(0);
+}
+
 /* With the sums kept on the GPUs, the direction's ghosts too (CG and COCG, when
    -ksp_cggpu_device_halo asks): the kernel that gathers the direction's entries other processes
    need writes them straight into their ghost buffers (device.h, peershalo), so that an iteration
@@ -538,7 +549,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
   gk->halonow = PETSC_FALSE;
   if (!GKDev->peershalo) PetscFunctionReturn(0);
   if (!gk->devhalo) { /* asked off (since) */
-    if (gk->haloon) PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+    if (gk->haloon) PetscCall(KSPGKPeerHaloOff_Private(gk));
     gk->haloon = gk->halotried = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
@@ -548,7 +559,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
     PetscFunctionReturn(0);
   }
   if (gk->haloon) { /* the old buffers unmapped everywhere before any is freed */
-    PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+    PetscCall(KSPGKPeerHaloOff_Private(gk));
     gk->haloon = PETSC_FALSE;
     PetscCallMPI(MPI_Barrier(comm));
   }
@@ -570,7 +581,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(ksp, "The direction's ghosts go through MPI on the host: %s\n", ok ? "another process cannot receive them on its GPU" : why));
-  PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
+  PetscCall(KSPGKPeerHaloOff_Private(gk));
   PetscFunctionReturn(0);
 }
 
@@ -614,8 +625,10 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
   /* the mailboxes, made by an earlier solve, serve this one only as CG or COCG and while asked */
   gk->peersnow = gk->peers && gk->devsums && gk->method != GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
   gk->halonow  = PETSC_FALSE;
-  if (gk->peersnow) PetscCall(KSPGKSetUpPeerHalo_Private(ksp)); /* the ghosts too, sent by the gathers */
-  if (gk->peersnow) PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
+  if (gk->peersnow) {
+    PetscCall(KSPGKSetUpPeerHalo_Private(ksp)); /* the ghosts too, sent by the gathers */
+    PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
+  }
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
   PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
