@@ -27,9 +27,10 @@ typedef enum {
   SPD3D,     /* the 7-point Laplacian: SPD */
   CONVDIFF,  /* upwinded convection-diffusion: nonsymmetric (complex coefficients in complex builds) */
   HELMHOLTZ, /* Laplacian - k^2 + i sigma: complex symmetric, not Hermitian (complex builds) */
-  HERMITIAN  /* Hermitian positive definite with complex off-diagonals (complex builds) */
+  HERMITIAN, /* Hermitian positive definite with complex off-diagonals (complex builds) */
+  SPD9       /* the 9-point Laplacian with a varying diagonal: SPD, rows of 9 entries */
 } Problem;
-static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz", "hermitian"};
+static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz", "hermitian", "spd9"};
 
 /* on PETSC_COMM_WORLD, the rows split evenly: ellrcuda and diacuda are the MPI types there */
 static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
@@ -41,8 +42,8 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 7, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 9, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 9, NULL, 9, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rs, &re));
   for (PetscInt r = rs; r < re; r++) {
     if (p == SPD3D) {
@@ -55,6 +56,12 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
       if (k < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0, INSERT_VALUES));
       if (j < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
       if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n * n, -1.0, INSERT_VALUES));
+    } else if (p == SPD9) {
+      const PetscInt i = r / n, j = r % n;
+
+      for (PetscInt di = -1; di <= 1; di++)
+        for (PetscInt dj = -1; dj <= 1; dj++)
+          if (i + di >= 0 && i + di < n && j + dj >= 0 && j + dj < n) PetscCall(MatSetValue(*A, r, r + di * n + dj, di || dj ? -1.0 : 8.0 + 0.5 * (j % 5), INSERT_VALUES));
     } else {
       const PetscInt    i = r / n, j = r % n;
       const PetscScalar c = p == CONVDIFF ? CPLX(0.4, 0.2) : 0.0;
@@ -146,7 +153,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
 {
   const PCType      pcs[]   = {PCNONE, PCJACOBI};
   const KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
-  const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ, HERMITIAN};
+  const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ, HERMITIAN, SPD9};
 
   PetscFunctionBegin;
   for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
@@ -166,7 +173,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
     for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(pcs); c++) {
       for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(norms); t++) {
         for (int guess = 0; guess < 2; guess++) {
-          const PetscBool    spd = (PetscBool)(p == SPD2D || p == SPD3D || p == HERMITIAN);
+          const PetscBool    spd = (PetscBool)(p == SPD2D || p == SPD3D || p == HERMITIAN || p == SPD9);
           const KSPType      kt = spd ? KSPCGGPU : KSPBICGGPU, kref = spd ? KSPCG : KSPBICG;
           PetscInt           its, itsref;
           KSPConvergedReason reason, reasonref;

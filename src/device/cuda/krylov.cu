@@ -561,12 +561,41 @@ static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscI
   return s;
 }
 
+/* ELLPACK-R's row i of the step in the paper's layout (h = m) where the longest row has NZ
+   entries: the row's length, its NZ values and NZ columns loaded together (all stored, whatever
+   the length: the padding holds 0 and a valid column), then the gathers of the direction at
+   its columns, then the products in GKEllrRow's order (the same sums). GKEllrRow's loop waits for
+   the length before its first load and for each pair of columns before their gathers; this way a
+   row waits twice. cggpu on ellrcuda at 2048^2, one H200: 158 -> 147 us an iteration, 4096^2
+   610 -> 547 us (bench/ANALYSIS.md), at the same 40 registers. */
+template <int NZ, int SHORT, class IN>
+static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+{
+  GKScalar       a[NZ], v[NZ], s = 0.0;
+  PetscInt       c[NZ];
+  const PetscInt len = rl[i];
+
+#pragma unroll
+  for (int k = 0; k < NZ; k++) {
+    a[k] = GKLdg(val + (size_t)i + (size_t)k * h);
+    c[k] = GKEllrCol<SHORT>(i, col, dcol, (size_t)i + (size_t)k * h);
+  }
+#pragma unroll
+  for (int k = 0; k < NZ; k++) v[k] = k < len ? x(c[k]) : GKScalar(0.0);
+#pragma unroll
+  for (int k = 0; k < NZ; k++)
+    if (k < len) s += a[k] * v[k];
+  return s;
+}
+
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi. ND: DIA's
    diagonals when known at compile time (GKDiaRow); for ELLPACK-R, ND's bit 1 marks the paper's
-   layout and bit 2 the 16-bit columns (device.h). PEERS: the sums may be kept on the GPUs (g.np). */
+   layout, bit 2 the 16-bit columns (device.h), and ND >> 2, where not 0, the longest row's
+   length in the paper's layout (GKEllrRowLoadsFirst). PEERS: the sums may be kept on the GPUs
+   (g.np). */
 template <bool ELLR, int ND, GKKrylovMethod METHOD, bool PEERS>
 static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et, const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
@@ -610,7 +639,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
       if (t < n) { /* slot t of ELLPACK-R, row r */
         const PetscInt r  = ELLR && !(ND & 1) && E.perm ? E.perm[t] : t;
         const GKScalar pr = in(r);
-        const GKScalar wr = ELLR ? GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : (!ELLR && ND ? GKDiaRowLoadsFirst<ND ? ND : 1>(t, n, off, (const GKScalar *)D.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in));
+        const GKScalar wr = ELLR && (ND >> 2) ? GKEllrRowLoadsFirst<(ND >> 2) ? (ND >> 2) : 1, (ND >> 1) & 1>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : ELLR ? GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : (!ELLR && ND ? GKDiaRowLoadsFirst<ND ? ND : 1>(t, n, off, (const GKScalar *)D.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in));
 
         if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
         p[r] = pr;
@@ -660,9 +689,10 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellrt) Et = *A->ellrt;
   if (A->dia) D = *A->dia;
   /* ELLPACK-R in the paper's layout (no slices, permutation or wide rows): ND's bit 1 marks it,
-     bit 2 the 16-bit columns */
+     bit 2 the 16-bit columns; and where its longest row has 5, 7 or 9 entries (the 2D and 3D
+     stencils), ND >> 2 says so, for the step's rows with every load first */
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
-  const int       nd    = (plain ? 1 : 0) | (E.dcol ? 2 : 0);
+  const int       nd    = (plain ? 1 : 0) | (E.dcol ? 2 : 0) | (plain && (E.nz == 5 || E.nz == 7 || E.nz == 9) ? (int)E.nz << 2 : 0);
   const bool      peers = k->g.np > 0; /* the sums kept on the GPUs: the kernels that wait and push */
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
   unsigned nb;
@@ -670,7 +700,26 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
 #define GK_DIA_CG(ND)   kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_CG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
 #define GK_DIA_COCG(ND) kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_COCG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
 #define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
-#define GK_ELLR_STEP1(M, K) kern = nd == 3 ? K<true, 3, M> : nd == 2 ? K<true, 2, M> : nd == 1 ? K<true, 1, M> : K<true, 0, M>
+#define GK_ELLR_CASE(K, M, ND) \
+  case ND: \
+    kern = K<true, ND, M>; \
+    break
+#define GK_ELLR_STEP1(M, K) \
+  do { \
+    switch (nd) { \
+    GK_ELLR_CASE(K, M, 1); \
+    GK_ELLR_CASE(K, M, 2); \
+    GK_ELLR_CASE(K, M, 3); \
+    GK_ELLR_CASE(K, M, 5 << 2 | 1); \
+    GK_ELLR_CASE(K, M, 5 << 2 | 3); \
+    GK_ELLR_CASE(K, M, 7 << 2 | 1); \
+    GK_ELLR_CASE(K, M, 7 << 2 | 3); \
+    GK_ELLR_CASE(K, M, 9 << 2 | 1); \
+    GK_ELLR_CASE(K, M, 9 << 2 | 3); \
+    default: \
+      kern = K<true, 0, M>; \
+    } \
+  } while (0)
 #define GK_ELLR_STEP(M) \
   do { \
     if (peers) GK_ELLR_STEP1(M, GKKrylovStepPeersKernel); \
@@ -688,6 +737,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   }
 #undef GK_ELLR_STEP
 #undef GK_ELLR_STEP1
+#undef GK_ELLR_CASE
 #undef GK_DIA_CG
 #undef GK_DIA_COCG
 #undef GK_DIA_BICG
