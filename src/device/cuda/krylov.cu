@@ -666,6 +666,21 @@ __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
   GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
 }
 
+/* The same, the compiler told that 4 blocks must fit a multiprocessor (at most 64 registers a
+   thread). Unbounded it gave DIA's rows of 5 diagonals 54 registers and issued a third of a
+   row's loads only after its first products; told 4, it takes 62 and issues nearly all of them
+   first (cuobjdump). One H200, cggpu an iteration, two runs each, the bound on every step kernel
+   of one process against none, in one call (bench/ANALYSIS.md): diacuda 2048^2 127.2, 127.3 ->
+   123.6, 122.3 us, 4096^2 473.8, 475.6 -> 454.0, 455.9 us; ellrcuda 2048^2 148.1, 147.6 ->
+   146.3, 146.5 us, 4096^2 552 -> 543.5 us, 128^3 99.6 -> 92.4 us. Used where measured: CG and
+   COCG on DIA of 5 or 7 diagonals, and on ELLPACK-R rows of 5 or 7 entries with every load
+   first (GKStepKernel). */
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+__global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepBoundKernel(GK_STEP_PARAMS)
+{
+  GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
+}
+
 /* No register bound: unbounded, the compiler gives these 32 to 40 registers a thread, like their
    one-process twins, and DIA's product loop the twin's instructions (a bound of 8 or 6 blocks
    reordered it; at 4096^2 on one H200 the bound cost ELLPACK-R 14 us of 624 an iteration, see
@@ -677,6 +692,25 @@ __global__ void GKKrylovStepPeersKernel(GK_STEP_PARAMS)
 }
 #undef GK_STEP_PARAMS
 #undef GK_STEP_ARGS
+
+typedef void (*GKStepKernelPtr)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+
+/* the one-process step kernel of ELLR, ND and METHOD: bound where that was measured faster, with
+   real scalars (complex ones take twice the registers: 88 to 128 unbounded, and at 64 they
+   would spill 72 to 248 bytes a thread) */
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+static GKStepKernelPtr GKStepKernel()
+{
+  if constexpr (sizeof(GKScalar) == sizeof(double) && METHOD != GK_KRYLOV_BICG && (ELLR ? (ND >> 2) == 5 || (ND >> 2) == 7 : ND == 5 || ND == 7)) return GKKrylovStepBoundKernel<ELLR, ND, METHOD>;
+  else return GKKrylovStepKernel<ELLR, ND, METHOD>;
+}
+
+/* the step kernel that waits for peers, the same way */
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+static GKStepKernelPtr GKStepPeersKernel()
+{
+  return GKKrylovStepPeersKernel<ELLR, ND, METHOD>;
+}
 
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
 {
@@ -694,15 +728,15 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   const PetscBool plain = A->ellr && E.h == E.m && !E.perm && !E.nwide ? PETSC_TRUE : PETSC_FALSE;
   const int       nd    = (plain ? 1 : 0) | (E.dcol ? 2 : 0) | (plain && (E.nz == 5 || E.nz == 7 || E.nz == 9) ? (int)E.nz << 2 : 0);
   const bool      peers = k->g.np > 0; /* the sums kept on the GPUs: the kernels that wait and push */
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *) = NULL;
+  GKStepKernelPtr kern  = NULL;
   unsigned nb;
 
-#define GK_DIA_CG(ND)   kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_CG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_CG>
-#define GK_DIA_COCG(ND) kern = peers ? GKKrylovStepPeersKernel<false, ND, GK_KRYLOV_COCG> : GKKrylovStepKernel<false, ND, GK_KRYLOV_COCG>
+#define GK_DIA_CG(ND)   kern = peers ? GKStepPeersKernel<false, ND, GK_KRYLOV_CG>() : GKStepKernel<false, ND, GK_KRYLOV_CG>()
+#define GK_DIA_COCG(ND) kern = peers ? GKStepPeersKernel<false, ND, GK_KRYLOV_COCG>() : GKStepKernel<false, ND, GK_KRYLOV_COCG>()
 #define GK_DIA_BICG(ND) kern = GKKrylovStepKernel<false, ND, GK_KRYLOV_BICG>
 #define GK_ELLR_CASE(K, M, ND) \
   case ND: \
-    kern = K<true, ND, M>; \
+    kern = K<true, ND, M>(); \
     break
 #define GK_ELLR_STEP1(M, K) \
   do { \
@@ -717,13 +751,13 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     GK_ELLR_CASE(K, M, 9 << 2 | 1); \
     GK_ELLR_CASE(K, M, 9 << 2 | 3); \
     default: \
-      kern = K<true, 0, M>; \
+      kern = K<true, 0, M>(); \
     } \
   } while (0)
 #define GK_ELLR_STEP(M) \
   do { \
-    if (peers) GK_ELLR_STEP1(M, GKKrylovStepPeersKernel); \
-    else GK_ELLR_STEP1(M, GKKrylovStepKernel); \
+    if (peers) GK_ELLR_STEP1(M, GKStepPeersKernel); \
+    else GK_ELLR_STEP1(M, GKStepKernel); \
   } while (0)
   if (k->method == GK_KRYLOV_CG) {
     if (A->ellr) GK_ELLR_STEP(GK_KRYLOV_CG);
