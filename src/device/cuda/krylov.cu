@@ -681,12 +681,21 @@ __global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepBoundKernel(GK_STEP_P
   GKKrylovStepBody<ELLR, ND, METHOD, false>(GK_STEP_ARGS);
 }
 
-/* No register bound: unbounded, the compiler gives these 32 to 40 registers a thread, like their
-   one-process twins, and DIA's product loop the twin's instructions (a bound of 8 or 6 blocks
-   reordered it; at 4096^2 on one H200 the bound cost ELLPACK-R 14 us of 624 an iteration, see
-   bench/ANALYSIS.md) */
+/* No register bound by default: unbounded, the compiler gives these 32 to 54 registers a thread,
+   like their one-process twins (a bound of their twins' 8 or 6 blocks reordered DIA's product
+   loop; at 4096^2 on one H200 it cost ELLPACK-R 14 us of 624 an iteration, see
+   bench/ANALYSIS.md). Where the one-process kernel is bound to 4 blocks, so is its twin
+   (GKStepPeersKernel): one process with the MPI type, one H200, two runs each against
+   unbounded, ellrcuda 2048^2 149.6, 150.5 -> 148.1, 148.3 us, 4096^2 553.4, 554.1 -> 545.3,
+   545.3 us; diacuda 2048^2 124.9, 125.1 -> 124.2, 123.9 us. */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepPeersKernel(GK_STEP_PARAMS)
+{
+  GKKrylovStepBody<ELLR, ND, METHOD, true>(GK_STEP_ARGS);
+}
+
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+__global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepPeersBoundKernel(GK_STEP_PARAMS)
 {
   GKKrylovStepBody<ELLR, ND, METHOD, true>(GK_STEP_ARGS);
 }
@@ -695,13 +704,20 @@ __global__ void GKKrylovStepPeersKernel(GK_STEP_PARAMS)
 
 typedef void (*GKStepKernelPtr)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
 
-/* the one-process step kernel of ELLR, ND and METHOD: bound where that was measured faster, with
-   real scalars (complex ones take twice the registers: 88 to 128 unbounded, and at 64 they
-   would spill 72 to 248 bytes a thread) */
+/* whether the step kernels of ELLR, ND and METHOD are bound to 4 blocks: where that was measured
+   faster, with real scalars (complex ones take twice the registers: 88 to 128 unbounded, and
+   at 64 they would spill 72 to 248 bytes a thread) */
+template <bool ELLR, int ND, GKKrylovMethod METHOD>
+constexpr bool GKStepBound()
+{
+  return sizeof(GKScalar) == sizeof(double) && METHOD != GK_KRYLOV_BICG && (ELLR ? (ND >> 2) == 5 || (ND >> 2) == 7 : ND == 5 || ND == 7);
+}
+
+/* the one-process step kernel of ELLR, ND and METHOD */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 static GKStepKernelPtr GKStepKernel()
 {
-  if constexpr (sizeof(GKScalar) == sizeof(double) && METHOD != GK_KRYLOV_BICG && (ELLR ? (ND >> 2) == 5 || (ND >> 2) == 7 : ND == 5 || ND == 7)) return GKKrylovStepBoundKernel<ELLR, ND, METHOD>;
+  if constexpr (GKStepBound<ELLR, ND, METHOD>()) return GKKrylovStepBoundKernel<ELLR, ND, METHOD>;
   else return GKKrylovStepKernel<ELLR, ND, METHOD>;
 }
 
@@ -709,7 +725,8 @@ static GKStepKernelPtr GKStepKernel()
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
 static GKStepKernelPtr GKStepPeersKernel()
 {
-  return GKKrylovStepPeersKernel<ELLR, ND, METHOD>;
+  if constexpr (GKStepBound<ELLR, ND, METHOD>()) return GKKrylovStepPeersBoundKernel<ELLR, ND, METHOD>;
+  else return GKKrylovStepPeersKernel<ELLR, ND, METHOD>;
 }
 
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
