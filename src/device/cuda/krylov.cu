@@ -667,9 +667,9 @@ __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
 }
 
 /* The same, the compiler told that 4 blocks must fit a multiprocessor (at most 64 registers a
-   thread). Unbounded it gave DIA's rows of 5 diagonals 54 registers and issued a third of a
-   row's loads only after its first products; told 4, it takes 62 and issues nearly all of them
-   first (cuobjdump). One H200, cggpu an iteration, two runs each, the bound on every step kernel
+   thread). Unbounded it gave DIA's rows of 5 diagonals 54 registers and issued 9 of a row's 19
+   loads after 6 products that wait for the first 10; told 4, it takes 62 and schedules the loop
+   otherwise (cuobjdump; bench/ANALYSIS.md). One H200, cggpu an iteration, two runs each, the bound on every step kernel
    of one process against none, in one call (bench/ANALYSIS.md): diacuda 2048^2 127.2, 127.3 ->
    123.6, 122.3 us, 4096^2 473.8, 475.6 -> 454.0, 455.9 us; ellrcuda 2048^2 148.1, 147.6 ->
    146.3, 146.5 us, 4096^2 552 -> 543.5 us, 128^3 99.6 -> 92.4 us. Used where measured: CG and
