@@ -588,6 +588,18 @@ static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, Petsc
   return s;
 }
 
+/* (A p_i)_t, slot t's row of the step: ELLPACK-R with every load first (ND >> 2, the paper's
+   layout) or its general loop (ND's bits 1 and 2); DIA with ND diagonals known, the offsets off
+   in registers, or any number */
+template <bool ELLR, int ND>
+static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, const GKEllr &E, const GKDia &D, const PetscInt *off, const GKDirIn &in)
+{
+  if constexpr (ELLR && (ND >> 2)) return GKEllrRowLoadsFirst<(ND >> 2), (ND >> 1) & 1>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (ELLR) return GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (ND) return GKDiaRowLoadsFirst<ND>(t, n, off, (const GKScalar *)D.val, in);
+  else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+}
+
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
@@ -639,7 +651,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
       if (t < n) { /* slot t of ELLPACK-R, row r */
         const PetscInt r  = ELLR && !(ND & 1) && E.perm ? E.perm[t] : t;
         const GKScalar pr = in(r);
-        const GKScalar wr = ELLR && (ND >> 2) ? GKEllrRowLoadsFirst<(ND >> 2) ? (ND >> 2) : 1, (ND >> 1) & 1>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : ELLR ? GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in) : (!ELLR && ND ? GKDiaRowLoadsFirst<ND ? ND : 1>(t, n, off, (const GKScalar *)D.val, in) : GKDiaRow<ND>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in));
+        const GKScalar wr = GKStepRow<ELLR, ND>(t, n, E, D, off, in);
 
         if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
         p[r] = pr;
@@ -669,10 +681,11 @@ __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
 /* The same, the compiler told that 4 blocks must fit a multiprocessor (at most 64 registers a
    thread). Unbounded it gave DIA's rows of 5 diagonals 54 registers and issued 9 of a row's 19
    loads after 6 products that wait for the first 10; told 4, it takes 62 and schedules the loop
-   otherwise (cuobjdump; bench/ANALYSIS.md). One H200, cggpu an iteration, two runs each, the bound on every step kernel
-   of one process against none, in one call (bench/ANALYSIS.md): diacuda 2048^2 127.2, 127.3 ->
-   123.6, 122.3 us, 4096^2 473.8, 475.6 -> 454.0, 455.9 us; ellrcuda 2048^2 148.1, 147.6 ->
-   146.3, 146.5 us, 4096^2 552 -> 543.5 us, 128^3 99.6 -> 92.4 us. Used where measured: CG and
+   otherwise (cuobjdump; bench/ANALYSIS.md). One H200, cggpu an iteration, the bound on every
+   step kernel of one process against none, in one call, two runs each: diacuda 2048^2 127.2,
+   127.3 -> 123.6, 122.3 us, 4096^2 473.8, 475.6 -> 454.0, 455.9 us; ellrcuda 2048^2 148.1, 147.6
+   -> 146.3, 146.5 us, 4096^2 552 -> 543.5 us; one run each: ellrcuda 128^3 99.6 -> 92.4 us,
+   diacuda 78.0 -> 77.2 us. Used where measured: CG and
    COCG on DIA of 5 or 7 diagonals, and on ELLPACK-R rows of 5 or 7 entries with every load
    first (GKStepKernel). */
 template <bool ELLR, int ND, GKKrylovMethod METHOD>
