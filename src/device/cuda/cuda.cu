@@ -126,12 +126,51 @@ static PetscErrorCode GKCUDASynchronize(void)
   PetscFunctionReturn(0);
 }
 
+/* y_i = (A x)_i (+ y_i) for slot s of a wide slice, i its row, by the 32 lanes of a warp, its
+   entries contiguous: four entries a lane at a time, their values and columns loaded before
+   their gathers (power-law product: 211 -> 207 us), then one at a time */
+template <bool CONJ, bool SHORT>
+static __device__ __forceinline__ void GKEllrWideSlot(PetscInt s, int lane, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  const PetscInt i = perm ? perm[s] : s, len = rl[s];
+  size_t         base;
+  PetscInt       st, k = lane;
+  GKScalar       v = 0.0;
+
+  GKEllrSlot(s, h, sliceptr, &base, &st);
+  for (; k + 96 < len; k += 128) {
+    GKScalar a[4], xv[4];
+    PetscInt c[4];
+
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      a[u] = val[base + k + 32 * u];
+      c[u] = GKEllrCol<SHORT>(s, col, dcol, base + k + 32 * u);
+    }
+#pragma unroll
+    for (int u = 0; u < 4; u++) xv[u] = x[c[u]];
+#pragma unroll
+    for (int u = 0; u < 4; u++) v += (CONJ ? GKConj(a[u]) : a[u]) * xv[u];
+  }
+  for (; k < len; k += 32) {
+    const GKScalar a = val[base + k];
+
+    v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT>(s, col, dcol, base + k)];
+  }
+  v = GKWarpSum(v);
+  if (!lane) y[i] = add ? y[i] + v : v;
+}
+
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4); the slots of
    wide slices a warp each, in the first nbwide blocks, so that the long rows start first:
    started last, as they were, the power-law product of bench/ took 227 us, not 211 (one
-   H200; listing them longest first, not in slot order, made it 213 us, not 207) */
-template <bool CONJ, bool PLAIN, bool SHORT>
+   H200; listing them longest first, not in slot order, made it 213 us, not 207). NZ > 0: the
+   paper's layout with rows of at most NZ entries, every load of a row first
+   (GKEllrRowLoadsFirst, the length among them): on one H200 the 2D Laplacian's product at
+   2048^2 went from 84.7 to 79.4 us (from 84.9 to 70.0 us with 16-bit columns), 128^3's 3D one
+   from 57.1 to 53.1 us (59.2 to 46.5 us), bench/ANALYSIS.md. */
+template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   if (PLAIN || blockIdx.x >= nbwide) { /* a thread per slot, the wide slices left to the warps */
@@ -139,45 +178,16 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
 
     if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE)) {
       const PetscInt i = !PLAIN && perm ? perm[s] : s;
-      const GKScalar v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKVecIn{x});
+      GKScalar       v;
 
+      if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, (NZ > 0 ? NZ : 1), SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
+      else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKVecIn{x});
       y[i] = add ? y[i] + v : v;
     }
-  } else { /* a warp per slot of a wide slice, its entries contiguous */
+  } else { /* a warp per slot of a wide slice */
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-    const int      lane = threadIdx.x % 32;
 
-    if (g < nwide) {
-      const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
-      size_t         base;
-      PetscInt       st, k = lane;
-      GKScalar       v = 0.0;
-
-      GKEllrSlot(s, h, sliceptr, &base, &st);
-      /* four entries a lane at a time, their values and columns loaded before their gathers
-         (power-law product: 211 -> 207 us); then one at a time */
-      for (; k + 96 < len; k += 128) {
-        GKScalar a[4], xv[4];
-        PetscInt c[4];
-
-#pragma unroll
-        for (int u = 0; u < 4; u++) {
-          a[u] = val[base + k + 32 * u];
-          c[u] = GKEllrCol<SHORT>(s, col, dcol, base + k + 32 * u);
-        }
-#pragma unroll
-        for (int u = 0; u < 4; u++) xv[u] = x[c[u]];
-#pragma unroll
-        for (int u = 0; u < 4; u++) v += (CONJ ? GKConj(a[u]) : a[u]) * xv[u];
-      }
-      for (; k < len; k += 32) {
-        const GKScalar a = val[base + k];
-
-        v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT>(s, col, dcol, base + k)];
-      }
-      v = GKWarpSum(v);
-      if (!lane) y[i] = add ? y[i] + v : v;
-    }
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(wide[g], threadIdx.x % 32, h, sliceptr, rl, col, dcol, val, perm, x, add, y);
   }
 }
 
@@ -190,11 +200,22 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (!A->m) PetscFunctionReturn(0);
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
-#define GK_ELLR_MULT(CONJ, PLAIN, SHORT) GKEllrMultKernel<CONJ, PLAIN, SHORT><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT_NZ(CONJ, SHORT) \
+  do { \
+    switch (A->nz) { \
+    case 5: GK_ELLR_MULT(CONJ, true, SHORT, 5); break; \
+    case 7: GK_ELLR_MULT(CONJ, true, SHORT, 7); break; \
+    case 9: GK_ELLR_MULT(CONJ, true, SHORT, 9); break; \
+    default: GK_ELLR_MULT(CONJ, true, SHORT, 0); \
+    } \
+  } while (0)
 #define GK_ELLR_MULT_SHORT(CONJ, PLAIN) \
   do { \
-    if (A->dcol) GK_ELLR_MULT(CONJ, PLAIN, true); \
-    else GK_ELLR_MULT(CONJ, PLAIN, false); \
+    if (PLAIN && A->dcol) GK_ELLR_MULT_NZ(CONJ, true); \
+    else if (PLAIN) GK_ELLR_MULT_NZ(CONJ, false); \
+    else if (A->dcol) GK_ELLR_MULT(CONJ, false, true, 0); \
+    else GK_ELLR_MULT(CONJ, false, false, 0); \
   } while (0)
   if (plain) {
     if (conj) GK_ELLR_MULT_SHORT(true, true);
@@ -204,6 +225,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
     else GK_ELLR_MULT_SHORT(false, false);
   }
 #undef GK_ELLR_MULT_SHORT
+#undef GK_ELLR_MULT_NZ
 #undef GK_ELLR_MULT
   GKCheckLaunch();
   PetscFunctionReturn(0);

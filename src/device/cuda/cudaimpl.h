@@ -268,6 +268,34 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
   return s;
 }
 
+/* ELLPACK-R's row i in the paper's layout (h = m) where the longest row has NZ entries, known
+   when compiling: the row's NZ values and NZ columns loaded together (all are stored, whatever
+   the row's length: the padding holds the value 0 and a valid column, 0 or with 16-bit columns
+   the row itself), then its gathers, then the products in GKEllrRow's order. GKEllrRow's loop
+   waits for the length before its first load, and for each pair of columns before their
+   gathers. LEN: the length is loaded with the rest and the gathers and products past it are
+   skipped, exactly GKEllrRow's sums whatever x holds; without it the length is not read and a
+   padded entry adds 0 * x(a valid column), +-0 where that is finite. */
+template <bool CONJ, int NZ, int SHORT, bool LEN, class IN>
+static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+{
+  GKScalar       a[NZ], v[NZ], s = 0.0;
+  PetscInt       c[NZ];
+  const PetscInt len = LEN ? rl[i] : NZ;
+
+#pragma unroll
+  for (int k = 0; k < NZ; k++) {
+    a[k] = GKLdg(val + (size_t)i + (size_t)k * h);
+    c[k] = GKEllrCol<SHORT>(i, col, dcol, (size_t)i + (size_t)k * h);
+  }
+#pragma unroll
+  for (int k = 0; k < NZ; k++) v[k] = !LEN || k < len ? x(c[k]) : GKScalar(0.0);
+#pragma unroll
+  for (int k = 0; k < NZ; k++)
+    if (!LEN || k < len) s += (CONJ ? GKConj(a[k]) : a[k]) * v[k];
+  return s;
+}
+
 /* the sum of a warp's values, in lane 0 */
 static __device__ __forceinline__ GKScalar GKWarpSum(GKScalar v)
 {

@@ -561,40 +561,20 @@ static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscI
   return s;
 }
 
-/* ELLPACK-R's row i of the step in the paper's layout (h = m) where the longest row has NZ
-   entries: the row's length, its NZ values and NZ columns loaded together (all stored, whatever
-   the length: the padding holds 0 and a valid column), then the gathers of the direction at
-   its columns, then the products in GKEllrRow's order (the same sums). GKEllrRow's loop waits for
-   the length before its first load and for each pair of columns before their gathers; this way a
-   row waits twice. cggpu on ellrcuda at 2048^2, one H200: 158 -> 147 us an iteration, 4096^2
-   610 -> 547 us (bench/ANALYSIS.md), at the same 40 registers. */
-template <int NZ, int SHORT, class IN>
-static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
-{
-  GKScalar       a[NZ], v[NZ], s = 0.0;
-  PetscInt       c[NZ];
-  const PetscInt len = rl[i];
-
-#pragma unroll
-  for (int k = 0; k < NZ; k++) {
-    a[k] = GKLdg(val + (size_t)i + (size_t)k * h);
-    c[k] = GKEllrCol<SHORT>(i, col, dcol, (size_t)i + (size_t)k * h);
-  }
-#pragma unroll
-  for (int k = 0; k < NZ; k++) v[k] = k < len ? x(c[k]) : GKScalar(0.0);
-#pragma unroll
-  for (int k = 0; k < NZ; k++)
-    if (k < len) s += a[k] * v[k];
-  return s;
-}
-
 /* (A p_i)_t, slot t's row of the step: ELLPACK-R with every load first (ND >> 2, the paper's
    layout) or its general loop (ND's bits 1 and 2); DIA with ND diagonals known, the offsets off
    in registers, or any number */
 template <bool ELLR, int ND>
 static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, const GKEllr &E, const GKDia &D, const PetscInt *off, const GKDirIn &in)
 {
-  if constexpr (ELLR && (ND >> 2)) return GKEllrRowLoadsFirst<(ND >> 2), (ND >> 1) & 1>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  /* ELLPACK-R's rows with every load first, the length not read (cudaimpl.h): a padded entry
+     adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
+     not finite has already made p.w, and so the solve, fail. Loading the rows this way took
+     cggpu on ellrcuda at 2048^2 (one H200) from 158 to 147 us an iteration, 4096^2 610 -> 547
+     us, at the same 40 registers (bench/ANALYSIS.md). Not reading the length: 146.1 -> 143.1 us
+     at 2048^2 and 139.4 -> 134.8 us with 16-bit columns, but 544 -> 552 us at 4096^2 (518 ->
+     515 us with 16-bit columns). */
+  if constexpr (ELLR && (ND >> 2)) return GKEllrRowLoadsFirst<false, (ND >> 2), (ND >> 1) & 1, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (ELLR) return GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (ND) return GKDiaRowLoadsFirst<ND>(t, n, off, (const GKScalar *)D.val, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
