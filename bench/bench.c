@@ -22,6 +22,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
      ndiag offsets; ELLPACK-R the nonzeros' values and column indices (a row stops at its own
      length, Michels 5.3.1; 2 bytes an index where the matrix stores 16-bit offsets, else 4),
      the row lengths and the slice starts; CSR the values, column indices and row starts.
+   - cggpu's step reads ELLPACK-R in the paper's layout without the row lengths where the
+     longest row has 5, 7 or 9 entries (BytesELLRStep).
    - A CG iteration (no preconditioner) adds its vector passes to the matrix' bytes, each pass
      8 bytes a row: cggpu's fused kernels GK_CGGPU_PASSES (src/device/device.h), PETSc's
      KSPCG 18 (PCApply's copy 2, the norm 1, two dots 4, VecAYPX 3, two VecAXPY 6, the product
@@ -199,6 +201,17 @@ static double BytesELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBoo
   return (double)P->nnz * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1) * sizeof(PetscInt);
 }
 
+/* what cggpu's step reads of ELLPACK-R in the paper's layout: the product's bytes, less the row
+   lengths where the longest row has 5, 7 or 9 entries (those rows are read whole, padding
+   included, and their lengths not at all: GKEllrRowLoadsFirst) */
+static double BytesELLRStep(const Problem *P, PetscBool shortcols)
+{
+  PetscInt nz = 0;
+
+  for (PetscInt i = 0; i < P->ml; i++) nz = PetscMax(nz, P->rowptr[i + 1] - P->rowptr[i]);
+  return BytesELLR(P, 0, PETSC_FALSE, shortcols) - (nz == 5 || nz == 7 || nz == 9 ? (double)P->m * sizeof(PetscInt) : 0.0);
+}
+
 /* whether the ELLPACK-R matrix E (sequential, or the diagonal block of an MPI one) stores its
    columns as 16-bit offsets */
 static PetscErrorCode ShortColumns(Mat E, PetscBool *shortcols)
@@ -326,7 +339,7 @@ static PetscErrorCode TimeCG(Mat A, KSPType type, PetscInt its, PetscBool device
 static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, PetscInt cpuits)
 {
   const PetscInt M = dim == 2 ? n * n : n * n * n;
-  const char    *types[3] = {MATSEQDIACUDA, MATSEQELLRCUDA, MATSEQELLRCUDA}, *names[3] = {"diacuda", "ellrcuda", "ellrcuda-short"};
+  const char    *types[3] = {MATSEQDIACUDA, MATSEQELLRCUDA, MATSEQELLRCUDA}, *names[3] = {"diacuda", "ellrcuda", "ellrcuda-32bit"};
   const double   vec = (double)M * sizeof(PetscScalar); /* one pass over a vector */
   Problem        P;
   Mat            A;
@@ -337,23 +350,25 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
   PetscFunctionBegin;
   PetscCall(Laplacian(dim, n, 0, 0, M, &P));
   PetscCall(SeqAIJ(&P, &A));
-  for (int t = 0; t < 3; t++) { /* DIA, ELLPACK-R, and ELLPACK-R with 16-bit columns where they fit */
-    double    mat = BytesDIA(&P);
+  for (int t = 0; t < 3; t++) { /* DIA, ELLPACK-R (16-bit columns where they fit, the default), and ELLPACK-R with 32-bit columns */
+    double    mat = BytesDIA(&P), step;
     PetscBool sc  = PETSC_FALSE;
     Mat       D;
 
     PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
-    if (t == 2) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_TRUE));
+    if (t == 2) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_FALSE));
+    step = mat;
     if (t) {
       PetscCall(ShortColumns(D, &sc));
-      mat = BytesELLR(&P, 0, PETSC_FALSE, sc);
+      mat  = BytesELLR(&P, 0, PETSC_FALSE, sc);
+      step = BytesELLRStep(&P, sc);
     }
     PetscCall(TimeMult(D, mat + 2 * vec, &us));
     PetscCall(Record("spmv", &P, names[t], us, mat + 2 * vec, PETSC_TRUE));
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
-    PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    if (t == 2) { /* the 16-bit columns: their product and cggpu only */
+    PetscCall(Record("cg", &P, what, us, step + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    if (t == 2) { /* the 32-bit columns: their product and cggpu only */
       PetscCall(MatDestroy(&D));
       continue;
     }
@@ -362,7 +377,7 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscOptionsClearValue(NULL, "-bench_ksp_cggpu_check_every"));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-check10", names[t]));
-    PetscCall(Record("cg", &P, what, us, mat + GK_CGGPU_PASSES * vec, PETSC_TRUE));
+    PetscCall(Record("cg", &P, what, us, step + GK_CGGPU_PASSES * vec, PETSC_TRUE));
     PetscCall(TimeCG(D, KSPCG, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "petsc-cg-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, mat + PETSC_CG_PASSES * vec, PETSC_TRUE));
@@ -447,7 +462,7 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
     PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &D));
     if (t) {
       PetscCall(ShortColumns(D, &sc));
-      mat = BytesELLR(&P, 0, PETSC_FALSE, sc) / size;
+      mat = BytesELLRStep(&P, sc) / size;
     }
     /* the default; the same with the direction's ghosts sent GPU to GPU
        (-ksp_cggpu_device_halo); and with the sums through MPI_Allreduce on the host

@@ -106,7 +106,7 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUKitInitializePackage());
 
   PetscCall(BuildExample(PETSC_FALSE, &A));
-  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns (the default) */
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns (the default is 16-bit offsets where they fit) */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(E->col && !E->dcol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "32-bit columns asked for, and the device copy has %s", E->dcol ? "16-bit offsets" : "no columns");
   PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
@@ -161,11 +161,11 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "sliced ELLPACK-R (h = 2) arrays and products exact\n"));
 
-  /* 16-bit offsets from the row, for the matrix and its transposed copy */
+  /* 16-bit offsets from the row, for the matrix and its transposed copy: the default, where
+     they fit as here */
   PetscCall(BuildExample(PETSC_FALSE, &A));
-  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_TRUE));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
-  PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and the device copy keeps %s", E->col ? "32-bit indices" : "no columns");
+  PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and by default the device copy keeps %s", E->col ? "32-bit indices" : "no columns");
   {
     short     dcol[8];
     PetscBool flg;

@@ -332,7 +332,7 @@ int main(int argc, char **argv)
   PetscInt    n = 20, M, N, m, nl, rstart, rend, apih = -1;
   Mat         A, D, C;
   PetscMPIInt rank, size;
-  PetscBool   match, apisc = PETSC_FALSE;
+  PetscBool   match, apisc = PETSC_FALSE, apiscset = PETSC_FALSE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGPUKitInitializePackage());
@@ -356,9 +356,9 @@ int main(int argc, char **argv)
   PetscCall(Create(type, m, nl, M, N, &D));
   /* ELLPACK-R settings made on the matrix itself (the MPI type keeps them for its blocks) */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-api_slice_height", &apih, NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-api_short_columns", &apisc, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-api_short_columns", &apisc, &apiscset));
   if (apih >= 0) PetscCall(MatELLRCUDASetSliceHeight(D, apih));
-  if (apisc) PetscCall(MatELLRCUDASetShortColumns(D, PETSC_TRUE));
+  if (apiscset) PetscCall(MatELLRCUDASetShortColumns(D, apisc));
   PetscCall(PetscSNPrintf(mpitype, sizeof(mpitype), "%s%s", size > 1 ? "mpi" : "seq", type));
   PetscCall(PetscObjectTypeCompare((PetscObject)D, mpitype, &match));
   if (!match) {

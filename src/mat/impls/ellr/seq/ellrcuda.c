@@ -9,7 +9,7 @@
 typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
   PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
-  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1) or 32-bit indices (0, the default) */
+  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
   GKEllr    A;           /* the matrix */
   GKEllr    At;          /* its transpose, when hasAt */
   PetscBool hasAt;
@@ -277,6 +277,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
   if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
   PetscFunctionReturn(0);
 }
@@ -302,7 +303,7 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
     e->sortwindow  = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow;
     e->shortcols   = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->shortcols;
   } else {
-    PetscBool flg = PETSC_FALSE;
+    PetscBool flg = PETSC_TRUE; /* 16-bit offsets where they fit, the default */
 
     PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_short_columns", &flg, NULL));
     e->shortcols = flg;
@@ -325,7 +326,7 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *
   if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
   PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window", "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)", "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
   if (set) PetscCall(MatELLRCUDASetSortWindow(A, sigma));
-  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12, less memory", "MatELLRCUDASetShortColumns", sc, &sc, &set));
+  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12 (false: always 32-bit indices)", "MatELLRCUDASetShortColumns", sc, &sc, &set));
   if (set) PetscCall(MatELLRCUDASetShortColumns(A, sc));
   PetscFunctionReturn(0);
 }
@@ -362,7 +363,7 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 .  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
 .  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
 .  -mat_ellrcuda_sort_window <0> - rows ordered longest first within windows of so many rows before slicing (0: not sorted)
-.  -mat_ellrcuda_short_columns <false> - the columns as 16-bit offsets from each row where every entry's offset fits (less memory)
+.  -mat_ellrcuda_short_columns <true> - the columns as 16-bit offsets from each row where every entry's offset fits, else 32-bit indices (false: always 32-bit)
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
@@ -513,16 +514,16 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
    instead of a 32-bit index wherever every entry of the matrix lies between 32768 columns before
    and 32767 after its row, as in banded matrices and stencils on structured grids: the matrix then takes 10 bytes an
    entry instead of 12 (real scalars), 18 instead of 20 (complex). Where some entry does not fit,
-   the columns stay 32-bit.
+   the columns stay 32-bit. On by default.
 
    Logically Collective
 
    Input Parameters:
 +  A - the matrix
--  flg - `PETSC_TRUE` to use offsets where they fit, `PETSC_FALSE` (the default) for 32-bit indices
+-  flg - `PETSC_TRUE` (the default) to use offsets where they fit, `PETSC_FALSE` for 32-bit indices always
 
    Options Database Key:
-.  -mat_ellrcuda_short_columns <false> - the same
+.  -mat_ellrcuda_short_columns <true> - the same
 
    Level: intermediate
 
@@ -531,9 +532,9 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
    On a `MATMPIELLRCUDA` matrix it applies to both blocks, now and whenever new nonzeros make
    them anew.
 
-   The offsets save memory, not time: on an H200 the product and `KSPCGGPU` of the 2D and 3D
-   Laplacians took within 3% of their time with 32-bit indices (bench/RESULTS.md), because their
-   speed is held by the gathers the columns feed, not by the bytes of the columns.
+   The offsets are the default because they cost no time and save some: on an H200, with the
+   rows' loads issued first, the product of the 2D Laplacian at 2048^2 took 70.0 us against 79.4
+   us with 32-bit indices, and `KSPCGGPU` 135.0 against 143.7 us an iteration (bench/ANALYSIS.md).
 
 .seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetShortColumns()`, `MatELLRCUDASetSliceHeight()`
 @*/
