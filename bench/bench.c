@@ -14,7 +14,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
   -ssor_runs <s>      : ssor: only the runs whose names contain s (none, jacobi, multicolor, ...)\n\
   -cg_its <k>         : CG iterations timed on the GPU (default 400)\n\
   -cpu_its <k>        : CG iterations timed on the CPU (default 10)\n\
-  -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\n";
+  -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\
+  -powerlaw_only <k>  : only the k-th ELLPACK-R variant of them, 0 to 3, and no cuSPARSE (to profile it)\n\n";
 
 /*
    The byte counts (the "roofline" of every row is bytes / B):
@@ -580,7 +581,7 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 }
 
 /* irregular rows: sliced (and sorted) ELLPACK-R against cuSPARSE CSR */
-static PetscErrorCode RunPowerLaw(PetscInt m)
+static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
 {
   const PetscInt heights[] = {0, 32, 32, 32}, windows[] = {0, 0, 1024, 65536};
   const double   vec       = (double)m * sizeof(PetscScalar);
@@ -597,6 +598,8 @@ static PetscErrorCode RunPowerLaw(PetscInt m)
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(stored / m)));
   for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
     const PetscBool sorted = windows[k] > 1 ? PETSC_TRUE : PETSC_FALSE;
+
+    if (only >= 0 && (PetscInt)k != only) continue;
     PetscBool       sc     = PETSC_FALSE;
     double          bytes;
     Mat             E;
@@ -620,6 +623,11 @@ static PetscErrorCode RunPowerLaw(PetscInt m)
     PetscCall(MatDestroy(&E));
   }
   PetscCall(Record("storage", &P, "csr", 0.0, BytesCSR(&P), PETSC_FALSE));
+  if (only >= 0) { /* one variant alone (to profile it): no cuSPARSE */
+    PetscCall(MatDestroy(&A));
+    PetscCall(ProblemFree(&P));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscMalloc1(m, &ones));
   for (PetscInt i = 0; i < m; i++) ones[i] = 1.0;
   BenchCall(BenchCuSparse((int)m, (int)P.nnz, P.rowptr, P.col, P.val, ones, 200, 0, &spmv, &cg, &rn));
@@ -633,7 +641,7 @@ static PetscErrorCode RunPowerLaw(PetscInt m)
 int main(int argc, char **argv)
 {
   PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
-  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, weak = 2048, strong = 4096;
+  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, plonly = -1, weak = 2048, strong = 4096;
   char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
   PetscBool             gpu, cpu, mpi, ssor, set;
   PetscMPIInt           size, rank;
@@ -663,6 +671,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-cpu_its", "CG iterations timed on the CPU", NULL, cpuits, &cpuits, NULL));
   PetscCall(PetscOptionsString("-ssor_runs", "ssor: only the runs whose names contain this (none, jacobi, multicolor, natural, neumann)", NULL, only, only, sizeof(only), NULL));
   PetscCall(PetscOptionsInt("-powerlaw_rows", "rows of the power-law matrices (0: none)", NULL, plrows, &plrows, NULL));
+  PetscCall(PetscOptionsInt("-powerlaw_only", "run only this ELLPACK-R variant of the power-law matrices, 0 to 3, and not cuSPARSE (-1: all)", NULL, plonly, &plonly, NULL));
   PetscOptionsEnd();
   PetscCall(PetscStrcmp(mode, "gpu", &gpu));
   PetscCall(PetscStrcmp(mode, "cpu", &cpu));
@@ -715,7 +724,7 @@ int main(int argc, char **argv)
       if (grids2d[k] > 0) PetscCall(RunLaplacianGPU(2, grids2d[k], cgits, cpuits));
     for (PetscInt k = 0; k < n3; k++)
       if (grids3d[k] > 0) PetscCall(RunLaplacianGPU(3, grids3d[k], cgits, cpuits));
-    if (plrows > 0) PetscCall(RunPowerLaw(plrows));
+    if (plrows > 0) PetscCall(RunPowerLaw(plrows, plonly));
   }
   if (csv) fclose(csv);
   PetscCall(PetscFinalize());

@@ -49,6 +49,7 @@ typedef struct {
   PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
   PetscInt     nwide;     /* slots in wide slices */
   PetscInt    *wide;      /* device, nwide: those slots */
+  PetscInt     sigma;     /* the sort window (perm), else 0 */
 } GKEllr;
 
 /*

@@ -191,6 +191,71 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
   }
 }
 
+/* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
+struct GKWindowIn {
+  const GKScalar *__restrict__ x;
+  const GKScalar *xs;
+  PetscInt        j0;
+  unsigned        nx;
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const
+  {
+    const unsigned d = (unsigned)(j - j0);
+
+    return d < nx ? xs[d] : GKLdg(x + j);
+  }
+};
+
+/* The sorted product (SELL-C-sigma) where the sort window divides GK_ELLR_WINDOW: each block of
+   GK_BLOCK threads owns the GK_ELLR_WINDOW slots of a window of as many rows, and so all of
+   their rows. It reads x's entries at those rows' own columns into shared memory, contiguously,
+   where its rows' gathers at those columns (the diagonal, nearby columns) then find them; and it
+   stages the rows' y there, to write them in row order instead of one scattered 8-byte store a
+   row. The slots of wide slices are left to warps in the first nbwide blocks, as in
+   GKEllrMultKernel. Power-law product of bench/ (windows of 1024, one H200): 210.4 -> 199.0 us;
+   staging y alone, 205.1 us (bench/ANALYSIS.md). */
+#define GK_ELLR_WINDOW 1024
+template <bool CONJ, bool SHORT>
+__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
+  __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
+
+  if (blockIdx.x >= nbwide) {
+    const PetscInt w0 = (PetscInt)(blockIdx.x - nbwide) * GK_ELLR_WINDOW;
+    const unsigned nx = (unsigned)PetscMax((PetscInt)0, PetscMin((PetscInt)GK_ELLR_WINDOW, n - w0));
+
+#pragma unroll
+    for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
+      const unsigned t = threadIdx.x + GK_BLOCK * j;
+
+      if (t < nx) xs[t] = GKLdg(x + w0 + t);
+      own[t] = 0;
+    }
+    __syncthreads();
+    for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
+      const PetscInt s = w0 + threadIdx.x + GK_BLOCK * j;
+
+      if (s < m && (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE) {
+        const PetscInt i = perm[s] - w0;
+
+        ys[i]  = GKEllrRow<CONJ, GKWindowIn, false, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKWindowIn{x, xs, w0, nx});
+        own[i] = 1;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
+      const unsigned t = threadIdx.x + GK_BLOCK * j;
+
+      if (own[t]) y[w0 + t] = add ? y[w0 + t] + ys[t] : ys[t];
+    }
+  } else {
+    const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(wide[g], threadIdx.x % 32, h, sliceptr, rl, col, dcol, val, perm, x, add, y);
+  }
+}
+
 static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
@@ -198,6 +263,18 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
+  if (A->perm && A->sigma > 1 && GK_ELLR_WINDOW % A->sigma == 0) { /* sort windows within a block's window */
+    const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
+
+#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKEllrMultWindowKernel<CONJ, SHORT><<<nbwin + nbw, GK_BLOCK>>>(A->m, A->n, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+    if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
+    else if (conj) GK_ELLR_MULT_WINDOW(true, false);
+    else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
+    else GK_ELLR_MULT_WINDOW(false, false);
+#undef GK_ELLR_MULT_WINDOW
+    GKCheckLaunch();
+    PetscFunctionReturn(0);
+  }
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
 #define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)

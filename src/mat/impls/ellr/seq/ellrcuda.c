@@ -148,6 +148,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       PetscCall(GKMalloc(m, &E->perm));
       PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
     }
+    E->sigma = perm ? sigma : 0;
     E->nwide = nwide;
     if (nwide) {
       PetscCall(GKMalloc(nwide, &E->wide));
