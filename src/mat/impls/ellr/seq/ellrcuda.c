@@ -493,9 +493,13 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
    Options Database Key:
 .  -mat_ellrcuda_sort_window <sigma> - the same
 
-   Note:
+   Notes:
    On a `MATMPIELLRCUDA` matrix it applies to both blocks, now and whenever new nonzeros make
    them anew.
+
+   A window that divides 1024 lets each block of the product on the GPU own whole windows: it
+   writes its rows' results in row order and reads x's entries at those rows' own columns once,
+   instead of one scattered access a row for each.
 
    Level: intermediate
 
