@@ -33,8 +33,8 @@
 
    Short columns (-mat_ellrcuda_short_columns, on by default): where every entry's column lies
    between 32768 before and 32767 after its slot (banded matrices, stencils), the columns are
-   stored as 16-bit offsets instead, entry e of slot s in column s + dcol[e] (padding 0), and col is NULL: an
-   entry then takes 10 bytes, not 12 (real).
+   stored as 16-bit offsets instead, entry e of slot s in column s + dcol[e] (padding 0), and col
+   is NULL: an entry then takes 10 bytes, not 12 (real).
 */
 #define GK_ELLR_WIDE 32
 typedef struct {

@@ -270,12 +270,14 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
 
 /* ELLPACK-R's row i in the paper's layout (h = m) where the longest row has NZ entries, known
    when compiling: the row's NZ values and NZ columns loaded together (all are stored, whatever
-   the row's length: the padding holds the value 0 and a valid column, 0 or with 16-bit columns
-   the row itself), then its gathers, then the products in GKEllrRow's order. GKEllrRow's loop
-   waits for the length before its first load, and for each pair of columns before their
-   gathers. LEN: the length is loaded with the rest and the gathers and products past it are
-   skipped, exactly GKEllrRow's sums whatever x holds; without it the length is not read and a
-   padded entry adds 0 * x(a valid column), +-0 where that is finite. */
+   the row's length: the padding holds the value 0 and the column 0, or with 16-bit columns the
+   offset 0, the row itself), then its gathers, then the products in GKEllrRow's order.
+   GKEllrRow's loop waits for the length before its first load, and for each pair of columns
+   before their gathers. LEN: the length is loaded with the rest and the gathers and products
+   past it are skipped, exactly GKEllrRow's sums whatever x holds. Without it the length is not
+   read and a padded entry gathers x at its padding column, a valid one only where the matrix is
+   square, and adds 0 times it, +-0 where that is finite: cggpu's step, whose operator is square
+   on every process (gkksp.c checks). */
 template <bool CONJ, int NZ, int SHORT, bool LEN, class IN>
 static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
