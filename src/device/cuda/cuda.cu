@@ -180,7 +180,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
       const PetscInt i = !PLAIN && perm ? perm[s] : s;
       GKScalar       v;
 
-      if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, (NZ > 0 ? NZ : 1), SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
+      if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, NZ, SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
       else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKVecIn{x});
       y[i] = add ? y[i] + v : v;
     }

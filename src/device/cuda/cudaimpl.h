@@ -291,10 +291,10 @@ static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, Petsc
     c[k] = GKEllrCol<SHORT>(i, col, dcol, (size_t)i + (size_t)k * h);
   }
 #pragma unroll
-  for (int k = 0; k < NZ; k++) v[k] = !LEN || k < len ? x(c[k]) : GKScalar(0.0);
+  for (int k = 0; k < NZ; k++) v[k] = k < len ? x(c[k]) : GKScalar(0.0);
 #pragma unroll
   for (int k = 0; k < NZ; k++)
-    if (!LEN || k < len) s += (CONJ ? GKConj(a[k]) : a[k]) * v[k];
+    if (k < len) s += (CONJ ? GKConj(a[k]) : a[k]) * v[k];
   return s;
 }
 
