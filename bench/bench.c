@@ -592,18 +592,18 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
   PetscScalar   *ones;
 
   PetscFunctionBegin;
+  PetscCheck(only >= -1 && only < (PetscInt)(sizeof(heights) / sizeof(heights[0])), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-powerlaw_only must be -1 (all) or a variant from 0 to %d, not %" PetscInt_FMT, (int)(sizeof(heights) / sizeof(heights[0])) - 1, only);
   PetscCall(PowerLaw(m, &P));
   PetscCall(SeqAIJ(&P, &A));
   PetscCall(StoredELLR(&P, 0, 0, &stored));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(stored / m)));
   for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
     const PetscBool sorted = windows[k] > 1 ? PETSC_TRUE : PETSC_FALSE;
-
-    if (only >= 0 && (PetscInt)k != only) continue;
     PetscBool       sc     = PETSC_FALSE;
     double          bytes;
     Mat             E;
 
+    if (only >= 0 && (PetscInt)k != only) continue;
     if (sorted) PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d-sort%d", (int)heights[k], (int)windows[k]));
     else PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d", (int)heights[k]));
     PetscCall(StoredELLR(&P, heights[k], windows[k], &stored));
