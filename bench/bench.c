@@ -193,13 +193,21 @@ static double BytesDIA(const Problem *P)
   return (double)P->ndiag * P->m * sizeof(PetscScalar) + (double)P->ndiag * sizeof(PetscInt);
 }
 
-/* h = 0: one slice; sorted (a sort window): the row of each slot too; shortcols: the columns
-   as 16-bit offsets (MatELLRCUDAGetShortColumns) */
-static double BytesELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBool shortcols)
+/* bytes of so many entries of ELLPACK-R and its other arrays: h = 0: one slice; sorted (a sort
+   window): the row of each slot too; shortcols: the columns as 16-bit offsets
+   (MatELLRCUDAGetShortColumns); nwide: slots in wide slices, each listed with where it starts
+   (sliced: each slice's first of them too) */
+static double ArraysELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBool shortcols, double entries, PetscInt nwide)
 {
   const PetscInt slices = h ? (P->m + h - 1) / h : 1;
 
-  return (double)P->nnz * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1) * sizeof(PetscInt);
+  return entries * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1 + (h ? slices : 0) + 2 * nwide) * sizeof(PetscInt);
+}
+
+/* what a product reads of them: the nonzeros, not the padding */
+static double BytesELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBool shortcols, PetscInt nwide)
+{
+  return ArraysELLR(P, h, sorted, shortcols, (double)P->nnz, nwide);
 }
 
 /* what cggpu's step reads of ELLPACK-R in the paper's layout: the product's bytes, less the row
@@ -210,7 +218,7 @@ static double BytesELLRStep(const Problem *P, PetscBool shortcols)
   PetscInt nz = 0;
 
   for (PetscInt i = 0; i < P->ml; i++) nz = PetscMax(nz, P->rowptr[i + 1] - P->rowptr[i]);
-  return BytesELLR(P, 0, PETSC_FALSE, shortcols) - (nz == 5 || nz == 7 || nz == 9 ? (double)P->m * sizeof(PetscInt) : 0.0);
+  return BytesELLR(P, 0, PETSC_FALSE, shortcols, 0) - (nz == 5 || nz == 7 || nz == 9 ? (double)P->m * sizeof(PetscInt) : 0.0);
 }
 
 /* whether the ELLPACK-R matrix E (sequential, or the diagonal block of an MPI one) stores its
@@ -240,8 +248,10 @@ static double BytesCSR(const Problem *P)
 }
 
 /* entries ELLPACK-R stores with slices of h rows (0: one slice), the rows ordered longest first
-   within windows of sigma rows (0: not) */
-static PetscErrorCode StoredELLR(const Problem *P, PetscInt h, PetscInt sigma, double *stored)
+   within windows of sigma rows (0: not), and the slots of its wide slices (at least 32 entries
+   wide, src/device/device.h: sliced, their rows stored one after the other, each slice rounded
+   up to a multiple of h entries) */
+static PetscErrorCode StoredELLR(const Problem *P, PetscInt h, PetscInt sigma, double *stored, PetscInt *nwide)
 {
   PetscInt  H = h ? h : P->m;
   PetscInt *len;
@@ -252,11 +262,17 @@ static PetscErrorCode StoredELLR(const Problem *P, PetscInt h, PetscInt sigma, d
   if (sigma > 1)
     for (PetscInt w = 0; w < P->m; w += sigma) qsort(len + w, (size_t)PetscMin(sigma, P->m - w), sizeof(PetscInt), LongerFirst);
   *stored = 0.0;
+  *nwide  = 0;
   for (PetscInt s = 0; s < P->m; s += H) {
-    PetscInt w = 0;
+    const PetscInt rows = PetscMin(s + H, P->m) - s;
+    PetscInt       w = 0, sum = 0;
 
-    for (PetscInt i = s; i < PetscMin(s + H, P->m); i++) w = PetscMax(w, len[i]);
-    *stored += (double)w * (PetscMin(s + H, P->m) - s);
+    for (PetscInt i = s; i < s + rows; i++) {
+      w = PetscMax(w, len[i]);
+      sum += len[i];
+    }
+    if (w >= 32) *nwide += rows;
+    *stored += w >= 32 && H < P->m ? (double)((sum + H - 1) / H * H) : (double)w * rows;
   }
   PetscCall(PetscFree(len));
   PetscFunctionReturn(0);
@@ -361,7 +377,7 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
     step = mat;
     if (t) {
       PetscCall(ShortColumns(D, &sc));
-      mat  = BytesELLR(&P, 0, PETSC_FALSE, sc);
+      mat  = BytesELLR(&P, 0, PETSC_FALSE, sc, 0);
       step = BytesELLRStep(&P, sc);
     }
     PetscCall(TimeMult(D, mat + 2 * vec, &us));
@@ -589,13 +605,14 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
   Mat            A;
   char           what[64];
   double         us, spmv, cg, rn, stored;
+  PetscInt       nwide;
   PetscScalar   *ones;
 
   PetscFunctionBegin;
   PetscCheck(only >= -1 && only < (PetscInt)(sizeof(heights) / sizeof(heights[0])), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-powerlaw_only must be -1 (all) or a variant from 0 to %d, not %" PetscInt_FMT, (int)(sizeof(heights) / sizeof(heights[0])) - 1, only);
   PetscCall(PowerLaw(m, &P));
   PetscCall(SeqAIJ(&P, &A));
-  PetscCall(StoredELLR(&P, 0, 0, &stored));
+  PetscCall(StoredELLR(&P, 0, 0, &stored, &nwide));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(stored / m)));
   for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
     const PetscBool sorted = windows[k] > 1 ? PETSC_TRUE : PETSC_FALSE;
@@ -606,9 +623,9 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
     if (only >= 0 && (PetscInt)k != only) continue;
     if (sorted) PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d-sort%d", (int)heights[k], (int)windows[k]));
     else PetscCall(PetscSNPrintf(what, sizeof(what), "ellrcuda-h%d", (int)heights[k]));
-    PetscCall(StoredELLR(&P, heights[k], windows[k], &stored));
+    PetscCall(StoredELLR(&P, heights[k], windows[k], &stored, &nwide));
     if (stored > 4.0 * P.nnz) { /* the default fill limit refuses it */
-      PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + sizeof(PetscInt)) + (double)m * sizeof(PetscInt) * (sorted ? 2 : 1), PETSC_FALSE));
+      PetscCall(Record("storage", &P, what, 0.0, ArraysELLR(&P, heights[k], sorted, PETSC_FALSE, stored, nwide), PETSC_FALSE));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %.1fx the nonzeros stored, over the fill limit: not run\n", what, stored / P.nnz));
       continue;
     }
@@ -616,8 +633,8 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
     PetscCall(MatELLRCUDASetSliceHeight(E, heights[k]));
     PetscCall(MatELLRCUDASetSortWindow(E, windows[k]));
     PetscCall(ShortColumns(E, &sc));
-    PetscCall(Record("storage", &P, what, 0.0, stored * (sizeof(PetscScalar) + (sc ? sizeof(short) : sizeof(PetscInt))) + (double)m * sizeof(PetscInt) * (sorted ? 2 : 1), PETSC_FALSE));
-    bytes = BytesELLR(&P, heights[k], sorted, sc) + 2 * vec;
+    PetscCall(Record("storage", &P, what, 0.0, ArraysELLR(&P, heights[k], sorted, sc, stored, nwide), PETSC_FALSE));
+    bytes = BytesELLR(&P, heights[k], sorted, sc, nwide) + 2 * vec;
     PetscCall(TimeMult(E, bytes, &us));
     PetscCall(Record("powerlaw", &P, what, us, bytes, PETSC_TRUE));
     PetscCall(MatDestroy(&E));

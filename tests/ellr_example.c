@@ -93,6 +93,92 @@ static PetscErrorCode CheckFillLimit(Mat A, PetscErrorCode (*setfill)(Mat, Petsc
   PetscFunctionReturn(0);
 }
 
+/* A row of GK_ELLR_WIDE or more entries makes its slice wide (device.h): row 0 of this 4 x 40
+   matrix holds 35, A(0, j) = j + 1 for j < 35; row 1 holds A(1, 0) = 1, A(1, 39) = 2; rows 2
+   and 3 hold A(2, 5) = 3 and A(3, 1) = 4. Sliced, h = 2: slice 0 is wide, rows 0 and 1 one after
+   the other without padding (entries 0-34, 35-36), the slice rounded up to a multiple of h
+   entries (to 38, so that every slice starts at a multiple of h), slice 1 column-major from 38. The paper's
+   layout (h0 = 0): one wide slice, each row padded to Nz = 35. The arrays are checked, and the
+   products against AIJ's, exactly (small integers). Row 1 starts at 35 either way. */
+static PetscErrorCode CheckWide(PetscInt h0)
+{
+  const PetscBool    sliced = h0 ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt     total = sliced ? 40 : 140, nwide = sliced ? 2 : 4, ns = sliced ? 2 : 1;
+  Mat                A, B;
+  const GKEllr      *E;
+  PetscInt           sp[3], wfirst[2], wide[4], wptr[4], col[140];
+  PetscScalar        val[140];
+  Vec                x, y, yb, w, t, tb;
+  const PetscScalar *ya, *yba;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 4, 40, 35, NULL, &B));
+  for (PetscInt j = 0; j < 35; j++) PetscCall(MatSetValue(B, 0, j, (PetscScalar)(j + 1), INSERT_VALUES));
+  PetscCall(MatSetValue(B, 1, 0, 1.0, INSERT_VALUES));
+  PetscCall(MatSetValue(B, 1, 39, 2.0, INSERT_VALUES));
+  PetscCall(MatSetValue(B, 2, 5, 3.0, INSERT_VALUES));
+  PetscCall(MatSetValue(B, 3, 1, 4.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(B, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE));
+  PetscCall(MatELLRCUDASetSliceHeight(A, h0));
+  PetscCall(MatELLRCUDASetMaxFill(A, 4.0));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+  PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, PETSC_VIEWER_STDOUT_SELF)); /* its wide slices named (tests/run) */
+  PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
+  PetscCheck(E->nz == 35 && E->nwide == nwide, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": Nz %" PetscInt_FMT ", %" PetscInt_FMT " wide slots; expected 35 and %" PetscInt_FMT, h0, E->nz, E->nwide, nwide);
+  PetscCall(GKMemcpyD2H(sp, E->sliceptr, (size_t)(ns + 1) * sizeof(PetscInt)));
+  PetscCall(GKMemcpyD2H(wfirst, E->wfirst, (size_t)ns * sizeof(PetscInt)));
+  PetscCall(GKMemcpyD2H(wide, E->wide, (size_t)nwide * sizeof(PetscInt)));
+  PetscCall(GKMemcpyD2H(wptr, E->wptr, (size_t)nwide * sizeof(PetscInt)));
+  PetscCall(GKMemcpyD2H(col, E->col, (size_t)total * sizeof(PetscInt)));
+  PetscCall(GKMemcpyD2H(val, E->val, (size_t)total * sizeof(PetscScalar)));
+  PetscCheck(sp[0] == 0 && sp[ns] == total && wfirst[0] == 0 && (!sliced || (sp[1] == 38 && wfirst[1] == -1)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": sliceptr ends at %" PetscInt_FMT " (expected %" PetscInt_FMT "), wfirst[0] = %" PetscInt_FMT, h0, sp[ns], total, wfirst[0]);
+  for (PetscInt g = 0; g < nwide; g++) PetscCheck(wide[g] == g && wptr[g] == 35 * g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": wide slot %" PetscInt_FMT " is %" PetscInt_FMT " from %" PetscInt_FMT, h0, g, wide[g], wptr[g]);
+  for (PetscInt k = 0; k < 35; k++) PetscCheck(col[k] == k && val[k] == (PetscScalar)(k + 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 0's entry %" PetscInt_FMT " is (%" PetscInt_FMT ", %g)", h0, k, col[k], (double)PetscRealPart(val[k]));
+  PetscCheck(col[35] == 0 && val[35] == 1.0 && col[36] == 39 && val[36] == 2.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 1 does not follow row 0 at 35", h0);
+  if (sliced) PetscCheck(col[38] == 5 && val[38] == 3.0 && col[39] == 1 && val[39] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "rows 2 and 3 are not column-major from 38");
+  else PetscCheck(col[70] == 5 && val[70] == 3.0 && col[105] == 1 && val[105] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the paper's layout: rows not padded to Nz = 35");
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(MatCreateVecs(A, &t, &w));
+  PetscCall(VecDuplicate(y, &yb));
+  PetscCall(VecDuplicate(t, &tb));
+  for (PetscInt j = 0; j < 40; j++) PetscCall(VecSetValue(x, j, (PetscScalar)(j % 7 - 3), INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(x));
+  PetscCall(VecAssemblyEnd(x));
+  PetscCall(VecSet(yb, 2.0));
+  PetscCall(VecCopy(yb, y));
+  PetscCall(MatMultAdd(A, x, y, y));
+  PetscCall(MatMultAdd(B, x, yb, yb));
+  PetscCall(MatGetDiagonal(A, w));
+  PetscCall(VecAXPY(y, 1.0, w)); /* the diagonal (1 and 0, 0, 0) in the same sum */
+  PetscCall(MatGetDiagonal(B, w));
+  PetscCall(VecAXPY(yb, 1.0, w));
+  PetscCall(MatMultTranspose(A, yb, t));
+  PetscCall(MatMultTranspose(B, yb, tb));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(yb, &yba));
+  for (PetscInt i = 0; i < 4; i++) PetscCheck(ya[i] == yba[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (y + A x + diag)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, i, (double)PetscRealPart(ya[i]), (double)PetscRealPart(yba[i]));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayRead(yb, &yba));
+  PetscCall(VecGetArrayRead(t, &ya));
+  PetscCall(VecGetArrayRead(tb, &yba));
+  for (PetscInt j = 0; j < 40; j++) PetscCheck(ya[j] == yba[j], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (A^T y)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, j, (double)PetscRealPart(ya[j]), (double)PetscRealPart(yba[j]));
+  PetscCall(VecRestoreArrayRead(t, &ya));
+  PetscCall(VecRestoreArrayRead(tb, &yba));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yb));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&t));
+  PetscCall(VecDestroy(&tb));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Mat           A;
@@ -160,6 +246,9 @@ int main(int argc, char **argv)
   PetscCall(CheckProductsExact(A));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "sliced ELLPACK-R (h = 2) arrays and products exact\n"));
+  PetscCall(CheckWide(2));
+  PetscCall(CheckWide(0));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "wide slices: row by row, without padding where sliced: arrays and products exact\n"));
 
   /* 16-bit offsets from the row, for the matrix and its transposed copy: the default, where
      they fit as here */

@@ -27,9 +27,14 @@
    perm is NULL and slot s is row s.
 
    Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long) are
-   stored row by row instead, entry k of slot s at sliceptr[s / h] + (s % h) * width + k, and
-   their rows multiplied a warp per row with contiguous loads: one thread per row would walk a
-   long row alone while the rest of the product waits for it. wide lists their slots.
+   stored row by row instead, and their rows multiplied a warp per row with contiguous loads:
+   one thread per row would walk a long row alone while the rest of the product waits for it.
+   wide lists their slots in slot order, and entry k of slot s = wide[g] is at wptr[g] + k;
+   wfirst[s / h] is the g of the slice's first slot, -1 for a column-major slice. Sliced (h <
+   m), a wide slice stores its rows one after the other, without padding (a long row then costs
+   only its own entries), rounded up to a multiple of h entries so that every slice starts at a
+   multiple of h (a warp's loads of a column-major slice then take the fewest sectors); in the
+   paper's layout (h = m) each row is padded to Nz.
 
    Short columns (-mat_ellrcuda_short_columns, on by default): where every entry's column lies
    between 32768 before and 32767 after its slot (banded matrices, stencils), the columns are
@@ -49,6 +54,8 @@ typedef struct {
   PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
   PetscInt     nwide;     /* slots in wide slices */
   PetscInt    *wide;      /* device, nwide: those slots */
+  PetscInt    *wptr;      /* device, nwide: where each one's entries start */
+  PetscInt    *wfirst;    /* device, ceil(m/h): each slice's first slot in wide, or -1 */
   PetscInt     sigma;     /* the sort window (perm), else 0 */
 } GKEllr;
 

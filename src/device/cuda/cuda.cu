@@ -126,26 +126,25 @@ static PetscErrorCode GKCUDASynchronize(void)
   PetscFunctionReturn(0);
 }
 
-/* y_i = (A x)_i (+ y_i) for slot s of a wide slice, i its row, by the 32 lanes of a warp, its
-   entries contiguous: four entries a lane at a time, their values and columns loaded before
-   their gathers (power-law product: 211 -> 207 us), then one at a time */
+/* y_i = (A x)_i (+ y_i) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
+   its entries contiguous from wptr[g]: four entries a lane at a time, their values and columns
+   loaded before their gathers (power-law product: 211 -> 207 us), then one at a time */
 template <bool CONJ, bool SHORT>
-static __device__ __forceinline__ void GKEllrWideSlot(PetscInt s, int lane, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
-  const PetscInt i = perm ? perm[s] : s, len = rl[s];
-  size_t         base;
-  PetscInt       st, k = lane;
-  GKScalar       v = 0.0;
+  const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
+  const size_t   base = (size_t)wptr[g];
+  PetscInt       k    = lane;
+  GKScalar       v    = 0.0;
 
-  GKEllrSlot(s, h, sliceptr, &base, &st);
   for (; k + 96 < len; k += 128) {
     GKScalar a[4], xv[4];
     PetscInt c[4];
 
 #pragma unroll
     for (int u = 0; u < 4; u++) {
-      a[u] = val[base + k + 32 * u];
-      c[u] = GKEllrCol<SHORT>(s, col, dcol, base + k + 32 * u);
+      a[u] = GKLdcs(val + base + k + 32 * u);
+      c[u] = GKEllrCol<SHORT, true>(s, col, dcol, base + k + 32 * u);
     }
 #pragma unroll
     for (int u = 0; u < 4; u++) xv[u] = x[c[u]];
@@ -153,9 +152,9 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt s, int lane, Pets
     for (int u = 0; u < 4; u++) v += (CONJ ? GKConj(a[u]) : a[u]) * xv[u];
   }
   for (; k < len; k += 32) {
-    const GKScalar a = val[base + k];
+    const GKScalar a = GKLdcs(val + base + k);
 
-    v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT>(s, col, dcol, base + k)];
+    v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT, true>(s, col, dcol, base + k)];
   }
   v = GKWarpSum(v);
   if (!lane) y[i] = add ? y[i] + v : v;
@@ -169,25 +168,29 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt s, int lane, Pets
    paper's layout with rows of at most NZ entries, every load of a row first
    (GKEllrRowLoadsFirst, the length among them): on one H200 the 2D Laplacian's product at
    2048^2 went from 84.7 to 79.4 us (from 84.9 to 70.0 us with 16-bit columns), 128^3's 3D one
-   from 57.1 to 53.1 us (59.2 to 46.5 us), bench/ANALYSIS.md. */
+   from 57.1 to 53.1 us (59.2 to 46.5 us), bench/ANALYSIS.md. Not PLAIN, the values and columns
+   are loaded as read once (GKLdcs), so that x stays in L2 while they stream through: the
+   power-law product with windows of 65536 went from 211.2 to 203.2 us, with windows of 1024
+   (GKEllrMultWindowKernel) from 202.4 to 199.2 us (one H200; the loads also took the kernels
+   from 32 to 48 registers). */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   if (PLAIN || blockIdx.x >= nbwide) { /* a thread per slot, the wide slices left to the warps */
     const PetscInt s = (PetscInt)(blockIdx.x - (PLAIN ? 0 : nbwide)) * blockDim.x + threadIdx.x;
 
-    if (s < m && (PLAIN || (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE)) {
+    if (s < m && (PLAIN || wfirst[s / h] < 0)) {
       const PetscInt i = !PLAIN && perm ? perm[s] : s;
       GKScalar       v;
 
       if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, NZ, SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
-      else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKVecIn{x});
+      else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT, !PLAIN>(s, h, sliceptr, wfirst, wptr, rl, col, dcol, val, GKVecIn{x});
       y[i] = add ? y[i] + v : v;
     }
   } else { /* a warp per slot of a wide slice */
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(wide[g], threadIdx.x % 32, h, sliceptr, rl, col, dcol, val, perm, x, add, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, add, y);
   }
 }
 
@@ -215,7 +218,7 @@ struct GKWindowIn {
    staging y alone, 205.1 us (bench/ANALYSIS.md). */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
-__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
@@ -235,10 +238,10 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
     for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
       const PetscInt s = w0 + threadIdx.x + GK_BLOCK * j;
 
-      if (s < m && (sliceptr[s / h + 1] - sliceptr[s / h]) / h < GK_ELLR_WIDE) {
+      if (s < m && wfirst[s / h] < 0) {
         const PetscInt i = perm[s] - w0;
 
-        ys[i]  = GKEllrRow<CONJ, GKWindowIn, false, 4, SHORT>(s, h, sliceptr, rl, col, dcol, val, GKWindowIn{x, xs, w0, nx});
+        ys[i]  = GKEllrRow<CONJ, GKWindowIn, false, 4, SHORT, true>(s, h, sliceptr, wfirst, wptr, rl, col, dcol, val, GKWindowIn{x, xs, w0, nx});
         own[i] = 1;
       }
     }
@@ -252,7 +255,7 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
   } else {
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(wide[g], threadIdx.x % 32, h, sliceptr, rl, col, dcol, val, perm, x, add, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, add, y);
   }
 }
 
@@ -266,7 +269,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->perm && A->sigma > 1 && GK_ELLR_WINDOW % A->sigma == 0) { /* sort windows within a block's window */
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
-#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKEllrMultWindowKernel<CONJ, SHORT><<<nbwin + nbw, GK_BLOCK>>>(A->m, A->n, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKEllrMultWindowKernel<CONJ, SHORT><<<nbwin + nbw, GK_BLOCK>>>(A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -277,7 +280,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   }
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
-#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
@@ -358,7 +361,7 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 }
 
 /* d[i] = A(i,i): thread i scans its own row for column i */
-__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
 {
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
@@ -368,7 +371,7 @@ __global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *
     size_t         base;
     PetscInt       st;
 
-    GKEllrSlot(t, h, sliceptr, &base, &st);
+    GKEllrSlot(t, h, sliceptr, wfirst, wptr, &base, &st);
     for (PetscInt k = 0; k < rl[t]; k++)
       if (GKEllrCol<-1>(t, col, dcol, base + (size_t)k * st) == i) s += val[base + (size_t)k * st];
     diag[i] = s;
@@ -379,7 +382,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -208,6 +208,19 @@ static __device__ __forceinline__ GKScalar GKLdg(const GKScalar *p)
 #endif
 }
 
+/* a load of an array read once (a matrix's values and columns in a product), marked to be evicted
+   first from the caches (ld.global.cs), so that the vector the product gathers from stays in L2 */
+static __device__ __forceinline__ GKScalar GKLdcs(const GKScalar *p)
+{
+#if defined(PETSC_USE_COMPLEX)
+  const double2 d = __ldcs((const double2 *)p);
+
+  return GKScalar(d.x, d.y);
+#else
+  return __ldcs(p);
+#endif
+}
+
 /* What a product reads as x: the vector itself here; the fused Krylov step (krylov.cu) reads a
    direction computed on the fly instead */
 struct GKVecIn {
@@ -217,12 +230,12 @@ struct GKVecIn {
 
 /* where slot i's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
-static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, size_t *base, PetscInt *stride)
+static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, size_t *base, PetscInt *stride)
 {
-  const PetscInt s = i / h, w = (sliceptr[s + 1] - sliceptr[s]) / h;
+  const PetscInt s = i / h, g = wfirst[s];
 
-  if (w >= GK_ELLR_WIDE) {
-    *base   = (size_t)sliceptr[s] + (size_t)(i % h) * w;
+  if (g >= 0) {
+    *base   = (size_t)wptr[g + i % h];
     *stride = 1;
   } else {
     *base   = (size_t)sliceptr[s] + i % h;
@@ -231,13 +244,13 @@ static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const 
 }
 
 /* the column of entry e, which belongs to slot i: a 32-bit index, or with SHORT an offset from i
-   (device.h); SHORT < 0: whichever E has, chosen at run time */
-template <int SHORT>
+   (device.h); SHORT < 0: whichever E has, chosen at run time; CS: loaded as read once (GKLdcs) */
+template <int SHORT, bool CS = false>
 static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt *__restrict__ col, const short *__restrict__ dcol, size_t e)
 {
-  if constexpr (SHORT > 0) return i + dcol[e];
-  else if constexpr (SHORT < 0) return dcol ? i + dcol[e] : col[e];
-  else return col[e];
+  if constexpr (SHORT > 0) return i + (CS ? __ldcs(dcol + e) : dcol[e]);
+  else if constexpr (SHORT < 0) return dcol ? GKEllrCol<1, CS>(i, col, dcol, e) : GKEllrCol<0, CS>(i, col, dcol, e);
+  else return CS ? __ldcs(col + e) : col[e];
 }
 
 /* (A x)_i, row i of ELLPACK-R (Michels, Algorithm 4), sliced or not, conj(A) with CONJ: a
@@ -245,11 +258,11 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    are in flight at once (UNROLL entries; fewer keep fewer registers live). PLAIN: the paper's
    layout (one column-major slice, h = m), known when compiling: no slice arithmetic. SHORT: the
    columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
-   compiled for both). */
-template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1>
-static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+   compiled for both). CS: the values and columns loaded as read once (GKLdcs). */
+template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
-  if constexpr (SHORT < 0) return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1>(i, h, sliceptr, rl, col, dcol, val, x) : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0>(i, h, sliceptr, rl, col, dcol, val, x);
+  if constexpr (SHORT < 0) return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x) : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
   GKScalar       s   = 0.0;
   const PetscInt len = rl[i];
   size_t         base;
@@ -258,12 +271,12 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
   if (PLAIN) {
     base = (size_t)i;
     st   = h;
-  } else GKEllrSlot(i, h, sliceptr, &base, &st);
+  } else GKEllrSlot(i, h, sliceptr, wfirst, wptr, &base, &st);
 #pragma unroll UNROLL
   for (PetscInt k = 0; k < len; k++) {
-    const GKScalar a = val[base + (size_t)k * st];
+    const GKScalar a = CS ? GKLdcs(val + base + (size_t)k * st) : val[base + (size_t)k * st];
 
-    s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT>(i, col, dcol, base + (size_t)k * st));
+    s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT, CS>(i, col, dcol, base + (size_t)k * st));
   }
   return s;
 }

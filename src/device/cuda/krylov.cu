@@ -575,7 +575,7 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
      at 2048^2 and 139.4 -> 134.8 us with 16-bit columns, but 544 -> 552 us at 4096^2 (518 ->
      515 us with 16-bit columns). */
   if constexpr (ELLR && (ND >> 2)) return GKEllrRowLoadsFirst<false, (ND >> 2), (ND >> 1) & 1, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
-  else if constexpr (ELLR) return GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (ELLR) return GKEllrRow<false, GKDirIn, (ND & 1) != 0, 2, (ND >> 1) & 1>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (ND) return GKDiaRowLoadsFirst<ND>(t, n, off, (const GKScalar *)D.val, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 }
@@ -643,7 +643,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
         const PetscInt s = t - n, j = ELLR && Et.perm ? Et.perm[s] : s;
 
         pt[j] = int_(j);
-        wt[j] = ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
+        wt[j] = ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.wfirst, Et.wptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
       }
     }
   }
@@ -1081,7 +1081,7 @@ __global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *
   } else if (GKStopped(st)) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < ns; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt t = slots[k], r = E.perm ? E.perm[t] : t;
-    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
 
     w[r] += v;
     if (METHOD == GK_KRYLOV_CG) acc[0] += p[r] * GKConj(v);

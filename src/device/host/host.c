@@ -102,10 +102,10 @@ PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, cons
 
 void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
 {
-  const PetscInt s = t / A->h, w = (A->sliceptr[s + 1] - A->sliceptr[s]) / A->h;
+  const PetscInt s = t / A->h, g = A->wfirst[s];
 
-  *base   = (size_t)A->sliceptr[s] + (w >= GK_ELLR_WIDE ? (size_t)(t % A->h) * w : (size_t)(t % A->h));
-  *stride = w >= GK_ELLR_WIDE ? 1 : A->h;
+  *base   = g >= 0 ? (size_t)A->wptr[g + t % A->h] : (size_t)A->sliceptr[s] + (size_t)(t % A->h);
+  *stride = g >= 0 ? 1 : A->h;
 }
 
 /* y = A x (+ y): row i sums its rl[i] entries, stored h apart from its slice's start plus

@@ -27,6 +27,8 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->val));
   PetscCall(GKFree(E->perm));
   PetscCall(GKFree(E->wide));
+  PetscCall(GKFree(E->wptr));
+  PetscCall(GKFree(E->wfirst));
   E->perm  = NULL;
   E->wide  = NULL;
   E->nwide = 0;
@@ -50,16 +52,18 @@ static int GKRowLenCompare(const void *a, const void *b)
    and copied to E on the device: with sort window sigma > 1 the rows of each window of sigma
    ordered longest first into slots (perm), else slot i is row i; slices of h0 slots (0: one
    slice of all m), each an h x (its longest row) column-major block, entry k of slot s at
-   sliceptr[s / h] + k*h + s % h, or row by row in slices at least GK_ELLR_WIDE wide, padding
-   value 0 and column 0; with shortcols the columns as 16-bit offsets from the slot where all of
-   them fit (device.h), padding offset 0. With valuesonly E keeps its
-   structure and receives the values. When the padding exceeds the fill limit nothing is built
-   and fits is false, msg says why. */
+   sliceptr[s / h] + k*h + s % h, padding value 0 and column 0, or in slices at least
+   GK_ELLR_WIDE wide row by row from wptr (device.h): one row after the other where sliced, the
+   slice rounded up to a multiple of h entries, each row padded to Nz in the one slice of the
+   paper's layout; with shortcols the columns as 16-bit
+   offsets from the slot where all of them fit (device.h), padding offset 0. With valuesonly E
+   keeps its structure and receives the values. When the padding exceeds the fill limit nothing
+   is built and fits is false, msg says why. */
 static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *rl, *col, *perm = NULL, *wide = NULL, nz = 0, total, nwide = 0;
+  PetscInt      *sp, *rl, *col, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0;
   PetscScalar   *val;
   short         *dcol = NULL;
   char           why[320];
@@ -79,30 +83,52 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscCall(PetscFree(rows));
   }
 #define GK_ROW(s) (perm ? perm[s] : (s))
-  PetscCall(PetscMalloc1(ns + 1, &sp));
+#define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
+#define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
+  PetscCall(PetscMalloc2(ns + 1, &sp, ns, &wfirst));
   sp[0] = 0;
   for (PetscInt s = 0; s < ns; s++) {
     PetscInt w = 0;
 
-    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) w = PetscMax(w, ai[GK_ROW(t) + 1] - ai[GK_ROW(t)]);
+    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) w = PetscMax(w, GK_LEN(t));
     nz        = PetscMax(nz, w);
     sp[s + 1] = sp[s] + h * w;
+    wfirst[s] = -1;
+    if (w >= GK_ELLR_WIDE) { /* row by row: without padding where sliced */
+      wfirst[s] = nwide;
+      nwide += PetscMin(m, (s + 1) * h) - s * h;
+      if (h < m) {
+        PetscInt e = 0;
+
+        for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) e += GK_LEN(t);
+        sp[s + 1] = sp[s] + GK_UP(e, h); /* every slice starts at a multiple of h */
+      }
+    }
   }
   total = sp[ns];
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0,
                           h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)total, ai[m], why, fits, msg, len));
   if (!*fits) {
-    PetscCall(PetscFree(sp));
+    PetscCall(PetscFree2(sp, wfirst));
     PetscCall(PetscFree(perm));
     PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc2(nwide, &wide, nwide, &wptr)); /* the wide slots, and where they start */
+  for (PetscInt s = 0; s < ns; s++) {
+    if (wfirst[s] < 0) continue;
+    for (PetscInt t = s * h, g = wfirst[s], e = sp[s]; t < PetscMin(m, (s + 1) * h); t++, g++) {
+      wide[g] = t;
+      wptr[g] = e;
+      e += h < m ? GK_LEN(t) : (sp[s + 1] - sp[s]) / h;
+    }
   }
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
   if (!valuesonly && shortcols) PetscCall(PetscCalloc1(total, &dcol)); /* dropped below unless every offset fits */
   for (PetscInt t = 0; t < m; t++) {
-    const PetscInt w = (sp[t / h + 1] - sp[t / h]) / h, i = GK_ROW(t);
-    const PetscInt base = sp[t / h] + (w >= GK_ELLR_WIDE ? (t % h) * w : t % h), st = w >= GK_ELLR_WIDE ? 1 : h;
+    const PetscInt g = wfirst[t / h], i = GK_ROW(t);
+    const PetscInt base = g >= 0 ? wptr[g + t % h] : sp[t / h] + t % h, st = g >= 0 ? 1 : h;
 
     rl[t] = ai[i + 1] - ai[i];
     for (PetscInt k = 0; k < rl[t]; k++) {
@@ -116,15 +142,8 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       }
     }
   }
-  if (!valuesonly) { /* the slots of the wide slices, for the products' warps */
-    for (PetscInt s = 0; s < ns; s++)
-      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE) nwide += PetscMin(m, (s + 1) * h) - s * h;
-    PetscCall(PetscMalloc1(nwide, &wide));
-    nwide = 0;
-    for (PetscInt s = 0; s < ns; s++)
-      if ((sp[s + 1] - sp[s]) / h >= GK_ELLR_WIDE)
-        for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) wide[nwide++] = t;
-  }
+#undef GK_UP
+#undef GK_LEN
 #undef GK_ROW
   if (!valuesonly) {
     PetscCall(GKEllrFree_Private(E));
@@ -133,9 +152,11 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     E->nz = nz;
     E->h  = h;
     PetscCall(GKMalloc(ns + 1, &E->sliceptr));
+    PetscCall(GKMalloc(ns, &E->wfirst));
     PetscCall(GKMalloc(m, &E->rl));
     PetscCall(GKMalloc(total, &E->val));
     PetscCall(GKMemcpyH2D(E->sliceptr, sp, (size_t)(ns + 1) * sizeof(PetscInt)));
+    PetscCall(GKMemcpyH2D(E->wfirst, wfirst, (size_t)ns * sizeof(PetscInt)));
     PetscCall(GKMemcpyH2D(E->rl, rl, (size_t)m * sizeof(PetscInt)));
     if (dcol) {
       PetscCall(GKMalloc(total, &E->dcol));
@@ -152,15 +173,17 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     E->nwide = nwide;
     if (nwide) {
       PetscCall(GKMalloc(nwide, &E->wide));
+      PetscCall(GKMalloc(nwide, &E->wptr));
       PetscCall(GKMemcpyH2D(E->wide, wide, (size_t)nwide * sizeof(PetscInt)));
+      PetscCall(GKMemcpyH2D(E->wptr, wptr, (size_t)nwide * sizeof(PetscInt)));
     }
   }
   PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
-  *bytes  = (size_t)(ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
+  *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
-  PetscCall(PetscFree(wide));
-  PetscCall(PetscFree(sp));
+  PetscCall(PetscFree2(wide, wptr));
+  PetscCall(PetscFree2(sp, wfirst));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
   PetscCall(PetscFree(dcol));
@@ -276,6 +299,8 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
   if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
+  if (e->A.nwide && e->A.h < e->A.m) PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %d or more entries wide, stored one row after another without padding, a warp a row\n", e->A.nwide, GK_ELLR_WIDE));
+  else if (e->A.nwide) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
