@@ -133,7 +133,7 @@ template <bool CONJ, bool SHORT>
 static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
-  const size_t   base = (size_t)wptr[g];
+  const PetscInt base = wptr[g];
   PetscInt       k    = lane;
   GKScalar       v    = 0.0;
 
@@ -215,13 +215,18 @@ struct GKWindowIn {
    stages the rows' y there, to write them in row order instead of one scattered 8-byte store a
    row. The slots of wide slices are left to warps in the first nbwide blocks, as in
    GKEllrMultKernel. Power-law product of bench/ (windows of 1024, one H200): 210.4 -> 199.0 us;
-   staging y alone, 205.1 us (bench/ANALYSIS.md). */
+   staging y alone, 205.1 us (bench/ANALYSIS.md). The block's warps take its slots 32 at a time
+   from a counter in shared memory, longest first (the window's order), rather than every
+   GK_BLOCK-th slot each: the warps then end together at the barrier before the write of y, where
+   warps with the longest rows kept the others waiting (12% of ncu's stall samples): 192.5 ->
+   189.5 us. */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
 __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
+  __shared__ int           next;                 /* the next 32 slots a warp takes */
 
   if (blockIdx.x >= nbwide) {
     const PetscInt w0 = (PetscInt)(blockIdx.x - nbwide) * GK_ELLR_WINDOW;
@@ -234,9 +239,15 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
       if (t < nx) xs[t] = GKLdg(x + w0 + t);
       own[t] = 0;
     }
+    if (!threadIdx.x) next = 0;
     __syncthreads();
-    for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
-      const PetscInt s = w0 + threadIdx.x + GK_BLOCK * j;
+    for (;;) {
+      int u = 0;
+
+      if (threadIdx.x % 32 == 0) u = atomicAdd(&next, 1);
+      u = __shfl_sync(0xffffffffu, u, 0);
+      if (u >= GK_ELLR_WINDOW / 32) break;
+      const PetscInt s = w0 + 32 * u + threadIdx.x % 32;
 
       if (s < m && wfirst[s / h] < 0) {
         const PetscInt i = perm[s] - w0;
@@ -368,12 +379,11 @@ __global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *
   if (t < m) {
     const PetscInt i = perm ? perm[t] : t;
     GKScalar       s = 0.0;
-    size_t         base;
-    PetscInt       st;
+    PetscInt       base, st;
 
     GKEllrSlot(t, h, sliceptr, wfirst, wptr, &base, &st);
     for (PetscInt k = 0; k < rl[t]; k++)
-      if (GKEllrCol<-1>(t, col, dcol, base + (size_t)k * st) == i) s += val[base + (size_t)k * st];
+      if (GKEllrCol<-1>(t, col, dcol, base + k * st) == i) s += val[base + k * st];
     diag[i] = s;
   }
 }

@@ -229,24 +229,25 @@ struct GKVecIn {
 };
 
 /* where slot i's entries start and their stride: column-major slices, or row by row in wide
-   ones (device.h) */
-static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, size_t *base, PetscInt *stride)
+   ones (device.h); in PetscInt, as the slice starts are (32-bit offsets keep the product loops
+   to 40 registers: below) */
+static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, PetscInt *base, PetscInt *stride)
 {
   const PetscInt s = i / h, g = wfirst[s];
 
   if (g >= 0) {
-    *base   = (size_t)wptr[g + i % h];
+    *base   = wptr[g + i % h];
     *stride = 1;
   } else {
-    *base   = (size_t)sliceptr[s] + i % h;
+    *base   = sliceptr[s] + i % h;
     *stride = h;
   }
 }
 
 /* the column of entry e, which belongs to slot i: a 32-bit index, or with SHORT an offset from i
    (device.h); SHORT < 0: whichever E has, chosen at run time; CS: loaded as read once (GKLdcs) */
-template <int SHORT, bool CS = false>
-static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt *__restrict__ col, const short *__restrict__ dcol, size_t e)
+template <int SHORT, bool CS = false, class E>
+static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt *__restrict__ col, const short *__restrict__ dcol, E e)
 {
   if constexpr (SHORT > 0) return i + (CS ? __ldcs(dcol + e) : dcol[e]);
   else if constexpr (SHORT < 0) return dcol ? GKEllrCol<1, CS>(i, col, dcol, e) : GKEllrCol<0, CS>(i, col, dcol, e);
@@ -258,25 +259,28 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    are in flight at once (UNROLL entries; fewer keep fewer registers live). PLAIN: the paper's
    layout (one column-major slice, h = m), known when compiling: no slice arithmetic. SHORT: the
    columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
-   compiled for both). CS: the values and columns loaded as read once (GKLdcs). */
+   compiled for both). CS: the values and columns loaded as read once (GKLdcs). The offsets are
+   PetscInt (the arrays' lengths are): with 64-bit offsets the sliced products took 48 registers
+   and ran 5 blocks a multiprocessor, with these 40 and 6, and the power-law product of bench/
+   (windows of 1024, one H200) went from 200.5 to 193.7 us (bench/ANALYSIS.md). */
 template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
   if constexpr (SHORT < 0) return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x) : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
   GKScalar       s   = 0.0;
   const PetscInt len = rl[i];
-  size_t         base;
-  PetscInt       st;
+  PetscInt       base, st;
 
   if (PLAIN) {
-    base = (size_t)i;
+    base = i;
     st   = h;
   } else GKEllrSlot(i, h, sliceptr, wfirst, wptr, &base, &st);
 #pragma unroll UNROLL
   for (PetscInt k = 0; k < len; k++) {
-    const GKScalar a = CS ? GKLdcs(val + base + (size_t)k * st) : val[base + (size_t)k * st];
+    const PetscInt e = base + k * st;
+    const GKScalar a = CS ? GKLdcs(val + e) : val[e];
 
-    s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT, CS>(i, col, dcol, base + (size_t)k * st));
+    s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT, CS>(i, col, dcol, e));
   }
   return s;
 }
