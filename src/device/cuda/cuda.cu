@@ -172,7 +172,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    are loaded as read once (GKLdcs), so that x stays in L2 while they stream through: the
    power-law product with windows of 65536 went from 211.2 to 203.2 us, with windows of 1024
    (GKEllrMultWindowKernel) from 202.4 to 199.2 us (one H200; the loads also took the kernels
-   from 32 to 48 registers). */
+   from 32 to 48 registers, and GKEllrRow's 32-bit offsets then to 40). */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
