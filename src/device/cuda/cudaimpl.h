@@ -261,8 +261,9 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
    compiled for both). CS: the values and columns loaded as read once (GKLdcs). The offsets are
    PetscInt (the arrays' lengths are): with 64-bit offsets the sliced products took 48 registers
-   and ran 5 blocks a multiprocessor, with these 40 and 6, and the power-law product of bench/
-   (windows of 1024, one H200) went from 200.5 to 193.7 us (bench/ANALYSIS.md). */
+   and ran 5 blocks a multiprocessor, with these 40 and 6. The power-law product of bench/
+   (windows of 1024, one H200) went from 200.5 to 193.7 us with a build that cast the offsets in
+   this loop only; this code took 192.0 us in the next call (bench/ANALYSIS.md). */
 template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {

@@ -85,7 +85,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 #define GK_ROW(s) (perm ? perm[s] : (s))
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
 #define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
-  PetscCall(PetscMalloc2(ns + 1, &sp, ns, &wfirst));
+  PetscCall(PetscMalloc4(ns + 1, &sp, ns, &wfirst, m, &wide, m, &wptr)); /* wide, wptr: at most m slots */
   sp[0] = 0;
   for (PetscInt s = 0; s < ns; s++) {
     PetscInt w = 0;
@@ -94,15 +94,16 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     nz        = PetscMax(nz, w);
     sp[s + 1] = sp[s] + h * w;
     wfirst[s] = -1;
-    if (w >= GK_ELLR_WIDE) { /* row by row: without padding where sliced */
-      wfirst[s] = nwide;
-      nwide += PetscMin(m, (s + 1) * h) - s * h;
-      if (h < m) {
-        PetscInt e = 0;
+    if (w >= GK_ELLR_WIDE) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
+      PetscInt e = sp[s];
 
-        for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) e += GK_LEN(t);
-        sp[s + 1] = sp[s] + GK_UP(e, h); /* every slice starts at a multiple of h */
+      wfirst[s] = nwide;
+      for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++, nwide++) {
+        wide[nwide] = t;
+        wptr[nwide] = e;
+        e += h < m ? GK_LEN(t) : w;
       }
+      if (h < m) sp[s + 1] = sp[s] + GK_UP(e - sp[s], h); /* every slice starts at a multiple of h */
     }
   }
   total = sp[ns];
@@ -110,18 +111,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
                           h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)total, ai[m], why, fits, msg, len));
   if (!*fits) {
-    PetscCall(PetscFree2(sp, wfirst));
+    PetscCall(PetscFree4(sp, wfirst, wide, wptr));
     PetscCall(PetscFree(perm));
     PetscFunctionReturn(0);
-  }
-  PetscCall(PetscMalloc2(nwide, &wide, nwide, &wptr)); /* the wide slots, and where they start */
-  for (PetscInt s = 0; s < ns; s++) {
-    if (wfirst[s] < 0) continue;
-    for (PetscInt t = s * h, g = wfirst[s], e = sp[s]; t < PetscMin(m, (s + 1) * h); t++, g++) {
-      wide[g] = t;
-      wptr[g] = e;
-      e += h < m ? GK_LEN(t) : (sp[s + 1] - sp[s]) / h;
-    }
   }
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
@@ -182,8 +174,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
-  PetscCall(PetscFree2(wide, wptr));
-  PetscCall(PetscFree2(sp, wfirst));
+  PetscCall(PetscFree4(sp, wfirst, wide, wptr));
   PetscCall(PetscFree(rl));
   PetscCall(PetscFree2(col, val));
   PetscCall(PetscFree(dcol));
