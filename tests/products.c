@@ -142,6 +142,53 @@ static PetscErrorCode CheckClose(Vec y1, Vec y2, PetscReal tol, const char *what
   PetscFunctionReturn(0);
 }
 
+/* Products one after another on device vectors, each reading the one before's result, with no
+   copy between them: with -gpukit_overlap_kernels (the default) each is scheduled while the one
+   before it ends, and a product that did not wait for it would read a stale vector. A square
+   matrix: w = B x, y = B w, w = B y + w, y = B^T w, w = B^T y + w against A's. */
+static PetscErrorCode CheckChain(Mat A, Mat B, const char *stage)
+{
+  Vec                       x, y[2], w[2];
+  PetscRandom               rnd;
+  PetscGPUKitTransferCounts before, after;
+  PetscInt                  n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, &n, NULL));
+  PetscCall(VecCreate(PETSC_COMM_SELF, &x));
+  PetscCall(VecSetSizes(x, n, n));
+  PetscCall(VecSetType(x, VECCUDA));
+  PetscCall(VecDuplicate(x, &y[1]));
+  PetscCall(VecDuplicate(x, &y[0]));
+  PetscCall(VecDuplicate(x, &w[0]));
+  PetscCall(VecDuplicate(x, &w[1]));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetSeed(rnd, 5));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  for (int k = 1; k >= 0; k--) { /* B on the device first, then A, the oracle */
+    Mat M = k ? B : A;
+
+    PetscCall(MatMult(M, x, w[k]));
+    if (k) PetscCall(PetscGPUKitGetTransferCounts(&before));
+    PetscCall(MatMult(M, w[k], y[k]));
+    PetscCall(MatMultAdd(M, y[k], w[k], w[k]));
+    PetscCall(MatMultTranspose(M, w[k], y[k]));
+    PetscCall(MatMultTransposeAdd(M, y[k], w[k], w[k]));
+    if (k) PetscCall(PetscGPUKitGetTransferCounts(&after));
+  }
+  PetscCheck(after.h2d_count == before.h2d_count && after.d2h_count == before.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the chained products copied between host and device", stage);
+  PetscCall(CheckClose(y[0], y[1], 1e-12, "chained products, y", stage));
+  PetscCall(CheckClose(w[0], w[1], 1e-12, "chained products, w", stage));
+  PetscCall(VecDestroy(&x));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(VecDestroy(&y[k]));
+    PetscCall(VecDestroy(&w[k]));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Every product of B against A's, on random vectors, and the device path taken */
 static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
 {
@@ -217,6 +264,8 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
   PetscCall(MatGetDiagonal(B, d2));
   PetscCall(VecEqual(d1, d2, &flg));
   PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatGetDiagonal differs after %s", stage);
+
+  if (m && m == nc) PetscCall(CheckChain(A, B, stage));
 
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y1));

@@ -250,8 +250,9 @@ typedef struct {
 } GKDeviceCounts;
 PETSC_EXTERN GKDeviceCounts GKCounts;
 
-/* -gpukit_overlap_kernels: the CUDA backend may start each of the Krylov methods' fused kernels
-   while the kernel before it ends (read when the device is set) */
+/* -gpukit_overlap_kernels: the CUDA backend may start each of the Krylov methods' fused kernels,
+   and each ELLPACK-R or DIA product, while the kernel before it ends (read when the device is
+   set) */
 PETSC_INTERN PetscBool GKOverlapKernels;
 
 typedef struct {

@@ -149,7 +149,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "petsc-gpukit options", "Sys");
   PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
   PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
-  PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu, and each matrix product, start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));

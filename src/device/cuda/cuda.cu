@@ -172,10 +172,14 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    are loaded as read once (GKLdcs), so that x stays in L2 while they stream through: the
    power-law product with windows of 65536 went from 211.2 to 203.2 us, with windows of 1024
    (GKEllrMultWindowKernel) from 202.4 to 199.2 us (one H200; the loads also took the kernels
-   from 32 to 48 registers, and GKEllrRow's 32-bit offsets then to 40). */
+   from 32 to 48 registers, and GKEllrRow's 32-bit offsets then to 40). Launched overlapped
+   (GKLaunchOverlapped), as the DIA products and the Krylov methods' kernels are: in a run of
+   products each is scheduled while the one before it ends, and waits on the GPU for it. The
+   power-law product with windows of 1024 went from 189.0 to 186.8 us a call (one H200). */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
+  GKOverlapBegin();
   if (PLAIN || blockIdx.x >= nbwide) { /* a thread per slot, the wide slices left to the warps */
     const PetscInt s = (PetscInt)(blockIdx.x - (PLAIN ? 0 : nbwide)) * blockDim.x + threadIdx.x;
 
@@ -227,6 +231,8 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
   __shared__ int           next;                 /* the next 32 slots a warp takes */
+
+  GKOverlapBegin();
 
   if (blockIdx.x >= nbwide) {
     const PetscInt w0 = (PetscInt)(blockIdx.x - nbwide) * GK_ELLR_WINDOW;
@@ -280,7 +286,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->perm && A->sigma > 1 && GK_ELLR_WINDOW % A->sigma == 0) { /* sort windows within a block's window */
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
-#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKEllrMultWindowKernel<CONJ, SHORT><<<nbwin + nbw, GK_BLOCK>>>(A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -291,7 +297,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   }
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
-#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ><<<PLAIN ? nb : nb + nbw, GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
@@ -329,6 +335,7 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
+  GKOverlapBegin();
   if (i < m) {
     const GKScalar s = GKDiaRow<ND>(i, m, n, ndiag, off, val, GKVecIn{x});
 
@@ -340,7 +347,7 @@ static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, PetscB
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-#define GK_LAUNCH(ND) GKDiaMultKernel<ND><<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y)
+#define GK_LAUNCH(ND) GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y))
   GKDiaDispatch(A->ndiag, GK_LAUNCH);
 #undef GK_LAUNCH
   GKCheckLaunch();
@@ -354,6 +361,7 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
 {
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
+  GKOverlapBegin();
   if (j < n) {
     const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, GKVecIn{x});
 
@@ -365,8 +373,7 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 {
   PetscFunctionBegin;
   if (!A->n) PetscFunctionReturn(0);
-  if (conj) GKDiaMultTransposeKernel<true><<<GKBlocks(A->n), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
-  else GKDiaMultTransposeKernel<false><<<GKBlocks(A->n), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, add, (GKScalar *)y);
+  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
