@@ -1,5 +1,5 @@
 static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdowns, and their launch and wait counts.\n\
-  -mode <compare,errors,counts>\n\
+  -mode <compare,errors,counts,reuse>\n\
   -type <ellrcuda,diacuda,aij> : the operator given to the solvers (aij: converted by them)\n\
   -n <n>                        : grid points per side\n\n";
 
@@ -9,12 +9,14 @@ static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdo
             the tolerance; COCG checked by its true residual (and, with real scalars, against CG)
    errors:  an indefinite matrix, a BiCG breakdown, a NaN in b, a shell operator, an
             unsupported PC: the reasons or errors PETSc users expect, and no leak
+   reuse:   one KSP given another matrix of the same state number, and KSPSolveTranspose
    counts:  the library's own counters: 3 launches and 1 wait an iteration (1 wait per k
             iterations with -ksp_cggpu_check_every k)
 */
 #include <petscgpukit.h>
 #include "testutil.h"
 #include <petscksp.h>
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -32,8 +34,9 @@ typedef enum {
 } Problem;
 static const char *Problems[] = {"spd2d", "spd3d", "convdiff", "helmholtz", "hermitian", "spd9"};
 
-/* on PETSC_COMM_WORLD, the rows split evenly: ellrcuda and diacuda are the MPI types there */
-static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
+/* on PETSC_COMM_WORLD, the rows split evenly: ellrcuda and diacuda are the MPI types there;
+   row r's diagonal entry has shift (1 + r % 7) added (a diagonal that Jacobi's scaling changes) */
+static PetscErrorCode OperatorShifted(Problem p, PetscInt n, MatType type, PetscReal shift, Mat *A)
 {
   const PetscInt N = p == SPD3D ? n * n * n : n * n;
   PetscInt       rs, re;
@@ -52,7 +55,7 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
       if (i > 0) PetscCall(MatSetValue(*A, r, r - n * n, -1.0, INSERT_VALUES));
       if (j > 0) PetscCall(MatSetValue(*A, r, r - n, -1.0, INSERT_VALUES));
       if (k > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0, INSERT_VALUES));
-      PetscCall(MatSetValue(*A, r, r, 6.0, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, r, r, 6.0 + shift * (1 + r % 7), INSERT_VALUES));
       if (k < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0, INSERT_VALUES));
       if (j < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
       if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n * n, -1.0, INSERT_VALUES));
@@ -61,7 +64,7 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
 
       for (PetscInt di = -1; di <= 1; di++)
         for (PetscInt dj = -1; dj <= 1; dj++)
-          if (i + di >= 0 && i + di < n && j + dj >= 0 && j + dj < n) PetscCall(MatSetValue(*A, r, r + di * n + dj, di || dj ? -1.0 : 8.0 + 0.5 * (j % 5), INSERT_VALUES));
+          if (i + di >= 0 && i + di < n && j + dj >= 0 && j + dj < n) PetscCall(MatSetValue(*A, r, r + di * n + dj, di || dj ? -1.0 : 8.0 + shift * (1 + r % 7) + 0.5 * (j % 5), INSERT_VALUES));
     } else {
       const PetscInt    i = r / n, j = r % n;
       const PetscScalar c = p == CONVDIFF ? CPLX(0.4, 0.2) : 0.0;
@@ -70,13 +73,20 @@ static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
 
       if (i > 0) PetscCall(MatSetValue(*A, r, r - n, -1.0 - c, INSERT_VALUES));
       if (j > 0) PetscCall(MatSetValue(*A, r, r - 1, -1.0 - c - h, INSERT_VALUES));
-      PetscCall(MatSetValue(*A, r, r, d, INSERT_VALUES));
+      PetscCall(MatSetValue(*A, r, r, d + shift * (1 + r % 7), INSERT_VALUES));
       if (j < n - 1) PetscCall(MatSetValue(*A, r, r + 1, -1.0 + h, INSERT_VALUES));
       if (i < n - 1) PetscCall(MatSetValue(*A, r, r + n, -1.0, INSERT_VALUES));
     }
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Operator(Problem p, PetscInt n, MatType type, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(OperatorShifted(p, n, type, 0.0, A));
   PetscFunctionReturn(0);
 }
 
@@ -432,11 +442,168 @@ static PetscErrorCode Counts(PetscInt n, MatType type, const char *kt, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* One KSP, its operator switched to another matrix of the same size, pattern and object state
+   number (assembled alike, with a different diagonal): the second solve must use the second
+   matrix (its true residual, and PETSc's iterations on it), not what was made from the first */
+static PetscErrorCode Switch(PetscInt n, MatType type, KSPType kt, PCType pt)
+{
+  const PetscBool    cg = (PetscBool)(kt[0] == 'c');
+  const Problem      p  = cg ? SPD2D : CONVDIFF;
+  Mat                A[2], Aref;
+  Vec                b, x;
+  KSP                ksp;
+  PC                 pc;
+  PetscObjectState   st[2];
+  PetscInt           its, itsref;
+  PetscReal          rel = 0.0;
+  KSPConvergedReason reason, reasonref;
+
+  PetscFunctionBegin;
+  PetscCall(OperatorShifted(p, n, type, 0.0, &A[0]));
+  PetscCall(OperatorShifted(p, n, type, 3.0, &A[1]));
+  PetscCall(OperatorShifted(p, n, MATAIJ, 3.0, &Aref));
+  PetscCall(PetscObjectStateGet((PetscObject)A[0], &st[0]));
+  PetscCall(PetscObjectStateGet((PetscObject)A[1], &st[1]));
+  PetscCheck(st[0] == st[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The two operators' states differ (%" PetscInt64_FMT ", %" PetscInt64_FMT "): the test needs them equal", (PetscInt64)st[0], (PetscInt64)st[1]);
+  PetscCall(MatCreateVecs(A[0], &x, &b));
+  PetscCall(Fill(b, 1.0));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetFromOptions(ksp));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(KSPSetOperators(ksp, A[k], A[k]));
+    PetscCall(KSPSolve(ksp, b, x));
+  }
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(TrueResidual(A[1], x, b, &rel));
+  PetscCall(Solve(Aref, cg ? KSPCG : KSPBICG, pt, KSP_NORM_DEFAULT, b, NULL, x, &itsref, &reasonref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s, operator switched (same state): %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s, true residual %s\n", kt, pt, its, cg ? KSPCG : KSPBICG, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "below 1e-6" : "too large"));
+  PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after KSPSetOperators: %s with |b - Ax|/|b| = %g", kt, KSPConvergedReasons[reason], (double)rel);
+  PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after KSPSetOperators: %" PetscInt_FMT " iterations, PETSc's %" PetscInt_FMT, kt, its, itsref);
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A[0]));
+  PetscCall(MatDestroy(&A[1]));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
+/* x = KSP(A)^T b by KSPSolveTranspose, with maxit iterations at most */
+static PetscErrorCode SolveTranspose(Mat A, KSPType kt, PCType pt, PetscInt maxit, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, maxit));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolveTranspose(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+/* KSPSolveTranspose on the nonsymmetric problem against PETSc's: BiCG to convergence (and the
+   true residual of A^T x = b), CG for a fixed number of iterations (the same iterates); each
+   against the plain solve's answer too, which a solver ignoring the transpose would give */
+static PetscErrorCode Transpose(PetscInt n, MatType type, PCType pt)
+{
+  Mat A, Aref;
+  Vec b, x, xref, xplain, r;
+
+  PetscFunctionBegin;
+  PetscCall(Operator(CONVDIFF, n, type, &A));
+  PetscCall(Operator(CONVDIFF, n, MATAIJ, &Aref));
+  PetscCall(MatCreateVecs(Aref, &xref, &b));
+  PetscCall(VecDuplicate(xref, &x));
+  PetscCall(VecDuplicate(xref, &xplain));
+  PetscCall(VecDuplicate(xref, &r));
+  PetscCall(Fill(b, 1.0));
+  for (int m = 0; m < 2; m++) {
+    const KSPType      kt = m ? KSPCGGPU : KSPBICGGPU, kref = m ? KSPCG : KSPBICG;
+    const PetscInt     maxit = m ? 8 : 1000;
+    PetscInt           its, itsref, itsplain;
+    KSPConvergedReason reason, reasonref;
+    PetscReal          rel, nr, nb, dplain;
+
+    PetscCall(SolveTranspose(Aref, kref, pt, maxit, b, xref, &itsref, &reasonref));
+    PetscCall(SolveTranspose(A, kt, pt, maxit, b, x, &its, &reason));
+    PetscCall(Close(x, xref, m ? 1e-10 : 1e-6, &rel));
+    PetscCall(Solve(Aref, kref, pt, KSP_NORM_DEFAULT, b, NULL, xplain, &itsplain, &reasonref));
+    PetscCall(TestDiffNorms(xref, xplain, NORM_2, &dplain, &nb));
+    PetscCheck(dplain > 1e-3 * nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed and plain solves agree: the test cannot tell them apart");
+    PetscCall(MatMultTranspose(Aref, x, r)); /* r = b - A^T x */
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &nr));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolveTranspose %s %s: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s; solutions differ by %s\n", kt, pt, its, kref, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "less than 1e-6" : "more"));
+    PetscCheck(its == itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
+    if (!m) PetscCheck(reason > 0 && nr < 1e-6 * nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s ended %s with |b - A^T x|/|b| = %g", kt, KSPConvergedReasons[reason], (double)(nr / nb));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xref));
+  PetscCall(VecDestroy(&xplain));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Reuse(PetscInt n, MatType type)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    const PCType pt = k ? PCJACOBI : PCNONE;
+
+    PetscCall(Switch(n, type, KSPCGGPU, pt));
+    PetscCall(Switch(n, type, KSPBICGGPU, pt));
+    PetscCall(Transpose(n, type, pt));
+  }
+  { /* cggpu applies ssorgpu by Eisenstat's trick, which has no transposed form: refused */
+    Mat            A;
+    Vec            b, x;
+    KSP            ksp;
+    PC             pc;
+    PetscErrorCode ierr;
+
+    PetscCall(Operator(SPD2D, n, type, &A));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPCGGPU));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCSSORGPU));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = KSPSolveTranspose(ksp, b, x);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose with cggpu and ssorgpu returned %d, not PETSC_ERR_SUP", (int)ierr);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolveTranspose %s %s: refused (PETSC_ERR_SUP)\n", KSPCGGPU, PCSSORGPU));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&x));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt n = 20;
   char     mode[32] = "compare", type[64] = MATELLRCUDA;
-  PetscBool compare, errors;
+  PetscBool compare, errors, reuse;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -446,7 +613,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(PetscStrcmp(mode, "compare", &compare));
   PetscCall(PetscStrcmp(mode, "errors", &errors));
+  PetscCall(PetscStrcmp(mode, "reuse", &reuse));
   if (compare) PetscCall(Compare(n, type));
+  else if (reuse) PetscCall(Reuse(n, type));
   else if (errors) PetscCall(Errors(type));
   else {
     PetscCall(Counts(n, type, KSPCGGPU, 1));

@@ -608,7 +608,6 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
 static PetscErrorCode PCSetUp_SSORGPU(PC pc)
 {
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
-  Mat         P = pc->pmat;
   PetscBool   fallback;
 
   PetscFunctionBegin;
@@ -623,13 +622,24 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
   if (s->blk) PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bsz, s->S.herm ? "H" : "T"));
   if (s->badrow >= 0) { /* the PETSc way: the KSP ends KSP_DIVERGED_PC_FAILED, or errors when asked to */
-    PetscInt rstart;
+    char msg[256];
 
-    PetscCall(MatGetOwnershipRange(P, &rstart, NULL));
-    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : "");
-    PetscCall(PetscInfo(pc, "Zero or negative %s %g in row %" PetscInt_FMT ": the PC fails\n", s->blk ? "block pivot" : "diagonal entry", (double)PetscRealPart(s->baddiag), s->badrow + rstart));
+    PetscCall(PCSSORGPUFailure_Private(pc, msg, sizeof(msg)));
+    PetscCheck(!pc->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "%s", msg);
+    PetscCall(PetscInfo(pc, "%s: the PC fails\n", msg));
     PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
   }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCSSORGPUFailure_Private(PC pc, char *msg, size_t len)
+{
+  PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
+  PetscInt    rstart;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
+  PetscCall(PetscSNPrintf(msg, len, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : ""));
   PetscFunctionReturn(0);
 }
 

@@ -39,5 +39,5 @@ PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, GKSsorStep, con
    order (LOWER forward, UPPER and UPPER_SSOR backward, the products in any), b, xin, xout as
    ssorblocks (device.h) */
 PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, const PetscScalar *, PetscScalar *);
-
-
+/* The setup's failure in words (which row, which entry, why), for the error of any KSP */
+PETSC_INTERN PetscErrorCode PCSSORGPUFailure_Private(PC, char *, size_t);

@@ -8,17 +8,35 @@
 #include "../../../vec/impls/cuda/gkvec.h"
 #include "../../../pc/ssor_gpu/ssorgpu.h"
 
-/* The device matrix the iterations use: the operator itself, or any other assembled matrix
-   converted to ellrcuda, again only when the operator changed */
-static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
+/* Whether the cache entry k was made from o as it is now */
+static PetscErrorCode KSPGKKeyMatches_Private(const KSPGKKey *k, PetscObject o, PetscBool *same)
 {
-  KSP_GK          *gk = (KSP_GK *)ksp->data;
-  Mat              A;
-  PetscMPIInt      size;
-  PetscBool        isgk, isshell, hasrow;
   PetscObjectState state;
-  PetscInt         m, n;
-  MatType          type;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet(o, &state));
+  *same = k->id == o->id && k->state == state ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPGKKeySet_Private(KSPGKKey *k, PetscObject o)
+{
+  PetscFunctionBegin;
+  k->id = o->id;
+  PetscCall(PetscObjectStateGet(o, &k->state));
+  PetscFunctionReturn(0);
+}
+
+/* The device matrix of the operator: the operator itself, or any other assembled matrix
+   converted to ellrcuda, again only when the operator (or its state) changed */
+static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
+{
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  Mat         A;
+  PetscMPIInt size;
+  PetscBool   isgk, isshell, hasrow, same = PETSC_FALSE;
+  PetscInt    m, n;
+  MatType     type;
 
   PetscFunctionBegin;
   PetscCall(KSPGetOperators(ksp, &A, NULL));
@@ -37,16 +55,46 @@ static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
   PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
   PetscCheck(!isshell && hasrow, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s", ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   type    = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
   gk->mpi = size > 1 ? PETSC_TRUE : PETSC_FALSE;
-  if (!gk->Aconv || state != gk->Astate) {
+  if (gk->Aconv) PetscCall(KSPGKKeyMatches_Private(&gk->Akey, (PetscObject)A, &same));
+  if (!same) {
     PetscCall(MatDestroy(&gk->Aconv));
     PetscCall(PetscInfo(ksp, "Converting the %s operator to %s for the device\n", ((PetscObject)A)->type_name, type));
     PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &gk->Aconv));
-    gk->Astate = state;
+    PetscCall(KSPGKKeySet_Private(&gk->Akey, (PetscObject)A));
   }
   gk->Adev = gk->Aconv;
+  PetscFunctionReturn(0);
+}
+
+/* KSPSolveTranspose: the iterations run on A^T, made in the device operator's own format from it
+   (MatTranspose of the plug-in's types keeps their type), again only when that changed */
+static PetscErrorCode KSPGKSetUpTranspose_Private(KSP ksp)
+{
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  PetscBool same = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (gk->Atrans) PetscCall(KSPGKKeyMatches_Private(&gk->Atkey, (PetscObject)gk->Adev, &same));
+  if (!same) {
+    PetscCall(MatDestroy(&gk->Atrans));
+    PetscCall(PetscInfo(ksp, "Transposing the %s operator for KSPSolveTranspose\n", ((PetscObject)gk->Adev)->type_name));
+    PetscCall(MatTranspose(gk->Adev, MAT_INITIAL_MATRIX, &gk->Atrans));
+    PetscCall(KSPGKKeySet_Private(&gk->Atkey, (PetscObject)gk->Adev));
+  }
+  gk->Adev = gk->Atrans;
+  PetscFunctionReturn(0);
+}
+
+/* The device matrix the iterations use: the operator itself, or any other assembled matrix
+   converted to ellrcuda, again only when the operator changed; its transpose for
+   KSPSolveTranspose */
+static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPGKSetUpDevice_Private(ksp));
+  if (ksp->transpose_solve) PetscCall(KSPGKSetUpTranspose_Private(ksp));
   PetscFunctionReturn(0);
 }
 
@@ -66,11 +114,12 @@ static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc)
   PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s with %s runs on one process for now: use -ksp_type cg with -pc_type %s on several", KSPCGGPU, PCSSORGPU, PCSSORGPU);
   PetscCall(KSPGetOperators(ksp, &A, &P));
   PetscCheck(A == P, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the operator to be the preconditioning matrix", KSPCGGPU, PCSSORGPU);
+  PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s to A by Eisenstat's trick, not to A^T: for KSPSolveTranspose() add -ksp_use_explicittranspose (KSPSetUseExplicitTranspose), which solves with A^T itself", KSPCGGPU, PCSSORGPU);
   PetscCall(PCSetUp(pc));
   s = (PC_SSORGPU *)pc->data;
   PetscCheck(s->type != PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the exact sweeps: -pc_ssorgpu_type natural or multicolor (neumann works with -ksp_type cg)", KSPCGGPU, PCSSORGPU);
-  gk->ssor   = s;
-  gk->Pstate = -1; /* diag is not Jacobi's */
+  gk->ssor     = s;
+  gk->Pkey.id  = 0; /* diag is not Jacobi's */
   PetscCall(VecDestroy(&gk->diag));
   if (s->badrow >= 0) PetscFunctionReturn(0); /* the solve ends KSP_DIVERGED_PC_FAILED */
   PetscCall(VecDuplicate(gk->work[0], &gk->diag));
@@ -92,7 +141,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   Mat              P;
   PetscBool        isjacobi, isnone, isssor, useabs, fix, set, spd;
   PCJacobiType     jtype;
-  PetscObjectState state;
+  PetscBool        same = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
@@ -115,8 +164,8 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
     PetscFunctionReturn(0);
   }
   PetscCall(KSPGetOperators(ksp, NULL, &P));
-  PetscCall(PetscObjectStateGet((PetscObject)P, &state));
-  if (gk->diag && state == gk->Pstate) PetscFunctionReturn(0);
+  if (gk->diag) PetscCall(KSPGKKeyMatches_Private(&gk->Pkey, (PetscObject)P, &same));
+  if (same) PetscFunctionReturn(0);
   PetscCall(VecDestroy(&gk->diag));
   PetscCall(VecDuplicate(gk->work[0], &gk->diag));
   PetscCall(PCJacobiGetType(pc, &jtype));
@@ -138,7 +187,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
       if (d[i] == (PetscScalar)0.0) d[i] = 1.0;
     PetscCall(VecRestoreArray(gk->diag, &d));
   }
-  gk->Pstate = state;
+  PetscCall(KSPGKKeySet_Private(&gk->Pkey, (PetscObject)P));
   PetscFunctionReturn(0);
 }
 
@@ -751,8 +800,11 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   ksp->its    = 0;
   ksp->reason = KSP_CONVERGED_ITERATING;
   if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->badrow >= 0) { /* the PC failed at setup: x untouched */
+    char msg[256];
+
     ksp->reason = KSP_DIVERGED_PC_FAILED;
-    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged: PC %s failed (see its setup)", PCSSORGPU);
+    PetscCall(PCSSORGPUFailure_Private(ksp->pc, msg, sizeof(msg)));
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged: %s", msg);
     if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
     PetscFunctionReturn(0);
   }
@@ -836,6 +888,7 @@ static PetscErrorCode KSPReset_GK(KSP ksp)
   gk->halonow    = PETSC_FALSE;
   PetscCall(KSPGKDestroyWork_Private(gk));
   PetscCall(MatDestroy(&gk->Aconv));
+  PetscCall(MatDestroy(&gk->Atrans));
   gk->Adev = NULL;
   PetscFunctionReturn(0);
 }

@@ -8,16 +8,25 @@
 #include "../../../include/gpukitimpl.h"
 #include <petsc/private/kspimpl.h>
 
+/* What a cached object was made from: that object and its state then. Two different matrices
+   can have the same state number, so both are compared. */
+typedef struct {
+  PetscObjectId    id;
+  PetscObjectState state;
+} KSPGKKey;
+
 typedef struct {
   GKKrylovMethod   method;     /* of the current solve */
   PetscInt         checkevery; /* test convergence every so many iterations */
   PetscBool        cocg;       /* bicggpu: COCG for complex symmetric matrices */
   Mat              Aconv;      /* the operator converted to ellrcuda, when it is no device matrix */
-  PetscObjectState Astate;     /* the operator's state when it was converted */
+  KSPGKKey         Akey;       /* the operator it was converted from */
+  Mat              Atrans;     /* KSPSolveTranspose: the transpose of the device operator */
+  KSPGKKey         Atkey;      /* the device operator it was made from */
   Mat              Adev;       /* the device matrix the iterations use: the operator or Aconv */
   PetscBool        mpi;        /* Adev is an MPI device matrix */
   Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
-  PetscObjectState Pstate;     /* the preconditioning matrix's state when diag was made */
+  KSPGKKey         Pkey;       /* the preconditioning matrix diag was made from (id 0: not Jacobi's diag) */
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
   Vec              work[11];   /* r, z, p, w, r~, z~, p~, w~, the second p and p~ buffers, Eisenstat's t: r made at setup, the others at their first use */
   void            *ssor;       /* ssorgpu's data when the PC is applied by Eisenstat's trick (PC_SSORGPU), else NULL */
