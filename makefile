@@ -20,7 +20,8 @@ ifneq ($(DEPS_STATUS),0)
 $(error petsc-gpukit: prerequisites missing, see above)
 endif
 endif
-SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_DIR)/include/petscconf.h && echo complex || echo real)
+PETSC_CONF  := $(PETSC_DIR)/include/petscconf.h
+SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_CONF) && echo complex || echo real)
 BUILD       ?= build/$(SCALAR)
 PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(shell ls $(PETSC_DIR)/lib/libpetsc*.so 2>/dev/null))))
 MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
@@ -85,7 +86,7 @@ tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 
 # BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
 check: tests
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) MPIEXEC=$(MPIEXEC) sh tests/run
+	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_CONF=$(PETSC_CONF) MPIEXEC=$(MPIEXEC) sh tests/run
 
 # the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
 $(BUILD)/bench/baseline.o: bench/baseline.cu

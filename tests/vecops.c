@@ -299,6 +299,63 @@ int main(int argc, char **argv)
   PetscCall(VecDot(x, y, &sr));
   PetscCall(CheckScalar(sr, sd, 0.0, "VecDot with a host vector"));
 
+  /* write access after device work gives the current values, as a standard vector's does
+     (PETSc's hypre interface zeroes x by VecSet, then hands hypre that array as its guess):
+     after VecSet, and after any other device result */
+  {
+    PetscScalar       *a;
+    const PetscScalar *r;
+    PetscInt           nl;
+
+    PetscCall(VecGetLocalSize(x, &nl));
+    PetscCall(VecCopy(X, W));
+    PetscCall(CheckVec(x, W, "VecCopy")); /* W's host copy holds x's values */
+    PetscCall(VecSet(W, 0.0));            /* on the device */
+    PetscCall(VecGetArrayWrite(W, &a));
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after VecSet(0) on the device: entry %" PetscInt_FMT " is %g, not 0", i, (double)PetscRealPart(a[i]));
+    if (nl) a[0] = 1.0;
+    PetscCall(VecRestoreArrayWrite(W, &a));
+    PetscCall(VecSet(w, 0.0));
+    PetscCall(VecGetArray(w, &a));
+    if (nl) a[0] = 1.0;
+    PetscCall(VecRestoreArray(w, &a));
+    PetscCall(CheckVec(w, W, "VecGetArrayWrite after VecSet, then a host write"));
+    PetscCall(VecSet(W, -2.5));
+    PetscCall(VecScale(W, 2.0)); /* no longer VecSet's value: copied, not set */
+    PetscCall(VecGetArrayWrite(W, &a));
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == (PetscScalar)-5.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after a device update: entry %" PetscInt_FMT " is %g, not -5", i, (double)PetscRealPart(a[i]));
+    PetscCall(VecRestoreArrayWrite(W, &a));
+    PetscCall(VecAXPBY(W, 1.0, 0.0, X)); /* W = X on the device */
+    PetscCall(VecGetArrayWrite(W, &a));
+    PetscCall(VecGetArrayRead(x, &r));
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == r[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after a device copy: entry %" PetscInt_FMT " differs", i);
+    PetscCall(VecRestoreArrayRead(x, &r));
+    PetscCall(VecRestoreArrayWrite(W, &a));
+  }
+
+  /* a NaN: every norm NaN, the infinity norm as VecNorm_Seq/MPI too (on the process holding it
+     and on every other) */
+  if (N) {
+    PetscInt    i = N / 2;
+    PetscScalar v = PETSC_MAX_REAL;
+
+    v = v * 10.0 - v * 10.0;
+    PetscCall(VecCopy(x, w));
+    PetscCall(VecCopy(X, W));
+    PetscCall(VecSetValues(w, 1, &i, &v, INSERT_VALUES));
+    PetscCall(VecSetValues(W, 1, &i, &v, INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(w));
+    PetscCall(VecAssemblyEnd(w));
+    PetscCall(VecAssemblyBegin(W));
+    PetscCall(VecAssemblyEnd(W));
+    PetscCall(VecScale(W, 1.0 + PETSC_SMALL)); /* the values on the device */
+    PetscCall(VecScale(w, 1.0 + PETSC_SMALL));
+    for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+      PetscCall(VecNorm(W, types[t], &rd));
+      PetscCheck(PetscIsNanReal(rd), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecNorm %s of a device vector holding a NaN: %g, not NaN", NormTypes[types[t]], (double)rd);
+    }
+  }
+
   /* place, replace, reset */
   {
     PetscScalar *mine, *a;

@@ -304,7 +304,13 @@ __global__ void GKNormsKernel(PetscInt n, const GKScalar *__restrict__ x, double
   GKBlockSumStore<2>(acc, partial);
 }
 
-/* max |x| per block, then over the blocks: no index, so a plain maximum */
+/* the larger of a and b, NaN if either is (fmax drops a NaN; PETSc's VecNorm returns it) */
+static __device__ __forceinline__ double GKMaxNaN(double a, double b)
+{
+  return (b > a || isnan(b)) && !isnan(a) ? b : a;
+}
+
+/* max |x| per block, then over the blocks: no index, so a plain maximum (NaN if any entry is) */
 __global__ void GKMaxAbsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial, bool final)
 {
   __shared__ double s[GK_WARPS];
@@ -317,14 +323,14 @@ __global__ void GKMaxAbsKernel(PetscInt n, const GKScalar *__restrict__ x, doubl
 #else
     const double a = final ? partial[2 * i] : fabs(x[i]);
 #endif
-    m = fmax(m, a);
+    m = GKMaxNaN(m, a);
   }
-  for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
+  for (int o = 16; o > 0; o /= 2) m = GKMaxNaN(m, __shfl_down_sync(0xffffffffu, m, o));
   if (!lane) s[warp] = m;
   __syncthreads();
   if (!warp) {
     m = lane < GK_WARPS ? s[lane] : 0.0;
-    for (int o = 16; o > 0; o /= 2) m = fmax(m, __shfl_down_sync(0xffffffffu, m, o));
+    for (int o = 16; o > 0; o /= 2) m = GKMaxNaN(m, __shfl_down_sync(0xffffffffu, m, o));
     if (!lane) partial[2 * blockIdx.x + (final ? 2 * GK_RED_BLOCKS * GK_MULTI - 2 : 0)] = m;
   }
 }

@@ -314,7 +314,8 @@ static PetscErrorCode GKHostDotNorm2(PetscInt n, const PetscScalar *s, const Pet
   PetscFunctionReturn(0);
 }
 
-/* r[0] = sum |x|, r[1] = sum |x|^2, r[2] = max |x|: the parts asked for */
+/* r[0] = sum |x|, r[1] = sum |x|^2, r[2] = max |x| (NaN if an entry is, as VecNorm_Seq): the
+   parts asked for */
 static PetscErrorCode GKHostNorms(PetscInt n, const PetscScalar *x, int parts, PetscReal *r)
 {
   PetscFunctionBegin;
@@ -330,7 +331,11 @@ static PetscErrorCode GKHostNorms(PetscInt n, const PetscScalar *x, int parts, P
   for (PetscInt i = 0; i < n; i++) {
     if (parts & GK_NORM_ABS) r[0] += PetscAbsScalar(x[i]);
     if (parts & GK_NORM_SQ) r[1] += PetscRealPart(x[i] * PetscConj(x[i]));
-    if (parts & GK_NORM_MAX) r[2] = PetscMax(r[2], PetscAbsScalar(x[i]));
+    if ((parts & GK_NORM_MAX) && !PetscIsNanReal(r[2])) {
+      const PetscReal a = PetscAbsScalar(x[i]);
+
+      if (a > r[2] || PetscIsNanReal(a)) r[2] = a;
+    }
   }
   PetscFunctionReturn(0);
 }

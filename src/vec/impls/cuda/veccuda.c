@@ -21,6 +21,8 @@ PETSC_EXTERN MPI_Op         MPIU_MAXLOC, MPIU_MINLOC;
 
 typedef struct {
   PetscScalar   *d;    /* device array, local length (NULL when empty or not allocated) */
+  PetscBool      isconst; /* VecSet made every entry of the device array cval, and nothing wrote it since */
+  PetscScalar    cval;
   PetscBool      mpi;  /* the reductions add an MPIU_Allreduce */
   struct _VecOps base; /* VECSEQ's or VECMPI's operations, for the fallbacks */
 } Vec_GK;
@@ -60,15 +62,20 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   if (v->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
   else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
   v->offloadmask = PETSC_OFFLOAD_BOTH;
+  g->isconst     = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
-/* Makes the host array valid (GPU to BOTH) */
+/* Makes the host array valid (GPU to BOTH); after VecSet on the device, by setting it, not copying */
 static PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
 {
   PetscFunctionBegin;
   if (v->offloadmask == PETSC_OFFLOAD_GPU) {
-    PetscCall(GKMemcpyD2H(VecGKHostArray_Private(v), g->d, (size_t)v->map->n * sizeof(PetscScalar)));
+    PetscScalar *h = VecGKHostArray_Private(v);
+
+    if (g->isconst)
+      for (PetscInt i = 0; i < v->map->n; i++) h[i] = g->cval;
+    else PetscCall(GKMemcpyD2H(h, g->d, (size_t)v->map->n * sizeof(PetscScalar)));
     v->offloadmask = PETSC_OFFLOAD_BOTH;
   }
   PetscFunctionReturn(0);
@@ -90,7 +97,10 @@ static PetscErrorCode VecGKDevice_Private(Vec v, GKAccess mode, PetscScalar **d)
   if (mode == GK_WRITE) {
     if (!g->d && v->map->n) PetscCall(GKMalloc(v->map->n, &g->d));
   } else PetscCall(VecGKCopyToDevice_Private(v, g));
-  if (mode != GK_READ) v->offloadmask = PETSC_OFFLOAD_GPU;
+  if (mode != GK_READ) {
+    v->offloadmask = PETSC_OFFLOAD_GPU;
+    g->isconst     = PETSC_FALSE;
+  }
   *d = g->d;
   PetscFunctionReturn(0);
 }
@@ -124,10 +134,17 @@ static PetscErrorCode VecGetArrayRead_GK(Vec v, const PetscScalar **a)
   PetscFunctionReturn(0);
 }
 
+/* The host array holding the current values, as a standard vector's does: callers written for
+   those read it (PETSc's hypre interface zeroes x by VecSet, then hands this array to hypre as
+   its initial guess) */
 static PetscErrorCode VecGetArrayWrite_GK(Vec v, PetscScalar **a)
 {
+  Vec_GK *g;
+
   PetscFunctionBegin;
-  v->offloadmask = PETSC_OFFLOAD_CPU; /* every entry will be written: nothing to copy */
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCall(VecGKCopyToHost_Private(v, g));
+  v->offloadmask = PETSC_OFFLOAD_CPU;
   *a             = VecGKHostArray_Private(v);
   PetscFunctionReturn(0);
 }
@@ -217,8 +234,13 @@ static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScal
 
 static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
 {
+  Vec_GK *g;
+
   PetscFunctionBegin;
   PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
+  PetscCall(VecGKGetData_Private(x, &g));
+  g->isconst = PETSC_TRUE;
+  g->cval    = alpha;
   PetscFunctionReturn(0);
 }
 
@@ -545,7 +567,12 @@ static PetscErrorCode VecGKNorm_Private(Vec x, NormType type, PetscBool global, 
   PetscCall(GKDev->norms(x->map->n, xd, type == NORM_1 ? GK_NORM_ABS : type == NORM_INFINITY ? GK_NORM_MAX : type == NORM_1_AND_2 ? GK_NORM_ABS | GK_NORM_SQ : GK_NORM_SQ, r));
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   if (global && g->mpi) {
-    if (type == NORM_INFINITY) PetscCall(VecGKAllreduce_Private(x, &r[2], 1, MPIU_REAL, MPIU_MAX));
+    if (type == NORM_INFINITY) { /* MPI's maximum may drop a NaN: a flag beside it keeps it */
+      PetscReal m[2] = {PetscIsNanReal(r[2]) ? 0.0 : r[2], PetscIsNanReal(r[2]) ? 1.0 : 0.0};
+
+      PetscCall(VecGKAllreduce_Private(x, m, 2, MPIU_REAL, MPIU_MAX));
+      r[2] = m[1] > 0.0 ? (PetscReal)NAN : m[0];
+    }
     else PetscCall(VecGKAllreduce_Private(x, r, 2, MPIU_REAL, MPIU_SUM));
   }
   switch (type) {
