@@ -1,5 +1,5 @@
 static char help[] = "The device matrices' products against SEQAIJ's, before and after changes.\n\
-  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol>\n\
+  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol,denserow>\n\
   -n <n>        : the problem's size parameter\n\
   -m <m>        : rows of the rectangular problem (columns: n)\n\
   -type <type>  : ellrcuda or diacuda\n\n";
@@ -21,9 +21,10 @@ typedef enum {
   OUTSIDE,
   EMPTY,
   ONE,
-  LONGCOL
+  LONGCOL,
+  DENSEROW
 } Problem;
-static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "Problem", "", NULL};
+static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -112,6 +113,11 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
       if (r > 1) PetscCall(MatSetValue(A, r, 0, 0.5, INSERT_VALUES));
     }
     break;
+  case DENSEROW:
+    /* the diagonal and one full row: padding every row to it needs m^2 entries */
+    for (PetscInt r = 0; r < m; r++) PetscCall(MatSetValue(A, r, r, 4.0, INSERT_VALUES));
+    for (PetscInt c = 1; c < nc; c++) PetscCall(MatSetValue(A, 0, c, -1.0 / nc, INSERT_VALUES));
+    break;
   case EMPTY:
     break;
   }
@@ -120,14 +126,22 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+/* preallocated for nzrow entries a row; nzrow < 0: denserow's (its row 0 full, the others 1) */
 static PetscErrorCode CreateMatrix(MatType type, PetscInt m, PetscInt nc, PetscInt nzrow, Mat *A)
 {
+  PetscInt *nnz = NULL;
+
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_SELF, A));
   PetscCall(MatSetSizes(*A, m, nc, m, nc));
   PetscCall(MatSetType(*A, type));
   PetscCall(MatSetFromOptions(*A));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nzrow, NULL));
+  if (nzrow < 0) {
+    PetscCall(PetscMalloc1(m, &nnz));
+    for (PetscInt i = 0; i < m; i++) nnz[i] = i ? 1 : nc;
+  }
+  PetscCall(MatSeqAIJSetPreallocation(*A, nzrow, nnz));
+  PetscCall(PetscFree(nnz));
   PetscFunctionReturn(0);
 }
 
@@ -338,6 +352,7 @@ int main(int argc, char **argv)
     rows = cols = n;
   }
   if (p == RANDOM) nzrow = 61;
+  if (p == DENSEROW) nzrow = -1;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s: %" PetscInt_FMT " x %" PetscInt_FMT "\n", type, Problems[p], rows, cols));
 
   /* A: the oracle; B: assembled directly as the device type; B2: converted from A */

@@ -64,6 +64,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
   PetscInt      *sp, *rl, *col, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0;
+  PetscInt64     start;
   PetscScalar   *val;
   short         *dcol = NULL;
   char           why[320];
@@ -86,35 +87,45 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
 #define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
   PetscCall(PetscMalloc4(ns + 1, &sp, ns, &wfirst, m, &wide, m, &wptr)); /* wide, wptr: at most m slots */
+  /* the starts counted in 64 bits: padding can need more entries than PetscInt counts (one dense
+     row among 65536), which the fill limit or the check below refuses before anything is stored */
+  start = 0;
   sp[0] = 0;
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt w = 0;
+    PetscInt   w = 0;
+    PetscInt64 next;
 
     for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) w = PetscMax(w, GK_LEN(t));
     nz        = PetscMax(nz, w);
-    sp[s + 1] = sp[s] + h * w;
+    next      = start + (PetscInt64)h * w;
     wfirst[s] = -1;
     if (w >= GK_ELLR_WIDE) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
-      PetscInt e = sp[s];
+      PetscInt64 e = start;
 
       wfirst[s] = nwide;
       for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++, nwide++) {
         wide[nwide] = t;
-        wptr[nwide] = e;
+        wptr[nwide] = (PetscInt)PetscMin(e, PETSC_MAX_INT);
         e += h < m ? GK_LEN(t) : w;
       }
-      if (h < m) sp[s + 1] = sp[s] + GK_UP(e - sp[s], h); /* every slice starts at a multiple of h */
+      if (h < m) next = start + GK_UP(e - start, h); /* every slice starts at a multiple of h */
     }
+    start     = next;
+    sp[s + 1] = (PetscInt)PetscMin(start, PETSC_MAX_INT);
   }
-  total = sp[ns];
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0,
                           h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
-  PetscCall(MatSeqGKCheckFill_Private(A, what, (double)total, ai[m], why, fits, msg, len));
+  PetscCall(MatSeqGKCheckFill_Private(A, what, (double)start, ai[m], why, fits, msg, len));
+  if (*fits && start > PETSC_MAX_INT) {
+    *fits = PETSC_FALSE;
+    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros, more than this PETSc's %d-bit PetscInt indexes. %s Use a format without padding (-mat_type aij), or a PETSc configured --with-64-bit-indices", what, (double)start, ai[m], (int)(8 * sizeof(PetscInt)), why));
+  }
   if (!*fits) {
     PetscCall(PetscFree4(sp, wfirst, wide, wptr));
     PetscCall(PetscFree(perm));
     PetscFunctionReturn(0);
   }
+  total = (PetscInt)start;
   PetscCall(PetscMalloc1(m, &rl));
   PetscCall(PetscCalloc2(total, &col, total, &val));
   if (!valuesonly && shortcols) PetscCall(PetscCalloc1(total, &dcol)); /* dropped below unless every offset fits */
