@@ -13,6 +13,7 @@ Options:\n\
   -timing                 : print the solve's time (not stable across machines)\n\n";
 
 #include <petscksp.h>
+#include <errno.h>
 
 /* Wathen's matrix (as MATLAB's gallery('wathen', nx, ny)): the 8-node serendipity elements'
    mass matrix, each element's scaled by a density in (0, 100) from a seeded generator; SPD,
@@ -96,20 +97,50 @@ static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
   PetscFunctionReturn(0);
 }
 
+/* The count integers at the start of line (64-bit: a size beyond PetscInt is refused, not wrapped);
+   *rest points past them. False if the line has fewer, or one is out of long long's range. */
+static PetscBool ReadIntegers(const char *line, int count, long long *v, const char **rest)
+{
+  const char *p = line;
+
+  for (int k = 0; k < count; k++) {
+    char *e;
+
+    errno = 0;
+    v[k]  = strtoll(p, &e, 10);
+    if (e == p || errno == ERANGE) return PETSC_FALSE;
+    p = e;
+  }
+  *rest = p;
+  return PETSC_TRUE;
+}
+
+/* Whether nothing but blanks is left of a line */
+static PetscBool Blank(const char *p)
+{
+  while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+  return *p ? PETSC_FALSE : PETSC_TRUE;
+}
+
 /* A Matrix Market coordinate file into A (type from the options): process 0 reads and sets every
-   entry, which PETSc's assembly sends to its owner */
+   entry, which PETSc's assembly sends to its owner. Every departure from the format is an error
+   naming the line: sizes beyond PetscInt, indices outside the matrix, entries missing or beyond
+   the count announced, values that are not numbers. */
 static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
 {
   PetscMPIInt rank;
   PetscInt    dims[3] = {0, 0, 0};
   char        line[1024], field[32] = "", sym[32] = "";
   FILE       *fp = NULL;
+  PetscBool   symmetric = PETSC_FALSE, hermitian = PETSC_FALSE;
+  int         nvalues = 1;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   if (!rank) {
-    char obj[32], fmt[32];
-    int  m, n, nz;
+    char        obj[32], fmt[32];
+    long long   size[3];
+    const char *rest;
 
     fp = fopen(file, "r");
     PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the Matrix Market file %s", file);
@@ -120,10 +151,13 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
     PetscCheck(PetscDefined(USE_COMPLEX) || strcmp(field, "complex"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s holds complex values: use PETSc with complex scalars", file);
     do PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no size line", file);
     while (line[0] == '%');
-    PetscCheck(sscanf(line, "%d %d %d", &m, &n, &nz) == 3 && m > 0 && n > 0 && nz >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a broken size line", file);
-    dims[0] = m;
-    dims[1] = n;
-    dims[2] = nz;
+    PetscCheck(ReadIntegers(line, 3, size, &rest) && Blank(rest), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line is not three integers (rows, columns, entries): %s", file, line);
+    PetscCheck(size[0] > 0 && size[1] > 0 && size[2] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld x %lld with %lld entries: rows and columns must be positive, entries not negative", file, size[0], size[1], size[2]);
+    PetscCheck(size[0] <= PETSC_MAX_INT && size[1] <= PETSC_MAX_INT && size[2] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld x %lld with %lld entries, more than this PETSc's %d-bit PetscInt counts (%" PetscInt_FMT "): use a PETSc configured --with-64-bit-indices", file, size[0], size[1], size[2], (int)(8 * sizeof(PetscInt)), (PetscInt)PETSC_MAX_INT);
+    PetscCheck((double)size[2] <= (double)size[0] * (double)size[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld entries in a %lld x %lld matrix", file, size[2], size[0], size[1]);
+    dims[0] = (PetscInt)size[0];
+    dims[1] = (PetscInt)size[1];
+    dims[2] = (PetscInt)size[2];
   }
   PetscCallMPI(MPI_Bcast(dims, 3, MPIU_INT, 0, PETSC_COMM_WORLD));
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
@@ -132,27 +166,67 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
   PetscCall(MatSetUp(*A));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   if (!rank) {
+    symmetric = strcmp(sym, "general") ? PETSC_TRUE : PETSC_FALSE;
+    hermitian = strcmp(sym, "hermitian") ? PETSC_FALSE : PETSC_TRUE;
+    nvalues   = !strcmp(field, "pattern") ? 0 : !strcmp(field, "complex") ? 2 : 1;
+    PetscCheck(!symmetric || dims[0] == dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a %s matrix of %" PetscInt_FMT " x %" PetscInt_FMT " is not square", file, sym, dims[0], dims[1]);
     for (PetscInt k = 0; k < dims[2]; k++) {
-      int         i, j;
-      double      re = 1.0, im = 0.0;
-      int         got;
+      long long   ij[2];
+      double      val[2] = {1.0, 0.0};
+      const char *p;
       PetscScalar v;
 
-      PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %d entries, %d announced", file, (int)k, (int)dims[2]);
-      got = sscanf(line, "%d %d %lf %lf", &i, &j, &re, &im);
-      PetscCheck(got >= (strcmp(field, "pattern") ? 3 : 2) && i >= 1 && j >= 1 && i <= dims[0] && j <= dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %d is broken: %s", file, (int)k + 1, line);
+      PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " entries, %" PetscInt_FMT " announced", file, k, dims[2]);
+      PetscCheck(ReadIntegers(line, 2, ij, &p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " does not start with its row and column: %s", file, k + 1, line);
+      for (int q = 0; q < nvalues; q++) {
+        char *e;
+
+        val[q] = strtod(p, &e);
+        PetscCheck(e != p, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " lacks its %s value: %s", file, k + 1, nvalues == 2 ? (q ? "imaginary" : "real") : field, line);
+        p = e;
+      }
+      PetscCheck(Blank(p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " has more than its row, column and %d value%s: %s", file, k + 1, nvalues, nvalues == 1 ? "" : "s", line);
+      PetscCheck(ij[0] >= 1 && ij[1] >= 1 && ij[0] <= dims[0] && ij[1] <= dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix (indices count from 1)", file, k + 1, ij[0], ij[1], dims[0], dims[1]);
+      PetscCheck(!symmetric || ij[0] >= ij[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies above the diagonal of a %s matrix, whose file holds the lower triangle only", file, k + 1, ij[0], ij[1], sym);
 #if defined(PETSC_USE_COMPLEX)
-      v = strcmp(field, "complex") ? (PetscScalar)re : PetscCMPLX(re, im);
+      v = PetscCMPLX(val[0], val[1]);
 #else
-      v = re;
+      v = val[0];
 #endif
-      PetscCall(MatSetValue(*A, i - 1, j - 1, v, ADD_VALUES));
-      if (i != j && strcmp(sym, "general")) PetscCall(MatSetValue(*A, j - 1, i - 1, strcmp(sym, "hermitian") ? v : PetscConj(v), ADD_VALUES));
+      PetscCall(MatSetValue(*A, (PetscInt)ij[0] - 1, (PetscInt)ij[1] - 1, v, ADD_VALUES));
+      if (ij[0] != ij[1] && symmetric) PetscCall(MatSetValue(*A, (PetscInt)ij[1] - 1, (PetscInt)ij[0] - 1, hermitian ? PetscConj(v) : v, ADD_VALUES));
     }
+    while (fgets(line, sizeof(line), fp)) PetscCheck(line[0] == '%' || Blank(line), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: more entries than the %" PetscInt_FMT " announced: %s", file, dims[2], line);
     fclose(fp);
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's MatLoad takes a binary file's column indices as they are: one outside the matrix is
+   refused here, before any product reads outside x */
+static PetscErrorCode CheckColumns(const char *file, Mat A)
+{
+  PetscInt rs, re, N;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, NULL, &N));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++) {
+    const PetscInt *cols;
+    PetscInt        nc, bad = 0;
+    PetscBool       ok = PETSC_TRUE;
+
+    PetscCall(MatGetRow(A, i, &nc, &cols, NULL));
+    for (PetscInt k = 0; k < nc; k++)
+      if (cols[k] < 0 || cols[k] >= N) {
+        ok  = PETSC_FALSE;
+        bad = cols[k];
+      }
+    PetscCall(MatRestoreRow(A, i, &nc, &cols, NULL));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the matrix's %" PetscInt_FMT " columns (indices count from 0)", file, i, bad, N);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -208,6 +282,7 @@ int main(int argc, char **argv)
     PetscCall(MatSetFromOptions(A));
     PetscCall(MatLoad(A, v));
     PetscCall(PetscViewerDestroy(&v));
+    PetscCall(CheckColumns(file, A));
   } else PetscCall(ReadMatrixMarket(file, &A));
   if (hassave) {
     PetscViewer v;

@@ -8,8 +8,27 @@
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 
+/* Every stored column inside the matrix: a device copy built from AIJ arrays that are not
+   (PETSc's MatLoad reads a binary file's column indices unchecked) would read outside x on the
+   device, or write outside the builders' host arrays */
+static PetscErrorCode MatSeqGKCheckColumns_Private(Mat A)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  const PetscInt  m = A->rmap->n, n = A->cmap->n;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscCheck(ai[i + 1] >= ai[i], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Row %" PetscInt_FMT " of the %s matrix has %" PetscInt_FMT " entries: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, ((PetscObject)A)->type_name, ai[i + 1] - ai[i]);
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k], ((PetscObject)A)->type_name, n);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Brings the device copy up to date with the host matrix: a full rebuild after a change of the
-   nonzero pattern, the values alone after any other change. */
+   nonzero pattern (its columns checked first), the values alone after any other change. */
 PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
@@ -20,6 +39,7 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
+  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckColumns_Private(A));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name, gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
