@@ -1,38 +1,59 @@
-# petsc-gpukit: GNU make. `make` builds the library for the PETSc in PETSC_DIR (real or complex
-# scalars; each flavour builds under build/<flavour>/, the library in build/<flavour>/lib);
+# petsc-gpukit: GNU make. `make` builds the library for the PETSc in PETSC_DIR (and PETSC_ARCH,
+# for a PETSc built in its source tree), any release from 3.18 on, real or complex scalars; each
+# builds under build/<PETSc version>-<scalars>/ (build/3.18-real/lib/libpetscgpukit.so...).
 # `make check` runs the tests; `make demo` runs the first tutorial. Any of them installs a missing
-# PETSc first (tools/ensure-deps).
+# Debian PETSc first (tools/ensure-deps).
 
-PETSC_DIR ?= /usr/lib/petsc
-CUDA_DIR  ?= /usr/local/cuda
-PREFIX    ?= /usr/local
-MPICC     ?= mpicc
-MPIEXEC   ?= mpiexec
-NVCC      ?= $(CUDA_DIR)/bin/nvcc
+PETSC_DIR  ?= /usr/lib/petsc
+PETSC_ARCH ?=
+CUDA_DIR   ?= /usr/local/cuda
+PREFIX     ?= /usr/local
+MPICC      ?= mpicc
+MPIEXEC    ?= mpiexec
+NVCC       ?= $(CUDA_DIR)/bin/nvcc
 # Hopper machine code, and PTX that the driver compiles for other GPUs from Ampere on
-CUDA_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
+CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 
-unexport PETSC_ARCH
-# PETSc and the CUDA toolkit first: installed here when missing (as root), or the command printed
+# PETSc and the CUDA toolkit first: installed here when missing (as root), or one line saying
+# what was found and what to set
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps 1>&2; echo $$?)
+DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps 1>&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)
 $(error petsc-gpukit: prerequisites missing, see above)
 endif
 endif
-PETSC_CONF  := $(PETSC_DIR)/include/petscconf.h
+# Where the PETSc is: installed (Debian, pip, --prefix) its configuration sits under PETSC_DIR,
+# built in its source tree under PETSC_DIR/PETSC_ARCH. Its PETSc.pc (pkg-config) names its
+# include flags and library where it has one; else include/ and lib/ (the GPU machine's packed
+# copy has no pkgconfig/).
+PETSC_ARCH_DIR := $(if $(PETSC_ARCH),$(PETSC_DIR)/$(PETSC_ARCH),$(PETSC_DIR))
+PETSC_CONF  := $(firstword $(wildcard $(PETSC_ARCH_DIR)/include/petscconf.h $(PETSC_DIR)/include/petscconf.h))
+PETSC_PC    := $(firstword $(wildcard $(PETSC_ARCH_DIR)/lib/pkgconfig/PETSc.pc $(PETSC_ARCH_DIR)/lib/pkgconfig/petsc.pc))
+PKG_CONFIG  ?= pkg-config
+ifneq ($(and $(PETSC_PC),$(shell command -v $(PKG_CONFIG))),)
+PETSC_INC   := $(shell $(PKG_CONFIG) --cflags-only-I $(PETSC_PC))
+PETSC_LIBDIR:= $(shell $(PKG_CONFIG) --variable=libdir $(PETSC_PC))
+PETSC_LIB   := $(patsubst -l%,%,$(firstword $(filter -lpetsc%,$(shell $(PKG_CONFIG) --libs-only-l $(PETSC_PC)))))
+else
+PETSC_INC   := -I$(PETSC_DIR)/include $(if $(PETSC_ARCH),-I$(PETSC_ARCH_DIR)/include)
+PETSC_LIBDIR:= $(PETSC_ARCH_DIR)/lib
+PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(wildcard $(PETSC_LIBDIR)/libpetsc*.so))))
+endif
+PETSC_VERSION := $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR) / {v = v (v == "" ? "" : ".") $$3} END {print v}' $(PETSC_DIR)/include/petscversion.h)
 SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_CONF) && echo complex || echo real)
-BUILD       ?= build/$(SCALAR)
-PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(shell ls $(PETSC_DIR)/lib/libpetsc*.so 2>/dev/null))))
+BUILD       ?= build/$(PETSC_VERSION)-$(SCALAR)
 MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
+# the Python of tutorials/python: a pip-installed PETSc's own environment, else python3 (tests/run
+# takes the first whose petsc4py is this PETSc's, and skips the case where there is none)
+PYTHON      ?= $(if $(filter %/site-packages/petsc,$(abspath $(PETSC_DIR))),$(firstword $(wildcard $(PETSC_DIR)/../../../../bin/python3)),python3)
 LIB         := $(BUILD)/lib/libpetscgpukit.so
 
-INCLUDES    := -Iinclude -I$(PETSC_DIR)/include $(addprefix -I,$(MPI_INC))
+INCLUDES    := -Iinclude $(PETSC_INC) $(addprefix -I,$(MPI_INC))
 CFLAGS      ?= -O2 -g
 ALL_CFLAGS  := $(CFLAGS) -std=c99 -fPIC -fvisibility=hidden -Wall -Wno-unused-function $(INCLUDES)
 NVCCFLAGS   ?= -O3 -g
 ALL_NVFLAGS := $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall $(INCLUDES)
-PETSC_LINK  := -L$(PETSC_DIR)/lib -Wl,-rpath,$(abspath $(PETSC_DIR)/lib) -l$(PETSC_LIB)
+PETSC_LINK  := -L$(PETSC_LIBDIR) -Wl,-rpath,$(abspath $(PETSC_LIBDIR)) -l$(PETSC_LIB)
 # the static CUDA runtime: the library loads, and runs on the host backend, without a driver
 CUDA_LINK   := -L$(CUDA_DIR)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 
@@ -86,7 +107,7 @@ tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 
 # BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
 check: tests
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_CONF=$(PETSC_CONF) MPIEXEC=$(MPIEXEC) sh tests/run
+	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC) sh tests/run
 
 # the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
 $(BUILD)/bench/baseline.o: bench/baseline.cu

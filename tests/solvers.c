@@ -275,6 +275,23 @@ static PetscErrorCode ExpectReason(Mat A, Vec b, KSPType kt, PCType pt, KSPConve
   PetscFunctionReturn(0);
 }
 
+/* The fused method kt and PETSc's kref on the same matrix and b: the same reason and iterations */
+static PetscErrorCode ExpectLikePETSc(Mat A, Vec b, KSPType kt, KSPType kref, PCType pt, const char *what)
+{
+  Vec                x;
+  PetscInt           its, itsref;
+  KSPConvergedReason reason, reasonref;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(Solve(A, kref, pt, KSP_NORM_DEFAULT, b, NULL, x, &itsref, &reasonref));
+  PetscCall(Solve(A, kt, pt, KSP_NORM_DEFAULT, b, NULL, x, &its, &reason));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: %s after %" PetscInt_FMT " iterations (%s: %s after %" PetscInt_FMT ")\n", what, kt, KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref));
+  PetscCheck(reason == reasonref && its == itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s after %" PetscInt_FMT " iterations, %s %s after %" PetscInt_FMT, what, kt, KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref);
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
 /* An error from KSPSolve whose message the runner checks; here: that it is an error */
 static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const char *what)
 {
@@ -352,7 +369,7 @@ static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
 
 static PetscErrorCode Errors(MatType type)
 {
-  const PetscScalar indefinite[] = {1.0, -2.0}, mixed[] = {1.0, -1.0};
+  const PetscScalar indefinite[] = {1.0, -2.0}, mixed[] = {1.0, -1.0}, negative[] = {-1.0, -2.0, -3.5};
   Mat               A, S;
   Vec               b;
   PetscInt          nl;
@@ -360,9 +377,17 @@ static PetscErrorCode Errors(MatType type)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  /* p^T A p = 1 - 2 < 0 at the first step */
+  /* p^T A p = 1 - 2 < 0 at the first step, > 0 at the second: KSPCG's test is a change of sign */
   PetscCall(Diagonal(40, 2, indefinite, type, &A, &b));
   PetscCall(ExpectReason(A, b, KSPCGGPU, PCNONE, KSP_DIVERGED_INDEFINITE_MAT, "an indefinite matrix"));
+  PetscCall(ExpectLikePETSc(A, b, KSPCGGPU, KSPCG, PCNONE, "an indefinite matrix"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&b));
+  /* negative definite: p^T A p < 0 at every step, which KSPCG accepts (sherman1 is one) */
+  PetscCall(Diagonal(40, 3, negative, type, &A, &b));
+  PetscCall(ExpectReason(A, b, KSPCGGPU, PCNONE, KSP_CONVERGED_RTOL, "a negative definite matrix"));
+  PetscCall(ExpectLikePETSc(A, b, KSPCGGPU, KSPCG, PCNONE, "a negative definite matrix"));
+  PetscCall(ExpectLikePETSc(A, b, KSPCGGPU, KSPCG, PCJACOBI, "a negative definite matrix"));
   PetscCall(MatDestroy(&A));
   PetscCall(VecDestroy(&b));
   /* Jacobi's D^-1 = diag(1, -1): rho = r~^H D^-1 r = 0 for r = 1 */

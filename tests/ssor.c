@@ -2,7 +2,7 @@ static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric 
 matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
 here; block SSOR (multicolor with -pc_ssorgpu_block_size) against its sweeps written here; then\n\
 KSPCG with each, and the failures.\n\
-  -mode apply|ksp|cggpu|block|setters|zerodiag|zeropivot|shell\n\
+  -mode apply|ksp|cggpu|block|setters|zerodiag|zeropivot|negdiag|shell\n\
   -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
   -dim 2|3, -n <n>           : the Laplacian's grid\n\
   -block_sizes b1,b2,...     : block: the block sizes (default 1,2,4,8); cggpu: block SSOR of these instead\n\n";
@@ -624,8 +624,60 @@ static PetscErrorCode Krylov(PetscInt dim, PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
-/* a zero diagonal entry in the last row: KSP_DIVERGED_PC_FAILED and no NaN in x (with
-   -ksp_error_if_not_converged: the error naming the row, which the runner checks) */
+/* A PCSHELL failing as ssorgpu does where the process holds row: PC_FACTOR_NUMERIC_ZEROPIVOT at
+   setup, Inf from every apply */
+static PetscErrorCode ShellFailSetUp(PC pc)
+{
+  PetscInt *row, rs, re;
+  Mat       P;
+
+  PetscFunctionBegin;
+  PetscCall(PCShellGetContext(pc, &row));
+  PetscCall(PCGetOperators(pc, NULL, &P));
+  PetscCall(MatGetOwnershipRange(P, &rs, &re));
+  if (*row >= rs && *row < re) PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ShellFailApply(PC pc, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecSet(y, PETSC_INFINITY));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the solvers leave x finite after a PC failed at setup in row (on its process): as PETSc's
+   own KSPCG does on this release with a PC failing the same way (3.18 leaves x as it was, later
+   releases fill it with Inf to mark it invalid); the solvers here must do the same */
+static PetscErrorCode PETScLeavesXFinite(Mat A, Vec b, PetscInt row, PetscBool *finite)
+{
+  KSP       ksp;
+  PC        pc;
+  Vec       x;
+  PetscReal nx;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, &row));
+  PetscCall(PCShellSetSetUp(pc, ShellFailSetUp));
+  PetscCall(PCShellSetApply(pc, ShellFailApply));
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(VecNorm(x, NORM_2, &nx));
+  *finite = PetscIsInfOrNanReal(nx) ? PETSC_FALSE : PETSC_TRUE;
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+/* a zero diagonal entry in the last row, with point SSOR: KSP_DIVERGED_PC_FAILED and x as PETSc's
+   CG leaves it (with -ksp_error_if_not_converged: the error naming the row, which the runner
+   checks) */
 static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
 {
   Mat                A;
@@ -633,6 +685,7 @@ static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
   PetscInt           N, its;
   KSPConvergedReason reason;
   PetscReal          nx;
+  PetscBool          finite;
 
   PetscFunctionBegin;
   PetscCall(Laplacian(2, n, type, &A));
@@ -647,11 +700,13 @@ static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
   }
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(Fill(b));
+  PetscCall(SetBlockSize(1)); /* points: SSOR divides by the entry (blocks divide by their factors, which a zero entry need not make singular) */
   PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
   PetscCall(VecNorm(x, NORM_2, &nx));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal entry: %s after %d iterations, |x| = %g\n", KSPConvergedReasons[reason], (int)its, (double)nx));
+  PetscCall(PETScLeavesXFinite(A, b, N - 1, &finite));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal entry: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n", KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
   PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal entry gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
-  PetscCheck(!PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution holds Inf or NaN");
+  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC", PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(MatDestroy(&A));
@@ -661,7 +716,7 @@ static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
 /* a singular block: rows 0 and 1 coupled to each other alone, [1 1; 1 1], the other rows a 1D
    Laplacian. Point SSOR applies (every diagonal entry positive); with blocks of at most 2 rows
    the pair can only be one block or two single rows, and the aggregation joins it: its LDL^H
-   has the zero pivot 1 - 1 * 1, so KSP_DIVERGED_PC_FAILED and no NaN in x (with
+   has the zero pivot 1 - 1 * 1, so KSP_DIVERGED_PC_FAILED and x as PETSc's CG leaves it (with
    -ksp_error_if_not_converged: the error naming the row, which the runner checks) */
 static PetscErrorCode ZeroPivot(MatType type)
 {
@@ -672,6 +727,7 @@ static PetscErrorCode ZeroPivot(MatType type)
   PetscInt           rs, re, its;
   KSPConvergedReason reason;
   PetscReal          nx;
+  PetscBool          finite;
 
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
@@ -704,9 +760,10 @@ static PetscErrorCode ZeroPivot(MatType type)
   PetscCall(SetBlockSize(2));
   PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
   PetscCall(VecNorm(x, NORM_2, &nx));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, |x| = %g\n", KSPConvergedReasons[reason], (int)its, (double)nx));
+  PetscCall(PETScLeavesXFinite(A, b, 1, &finite));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n", KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
   PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero block pivot gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
-  PetscCheck(!PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution holds Inf or NaN");
+  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC", PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
   { /* the automatic block size falls back to points (on the process of rows 0 and 1), which apply */
     PetscInt        nb;
     const PetscInt *blocks;
@@ -770,6 +827,81 @@ static PetscErrorCode Setters(PetscInt dim, PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
+/* ksp/pc on A, b: iterations and reason; SOR (natural, one process: PCSOR's symmetric sweep)
+   or ssorgpu natural, with no options read (the reference must not take -ksp_type) */
+static PetscErrorCode SolveWith(Mat A, KSPType kt, PCType pt, Vec b, PetscInt *its, KSPConvergedReason *reason)
+{
+  KSP ksp;
+  PC  pc;
+  Vec x;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, pt));
+  if (!strcmp(pt, PCSOR)) PetscCall(PCSORSetSymmetric(pc, SOR_SYMMETRIC_SWEEP));
+  else PetscCall(PCSSORGPUSetType(pc, PC_SSORGPU_NATURAL));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  if (strcmp(kt, KSPGMRES)) PetscCall(KSPSetNormType(ksp, KSP_NORM_NATURAL)); /* cggpu's Eisenstat norms are the transformed system's; the natural norm is SSOR-PCG's */
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(0);
+}
+
+/* negative diagonal entries, which SSOR divides by as well as positive ones: -A (negative
+   definite) under CG and cggpu, and A with a third of its rows negated (indefinite,
+   nonsymmetric) under GMRES, against PCSOR's symmetric sweep on AIJ: the same iterations */
+static PetscErrorCode NegativeDiagonal(PetscInt n, MatType type)
+{
+  Mat A, Aref;
+  Vec b;
+
+  PetscFunctionBegin;
+  for (int q = 0; q < 2; q++) {
+    const KSPType kts[] = {KSPCG, KSPCGGPU, KSPGMRES};
+
+    PetscCall(Laplacian(2, n, type, &A));
+    PetscCall(Laplacian(2, n, MATAIJ, &Aref));
+    PetscCall(MatCreateVecs(A, NULL, &b));
+    PetscCall(Fill(b));
+    if (!q) {
+      PetscCall(MatScale(A, -1.0));
+      PetscCall(MatScale(Aref, -1.0));
+    } else {
+      Vec      s;
+      PetscInt rs, re;
+
+      PetscCall(VecDuplicate(b, &s));
+      PetscCall(VecGetOwnershipRange(s, &rs, &re));
+      for (PetscInt i = rs; i < re; i++) PetscCall(VecSetValue(s, i, i % 3 ? 1.0 : -1.0, INSERT_VALUES));
+      PetscCall(VecAssemblyBegin(s));
+      PetscCall(VecAssemblyEnd(s));
+      PetscCall(MatDiagonalScale(A, s, NULL));
+      PetscCall(MatDiagonalScale(Aref, s, NULL));
+      PetscCall(VecDestroy(&s));
+    }
+    for (int k = q ? 2 : 0; k < (q ? 3 : 2); k++) {
+      PetscInt           its, itsref;
+      KSPConvergedReason r, rref;
+
+      PetscCall(SolveWith(Aref, k == 2 ? KSPGMRES : KSPCG, PCSOR, b, &itsref, &rref));
+      PetscCall(SolveWith(A, kts[k], PCSSORGPU, b, &its, &r));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s with ssorgpu natural %d iterations, %s (PCSOR %d, %s)\n", q ? "a third of the rows negated" : "negative definite", kts[k], (int)its, KSPConvergedReasons[r], (int)itsref, KSPConvergedReasons[rref]));
+      PetscCheck(r > 0 && r == rref && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "ssorgpu with a negative diagonal: %s after %d iterations, PCSOR %s after %d", KSPConvergedReasons[r], (int)its, KSPConvergedReasons[rref], (int)itsref);
+    }
+    PetscCall(VecDestroy(&b));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Aref));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ShellMult(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -817,6 +949,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "block")) PetscCall(Blocks(dim, n, type));
   else if (!strcmp(mode, "zeropivot")) PetscCall(ZeroPivot(type));
   else if (!strcmp(mode, "setters")) PetscCall(Setters(dim, n, type));
+  else if (!strcmp(mode, "negdiag")) PetscCall(NegativeDiagonal(n, type));
   else PetscCall(ZeroDiagonal(n, type));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_type"));
   PetscCall(PetscOptionsClearValue(NULL, "-pc_ssorgpu_omega"));

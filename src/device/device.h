@@ -202,14 +202,14 @@ typedef struct {
    in between. A breakdown sets a flag that stops every later kernel, so that the host may test
    only every k iterations. */
 typedef enum {
-  GK_KRYLOV_CG,   /* Hermitian: conjugated dots; dpi <= 0 is an indefinite matrix */
+  GK_KRYLOV_CG,   /* Hermitian: conjugated dots; dpi = 0 or changing sign is an indefinite matrix */
   GK_KRYLOV_COCG, /* complex symmetric: unconjugated dots (CG for real scalars) */
   GK_KRYLOV_BICG  /* BiCG: the shadow system with A^H */
 } GKKrylovMethod;
 
 typedef enum {
   GK_KRYLOV_OK,
-  GK_KRYLOV_INDEFINITE_MAT, /* CG: p^H A p <= 0 */
+  GK_KRYLOV_INDEFINITE_MAT, /* CG: p^H A p = 0 or changed sign (KSPCG's test) */
   GK_KRYLOV_INDEFINITE_PC,  /* CG: rho changed sign */
   GK_KRYLOV_BREAKDOWN,      /* rho = 0 (in the direction step) */
   GK_KRYLOV_ZERO_DPI,       /* COCG and BiCG: dpi = 0 (in the update) */

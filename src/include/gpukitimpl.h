@@ -6,6 +6,7 @@
 
 #include <petscgpukit.h>
 #include "../device/device.h"
+#include "gkcompat.h"
 
 PETSC_EXTERN PetscClassId  GK_CLASSID;
 PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;

@@ -213,7 +213,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
 PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *backend)
 {
   PetscFunctionBegin;
-  PetscValidPointer(backend, 1);
+  PetscAssertPointer(backend, 1);
   PetscCall(PetscGPUKitBackendSetUp_Private());
   *backend = gk_backend;
   PetscFunctionReturn(0);
@@ -231,7 +231,7 @@ PetscErrorCode PetscGPUKitGetBackend(PetscGPUKitBackendType *backend)
 PetscErrorCode PetscGPUKitGetDevice(int *device)
 {
   PetscFunctionBegin;
-  PetscValidIntPointer(device, 1);
+  PetscAssertPointer(device, 1);
   PetscCall(PetscGPUKitBackendSetUp_Private());
   *device = gk_device;
   PetscFunctionReturn(0);
@@ -249,7 +249,7 @@ PetscErrorCode PetscGPUKitGetDevice(int *device)
 PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *counts)
 {
   PetscFunctionBegin;
-  PetscValidPointer(counts, 1);
+  PetscAssertPointer(counts, 1);
   *counts = gk_counts;
   PetscFunctionReturn(0);
 }
@@ -267,7 +267,7 @@ PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCounts *counts)
 PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *counts)
 {
   PetscFunctionBegin;
-  PetscValidPointer(counts, 1);
+  PetscAssertPointer(counts, 1);
   counts->launches = GKCounts.launches;
   counts->syncs    = GKCounts.syncs;
   PetscFunctionReturn(0);

@@ -19,6 +19,7 @@ typedef struct {
   double   rho[2][2];        /* rho_i by the parity of i, (re, im) */
   double   rholast[2];       /* the last rho the step finished */
   double   a[2];             /* a_i of the last update, (re, im): the step after it moves x */
+  double   dpi[2];           /* CG: the real part of dpi_i by the parity of i */
   double   norm2;
   int      flag;
   PetscInt flagit;
@@ -810,14 +811,17 @@ static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKS
     *a  = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
     if (GKStopped(st)) return false;
   }
-  if (METHOD == GK_KRYLOV_CG ? !(GKRe(dpi) > 0.0) && GKRe(dpi) == GKRe(dpi) : dpi == GKScalar(0.0)) {
+  /* CG as KSPCG: dpi = 0, or a change of sign (a negative definite A is fine); a NaN is the
+     norm test's */
+  if (dpi == GKScalar(0.0) || (METHOD == GK_KRYLOV_CG && i > 0 && ((GKRe(dpi) > 0.0 && st->dpi[(i - 1) % 2] < 0.0) || (GKRe(dpi) < 0.0 && st->dpi[(i - 1) % 2] > 0.0)))) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return false;
   }
   *a = *a / dpi;
   if (!blockIdx.x && !threadIdx.x) {
-    st->a[0] = GKRe(*a);
-    st->a[1] = GKIm(*a);
+    st->a[0]       = GKRe(*a);
+    st->a[1]       = GKIm(*a);
+    st->dpi[i % 2] = GKRe(dpi);
   }
   return true;
 }

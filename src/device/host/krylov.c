@@ -10,6 +10,7 @@ struct _n_GKKrylov {
   GKKrylovMethod method;
   GKKrylovNorm   norm;
   PetscScalar    rho[2];  /* rho_i by the parity of i */
+  PetscReal      dpi[2];  /* CG: the real part of dpi_i by the parity of i */
   PetscScalar    rholast; /* the last rho the step finished */
   PetscScalar    a;       /* the last update's a: the next step moves x by a p */
   PetscReal      norm2;   /* the norm of the last update, squared */
@@ -115,10 +116,12 @@ static PetscBool GKHostKrylovUpdateBegin(GKKrylov K, PetscInt i, PetscScalar *a)
   const PetscScalar dpi = K->global ? K->glob[0] : K->sumdpi;
 
   if (K->flag) return PETSC_FALSE;
-  if (K->method == GK_KRYLOV_CG ? PetscRealPart(dpi) <= 0.0 : dpi == (PetscScalar)0.0) {
+  /* CG as KSPCG: dpi = 0, or a change of sign (a negative definite A is fine) */
+  if (dpi == (PetscScalar)0.0 || (K->method == GK_KRYLOV_CG && i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(K->dpi[(i - 1) % 2]) < 0.0)) {
     GKHostKrylovFlag(K, K->method == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return PETSC_FALSE;
   }
+  K->dpi[i % 2] = PetscRealPart(dpi);
   *a = K->a = K->rho[i % 2] / dpi;
   return PETSC_TRUE;
 }

@@ -434,7 +434,7 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
       PetscScalar dc = D[c][c];
 
       for (PetscInt l = 0; l < c; l++) dc -= F[c][l] * Dl[l] * (herm ? PetscConj(F[c][l]) : F[c][l]);
-      if (dc == (PetscScalar)0.0 || (PetscImaginaryPart(dc) == 0.0 && PetscRealPart(dc) < 0.0)) {
+      if (dc == (PetscScalar)0.0) { /* a negative pivot factors (LDL^H): only CG needs an SPD PC, and CG's own tests say when it is not */
         if (s->badrow < 0 || brows[rfirst[J] + c] < s->badrow) {
           s->badrow  = brows[rfirst[J] + c];
           s->baddiag = dc;
@@ -521,7 +521,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
     }
     lptr[i + 1] = nl;
     uptr[i + 1] = nu;
-    if (!s->blk && s->badrow < 0 && (d[i] == (PetscScalar)0.0 || (PetscImaginaryPart(d[i]) == 0.0 && PetscRealPart(d[i]) < 0.0))) {
+    if (!s->blk && s->badrow < 0 && d[i] == (PetscScalar)0.0) { /* SSOR divides by d: it needs it nonzero, not positive (PCSOR) */
       s->badrow  = i;
       s->baddiag = d[i];
     }
@@ -615,7 +615,7 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   s->bsz = s->bs ? s->bs : s->type == PC_SSORGPU_MULTICOLOR ? GK_SSOR_AUTO_BS : 1;
   PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
   if (fallback) { /* the automatic block size: points */
-    PetscCall(PetscInfo(pc, "SSOR blocks of %" PetscInt_FMT " rows %s: points instead\n", s->bsz, s->badrow >= 0 ? "meet a pivot SSOR cannot divide by" : "are neither symmetric nor Hermitian"));
+    PetscCall(PetscInfo(pc, "SSOR blocks of %" PetscInt_FMT " rows %s: points instead\n", s->bsz, s->badrow >= 0 ? "meet a zero pivot" : "are neither symmetric nor Hermitian"));
     s->bsz = 1;
     PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
   }
@@ -639,7 +639,7 @@ PetscErrorCode PCSSORGPUFailure_Private(PC pc, char *msg, size_t len)
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
-  PetscCall(PetscSNPrintf(msg, len, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero (positive for real scalars)", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : ""));
+  PetscCall(PetscSNPrintf(msg, len, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -706,7 +706,7 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
 
   PetscFunctionBegin;
   if (s->badrow >= 0) { /* failed at setup: Inf, which the KSP's norm turns into KSP_DIVERGED_PC_FAILED */
-    PetscCall(VecSetInf(y));
+    PetscCall(VecFlag(y, 1));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscLogEventBegin(GK_SSOR, pc, x, y, 0));
@@ -752,7 +752,7 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, GKOptionItems PetscOptionsObject)
 {
   PC_SSORGPU   *s = (PC_SSORGPU *)pc->data;
   PCSSORGPUType type = s->type;

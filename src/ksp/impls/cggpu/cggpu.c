@@ -11,10 +11,11 @@
    KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused
 
    The iterates are PETSc's `KSPCG`'s (to rounding): the same norms, monitors, convergence tests
-   and reasons, with p^H A p <= 0 reported as `KSP_DIVERGED_INDEFINITE_MAT` and r^H z = 0 as
-   `KSP_DIVERGED_BREAKDOWN`. Each iteration is two kernels: p = z + beta p and w = A p with p^H
-   w, x moved by the last iteration's alpha p in the same pass; the updates of r and z = D^-1 r
-   with the sums of r^H z and the norm. The host waits for the device once per convergence test,
+   and reasons, with p^H A p = 0 or changing sign (KSPCG's test: a negative definite A is
+   solved) reported as `KSP_DIVERGED_INDEFINITE_MAT` and r^H z = 0 as `KSP_DIVERGED_BREAKDOWN`.
+   Each iteration is two kernels: p = z + beta p and w = A p with p^H w, x moved by the last
+   iteration's alpha p in the same pass; the updates of r and z = D^-1 r with the sums of r^H z
+   and the norm. The host waits for the device once per convergence test,
    with the next kernel already queued.
 
    The operator may be any assembled matrix: `MATSEQELLRCUDA` and `MATSEQDIACUDA` are used as

@@ -224,7 +224,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
   PetscCall(MatGetLocalSize(A, &n, NULL));
   if (gk->work[0]) PetscCall(VecGetLocalSize(gk->work[0], &nw));
   redo = nw != n ? PETSC_TRUE : PETSC_FALSE; /* the operator's row layout changed on some process */
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &redo, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &redo, 1, GK_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   if (redo) {
     PetscCall(KSPGKDestroyWork_Private(gk));
     PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &gk->work[0]));
@@ -432,7 +432,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscCall(GKDev->krylovstateend(K, &S));
   PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead", ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
-    PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p <= 0 in iteration %" PetscInt_FMT, S.flagit + 1);
+    PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p is 0 or changed sign in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
     ksp->reason = S.flag == GK_KRYLOV_INDEFINITE_MAT ? KSP_DIVERGED_INDEFINITE_MAT : KSP_DIVERGED_BREAKDOWN;
     PetscFunctionReturn(0);
@@ -555,7 +555,7 @@ static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
   if (nsize != size) PetscCall(PetscSNPrintf(why, sizeof(why), "the %d processes are not all on one node", size));
   else PetscCall(GKDev->peersopen(gk->peers, size, rank, ids, &ok, why, sizeof(why)));
   PetscCall(PetscFree(ids));
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
   if (all) {
     PetscCall(PetscInfo(ksp, "The sums over the %d process%s kept on %s GPU%s (CUDA IPC mailboxes)\n", size, size > 1 ? "es" : "", size > 1 ? "their" : "its", size > 1 ? "s" : ""));
     PetscFunctionReturn(0);
@@ -602,7 +602,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
     gk->haloon = gk->halotried = PETSC_FALSE;
     PetscFunctionReturn(0);
   }
-  PetscCall(MPIU_Allreduce(&need, &any, 1, MPIU_BOOL, MPI_LOR, comm));
+  PetscCall(MPIU_Allreduce(&need, &any, 1, GK_MPI_BOOL, MPI_LOR, comm));
   if (!any) {
     gk->halonow = gk->haloon;
     PetscFunctionReturn(0);
@@ -623,7 +623,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
   PetscCall(GKDev->peershalo(gk->peers, ids, nsr, sranks, soff, pos, &ok, why, sizeof(why)));
   PetscCall(PetscFree(ids));
   PetscCall(PetscFree(pos));
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, MPIU_BOOL, MPI_LAND, comm));
+  PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
   if (all) {
     gk->haloon = gk->halonow = PETSC_TRUE;
     PetscCall(PetscInfo(ksp, "The direction's ghosts sent GPU to GPU (CUDA IPC): each iteration writes %" PetscInt_FMT " entries to %" PetscInt_FMT " process%s, %" PetscInt_FMT " ghosts come here\n", soff[nsr], nsr, nsr == 1 ? "" : "es", nghost));
@@ -780,7 +780,7 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscBool   diagonalscale, iscg;
 
   PetscFunctionBegin;
-  PetscCall(PCGetDiagonalScale(ksp->pc, &diagonalscale));
+  PetscCall(GKPCGetDiagonalScale(ksp->pc, &diagonalscale));
   PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
@@ -799,13 +799,14 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   } else if (ksp->guess_zero) PetscCall(VecSet(X, 0.0));
   ksp->its    = 0;
   ksp->reason = KSP_CONVERGED_ITERATING;
-  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->badrow >= 0) { /* the PC failed at setup: x untouched */
+  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->badrow >= 0) { /* the PC failed at setup: x as PETSc's KSPs leave it */
     char msg[256];
 
     ksp->reason = KSP_DIVERGED_PC_FAILED;
     PetscCall(PCSSORGPUFailure_Private(ksp->pc, msg, sizeof(msg)));
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged: %s", msg);
     if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
+    if (GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE) PetscCall(VecFlag(ksp->vec_sol, 1));
     PetscFunctionReturn(0);
   }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
@@ -850,7 +851,7 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, GKOptionItems PetscOptionsObject)
 {
   KSP_GK   *gk = (KSP_GK *)ksp->data;
   PetscBool iscg;

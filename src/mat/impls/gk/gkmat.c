@@ -246,7 +246,7 @@ static PetscErrorCode MatView_SeqGK(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsObject)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
   char       help[128];
@@ -377,7 +377,7 @@ static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
   const GKMatFormat *fmt = ((Mat_SeqGK *)A->spptr)->fmt;
   Mat                T;
   PetscContainer     parent = NULL;
-  MatParentState    *ps;
+  MatState    *ps;
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {

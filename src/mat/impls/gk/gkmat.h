@@ -38,7 +38,7 @@ typedef struct {
      else read from the options database (NULL: none) */
   PetscErrorCode (*settings)(Mat, Mat);
   /* the format's own options in MatSetFromOptions() (NULL: none) */
-  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);
+  PetscErrorCode (*setfromoptions)(Mat, GKOptionItems);
   /* the device arrays for the fused Krylov kernels, with what A^H products need when asked */
   PetscErrorCode (*getoperator)(Mat, PetscBool, GKOperator *);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */

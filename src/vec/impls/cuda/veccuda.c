@@ -15,8 +15,6 @@
 #include "gkvec.h"
 
 /* exported by libpetsc, not declared in its headers */
-PETSC_EXTERN PetscErrorCode VecCreate_Seq(Vec);
-PETSC_EXTERN PetscErrorCode VecCreate_MPI(Vec);
 PETSC_EXTERN MPI_Op         MPIU_MAXLOC, MPIU_MINLOC;
 
 typedef struct {
@@ -194,6 +192,26 @@ static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
   PetscCall(VecSetType(*w, ((PetscObject)v)->type_name));
   (*w)->ops->view          = v->ops->view;
   (*w)->stash.ignorenegidx = v->stash.ignorenegidx;
+  PetscFunctionReturn(0);
+}
+
+/* Each vector its own duplicate, with its own host and device arrays: since 3.21 VECSEQ's and
+   VECMPI's VecDuplicateVecs hand out vectors sharing one host block, which this type's arrays
+   and destroy do not know */
+static PetscErrorCode VecDuplicateVecs_GK(Vec v, PetscInt m, Vec *V[])
+{
+  PetscFunctionBegin;
+  PetscCheck(m > 0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "m must be > 0: m = %" PetscInt_FMT, m);
+  PetscCall(PetscMalloc1(m, V));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecDuplicate(v, *V + i));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecDestroyVecs_GK(PetscInt m, Vec V[])
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecDestroy(&V[i]));
+  PetscCall(PetscFree(V));
   PetscFunctionReturn(0);
 }
 
@@ -703,7 +721,7 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   PetscCall(PetscMemcpy(&g->base, v->ops, sizeof(struct _VecOps)));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, g));
-  PetscCall(PetscContainerSetUserDestroy(c, PetscContainerUserDestroyDefault));
+  PetscCall(GKContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)v, "GKVec", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
 
@@ -716,6 +734,8 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   v->ops->replacearray      = VecReplaceArray_GK;
   v->ops->resetarray        = VecResetArray_GK;
   v->ops->duplicate         = VecDuplicate_GK;
+  v->ops->duplicatevecs     = VecDuplicateVecs_GK;
+  v->ops->destroyvecs       = VecDestroyVecs_GK;
   v->ops->destroy           = VecDestroy_GK;
   v->ops->set               = VecSet_GK;
   v->ops->scale             = VecScale_GK;
@@ -773,10 +793,23 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
 
 .seealso: `VECCUDA`, `VECMPICUDA`, `VecGPUKitGetDeviceArrayRead()`, `MATELLRCUDA`
 M*/
+/* PETSc's own creator of type t (VECSEQ, VECMPI), found in VecList: VecCreate_Seq is not
+   exported since 3.20 */
+static PetscErrorCode VecGKCreateBase_Private(Vec v, VecType t)
+{
+  PetscErrorCode (*create)(Vec) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListFind(VecList, t, &create));
+  PetscCheck(create, PetscObjectComm((PetscObject)v), PETSC_ERR_PLIB, "PETSc's vector type %s is not registered", t);
+  PetscCall((*create)(v));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode VecCreate_SeqGKCUDA(Vec v)
 {
   PetscFunctionBegin;
-  PetscCall(VecCreate_Seq(v));
+  PetscCall(VecGKCreateBase_Private(v, VECSEQ));
   PetscCall(VecConvert_GK_Private(v, PETSC_FALSE, VECSEQCUDA));
   PetscFunctionReturn(0);
 }
@@ -794,7 +827,7 @@ M*/
 PetscErrorCode VecCreate_MPIGKCUDA(Vec v)
 {
   PetscFunctionBegin;
-  PetscCall(VecCreate_MPI(v));
+  PetscCall(VecGKCreateBase_Private(v, VECMPI));
   PetscCall(VecConvert_GK_Private(v, PETSC_TRUE, VECMPICUDA));
   PetscFunctionReturn(0);
 }

@@ -10,8 +10,11 @@ typedef struct {
   PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
   PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
   PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
+  PetscBool chosen;      /* the slice height or sort window was set (option or setter): the layout is never chosen automatically */
   GKEllr    A;           /* the matrix */
   GKEllr    At;          /* its transpose, when hasAt */
+  PetscInt  layA[2], layAt[2]; /* the slice height and sort window each copy was built with */
+  PetscBool autoA, autoAt;     /* whether that layout was chosen automatically (the paper's would exceed the fill limit) */
   PetscBool hasAt;
   size_t    bytesA, bytesAt;
   PetscInt  storedA; /* entries stored, padding included */
@@ -192,6 +195,38 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscFunctionReturn(0);
 }
 
+/* the layout taken where the paper's would exceed the fill limit and none was chosen: slices of
+   32 rows (a warp) sorted within windows of 1024 (a block of the product owns whole windows) */
+#define GK_ELLR_AUTO_H     32
+#define GK_ELLR_AUTO_SIGMA 1024
+
+/* Builds one copy (the matrix or its transpose) in the layout set; where none was set and the
+   paper's single slice would exceed the fill limit, sliced and sorted instead (lay, automatic say
+   which). A values-only build keeps the layout of the last full one. */
+static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], PetscBool *automatic)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+  char         msg[768];
+  PetscBool    fits;
+
+  PetscFunctionBegin;
+  if (!valuesonly) {
+    lay[0]     = e->sliceheight;
+    lay[1]     = e->sortwindow;
+    *automatic = PETSC_FALSE;
+  }
+  PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+  if (!fits && !valuesonly && !e->chosen) {
+    PetscCall(PetscInfo(A, "%s: the paper's single slice exceeds the fill limit; slices of %d rows sorted within windows of %d instead\n", what, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
+    lay[0]     = GK_ELLR_AUTO_H;
+    lay[1]     = GK_ELLR_AUTO_SIGMA;
+    *automatic = PETSC_TRUE;
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+  }
+  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
@@ -200,13 +235,10 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscMemType    mtype;
-  char            msg[768];
-  PetscBool       fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R", m, n, e->sliceheight, e->sortwindow, (PetscBool)e->shortcols, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, &fits, msg, sizeof(msg)));
-  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
+  PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
   /* the transposed copy is rebuilt at its next use */
   PetscCall(GKEllrFree_Private(&e->At));
   e->hasAt   = PETSC_FALSE;
@@ -226,8 +258,6 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscScalar    *aa, *ata;
   PetscMemType    mtype;
   PetscInt       *ati, *atj, stored;
-  char            msg[768];
-  PetscBool       fits;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
@@ -246,10 +276,9 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   }
   for (PetscInt j = n; j > 0; j--) ati[j] = ati[j - 1];
   ati[0] = 0;
-  PetscCall(GKEllrBuild_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, e->sliceheight, e->sortwindow, (PetscBool)e->shortcols, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, &fits, msg, sizeof(msg)));
+  PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
-  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   e->hasAt  = PETSC_TRUE;
   gk->bytes = e->bytesA + e->bytesAt;
   PetscFunctionReturn(0);
@@ -299,14 +328,17 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
-  if (e->sliceheight) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
-  if (e->sortwindow > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->sortwindow));
+  if (e->autoA) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would exceed the fill limit, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n", e->A.h, e->layA[1]));
+  else {
+    if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
+    if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
+  }
   if (e->A.nwide && e->A.h < e->A.m) PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %d or more entries wide, stored one row after another without padding, a warp a row\n", e->A.nwide, GK_ELLR_WIDE));
   else if (e->A.nwide) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
-  if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
+  if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit", e->autoAt ? ", sliced automatically" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -330,20 +362,22 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
     e->sliceheight = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sliceheight;
     e->sortwindow  = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->sortwindow;
     e->shortcols   = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->shortcols;
+    e->chosen      = ((Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data)->chosen;
   } else {
-    PetscBool flg = PETSC_TRUE; /* 16-bit offsets where they fit, the default */
+    PetscBool flg = PETSC_TRUE, seth, sets; /* 16-bit offsets where they fit, the default */
 
     PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_short_columns", &flg, NULL));
     e->shortcols = flg;
-    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, NULL));
-    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_sort_window", &e->sortwindow, NULL));
+    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_slice_height", &e->sliceheight, &seth));
+    PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_sort_window", &e->sortwindow, &sets));
+    e->chosen = (PetscBool)(seth || sets);
   }
   PetscCheck(e->sliceheight >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_slice_height must be 0 (one slice) or more, not %" PetscInt_FMT, e->sliceheight);
   PetscCheck(e->sortwindow >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_sort_window must be 0 (no sorting) or more, not %" PetscInt_FMT, e->sortwindow);
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, GKOptionItems PetscOptionsObject)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   PetscInt     h = e->sliceheight, sigma = e->sortwindow;
@@ -468,6 +502,10 @@ static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, GKEllrLayout which, Pet
     Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
 
     setting = which == GK_ELLR_SLICE_HEIGHT ? &e->sliceheight : which == GK_ELLR_SORT_WINDOW ? &e->sortwindow : &e->shortcols;
+    if (which != GK_ELLR_SHORT_COLUMNS && !e->chosen) { /* the layout set, kept even where it exceeds the fill limit */
+      e->chosen = PETSC_TRUE;
+      PetscCall(MatSeqGKInvalidate_Private(A));
+    }
   }
   if (*setting == value) PetscFunctionReturn(0); /* the device copy stays valid */
   *setting = value;
@@ -601,7 +639,7 @@ PetscErrorCode MatELLRCUDAGetShortColumns(Mat A, PetscBool *flg)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscValidBoolPointer(flg, 2);
+  PetscAssertPointer(flg, 2);
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
   *flg = E->dcol ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);

@@ -1,0 +1,63 @@
+/*
+   The differences between the PETSc releases petsc-gpukit builds against (3.18 to 3.26), in one
+   place. The library is written against the newest interface; where an older release lacks a
+   name, it is defined here from what that release has. Nothing else in the tree tests
+   PETSC_VERSION.
+*/
+#pragma once
+
+#include <petscversion.h>
+#include <petsc/private/petscimpl.h>
+#include <petscvec.h>
+#include <petscpc.h>
+#include <petsc/private/matimpl.h>
+
+/* The options object handed to the setfromoptions operations: a pointer since 3.23
+   (PetscOptionItems became the pointer type), the address of a struct before */
+#if PETSC_VERSION_LT(3, 23, 0)
+typedef PetscOptionItems *GKOptionItems;
+#else
+typedef PetscOptionItems GKOptionItems;
+#endif
+
+/* MatTranspose's record of the matrix it came from: MatParentState until 3.25, MatState since */
+#if PETSC_VERSION_LT(3, 26, 0)
+typedef MatParentState MatState;
+#endif
+
+/* A container's destructor that frees its pointer: PetscContainerSetCtxDestroy and
+   PetscCtxDestroyDefault since 3.23 */
+#if PETSC_VERSION_LT(3, 23, 0)
+  #define GKContainerFreeOnDestroy(c) PetscContainerSetUserDestroy((c), PetscContainerUserDestroyDefault)
+#else
+  #define GKContainerFreeOnDestroy(c) PetscContainerSetCtxDestroy((c), PetscCtxDestroyDefault)
+#endif
+
+/* PetscBool in MPI: MPIU_BOOL (an int) until 3.23; PetscBool is C's bool, MPI_C_BOOL, since 3.24 */
+#if PETSC_VERSION_LT(3, 24, 0)
+  #define GK_MPI_BOOL MPIU_BOOL
+#else
+  #define GK_MPI_BOOL MPI_C_BOOL
+#endif
+
+/* Every entry Inf, as a failed PC leaves its output: VecFlag(v, 1) since 3.22 */
+#if PETSC_VERSION_LT(3, 22, 0)
+  #define VecFlag(v, flg) VecSetInf(v)
+#endif
+
+/* PetscAssertPointer since 3.20 */
+#if PETSC_VERSION_LT(3, 20, 0)
+  #define PetscAssertPointer(p, arg) PetscValidPointer(p, arg)
+#endif
+
+/* Diagonal scaling of the PC (PCSetDiagonalScale), which PETSc's own CG and BiCG refuse: removed
+   in 3.26, so never set there */
+#if PETSC_VERSION_LT(3, 26, 0)
+  #define GKPCGetDiagonalScale(pc, flg) PCGetDiagonalScale((pc), (flg))
+#else
+  #define GKPCGetDiagonalScale(pc, flg) ((*(flg) = PETSC_FALSE), PETSC_SUCCESS)
+#endif
+
+/* After a PC fails at setup, PETSc's KSPs leave x as it was through 3.21 and fill it with Inf
+   (VecFlag: not a solution) from 3.22 on; the fused solvers do what PETSc's do */
+#define GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE PETSC_VERSION_GE(3, 22, 0)
