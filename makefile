@@ -68,7 +68,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check demo tests bench bench-mpi bench-ssor bench-needs-real install clean
+.PHONY: all lib check check-matrices demo tests bench bench-mpi bench-ssor bench-needs-real install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -108,6 +108,11 @@ tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 # BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
 check: tests
 	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC) sh tests/run
+
+# optional, not in CI: the SuiteSparse matrices of ../shared/data/matrices (MATRICES=dir), each
+# solved by PETSc and by the plug-in: the same iterations (tools/check-matrices)
+check-matrices: lib $(TUTORIALS)
+	@BUILD=$(BUILD) SCALAR=$(SCALAR) sh tools/check-matrices
 
 # the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
 $(BUILD)/bench/baseline.o: bench/baseline.cu
