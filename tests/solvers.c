@@ -104,8 +104,9 @@ static PetscErrorCode Fill(Vec v, PetscReal s)
   PetscFunctionReturn(0);
 }
 
-/* x = KSP(A) b, with the given method, PC, norm and initial guess x0 (NULL: zero) */
-static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
+/* x = KSP(A) b (transpose: KSP(A)^T b, by KSPSolveTranspose), with the given method, PC, norm,
+   iteration limit and initial guess x0 (NULL: zero) */
+static PetscErrorCode SolveAny(Mat A, KSPType kt, PCType pt, KSPNormType nt, PetscInt maxit, PetscBool transpose, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
 {
   KSP ksp;
   PC  pc;
@@ -117,16 +118,24 @@ static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b,
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, pt));
   PetscCall(KSPSetNormType(ksp, nt));
-  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, maxit));
   if (x0) {
     PetscCall(VecCopy(x0, x));
     PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
   }
   PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSolve(ksp, b, x));
+  if (transpose) PetscCall(KSPSolveTranspose(ksp, b, x));
+  else PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(KSPGetConvergedReason(ksp, reason));
   PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Solve(Mat A, KSPType kt, PCType pt, KSPNormType nt, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
+{
+  PetscFunctionBegin;
+  PetscCall(SolveAny(A, kt, pt, nt, 1000, PETSC_FALSE, b, x0, x, its, reason));
   PetscFunctionReturn(0);
 }
 
@@ -518,27 +527,6 @@ static PetscErrorCode Switch(PetscInt n, MatType type, KSPType kt, PCType pt)
   PetscFunctionReturn(0);
 }
 
-/* x = KSP(A)^T b by KSPSolveTranspose, with maxit iterations at most */
-static PetscErrorCode SolveTranspose(Mat A, KSPType kt, PCType pt, PetscInt maxit, Vec b, Vec x, PetscInt *its, KSPConvergedReason *reason)
-{
-  KSP ksp;
-  PC  pc;
-
-  PetscFunctionBegin;
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-  PetscCall(KSPSetOperators(ksp, A, A));
-  PetscCall(KSPSetType(ksp, kt));
-  PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, pt));
-  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, maxit));
-  PetscCall(KSPSetFromOptions(ksp));
-  PetscCall(KSPSolveTranspose(ksp, b, x));
-  PetscCall(KSPGetIterationNumber(ksp, its));
-  PetscCall(KSPGetConvergedReason(ksp, reason));
-  PetscCall(KSPDestroy(&ksp));
-  PetscFunctionReturn(0);
-}
-
 /* KSPSolveTranspose on the nonsymmetric problem against PETSc's: BiCG to convergence (and the
    true residual of A^T x = b), CG for a fixed number of iterations (the same iterates); each
    against the plain solve's answer too, which a solver ignoring the transpose would give */
@@ -562,8 +550,8 @@ static PetscErrorCode Transpose(PetscInt n, MatType type, PCType pt)
     KSPConvergedReason reason, reasonref;
     PetscReal          rel, nr, nb, dplain;
 
-    PetscCall(SolveTranspose(Aref, kref, pt, maxit, b, xref, &itsref, &reasonref));
-    PetscCall(SolveTranspose(A, kt, pt, maxit, b, x, &its, &reason));
+    PetscCall(SolveAny(Aref, kref, pt, KSP_NORM_DEFAULT, maxit, PETSC_TRUE, b, NULL, xref, &itsref, &reasonref));
+    PetscCall(SolveAny(A, kt, pt, KSP_NORM_DEFAULT, maxit, PETSC_TRUE, b, NULL, x, &its, &reason));
     PetscCall(Close(x, xref, m ? 1e-10 : 1e-6, &rel));
     PetscCall(Solve(Aref, kref, pt, KSP_NORM_DEFAULT, b, NULL, xplain, &itsplain, &reasonref));
     PetscCall(TestDiffNorms(xref, xplain, NORM_2, &dplain, &nb));
