@@ -116,7 +116,7 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(MatRegister(MATMPIDIACUDA, MatCreate_MPIDIACUDA));
   PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
   PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
-  PetscCall(MatSeqGKRegisterFactors_Private());
+  PetscCall(MatGKRegisterFactors_Private());
 
   PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_rank(node, &gk_localrank));

@@ -496,29 +496,6 @@ PetscErrorCode MatSeqGKInvalidate_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* The device matrices are SEQAIJ underneath, so SEQAIJ's factorizations (PETSc's own ILU, LU,
-   ICC, Cholesky, and the external packages this PETSc has) apply to them as they are: register
-   each for the device types, so that PCs such as the sequential default ILU keep working. */
-PetscErrorCode MatSeqGKRegisterFactors_Private(void)
-{
-  const char         *solvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVERSUPERLU, MATSOLVERSUPERLU_DIST, MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
-  const MatFactorType ftypes[]  = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
-  const char         *types[]   = {MATSEQELLRCUDA, MATSEQDIACUDA};
-
-  PetscFunctionBegin;
-  PetscCall(MatInitializePackage());
-  for (size_t s = 0; s < PETSC_STATIC_ARRAY_LENGTH(solvers); s++) {
-    for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftypes); f++) {
-      PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
-
-      PetscCall(MatSolverTypeGet(solvers[s], MATSEQAIJ, ftypes[f], NULL, NULL, &create));
-      if (!create) continue;
-      for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) PetscCall(MatSolverTypeRegister(solvers[s], types[t], ftypes[f], create));
-    }
-  }
-  PetscFunctionReturn(0);
-}
-
 /* MatCreateSeqELLRCUDA() and MatCreateSeqDIACUDA(): a device matrix preallocated as MatCreateSeqAIJ() */
 PetscErrorCode MatCreateSeqGK_Private(MPI_Comm comm, MatType type, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {

@@ -68,7 +68,8 @@ PETSC_INTERN const GKMatFormat GKFormatDIA;
 PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
 PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
 PETSC_INTERN PetscErrorCode MatSeqGKInvalidate_Private(Mat);
-PETSC_INTERN PetscErrorCode MatSeqGKRegisterFactors_Private(void);
+/* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
+PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLRCUDA(Mat);
