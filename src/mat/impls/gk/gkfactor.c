@@ -32,23 +32,28 @@ static PetscErrorCode MatGKBaseType_Private(Mat A, MatType *base)
   PetscFunctionReturn(0);
 }
 
-/* A under its base type's name (*own: its own, to give back), or under its own again */
+/* A under its base type's name (*own: its own, to give back), or under its own again. The
+   string itself is set aside and put back, not freed and copied: MatGetType() hands out that
+   pointer, which a program may hold */
 static PetscErrorCode MatGKAsBase_Private(Mat A, char **own)
 {
   MatType base;
+  char   *name;
 
   PetscFunctionBegin;
   PetscCall(MatGKBaseType_Private(A, &base));
-  PetscCall(PetscStrallocpy(((PetscObject)A)->type_name, own));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, base));
+  PetscCall(PetscStrallocpy(base, &name));
+  *own                         = ((PetscObject)A)->type_name;
+  ((PetscObject)A)->type_name = name;
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatGKAsOwn_Private(Mat A, char **own)
 {
   PetscFunctionBegin;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, *own));
-  PetscCall(PetscFree(*own));
+  PetscCall(PetscFree(((PetscObject)A)->type_name));
+  ((PetscObject)A)->type_name = *own;
+  *own                         = NULL;
   PetscFunctionReturn(0);
 }
 
