@@ -70,31 +70,23 @@ static PetscErrorCode MatGKFactorSteps_Private(Mat F, GKFactorSteps **steps)
 
 /* Each wrapper: the package's step with A under its base type's name; a symbolic step then wraps
    the numeric step it installed */
-static PetscErrorCode MatLUFactorNumeric_GK(Mat F, Mat A, const MatFactorInfo *info)
-{
-  GKFactorSteps *st;
-  char          *own;
+#define GK_FACTOR_STEP(NAME, FIELD, ARGS, CALL, AFTER) \
+  static PetscErrorCode NAME ARGS \
+  { \
+    GKFactorSteps *st; \
+    char          *own; \
+\
+    PetscFunctionBegin; \
+    PetscCall(MatGKFactorSteps_Private(F, &st)); \
+    PetscCall(MatGKAsBase_Private(A, &own)); \
+    PetscCall((*st->FIELD)CALL); \
+    PetscCall(MatGKAsOwn_Private(A, &own)); \
+    AFTER; \
+    PetscFunctionReturn(0); \
+  }
 
-  PetscFunctionBegin;
-  PetscCall(MatGKFactorSteps_Private(F, &st));
-  PetscCall(MatGKAsBase_Private(A, &own));
-  PetscCall((*st->lunum)(F, A, info));
-  PetscCall(MatGKAsOwn_Private(A, &own));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatCholeskyFactorNumeric_GK(Mat F, Mat A, const MatFactorInfo *info)
-{
-  GKFactorSteps *st;
-  char          *own;
-
-  PetscFunctionBegin;
-  PetscCall(MatGKFactorSteps_Private(F, &st));
-  PetscCall(MatGKAsBase_Private(A, &own));
-  PetscCall((*st->cholnum)(F, A, info));
-  PetscCall(MatGKAsOwn_Private(A, &own));
-  PetscFunctionReturn(0);
-}
+GK_FACTOR_STEP(MatLUFactorNumeric_GK, lunum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), (void)0)
+GK_FACTOR_STEP(MatCholeskyFactorNumeric_GK, cholnum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), (void)0)
 
 /* after a symbolic step: its numeric steps through the wrappers */
 static PetscErrorCode MatGKWrapNumeric_Private(Mat F, GKFactorSteps *st)
@@ -111,20 +103,7 @@ static PetscErrorCode MatGKWrapNumeric_Private(Mat F, GKFactorSteps *st)
   PetscFunctionReturn(0);
 }
 
-#define GK_FACTOR_SYMBOLIC(NAME, FIELD, ARGS, CALL) \
-  static PetscErrorCode NAME ARGS \
-  { \
-    GKFactorSteps *st; \
-    char          *own; \
-\
-    PetscFunctionBegin; \
-    PetscCall(MatGKFactorSteps_Private(F, &st)); \
-    PetscCall(MatGKAsBase_Private(A, &own)); \
-    PetscCall((*st->FIELD)CALL); \
-    PetscCall(MatGKAsOwn_Private(A, &own)); \
-    PetscCall(MatGKWrapNumeric_Private(F, st)); \
-    PetscFunctionReturn(0); \
-  }
+#define GK_FACTOR_SYMBOLIC(NAME, FIELD, ARGS, CALL) GK_FACTOR_STEP(NAME, FIELD, ARGS, CALL, PetscCall(MatGKWrapNumeric_Private(F, st)))
 
 GK_FACTOR_SYMBOLIC(MatLUFactorSymbolic_GK, lusym, (Mat F, Mat A, IS r, IS c, const MatFactorInfo *info), (F, A, r, c, info))
 GK_FACTOR_SYMBOLIC(MatILUFactorSymbolic_GK, ilusym, (Mat F, Mat A, IS r, IS c, const MatFactorInfo *info), (F, A, r, c, info))
