@@ -401,8 +401,10 @@ static PetscErrorCode Errors(MatType type)
   PetscCall(VecDestroy(&b));
   /* Jacobi's D^-1 = diag(1, -1): rho = r~^H D^-1 r = 0 for r = 1 */
   PetscCall(Diagonal(40, 2, mixed, type, &A, &b));
-  PetscCall(ExpectReason(A, b, KSPBICGGPU, PCJACOBI, KSP_DIVERGED_BREAKDOWN, "a BiCG breakdown (rho = 0)"));
-  PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_DIVERGED_BREAKDOWN, "a CG breakdown (rho = 0)"));
+  PetscCall(ExpectReason(A, b, KSPBICGGPU, PCJACOBI, KSP_DIVERGED_BREAKDOWN_BICG, "a BiCG breakdown (rho = 0)"));
+  PetscCall(ExpectLikePETSc(A, b, KSPBICGGPU, KSPBICG, PCJACOBI, "a BiCG breakdown (rho = 0)"));
+  PetscCall(ExpectReason(A, b, KSPCGGPU, PCJACOBI, KSP_CONVERGED_ATOL, "rho = 0 in CG (KSPCG: converged due to beta = 0)"));
+  PetscCall(ExpectLikePETSc(A, b, KSPCGGPU, KSPCG, PCJACOBI, "rho = 0 in CG"));
   /* a NaN in b */
   {
     PetscInt    i = 7;

@@ -8,8 +8,9 @@
 /*MC
    KSPBICGGPU - "bicggpu" - BiCG on the GPU, fused; COCG for complex symmetric matrices
 
-   The iterates are PETSc's `KSPBICG`'s (to rounding), with rho = 0 and p~^H A p = 0 reported as
-   `KSP_DIVERGED_BREAKDOWN`. Each iteration is two kernels: the new directions with w = A p and
+   The iterates are PETSc's `KSPBICG`'s (to rounding), with rho = 0 at the start reported as
+   `KSP_DIVERGED_BREAKDOWN_BICG`, as `KSPBICG` does, and rho = 0 later or p~^H A p = 0 as
+   `KSP_DIVERGED_BREAKDOWN` (where `KSPBICG` divides by zero and ends in a NaN). Each iteration is two kernels: the new directions with w = A p and
    w~ = A^H p~ (one launch) and p~^H w, x moved by the last iteration's alpha p; the updates of
    r, r~, z and z~ with the sums of r~^H z and the norm. With -ksp_bicggpu_cocg the shadow system is dropped: for A = A^T
    (complex symmetric, as De Donno et al.'s electromagnetics matrices) r~ = conj(r), and the

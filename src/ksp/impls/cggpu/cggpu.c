@@ -12,7 +12,8 @@
 
    The iterates are PETSc's `KSPCG`'s (to rounding): the same norms, monitors, convergence tests
    and reasons, with p^H A p = 0 or changing sign (KSPCG's test: a negative definite A is
-   solved) reported as `KSP_DIVERGED_INDEFINITE_MAT` and r^H z = 0 as `KSP_DIVERGED_BREAKDOWN`.
+   solved) reported as `KSP_DIVERGED_INDEFINITE_MAT`, and r^H z = 0 as `KSP_CONVERGED_ATOL` in the
+   iteration after, as `KSPCG`'s "converged due to beta = 0".
    Each iteration is two kernels: p = z + beta p and w = A p with p^H w, x moved by the last
    iteration's alpha p in the same pass; the updates of r and z = D^-1 r with the sums of r^H z
    and the norm. The host waits for the device once per convergence test,

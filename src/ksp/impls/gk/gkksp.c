@@ -410,7 +410,13 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   if (PetscIsInfOrNanScalar(*rho0)) {
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf inner product");
     ksp->reason = KSP_DIVERGED_NANORINF;
-  } else if (*rho0 == (PetscScalar)0.0) ksp->reason = KSP_DIVERGED_BREAKDOWN;
+  } else if (*rho0 == (PetscScalar)0.0) { /* as KSPCG ("converged due to beta = 0", its 1) and KSPBICG */
+    if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN_BICG;
+    else {
+      ksp->its    = 1;
+      ksp->reason = KSP_CONVERGED_ATOL;
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -439,7 +445,16 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   }
   if (S.flag) { /* rho of iteration flagit: the norm before it is still tested */
     PetscCall(KSPGKTest_Private(ksp, S.flagit, KSPGKNorm_Private(ksp, &S), &ok));
-    if (ok && !ksp->reason) ksp->reason = S.flag == GK_KRYLOV_BREAKDOWN ? KSP_DIVERGED_BREAKDOWN : KSP_DIVERGED_INDEFINITE_PC;
+    if (ok && !ksp->reason) {
+      const KSP_GK *gk = (KSP_GK *)ksp->data;
+
+      if (S.flag == GK_KRYLOV_INDEFINITE_PC) ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
+      else { /* KSPCG: "converged due to beta = 0", in the next iteration */
+        ksp->its    = S.flagit + 1;
+        ksp->reason = KSP_CONVERGED_ATOL;
+      }
+    }
     PetscFunctionReturn(0);
   }
   PetscCall(KSPGKTest_Private(ksp, its, KSPGKNorm_Private(ksp, &S), &ok));
