@@ -105,17 +105,20 @@ $(BUILD)/tutorials/%: tutorials/%.c
 
 tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 
+# what tests/run is told of this build
+TESTS_ENV := BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC)
+
 # BACKEND=auto|cuda|host, RANKS="1 2 3", VALGRIND=1, SANITIZER=1 (compute-sanitizer memcheck)
 check: tests
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC) sh tests/run
+	@$(TESTS_ENV) sh tests/run
 
 # the memory checks run before an issue is resolved: a subset of the cases, one process, under
 # valgrind (host backend) or compute-sanitizer (a GPU)
 MEMCHECK_CASES := ^(vecops-1-ranks-n1000|products-(ellrcuda|diacuda)-(lap2d|random)|products-sliced32-random|solvers-compare-(ellrcuda|diacuda)|solvers-reuse-(ellrcuda|diacuda|aij)|solvers-errors|ssor-(apply-ellrcuda-2d|zero-diagonal|cggpu-zero-diagonal|negative-diagonal-ellrcuda)|ellr-auto-sliced|products-ellrcuda-denserow-46341|stock-factor-lu-(petsc|mumps)-ellrcuda-1-ranks|stock-hypre-ellrcuda|fuzz-(mm|bin)-.*)$$
 check-valgrind: tests
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC) VALGRIND=1 RANKS=1 BACKEND=host ONLY='$(MEMCHECK_CASES)' sh tests/run
+	@$(TESTS_ENV) VALGRIND=1 RANKS=1 BACKEND=host ONLY='$(MEMCHECK_CASES)' sh tests/run
 check-sanitizer: tests
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) PETSC_CONF=$(PETSC_CONF) PYTHON=$(PYTHON) MPIEXEC=$(MPIEXEC) SANITIZER=1 RANKS=1 BACKEND=cuda ONLY='$(MEMCHECK_CASES)' sh tests/run
+	@$(TESTS_ENV) SANITIZER=1 RANKS=1 BACKEND=cuda ONLY='$(MEMCHECK_CASES)' sh tests/run
 
 # optional, not in CI: the SuiteSparse matrices of ../shared/data/matrices (MATRICES=dir), each
 # solved by PETSc and by the plug-in: the same iterations (tools/check-matrices)

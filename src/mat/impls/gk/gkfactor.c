@@ -88,18 +88,21 @@ static PetscErrorCode MatGKFactorSteps_Private(Mat F, GKFactorSteps **steps)
 GK_FACTOR_STEP(MatLUFactorNumeric_GK, lunum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), (void)0)
 GK_FACTOR_STEP(MatCholeskyFactorNumeric_GK, cholnum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), (void)0)
 
+/* F's step OP kept in st as FIELD and replaced by its wrapper (once) */
+#define GK_WRAP_STEP(F, OP, FIELD, WRAPPER) \
+  do { \
+    if ((F)->ops->OP && (F)->ops->OP != WRAPPER) { \
+      st->FIELD     = (F)->ops->OP; \
+      (F)->ops->OP = WRAPPER; \
+    } \
+  } while (0)
+
 /* after a symbolic step: its numeric steps through the wrappers */
 static PetscErrorCode MatGKWrapNumeric_Private(Mat F, GKFactorSteps *st)
 {
   PetscFunctionBegin;
-  if (F->ops->lufactornumeric && F->ops->lufactornumeric != MatLUFactorNumeric_GK) {
-    st->lunum                = F->ops->lufactornumeric;
-    F->ops->lufactornumeric = MatLUFactorNumeric_GK;
-  }
-  if (F->ops->choleskyfactornumeric && F->ops->choleskyfactornumeric != MatCholeskyFactorNumeric_GK) {
-    st->cholnum                   = F->ops->choleskyfactornumeric;
-    F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_GK;
-  }
+  GK_WRAP_STEP(F, lufactornumeric, lunum, MatLUFactorNumeric_GK);
+  GK_WRAP_STEP(F, choleskyfactornumeric, cholnum, MatCholeskyFactorNumeric_GK);
   PetscFunctionReturn(0);
 }
 
@@ -133,22 +136,10 @@ static PetscErrorCode MatGetFactor_GK(int s, Mat A, MatFactorType ftype, Mat *F)
   PetscCall(GKContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)*F, "GKFactorSteps", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
-  if ((*F)->ops->lufactorsymbolic) {
-    st->lusym                   = (*F)->ops->lufactorsymbolic;
-    (*F)->ops->lufactorsymbolic = MatLUFactorSymbolic_GK;
-  }
-  if ((*F)->ops->ilufactorsymbolic) {
-    st->ilusym                   = (*F)->ops->ilufactorsymbolic;
-    (*F)->ops->ilufactorsymbolic = MatILUFactorSymbolic_GK;
-  }
-  if ((*F)->ops->choleskyfactorsymbolic) {
-    st->cholsym                       = (*F)->ops->choleskyfactorsymbolic;
-    (*F)->ops->choleskyfactorsymbolic = MatCholeskyFactorSymbolic_GK;
-  }
-  if ((*F)->ops->iccfactorsymbolic) {
-    st->iccsym                   = (*F)->ops->iccfactorsymbolic;
-    (*F)->ops->iccfactorsymbolic = MatICCFactorSymbolic_GK;
-  }
+  GK_WRAP_STEP(*F, lufactorsymbolic, lusym, MatLUFactorSymbolic_GK);
+  GK_WRAP_STEP(*F, ilufactorsymbolic, ilusym, MatILUFactorSymbolic_GK);
+  GK_WRAP_STEP(*F, choleskyfactorsymbolic, cholsym, MatCholeskyFactorSymbolic_GK);
+  GK_WRAP_STEP(*F, iccfactorsymbolic, iccsym, MatICCFactorSymbolic_GK);
   PetscCall(MatGKWrapNumeric_Private(*F, st));
   PetscFunctionReturn(0);
 }
