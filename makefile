@@ -41,7 +41,9 @@ PETSC_LIB   := $(patsubst lib%.so,%,$(notdir $(firstword $(wildcard $(PETSC_LIBD
 endif
 PETSC_VERSION := $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR) / {v = v (v == "" ? "" : ".") $$3} END {print v}' $(PETSC_DIR)/include/petscversion.h)
 SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_CONF) && echo complex || echo real)
-BUILD       ?= build/$(PETSC_VERSION)-$(SCALAR)
+# a PETSc built with CUDA of its own (its VECCUDA; the shared CUDA runtime)
+PETSC_CUDA  := $(shell grep -qs 'define PETSC_HAVE_CUDA 1' $(PETSC_CONF) && echo yes)
+BUILD       ?= build/$(PETSC_VERSION)-$(SCALAR)$(if $(PETSC_CUDA),-cuda)
 MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
 # the Python of tutorials/python: a pip-installed PETSc's own environment, else python3 (tests/run
 # takes the first whose petsc4py is this PETSc's, and skips the case where there is none)
@@ -54,8 +56,14 @@ ALL_CFLAGS  := $(CFLAGS) -std=c99 -fPIC -fvisibility=hidden -Wall -Wno-unused-fu
 NVCCFLAGS   ?= -O3 -g
 ALL_NVFLAGS := $(NVCCFLAGS) -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall $(INCLUDES)
 PETSC_LINK  := -L$(PETSC_LIBDIR) -Wl,-rpath,$(abspath $(PETSC_LIBDIR)) -l$(PETSC_LIB)
-# the static CUDA runtime: the library loads, and runs on the host backend, without a driver
+# the static CUDA runtime: the library loads, and runs on the host backend, without a driver; a
+# PETSc built with CUDA brings the shared one, which the library then shares (one runtime, one
+# current device, PETSc's device arrays handed over)
+ifeq ($(PETSC_CUDA),yes)
+CUDA_LINK   := -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcudart -lstdc++ -lm
+else
 CUDA_LINK   := -L$(CUDA_DIR)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
+endif
 
 LIB_C  := $(wildcard src/sys/*.c src/device/host/*.c src/mat/impls/*/*.c src/mat/impls/*/seq/*.c src/vec/impls/*/*.c src/ksp/impls/*/*.c src/pc/*/*.c)
 LIB_CU := $(wildcard src/device/cuda/*.cu)

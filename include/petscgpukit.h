@@ -1,5 +1,5 @@
 /*
-   petsc-gpukit: GPU sparse matrices for a PETSc built without CUDA.
+   petsc-gpukit: GPU sparse matrices and solvers for PETSc, with or without CUDA of its own.
 
    Programs that load the library with -dll_append need nothing from this header; programs that
    link with it call PetscGPUKitInitializePackage() after PetscInitialize().
@@ -38,15 +38,40 @@ M*/
 /*MC
    VECCUDA - "cuda" - a vector whose values live on the GPU, with a host copy made only when a
    host operation asks for it. The root name: VECSEQCUDA on one process, VECMPICUDA on more.
-   Registered only in a PETSc without CUDA of its own.
+
+   In a PETSc built without CUDA these names are the library's own vectors. A PETSc built with
+   CUDA has its own VECCUDA under them; the library then leaves those names to PETSc, works on
+   PETSc's vectors through `VecCUDAGetArrayRead()` and its kin, and registers its own vectors as
+   VECGKCUDA ("gkcuda", "seqgkcuda", "mpigkcuda").
 
    Level: beginner
 
-.seealso: `VECSEQCUDA`, `VECMPICUDA`, `VecGPUKitGetDeviceArrayRead()`
+.seealso: `VECSEQCUDA`, `VECMPICUDA`, `VECGKCUDA`, `VecGPUKitGetDeviceArrayRead()`
 M*/
-#define VECCUDA    "cuda"
-#define VECSEQCUDA "seqcuda"
-#define VECMPICUDA "mpicuda"
+#if !defined(PETSC_HAVE_CUDA)
+  #define VECCUDA    "cuda"
+  #define VECSEQCUDA "seqcuda"
+  #define VECMPICUDA "mpicuda"
+#endif
+
+/*MC
+   VECGKCUDA - the library's own device vectors: `VECCUDA` ("cuda") in a PETSc built without
+   CUDA, "gkcuda" in one built with it (where "cuda" is PETSc's). VECSEQGKCUDA and VECMPIGKCUDA
+   name its sequential and parallel kinds.
+
+   Level: intermediate
+
+.seealso: `VECCUDA`
+M*/
+#if defined(PETSC_HAVE_CUDA)
+  #define VECGKCUDA    "gkcuda"
+  #define VECSEQGKCUDA "seqgkcuda"
+  #define VECMPIGKCUDA "mpigkcuda"
+#else
+  #define VECGKCUDA    VECCUDA
+  #define VECSEQGKCUDA VECSEQCUDA
+  #define VECMPIGKCUDA VECMPICUDA
+#endif
 
 /*MC
    KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused: two kernels and at most one

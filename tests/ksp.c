@@ -57,7 +57,7 @@ static PetscErrorCode DeviceOperator(Mat A, const char *type, Mat *D)
   PetscCall(PetscStrcmp(type, MATAIJ, &aij));
   if (aij) {
     PetscCall(MatDuplicate(A, MAT_COPY_VALUES, D));
-    PetscCall(MatSetVecType(*D, VECCUDA));
+    PetscCall(MatSetVecType(*D, VECGKCUDA));
   } else PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, D));
   /* SPD known, PCJACOBI skips its host pass over the diagonal looking for zeros */
   PetscCall(MatIsSPDKnown(A, &set, &spd));

@@ -171,7 +171,7 @@ static PetscErrorCode CheckChain(Mat A, Mat B, const char *stage)
   PetscCall(MatGetSize(B, &n, NULL));
   PetscCall(VecCreate(PETSC_COMM_SELF, &x));
   PetscCall(VecSetSizes(x, n, n));
-  PetscCall(VecSetType(x, VECCUDA));
+  PetscCall(VecSetType(x, VECGKCUDA));
   PetscCall(VecDuplicate(x, &y[1]));
   PetscCall(VecDuplicate(x, &y[0]));
   PetscCall(VecDuplicate(x, &w[0]));

@@ -21,7 +21,7 @@ static PetscErrorCode CheckVec(Vec ref, Vec dev, const char *what)
   PetscBool          isdev;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)dev, &isdev, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)dev, &isdev, VECSEQGKCUDA, VECMPIGKCUDA, ""));
   PetscCheck(isdev, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device vector lost its type", what);
   PetscCall(VecGetLocalSize(ref, &n));
   PetscCall(VecGetArrayRead(ref, &r));

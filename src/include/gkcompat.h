@@ -61,3 +61,15 @@ typedef MatParentState MatState;
 /* After a PC fails at setup, PETSc's KSPs leave x as it was through 3.21 and fill it with Inf
    (VecFlag: not a solution) from 3.22 on; the fused solvers do what PETSc's do */
 #define GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE PETSC_VERSION_GE(3, 22, 0)
+
+/* A PETSc built with CUDA: its device contexts, and whether a stream type is one that does not
+   wait for CUDA's legacy default stream (renamed in 3.21: GLOBAL_BLOCKING, DEFAULT_BLOCKING and
+   GLOBAL_NONBLOCKING became DEFAULT, NONBLOCKING and their _WITH_BARRIER kinds) */
+#if defined(PETSC_HAVE_CUDA)
+  #include <petscdevice.h>
+  #if PETSC_VERSION_LT(3, 21, 0)
+    #define GKStreamIsNonBlocking(t) ((t) == PETSC_STREAM_GLOBAL_NONBLOCKING)
+  #else
+    #define GKStreamIsNonBlocking(t) ((t) == PETSC_STREAM_NONBLOCKING || (t) == PETSC_STREAM_NONBLOCKING_WITH_BARRIER)
+  #endif
+#endif

@@ -101,9 +101,10 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
   PetscCall(PetscLogEventRegister("GKSSOR", GK_CLASSID, &GK_SSOR));
 
-  PetscCall(VecRegister(VECSEQCUDA, VecCreate_SeqGKCUDA));
-  PetscCall(VecRegister(VECMPICUDA, VecCreate_MPIGKCUDA));
-  PetscCall(VecRegister(VECCUDA, VecCreate_GKCUDA));
+  /* "cuda", "seqcuda", "mpicuda"; "gkcuda"... where PETSc has CUDA and those names are its own */
+  PetscCall(VecRegister(VECSEQGKCUDA, VecCreate_SeqGKCUDA));
+  PetscCall(VecRegister(VECMPIGKCUDA, VecCreate_MPIGKCUDA));
+  PetscCall(VecRegister(VECGKCUDA, VecCreate_GKCUDA));
   PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
   PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
   PetscCall(PCRegister(PCSSORGPU, PCCreate_SSORGPU));
@@ -159,6 +160,24 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   if (req == PETSCGPUKIT_BACKEND_CUDA) PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_GPU, "-gpukit_backend cuda, but no CUDA device can be used: %s. Run where an NVIDIA GPU and its driver are visible, or use -gpukit_backend host", why);
   if (count > 0) {
     if (!devset) dev = gk_localrank % count;
+#if defined(PETSC_HAVE_CUDA)
+    { /* PETSc's own CUDA vectors live on the device PETSc chose: the kernels run there too */
+      PetscDeviceContext dctx;
+      PetscDevice        pdev;
+      PetscDeviceType    ptype;
+      PetscInt           pid;
+
+      PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+      PetscCall(PetscDeviceContextGetDeviceType(dctx, &ptype));
+      if (ptype == PETSC_DEVICE_CUDA) {
+        PetscCall(PetscDeviceContextGetDevice(dctx, &pdev));
+        PetscCall(PetscDeviceGetDeviceId(pdev, &pid));
+        PetscCheck(!devset || dev == pid, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-gpukit_device %" PetscInt_FMT ", but this PETSc (built with CUDA) put its own device vectors on CUDA device %" PetscInt_FMT ": choose the device with PETSc's -device_select %" PetscInt_FMT " instead", dev, pid, dev);
+        dev = pid;
+      }
+    }
+#endif
     PetscCheck(dev >= 0 && dev < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device %" PetscInt_FMT " is not a device of this process: it sees %d (0 to %d)", dev, count, count - 1);
     PetscCall(GKBackendCUDA.setdevice((int)dev));
     PetscCall(GKBackendCUDA.getdevicename((int)dev, devname, sizeof(devname)));

@@ -600,7 +600,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
   for (int k = 0; k < 4; k++) {
     PetscCall(VecCreate(PETSC_COMM_SELF, &s->w[k]));
     PetscCall(VecSetSizes(s->w[k], m, m));
-    PetscCall(VecSetType(s->w[k], VECSEQCUDA));
+    PetscCall(VecSetType(s->w[k], VECSEQGKCUDA));
   }
   PetscFunctionReturn(0);
 }

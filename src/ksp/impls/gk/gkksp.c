@@ -229,7 +229,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
     PetscCall(KSPGKDestroyWork_Private(gk));
     PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &gk->work[0]));
     PetscCall(VecSetLayout(gk->work[0], A->rmap));
-    PetscCall(VecSetType(gk->work[0], VECCUDA));
+    PetscCall(VecSetType(gk->work[0], VECGKCUDA));
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
   PetscFunctionReturn(0);
@@ -368,7 +368,7 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   if (!ksp->guess_zero) {
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
-  } else PetscCall(VecCopy(Bv, R)); /* r <- b */
+  } else PetscCall(VecGKCopy_Private(Bv, R)); /* r <- b (b may be PETSc's own VECCUDA) */
   if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
     PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
 

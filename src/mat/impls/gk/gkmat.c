@@ -104,6 +104,15 @@ static PetscErrorCode MatSeqGKVecIn_Private(Mat A, Vec x, PetscInt n, const Pets
   PetscFunctionReturn(0);
 }
 
+/* Ends the input: a device vector's array handed back (PETSc's own VECCUDA counts its accesses) */
+static PetscErrorCode MatSeqGKVecInEnd_Private(Vec x, const PetscScalar **d)
+{
+  PetscFunctionBegin;
+  if (VecIsGK(x)) PetscCall(VecGPUKitRestoreDeviceArrayRead(x, d));
+  else *d = NULL;
+  PetscFunctionReturn(0);
+}
+
 /* The device array the result y goes to (its own, or gk->dy for a host vector), holding z's
    values when z is given (y = op(A) x + z) */
 static PetscErrorCode MatSeqGKVecOut_Private(Mat A, Vec y, Vec z, PetscInt n, PetscScalar **d)
@@ -161,6 +170,7 @@ static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
   PetscCall(PetscLogFlops(2.0 * gk->nnz));
   PetscCall(PetscLogEventEnd(ev, A, x, y, 0));
   PetscCall(MatSeqGKVecOutEnd_Private(A, y, nout, &yd));
+  PetscCall(MatSeqGKVecInEnd_Private(x, &xd));
   PetscFunctionReturn(0);
 }
 
@@ -406,6 +416,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   Mat        B = *newmat;
   Mat_SeqGK *gk;
   PetscBool  isgk;
+  VecType    vtype;
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {
@@ -444,7 +455,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
-  PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  PetscCall(VecGKDefaultType_Private(&vtype));
+  PetscCall(PetscStrallocpy(vtype, &B->defaultvectype));
   *newmat = B;
   PetscFunctionReturn(0);
 }

@@ -199,7 +199,7 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   PetscCall(GKMallocH2D(mg->soff[mg->nsr], mg->sidx, &mg->dsidx));
   PetscCall(VecCreate(PETSC_COMM_SELF, &mg->lvec));
   PetscCall(VecSetSizes(mg->lvec, nghost, nghost));
-  PetscCall(VecSetType(mg->lvec, VECSEQCUDA));
+  PetscCall(VecSetType(mg->lvec, VECSEQGKCUDA));
   mg->nghost  = nghost;
   mg->garray  = garray;
   mg->nzstate = A->nonzerostate;
@@ -570,6 +570,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
 {
   Mat_MPIGK *mg;
   char       name[128];
+  VecType    vtype;
 
   PetscFunctionBegin;
   PetscCall(PetscGPUKitBackendSetUp_Private());
@@ -592,7 +593,8 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
-  PetscCall(PetscStrallocpy(VECCUDA, &B->defaultvectype));
+  PetscCall(VecGKDefaultType_Private(&vtype));
+  PetscCall(PetscStrallocpy(vtype, &B->defaultvectype));
   if (B->assembled) PetscCall(MatMPIGKConvertBlocks_Private(B));
   PetscFunctionReturn(0);
 }

@@ -1,19 +1,25 @@
 /*
-   The device vectors (VECSEQCUDA, VECMPICUDA): a VECSEQ or VECMPI whose values also live in a
-   device array, with the offload mask saying which copy is valid. Private to the library.
+   The device vectors (VECSEQGKCUDA, VECMPIGKCUDA: "seqcuda", "mpicuda" in a PETSc without CUDA):
+   a VECSEQ or VECMPI whose values also live in a device array, with the offload mask saying
+   which copy is valid; and, in a PETSc built with CUDA, the way to PETSc's own VECCUDA's device
+   array. Private to the library.
 */
 #pragma once
 
 #include "../../../include/gpukitimpl.h"
 #include <petsc/private/vecimpl.h>
 
-#if defined(PETSC_HAVE_CUDA)
-  #error "This PETSc has CUDA of its own: petsc-gpukit supports PETSc builds without CUDA for now"
-#endif
-
 PETSC_EXTERN PetscErrorCode VecCreate_SeqGKCUDA(Vec);
 PETSC_EXTERN PetscErrorCode VecCreate_MPIGKCUDA(Vec);
 PETSC_EXTERN PetscErrorCode VecCreate_GKCUDA(Vec);
 
-/* a device vector of this library (of either backend)? */
+/* a vector whose device array the kernels use: one of this library's (of either backend), or
+   PETSc's own VECCUDA while the kernels run on the GPU */
 PETSC_INTERN PetscBool VecIsGK(Vec);
+
+/* The type MatCreateVecs() gives for the library's matrices: PETSc's VECCUDA where PETSc has
+   CUDA and the kernels run on the GPU (what "cuda" means to that PETSc's users), else VECGKCUDA */
+PETSC_INTERN PetscErrorCode VecGKDefaultType_Private(VecType *);
+
+/* y = x through the device arrays where both have them */
+PETSC_INTERN PetscErrorCode VecGKCopy_Private(Vec, Vec);

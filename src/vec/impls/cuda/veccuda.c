@@ -19,6 +19,7 @@ PETSC_EXTERN MPI_Op         MPIU_MAXLOC, MPIU_MINLOC;
 
 typedef struct {
   PetscScalar   *d;    /* device array, local length (NULL when empty or not allocated) */
+  PetscOffloadMask mask; /* which array holds the values (the Vec's own offloadmask stays CPU: see VecConvert_GK_Private) */
   PetscBool      isconst; /* VecSet made every entry of the device array cval, and nothing wrote it since */
   PetscScalar    cval;
   PetscBool      mpi;  /* the reductions add an MPIU_Allreduce */
@@ -27,9 +28,28 @@ typedef struct {
 
 static PetscErrorCode VecGetArray_GK(Vec, PetscScalar **);
 
-PetscBool VecIsGK(Vec v)
+/* one of this library's vectors */
+static inline PetscBool VecIsOwnGK(Vec v)
 {
   return v->ops->getarray == VecGetArray_GK ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* PETSc's own VECSEQCUDA or VECMPICUDA (a PETSc built with CUDA) while the kernels run on the
+   GPU: its device array, from PETSc's accessors, is the kernels' to read and write */
+static inline PetscBool VecIsPETScCUDA(Vec v)
+{
+#if defined(PETSC_HAVE_CUDA)
+  const char *t = ((PetscObject)v)->type_name;
+
+  return GKDev == &GKBackendCUDA && t && (!strcmp(t, VECSEQCUDA) || !strcmp(t, VECMPICUDA)) ? PETSC_TRUE : PETSC_FALSE;
+#else
+  return PETSC_FALSE;
+#endif
+}
+
+PetscBool VecIsGK(Vec v)
+{
+  return VecIsOwnGK(v) || VecIsPETScCUDA(v) ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode VecGKGetData_Private(Vec v, Vec_GK **g)
@@ -54,12 +74,12 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   const PetscInt n = v->map->n;
 
   PetscFunctionBegin;
-  if (v->offloadmask == PETSC_OFFLOAD_GPU || v->offloadmask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
+  if (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   if (!g->d && n) PetscCall(GKMalloc(n, &g->d));
   /* a new vector's host array is zeroed at creation: zero the device one, copy nothing */
-  if (v->offloadmask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
   else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
-  v->offloadmask = PETSC_OFFLOAD_BOTH;
+  g->mask = PETSC_OFFLOAD_BOTH;
   g->isconst     = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -68,13 +88,13 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
 static PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
 {
   PetscFunctionBegin;
-  if (v->offloadmask == PETSC_OFFLOAD_GPU) {
+  if (g->mask == PETSC_OFFLOAD_GPU) {
     PetscScalar *h = VecGKHostArray_Private(v);
 
     if (g->isconst)
       for (PetscInt i = 0; i < v->map->n; i++) h[i] = g->cval;
     else PetscCall(GKMemcpyD2H(h, g->d, (size_t)v->map->n * sizeof(PetscScalar)));
-    v->offloadmask = PETSC_OFFLOAD_BOTH;
+    g->mask = PETSC_OFFLOAD_BOTH;
   }
   PetscFunctionReturn(0);
 }
@@ -96,7 +116,7 @@ static PetscErrorCode VecGKDevice_Private(Vec v, GKAccess mode, PetscScalar **d)
     if (!g->d && v->map->n) PetscCall(GKMalloc(v->map->n, &g->d));
   } else PetscCall(VecGKCopyToDevice_Private(v, g));
   if (mode != GK_READ) {
-    v->offloadmask = PETSC_OFFLOAD_GPU;
+    g->mask = PETSC_OFFLOAD_GPU;
     g->isconst     = PETSC_FALSE;
   }
   *d = g->d;
@@ -110,8 +130,8 @@ static PetscErrorCode VecGetArray_GK(Vec v, PetscScalar **a)
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(VecGKCopyToHost_Private(v, g));
-  v->offloadmask = PETSC_OFFLOAD_CPU; /* the caller may change it */
-  *a             = VecGKHostArray_Private(v);
+  g->mask = PETSC_OFFLOAD_CPU; /* the caller may change it */
+  *a      = VecGKHostArray_Private(v);
   PetscFunctionReturn(0);
 }
 
@@ -142,7 +162,7 @@ static PetscErrorCode VecGetArrayWrite_GK(Vec v, PetscScalar **a)
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(VecGKCopyToHost_Private(v, g));
-  v->offloadmask = PETSC_OFFLOAD_CPU;
+  g->mask = PETSC_OFFLOAD_CPU;
   *a             = VecGKHostArray_Private(v);
   PetscFunctionReturn(0);
 }
@@ -156,7 +176,7 @@ static PetscErrorCode VecPlaceArray_GK(Vec v, const PetscScalar *a)
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(VecGKCopyToHost_Private(v, g)); /* the array set aside keeps the current values */
   PetscCall(g->base.placearray(v, a));
-  v->offloadmask = PETSC_OFFLOAD_CPU;
+  g->mask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(0);
 }
 
@@ -167,7 +187,7 @@ static PetscErrorCode VecReplaceArray_GK(Vec v, const PetscScalar *a)
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(g->base.replacearray(v, a));
-  v->offloadmask = PETSC_OFFLOAD_CPU;
+  g->mask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(0);
 }
 
@@ -179,7 +199,7 @@ static PetscErrorCode VecResetArray_GK(Vec v)
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(VecGKCopyToHost_Private(v, g)); /* the placed array receives the current values */
   PetscCall(g->base.resetarray(v));
-  v->offloadmask = PETSC_OFFLOAD_CPU;
+  g->mask = PETSC_OFFLOAD_CPU;
   PetscFunctionReturn(0);
 }
 
@@ -230,8 +250,8 @@ static PetscErrorCode VecDestroy_GK(Vec v)
 }
 
 /* The fallback test: every operand a device vector of this library */
-#define VecGKAll2(a, b)    (VecIsGK(a) && VecIsGK(b))
-#define VecGKAll3(a, b, c) (VecIsGK(a) && VecIsGK(b) && VecIsGK(c))
+#define VecGKAll2(a, b)    (VecIsOwnGK(a) && VecIsOwnGK(b))
+#define VecGKAll3(a, b, c) (VecIsOwnGK(a) && VecIsOwnGK(b) && VecIsOwnGK(c))
 
 /* z = a x + b y + c z + d on the device, x and y optional; z is written only (c = 0) or updated */
 static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScalar b, Vec y, PetscScalar c, PetscScalar d)
@@ -348,13 +368,13 @@ static PetscErrorCode VecWAXPY_GK(Vec w, PetscScalar alpha, Vec x, Vec y)
 static PetscErrorCode VecMAXPY_GK(Vec y, PetscInt nv, const PetscScalar *alpha, Vec *x)
 {
   Vec_GK            *g;
-  PetscBool          all = VecIsGK(y);
+  PetscBool          all = VecIsOwnGK(y);
   PetscScalar       *yd;
   const PetscScalar *xd[GK_MULTI];
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(y, &g));
-  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsGK(x[k]));
+  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsOwnGK(x[k]));
   if (!all) {
     PetscCall(g->base.maxpy(y, nv, alpha, x));
     PetscFunctionReturn(0);
@@ -382,7 +402,7 @@ static PetscErrorCode VecCopy_GK(Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(x, &g));
-  if (!VecGKAll2(x, y) || x->offloadmask == PETSC_OFFLOAD_CPU || x->offloadmask == PETSC_OFFLOAD_UNALLOCATED) {
+  if (!VecGKAll2(x, y) || g->mask == PETSC_OFFLOAD_CPU || g->mask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(g->base.copy(x, y));
     PetscFunctionReturn(0);
   }
@@ -499,11 +519,11 @@ static PetscErrorCode VecGKDots_Private(Vec x, PetscInt nv, const Vec *y, PetscB
 static PetscErrorCode VecGKDotsAll_Private(Vec x, PetscInt nv, const Vec *y, PetscBool conjugate, PetscBool global, PetscScalar *r)
 {
   Vec_GK   *g;
-  PetscBool all = VecIsGK(x);
+  PetscBool all = VecIsOwnGK(x);
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(x, &g));
-  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsGK(y[k]));
+  for (PetscInt k = 0; k < nv; k++) all = (PetscBool)(all && VecIsOwnGK(y[k]));
   if (!all) { /* a host vector among them: the replaced operation */
     if (nv == 1) PetscCall((global ? (conjugate ? g->base.dot : g->base.tdot) : (conjugate ? g->base.dot_local : g->base.tdot_local))(x, y[0], r));
     else PetscCall((global ? (conjugate ? g->base.mdot : g->base.mtdot) : (conjugate ? g->base.mdot_local : g->base.mtdot_local))(x, nv, y, r));
@@ -766,7 +786,11 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   v->ops->sum               = VecSum_GK;
   v->ops->max               = VecMax_GK;
   v->ops->min               = VecMin_GK;
-  v->offloadmask            = PETSC_OFFLOAD_UNALLOCATED;
+  /* PETSc's own device vectors (a PETSc built with CUDA) take any other vector whose offloadmask
+     says GPU for one of theirs (VecCopy from one writes to its spptr): to PETSc this vector is a
+     host one, reached through the array hooks above, and its own mask lives in g */
+  g->mask                   = PETSC_OFFLOAD_UNALLOCATED;
+  v->offloadmask            = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectChangeTypeName((PetscObject)v, type));
   PetscFunctionReturn(0);
 }
@@ -810,7 +834,7 @@ PetscErrorCode VecCreate_SeqGKCUDA(Vec v)
 {
   PetscFunctionBegin;
   PetscCall(VecGKCreateBase_Private(v, VECSEQ));
-  PetscCall(VecConvert_GK_Private(v, PETSC_FALSE, VECSEQCUDA));
+  PetscCall(VecConvert_GK_Private(v, PETSC_FALSE, VECSEQGKCUDA));
   PetscFunctionReturn(0);
 }
 
@@ -828,7 +852,7 @@ PetscErrorCode VecCreate_MPIGKCUDA(Vec v)
 {
   PetscFunctionBegin;
   PetscCall(VecGKCreateBase_Private(v, VECMPI));
-  PetscCall(VecConvert_GK_Private(v, PETSC_TRUE, VECMPICUDA));
+  PetscCall(VecConvert_GK_Private(v, PETSC_TRUE, VECMPIGKCUDA));
   PetscFunctionReturn(0);
 }
 
@@ -848,13 +872,43 @@ static PetscErrorCode VecGPUKitCheck_Private(Vec v)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(v, VEC_CLASSID, 1);
-  PetscCheck(VecIsGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array: create it with type %s", ((PetscObject)v)->type_name, VECCUDA);
+  PetscCheck(VecIsOwnGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array the library can use: create it with type %s%s", ((PetscObject)v)->type_name, VECGKCUDA,
+             PetscDefined(HAVE_CUDA) ? (GKDev == &GKBackendCUDA ? " or " VECCUDA : " (PETSc's " VECCUDA " needs the library's CUDA backend, and this process runs on the host backend)") : "");
   PetscFunctionReturn(0);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* The library's kernels run on CUDA's legacy default stream, which orders them after PETSc's
+   work on its default (NULL) stream and on blocking streams. A nonblocking stream of PETSc's
+   (-root_device_context_stream_type nonblocking) is waited for by hand: PETSc's work before the
+   library reads an array (before = PETSC_TRUE), the library's before PETSc goes on. */
+static PetscErrorCode VecGKPETScStreamSync_Private(PetscBool before)
+{
+  PetscDeviceContext dctx;
+  PetscStreamType    stype;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamType(dctx, &stype));
+  if (GKStreamIsNonBlocking(stype)) {
+    if (before) PetscCall(PetscDeviceContextSynchronize(dctx));
+    else PetscCall(GKDev->synchronize());
+  }
+  PetscFunctionReturn(0);
+}
+  #define GK_PETSC_CUDA_ACCESS(getrestore, v, d, before) \
+    do { \
+      if (before) PetscCall(getrestore(v, d)); \
+      PetscCall(VecGKPETScStreamSync_Private(before)); \
+      if (!(before)) PetscCall(getrestore(v, d)); \
+    } while (0)
+#else
+  #define GK_PETSC_CUDA_ACCESS(getrestore, v, d, before) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "no PETSc CUDA vectors in this build")
+#endif
+
 /*@C
-   VecGPUKitGetDeviceArrayRead - The device array of a `VECCUDA` vector, holding its values,
-   for reading
+   VecGPUKitGetDeviceArrayRead - The device array of a `VECGKCUDA` vector (or, in a PETSc built
+   with CUDA, of PETSc's `VECCUDA`), holding its values, for reading
 
    Not Collective
 
@@ -865,21 +919,25 @@ static PetscErrorCode VecGPUKitCheck_Private(Vec v)
 PetscErrorCode VecGPUKitGetDeviceArrayRead(Vec v, const PetscScalar **d)
 {
   PetscFunctionBegin;
-  PetscCall(VecGPUKitCheck_Private(v));
-  PetscCall(VecGKDevice_Private(v, GK_READ, (PetscScalar **)d));
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDAGetArrayRead, v, d, PETSC_TRUE);
+  else {
+    PetscCall(VecGPUKitCheck_Private(v));
+    PetscCall(VecGKDevice_Private(v, GK_READ, (PetscScalar **)d));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode VecGPUKitRestoreDeviceArrayRead(Vec v, const PetscScalar **d)
 {
   PetscFunctionBegin;
-  *d = NULL;
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDARestoreArrayRead, v, d, PETSC_FALSE);
+  else *d = NULL;
   PetscFunctionReturn(0);
 }
 
 /*@C
-   VecGPUKitGetDeviceArray - The device array of a `VECCUDA` vector, holding its values, for
-   reading and writing
+   VecGPUKitGetDeviceArray - The device array of a `VECGKCUDA` vector (or, in a PETSc built with
+   CUDA, of PETSc's `VECCUDA`), holding its values, for reading and writing
 
    Not Collective
 
@@ -890,22 +948,29 @@ PetscErrorCode VecGPUKitRestoreDeviceArrayRead(Vec v, const PetscScalar **d)
 PetscErrorCode VecGPUKitGetDeviceArray(Vec v, PetscScalar **d)
 {
   PetscFunctionBegin;
-  PetscCall(VecGPUKitCheck_Private(v));
-  PetscCall(VecGKDevice_Private(v, GK_READWRITE, d));
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDAGetArray, v, d, PETSC_TRUE);
+  else {
+    PetscCall(VecGPUKitCheck_Private(v));
+    PetscCall(VecGKDevice_Private(v, GK_READWRITE, d));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode VecGPUKitRestoreDeviceArray(Vec v, PetscScalar **d)
 {
   PetscFunctionBegin;
-  *d = NULL;
-  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDARestoreArray, v, d, PETSC_FALSE);
+  else {
+    *d = NULL;
+    PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  }
   PetscFunctionReturn(0);
 }
 
 /*@C
-   VecGPUKitGetDeviceArrayWrite - The device array of a `VECCUDA` vector, for writing all of
-   it (its current values are not copied there)
+   VecGPUKitGetDeviceArrayWrite - The device array of a `VECGKCUDA` vector (or, in a PETSc built
+   with CUDA, of PETSc's `VECCUDA`), for writing all of it (its current values are not copied
+   there)
 
    Not Collective
 
@@ -916,15 +981,54 @@ PetscErrorCode VecGPUKitRestoreDeviceArray(Vec v, PetscScalar **d)
 PetscErrorCode VecGPUKitGetDeviceArrayWrite(Vec v, PetscScalar **d)
 {
   PetscFunctionBegin;
-  PetscCall(VecGPUKitCheck_Private(v));
-  PetscCall(VecGKDevice_Private(v, GK_WRITE, d));
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDAGetArrayWrite, v, d, PETSC_TRUE);
+  else {
+    PetscCall(VecGPUKitCheck_Private(v));
+    PetscCall(VecGKDevice_Private(v, GK_WRITE, d));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec v, PetscScalar **d)
 {
   PetscFunctionBegin;
-  *d = NULL;
-  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  if (VecIsPETScCUDA(v)) GK_PETSC_CUDA_ACCESS(VecCUDARestoreArrayWrite, v, d, PETSC_FALSE);
+  else {
+    *d = NULL;
+    PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VecGKDefaultType_Private(VecType *type)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitBackendSetUp_Private());
+#if defined(PETSC_HAVE_CUDA)
+  *type = GKDev == &GKBackendCUDA ? VECCUDA : VECGKCUDA;
+#else
+  *type = VECGKCUDA;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* y = x, device to device when both have device arrays the kernels use (one may be PETSc's own
+   VECCUDA, whose VecCopy would take this library's vectors for host ones), else VecCopy() */
+PetscErrorCode VecGKCopy_Private(Vec x, Vec y)
+{
+  const PetscScalar *xd;
+  PetscScalar       *yd;
+
+  PetscFunctionBegin;
+  if (x == y) PetscFunctionReturn(0);
+  if (!VecIsGK(x) || !VecIsGK(y) || (VecIsOwnGK(x) && VecIsOwnGK(y))) {
+    PetscCall(VecCopy(x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(y, &yd));
+  PetscCall(GKMemcpyD2D(yd, xd, (size_t)x->map->n * sizeof(PetscScalar)));
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(y, &yd));
+  PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xd));
   PetscFunctionReturn(0);
 }
