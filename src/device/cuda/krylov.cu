@@ -799,21 +799,25 @@ template <GKKrylovMethod METHOD, bool PEERS = false>
 static __device__ __forceinline__ bool GKKrylovUpdateBegin(PetscInt i, const GKSums &g, GKKrylovDevState *st, GKScalar *a)
 {
   GKScalar dpi;
+  double   prev = 0.0; /* CG: dpi_i-1, loaded with rho_i (after the stop test's barrier it would
+                          be one more wait for memory in the iteration's critical path) */
 
   if (PEERS && g.np) { /* kept on the GPUs: a stopped iteration waits for none (no process sends it) */
     double v[3];
 
     *a = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* in flight during the wait */
+    if (METHOD == GK_KRYLOV_CG) prev = st->dpi[(i + 1) % 2];
     if (!GKPeerWait(g, 0, i, st, v)) return false;
     dpi = GKMake(v[0], v[1]);
   } else {
     dpi = g.set ? GKMake(g.s[0][0], g.s[0][1]) : GKMake(st->sum[0][0], st->sum[0][1]);
     *a  = GKMake(st->rho[i % 2][0], st->rho[i % 2][1]); /* rho_i, loaded with the stop test's flag */
+    if (METHOD == GK_KRYLOV_CG) prev = st->dpi[(i + 1) % 2];
     if (GKStopped(st)) return false;
   }
   /* CG as KSPCG: dpi = 0, or a change of sign (a negative definite A is fine); a NaN is the
      norm test's */
-  if (dpi == GKScalar(0.0) || (METHOD == GK_KRYLOV_CG && i > 0 && ((GKRe(dpi) > 0.0 && st->dpi[(i - 1) % 2] < 0.0) || (GKRe(dpi) < 0.0 && st->dpi[(i - 1) % 2] > 0.0)))) {
+  if (dpi == GKScalar(0.0) || (METHOD == GK_KRYLOV_CG && i > 0 && ((GKRe(dpi) > 0.0 && prev < 0.0) || (GKRe(dpi) < 0.0 && prev > 0.0)))) {
     GKFlag(st, METHOD == GK_KRYLOV_CG ? GK_KRYLOV_INDEFINITE_MAT : GK_KRYLOV_ZERO_DPI, i);
     return false;
   }
