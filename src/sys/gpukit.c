@@ -1,11 +1,9 @@
 /*
-   Package set-up: type registration, the backend and device of this process, log events, and
-   the counted host/device copies every layer above the backend goes through.
+   The sys layer: the backend and device of this process, the log events, and the counted
+   host/device copies every layer above the backend goes through. It knows no type of the
+   layers above; src/gpukitreg.c registers those.
 */
 #include "../include/gpukitimpl.h"
-#include "../mat/impls/gk/gkmat.h"
-#include "../vec/impls/cuda/gkvec.h"
-#include "../ksp/impls/gk/gkksp.h"
 #if defined(OPEN_MPI) && OPEN_MPI
   #include <mpi-ext.h> /* MPIX_Query_cuda_support() */
 #endif
@@ -69,25 +67,15 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   PetscFunctionReturn(0);
 }
 
-/*@C
-   PetscGPUKitInitializePackage - Registers the library's types, options and log events.
-
-   Collective on PETSC_COMM_WORLD (it finds each process's rank on its node, which picks the
-   default device).
-
-   Level: beginner
-
-   Note:
-   Loading the library with -dll_append calls this; a program linked with the library calls it
-   after PetscInitialize().
-
-.seealso: `PetscGPUKitFinalizePackage()`, `MATELLRCUDA`, `MATDIACUDA`
-@*/
-PetscErrorCode PetscGPUKitInitializePackage(void)
+/* The sys layer's part of PetscGPUKitInitializePackage() (src/gpukitreg.c): the class and the
+   log events, and this process's rank on its node. *first says whether this call did it, once
+   per PetscInitialize() */
+PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
 {
   MPI_Comm node;
 
   PetscFunctionBegin;
+  *first = gk_initialized ? PETSC_FALSE : PETSC_TRUE;
   if (gk_initialized) PetscFunctionReturn(0);
   gk_initialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("GPU kit", &GK_CLASSID));
@@ -100,38 +88,11 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PetscLogEventRegister("GKVecUpdate", GK_CLASSID, &GK_VecOp));
   PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
   PetscCall(PetscLogEventRegister("GKSSOR", GK_CLASSID, &GK_SSOR));
-
-  /* "cuda", "seqcuda", "mpicuda"; "gkcuda"... where PETSc has CUDA and those names are its own */
-  PetscCall(VecRegister(VECSEQGKCUDA, VecCreate_SeqGKCUDA));
-  PetscCall(VecRegister(VECMPIGKCUDA, VecCreate_MPIGKCUDA));
-  PetscCall(VecRegister(VECGKCUDA, VecCreate_GKCUDA));
-  PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
-  PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
-  PetscCall(PCRegister(PCSSORGPU, PCCreate_SSORGPU));
-
-  PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
-  PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));
-  PetscCall(MatRegister(MATELLRCUDA, MatCreate_ELLRCUDA));
-  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
-  PetscCall(MatRegister(MATSEQDIACUDA, MatCreate_SeqDIACUDA));
-  PetscCall(MatRegister(MATMPIDIACUDA, MatCreate_MPIDIACUDA));
-  PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
-  PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
-  PetscCall(MatGKRegisterFactors_Private());
-
   PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_rank(node, &gk_localrank));
   PetscCallMPI(MPI_Comm_size(node, &gk_localsize));
   PetscCallMPI(MPI_Comm_free(&node));
   PetscCall(PetscRegisterFinalize(PetscGPUKitFinalizePackage));
-  PetscFunctionReturn(0);
-}
-
-/* The entry point -dll_append looks for: PetscDLLibraryRegister_ + the library's base name */
-PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpukit(void)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscGPUKitInitializePackage());
   PetscFunctionReturn(0);
 }
 

@@ -7,6 +7,9 @@
 #include "../../include/gpukitimpl.h"
 #include <petsc/private/pcimpl.h>
 
+/* the creator, which src/gpukitreg.c registers */
+PETSC_EXTERN PetscErrorCode PCCreate_SSORGPU(PC);
+
 /* the automatic block size: 2 x 2 squares of the 5-point grid, fastest measured (bench/ANALYSIS.md) */
 #define GK_SSOR_AUTO_BS 4
 

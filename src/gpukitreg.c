@@ -1,0 +1,59 @@
+/*
+   The one file that knows every type of the library: it registers them with PETSc, on top of the
+   sys layer's set-up. Nothing includes it; it includes the layers' headers.
+*/
+#include "include/gpukitimpl.h"
+#include "vec/impls/cuda/gkvec.h"
+#include "mat/impls/gk/gkmat.h"
+#include "ksp/impls/gk/gkksp.h"
+#include "pc/ssor_gpu/ssorgpu.h"
+
+/*@C
+   PetscGPUKitInitializePackage - Registers the library's types, options and log events.
+
+   Collective on PETSC_COMM_WORLD (it finds each process's rank on its node, which picks the
+   default device).
+
+   Level: beginner
+
+   Note:
+   Loading the library with -dll_append calls this; a program linked with the library calls it
+   after PetscInitialize().
+
+.seealso: `PetscGPUKitFinalizePackage()`, `MATELLRCUDA`, `MATDIACUDA`
+@*/
+PetscErrorCode PetscGPUKitInitializePackage(void)
+{
+  PetscBool first;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitSysInitialize_Private(&first));
+  if (!first) PetscFunctionReturn(0);
+  /* "cuda", "seqcuda", "mpicuda"; "gkcuda"... where PETSc has CUDA and those names are its own */
+  PetscCall(VecRegister(VECSEQGKCUDA, VecCreate_SeqGKCUDA));
+  PetscCall(VecRegister(VECMPIGKCUDA, VecCreate_MPIGKCUDA));
+  PetscCall(VecRegister(VECGKCUDA, VecCreate_GKCUDA));
+  PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
+  PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
+  PetscCall(PCRegister(PCSSORGPU, PCCreate_SSORGPU));
+
+  PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
+  PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));
+  PetscCall(MatRegister(MATELLRCUDA, MatCreate_ELLRCUDA));
+  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
+  PetscCall(MatRegister(MATSEQDIACUDA, MatCreate_SeqDIACUDA));
+  PetscCall(MatRegister(MATMPIDIACUDA, MatCreate_MPIDIACUDA));
+  PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
+  PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
+  PetscCall(MatGKRegisterFactors_Private());
+  PetscFunctionReturn(0);
+}
+
+/* The entry point -dll_append looks for: PetscDLLibraryRegister_ + the library's base name */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpukit(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscFunctionReturn(0);
+}
+
