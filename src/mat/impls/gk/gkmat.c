@@ -293,6 +293,7 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
     PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", from[i], gk->fmt->type));
     PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
   }
+  if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
   PetscFunctionReturn(0);
 }
 

@@ -43,6 +43,8 @@ typedef struct {
   PetscErrorCode (*getoperator)(Mat, PetscBool, GKOperator *);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
+  /* the format's own composed methods (its setters) on a matrix of it, or off (NULL: none) */
+  PetscErrorCode (*compose)(Mat, PetscBool);
 } GKMatFormat;
 
 typedef struct {
@@ -100,5 +102,8 @@ typedef enum {
   GK_ELLR_SHORT_COLUMNS,
   GK_ELLR_LAYOUTS
 } GKEllrLayout;
-PETSC_INTERN PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat, GKEllrLayout, PetscInt);
+/* MatELLRCUDASetSliceHeight() and its kin find the matrix type's own setter under this name,
+   PetscErrorCode (Mat, GKEllrLayout which, PetscInt value, const char *must): the value, at least
+   0, else an error that says what it must be */
+#define GK_ELLR_SETLAYOUT_C "MatELLRCUDASetLayout_C"
 PETSC_EXTERN PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat, const GKDia **);

@@ -131,13 +131,14 @@ static PetscErrorCode MatMPIGKApplyELLRLayout_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* An ELLPACK-R layout setting made on an mpiellrcuda matrix: kept, and given to its blocks now
-   and whenever they are made anew */
-PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, GKEllrLayout which, PetscInt value)
+/* An ELLPACK-R layout setting made on an mpiellrcuda matrix (composed as GK_ELLR_SETLAYOUT_C):
+   kept, and given to its blocks now and whenever they are made anew */
+static PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, GKEllrLayout which, PetscInt value, const char *must)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
 
   PetscFunctionBegin;
+  PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
   mg->ellr[which]    = value;
   mg->ellrset[which] = PETSC_TRUE;
   if (A->preallocated) PetscCall(MatMPIGKApplyELLRLayout_Private(A));
@@ -556,6 +557,7 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, mg->type));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
   A->ops->destroy = mg->base.destroy;
   PetscCall(PetscFree(A->spptr));
@@ -592,6 +594,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
+  if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
   PetscCall(VecGKDefaultType_Private(&vtype));
   PetscCall(PetscStrallocpy(vtype, &B->defaultvectype));

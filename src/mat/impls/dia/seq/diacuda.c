@@ -123,9 +123,20 @@ static PetscErrorCode MatSeqDIAGetOperator_Private(Mat A, PetscBool transpose, G
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
 
 const GKMatFormat GKFormatDIA = {
-  MATSEQDIACUDA, "DIA", "-mat_diacuda_max_fill", "MatDIACUDASetMaxFill", 3.0, sizeof(Mat_SeqDIA), MatSeqDIABuild_Private, MatSeqDIAReset_Private, MatSeqDIAMult_Private, MatSeqDIAGetDiagonal_Private, MatSeqDIAView_Private, NULL, NULL, MatSeqDIAGetOperator_Private, MatConvert_SeqAIJ_SeqDIACUDA,
+  .type        = MATSEQDIACUDA,
+  .name        = "DIA",
+  .fillopt     = "-mat_diacuda_max_fill",
+  .fillsetter  = "MatDIACUDASetMaxFill",
+  .defaultfill = 3.0,
+  .datasize    = sizeof(Mat_SeqDIA),
+  .build       = MatSeqDIABuild_Private,
+  .reset       = MatSeqDIAReset_Private,
+  .mult        = MatSeqDIAMult_Private,
+  .getdiagonal = MatSeqDIAGetDiagonal_Private,
+  .view        = MatSeqDIAView_Private,
+  .getoperator = MatSeqDIAGetOperator_Private,
+  .convertfrom = MatConvert_SeqAIJ_SeqDIACUDA,
 };
-
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;

@@ -394,11 +394,26 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, GKOptionItems Pets
 }
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatSeqELLRCompose_Private(Mat, PetscBool);
 
 const GKMatFormat GKFormatELLR = {
-  MATSEQELLRCUDA, "ELLPACK-R", "-mat_ellrcuda_max_fill", "MatELLRCUDASetMaxFill", 4.0, sizeof(Mat_SeqELLR), MatSeqELLRBuild_Private, MatSeqELLRReset_Private, MatSeqELLRMult_Private, MatSeqELLRGetDiagonal_Private, MatSeqELLRView_Private, MatSeqELLRSettings_Private, MatSeqELLRSetFromOptions_Private, MatSeqELLRGetOperator_Private, MatConvert_SeqAIJ_SeqELLRCUDA,
+  .type           = MATSEQELLRCUDA,
+  .name           = "ELLPACK-R",
+  .fillopt        = "-mat_ellrcuda_max_fill",
+  .fillsetter     = "MatELLRCUDASetMaxFill",
+  .defaultfill    = 4.0,
+  .datasize       = sizeof(Mat_SeqELLR),
+  .build          = MatSeqELLRBuild_Private,
+  .reset          = MatSeqELLRReset_Private,
+  .mult           = MatSeqELLRMult_Private,
+  .getdiagonal    = MatSeqELLRGetDiagonal_Private,
+  .view           = MatSeqELLRView_Private,
+  .settings       = MatSeqELLRSettings_Private,
+  .setfromoptions = MatSeqELLRSetFromOptions_Private,
+  .getoperator    = MatSeqELLRGetOperator_Private,
+  .convertfrom    = MatConvert_SeqAIJ_SeqELLRCUDA,
+  .compose        = MatSeqELLRCompose_Private,
 };
-
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;
@@ -481,35 +496,40 @@ PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Petsc
 }
 
 /* Sets a layout setting of a MATSEQELLRCUDA matrix to a value of at least 0, else the error says
-   what must be; the device copy is rebuilt at its next use. An MATMPIELLRCUDA matrix keeps it for
-   its blocks (mpigk.c); other types are left alone, and so is the device copy when the value is
-   unchanged. */
+   what must be; the device copy is rebuilt at its next use, not when the value is unchanged.
+   Composed on the matrix as GK_ELLR_SETLAYOUT_C (an MATMPIELLRCUDA matrix composes its own,
+   mpigk.c, which keeps the setting for its blocks). */
 static PetscErrorCode MatSeqELLRSetLayout_Private(Mat A, GKEllrLayout which, PetscInt value, const char *must)
 {
-  PetscBool match, mpi;
-  PetscInt *setting;
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+  PetscInt    *setting;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &match));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIELLRCUDA, &mpi));
-  if (!match && !mpi) PetscFunctionReturn(0);
   PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
-  if (mpi) {
-    PetscCall(MatMPIGKSetELLRLayout_Private(A, which, value));
-    PetscFunctionReturn(0);
-  }
-  {
-    Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
-
-    setting = which == GK_ELLR_SLICE_HEIGHT ? &e->sliceheight : which == GK_ELLR_SORT_WINDOW ? &e->sortwindow : &e->shortcols;
-    if (which != GK_ELLR_SHORT_COLUMNS && !e->chosen) { /* the layout set, kept even where it exceeds the fill limit */
-      e->chosen = PETSC_TRUE;
-      PetscCall(MatSeqGKInvalidate_Private(A));
-    }
+  setting = which == GK_ELLR_SLICE_HEIGHT ? &e->sliceheight : which == GK_ELLR_SORT_WINDOW ? &e->sortwindow : &e->shortcols;
+  if (which != GK_ELLR_SHORT_COLUMNS && !e->chosen) { /* the layout set, kept even where it exceeds the fill limit */
+    e->chosen = PETSC_TRUE;
+    PetscCall(MatSeqGKInvalidate_Private(A));
   }
   if (*setting == value) PetscFunctionReturn(0); /* the device copy stays valid */
   *setting = value;
   PetscCall(MatSeqGKInvalidate_Private(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqELLRCompose_Private(Mat A, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, on ? MatSeqELLRSetLayout_Private : NULL));
+  PetscFunctionReturn(0);
+}
+
+/* The setters' common part: the matrix type's own setter, where it has one (other types are
+   left alone, as PETSc's type-specific setters do) */
+static PetscErrorCode MatELLRCUDASetLayout_Private(Mat A, GKEllrLayout which, PetscInt value, const char *must)
+{
+  PetscFunctionBegin;
+  PetscTryMethod(A, GK_ELLR_SETLAYOUT_C, (Mat, GKEllrLayout, PetscInt, const char *), (A, which, value, must));
   PetscFunctionReturn(0);
 }
 
@@ -539,7 +559,7 @@ PetscErrorCode MatELLRCUDASetSliceHeight(Mat A, PetscInt h)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, h, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SLICE_HEIGHT, h, "The slice height must be 0 (one slice) or more"));
+  PetscCall(MatELLRCUDASetLayout_Private(A, GK_ELLR_SLICE_HEIGHT, h, "The slice height must be 0 (one slice) or more"));
   PetscFunctionReturn(0);
 }
 
@@ -575,7 +595,7 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, sigma, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SORT_WINDOW, sigma, "The sort window must be 0 (no sorting) or more"));
+  PetscCall(MatELLRCUDASetLayout_Private(A, GK_ELLR_SORT_WINDOW, sigma, "The sort window must be 0 (no sorting) or more"));
   PetscFunctionReturn(0);
 }
 
@@ -613,7 +633,7 @@ PetscErrorCode MatELLRCUDASetShortColumns(Mat A, PetscBool flg)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, flg, 2);
-  PetscCall(MatSeqELLRSetLayout_Private(A, GK_ELLR_SHORT_COLUMNS, flg ? 1 : 0, "Short columns are on (1) or off (0)"));
+  PetscCall(MatELLRCUDASetLayout_Private(A, GK_ELLR_SHORT_COLUMNS, flg ? 1 : 0, "Short columns are on (1) or off (0)"));
   PetscFunctionReturn(0);
 }
 
