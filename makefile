@@ -68,7 +68,7 @@ endif
 LIB_C  := $(wildcard src/*.c src/sys/*.c src/device/host/*.c src/mat/impls/*/*.c src/mat/impls/*/seq/*.c src/vec/impls/*/*.c src/ksp/impls/*/*.c src/pc/*/*.c)
 LIB_CU := $(wildcard src/device/cuda/*.cu)
 LIB_O  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
-HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/device/cuda/*.h src/mat/impls/*/*.h src/vec/impls/*/*.h src/ksp/impls/*/*.h src/device/host/*.h src/pc/*/*.h)
+HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/device/cuda/*.h src/device/cuda/*.cuh src/mat/impls/*/*.h src/vec/impls/*/*.h src/ksp/impls/*/*.h src/device/host/*.h src/pc/*/*.h)
 
 TESTS_LINKED := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tests/stock/*.c))

@@ -234,6 +234,33 @@ typedef struct {
 
 typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
 
+/* The device arrays of one fused solve. The direction has two buffers: step i writes p_i into
+   p[i % 2] and reads p_i-1 from the other (not at i = 0, where p_0 = z). d is the Jacobi scaling
+   (NULL: no preconditioner, and z is r); z NULL with d: z = d .* r enters the sums but is not
+   stored. The shadow system's arrays (rt, zt, wt, pt) are BiCG's, NULL for CG and COCG; t is
+   Eisenstat's (krylovssor), else NULL. */
+typedef struct {
+  PetscScalar       *x, *r, *z, *w, *p[2];
+  PetscScalar       *rt, *zt, *wt, *pt[2];
+  PetscScalar       *t;
+  const PetscScalar *d;
+} GKKrylovVecs;
+
+/* One launch of Eisenstat's step (krylovssor below): which sweep (upper, else lower), over
+   which rows (nrows of rows, or all with nrows 0 and rows NULL; a colour of the permuted copy
+   with color), what it does besides (flags, GK_SSOR_*), whether it is the solve's last step
+   (last: x only moves) and the first launch of its step (first: finishes the last update's
+   sums), with S's arrays and omega */
+typedef struct {
+  PetscBool          last, first, upper;
+  const GKSsor      *S;
+  PetscInt           nrows;
+  const PetscInt    *rows;
+  const GKSsorColor *color;
+  PetscInt           flags;
+  PetscReal          omega;
+} GKSsorSweep;
+
 /* The sums of the fused Krylov kernels kept on the GPUs across the processes of one node, each
    on its own GPU (-ksp_cggpu_device_sums): each process owns a mailbox in its device memory that
    every process's kernels write their sums into directly (CUDA IPC, peer to peer), and the
@@ -315,12 +342,10 @@ typedef struct {
   /* the fused Krylov iterations, on vectors of length n */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);
-  /* step i (i, rho0 = rho_0 used at i = 0, last, A, z, p_i-1, p_i, w, x, and for BiCG z~,
-     p~_i-1, p~_i, w~, else NULL); at i = 0, p_i = z and p_i-1 is not read */
-  PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-  /* update i (i, diag, w, r, z, and for BiCG w~, r~, z~); diag NULL: no preconditioner, z is r;
-     z NULL with diag: z = diag .* r enters the sums but is not stored */
-  PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
+  /* step i (rho0 = rho_0 used at i = 0; last: only x moves) with A on v's arrays */
+  PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);
+  /* update i on v's arrays */
+  PetscErrorCode (*krylovupdate)(GKKrylov, PetscInt, const GKKrylovVecs *);
   /* Eisenstat's form of SSOR-preconditioned CG (cggpu with ssorgpu, Eisenstat 1981): CG on
      (D/w + L)^-1 A (D/w + U)^-1 with the scaling ((2-w)/w) D as the update's diag, whose product
      needs no product with A, as A = (D/w + L) + (D/w + U) + (1 - 2/w) D: t = (D/w + U)^-1 p and
@@ -334,8 +359,8 @@ typedef struct {
      numbering, flags (GK_SSOR_*) say what the colour does besides, and a colour computing w also
      sums its part of dpi, the last one finishing the sum that krylovdpi would. With blocks (S's
      bs > 1) a colour's blocks take the steps with D_B for d (as ssorblocks).
-     (i, rho0, last, first, S, upper, nrows, rows, color, flags, omega, z, p_i-1, p_i, t, w, x) */
-  PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+     (i, rho0, the launch, v: z (r with GK_SSOR_ZR), the direction's buffers, t, w, x) */
+  PetscErrorCode (*krylovssor)(GKKrylov, PetscInt, PetscScalar, const GKSsorSweep *, const GKKrylovVecs *);
   /* CG's update with blocks (Eisenstat's form of block SSOR): z = ((2 - w)/w) D r, D the blocks
      of S, enters the sums and is not stored (i, S, omega, w, r) */
   PetscErrorCode (*krylovupdateblocks)(GKKrylov, PetscInt, const GKSsor *, PetscReal, const PetscScalar *, PetscScalar *);

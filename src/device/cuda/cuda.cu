@@ -128,7 +128,7 @@ static PetscErrorCode GKCUDASynchronize(void)
 
 /* y_i = (A x)_i (+ y_i) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
    its entries contiguous from wptr[g]: four entries a lane at a time, their values and columns
-   loaded before their gathers (power-law product: 211 -> 207 us), then one at a time */
+   loaded before their gathers, then one at a time */
 template <bool CONJ, bool SHORT>
 static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
@@ -162,22 +162,13 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
 
 /* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4); the slots of
-   wide slices a warp each, in the first nbwide blocks, so that the long rows start first:
-   started last, as they were, the power-law product of bench/ took 227 us, not 211 (one
-   H200; listing them longest first, not in slot order, made it 213 us, not 207). NZ > 0: the
-   paper's layout with rows of at most NZ entries, every load of a row first
-   (GKEllrRowLoadsFirst, the length among them): on one H200 the 2D Laplacian's product at
-   2048^2 went from 84.7 to 79.4 us (from 84.9 to 70.0 us with 16-bit columns), 128^3's 3D one
-   from 57.1 to 53.1 us (59.2 to 46.5 us), bench/ANALYSIS.md. Not PLAIN, the values and columns
-   are loaded as read once (GKLdcs), so that x stays in L2 while they stream through: the
-   power-law product with windows of 65536 went from 211.2 to 203.2 us, with windows of 1024
-   (GKEllrMultWindowKernel) from 202.4 to 199.2 us (one H200; the loads also took the kernels
-   from 32 to 48 registers, and GKEllrRow's 32-bit offsets then to 40). Launched overlapped
+   wide slices a warp each, in the first nbwide blocks, so that the long rows start first. NZ > 0:
+   the paper's layout with rows of at most NZ entries, every load of a row first
+   (GKEllrRowLoadsFirst, the length among them). Not PLAIN, the values and columns are loaded as
+   read once (GKLdcs), so that x stays in L2 while they stream through. Launched overlapped
    (GKLaunchOverlapped), as the DIA products and the Krylov methods' kernels are: in a run of
-   products each is scheduled while the one before it ends, and waits on the GPU for it. The
-   power-law product of bench/, a call in a run of products (one H200): windows of 65536 (this
-   kernel) 202.8 -> 200.6 us, windows of 1024 (GKEllrMultWindowKernel, launched the same way)
-   189.0 -> 186.8 us. */
+   products each is scheduled while the one before it ends, and waits on the GPU for it.
+   bench/ANALYSIS.md measures each of these choices. */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
 {
@@ -220,12 +211,10 @@ struct GKWindowIn {
    where its rows' gathers at those columns (the diagonal, nearby columns) then find them; and it
    stages the rows' y there, to write them in row order instead of one scattered 8-byte store a
    row. The slots of wide slices are left to warps in the first nbwide blocks, as in
-   GKEllrMultKernel. Power-law product of bench/ (windows of 1024, one H200): 210.4 -> 199.0 us;
-   staging y alone, 205.1 us (bench/ANALYSIS.md). The block's warps take its slots 32 at a time
-   from a counter in shared memory, longest first (the window's order), rather than every
-   GK_BLOCK-th slot each: the warps then end together at the barrier before the write of y, where
-   warps with the longest rows kept the others waiting (12% of ncu's stall samples): 192.5 ->
-   189.5 us. */
+   GKEllrMultKernel. The block's warps take its slots 32 at a time from a counter in shared
+   memory, longest first (the window's order), rather than every GK_BLOCK-th slot each: the warps
+   then end together at the barrier before the write of y, where warps with the longest rows
+   would keep the others waiting (bench/ANALYSIS.md). */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
 __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
@@ -540,56 +529,56 @@ static PetscErrorCode GKCUDASsorBlocks(const GKSsor *S, GKSsorStep step, const G
 }
 
 const GKBackendOps GKBackendCUDA = {
-  "cuda",
-  GKCUDAGetDeviceCount,
-  GKCUDASetDevice,
-  GKCUDAGetDeviceName,
-  GKCUDAMalloc,
-  GKCUDAFree,
-  GKCUDAMemcpy,
-  GKCUDAMemzero,
-  GKCUDASynchronize,
-  GKCUDAEllrMult,
-  GKCUDADiaMult,
-  GKCUDADiaMultTranspose,
-  GKCUDAEllrGetDiagonal,
-  GKCUDADiaGetDiagonal,
-  GKCUDAAxpbypczd,
-  GKCUDAMaxpy,
-  GKCUDASwap,
-  GKCUDAPointwise,
-  GKCUDAReciprocal,
-  GKCUDAConjugate,
-  GKCUDADots,
-  GKCUDADotNorm2,
-  GKCUDANorms,
-  GKCUDASum,
-  GKCUDAExtreme,
-  GKCUDAGather,
-  GKCUDAScatterAdd,
-  GKCUDASsorRows,
-  GKCUDASsorBlocks,
-  GKCUDAHostMalloc,
-  GKCUDAHostFree,
-  GKCUDAKrylovCreate,
-  GKCUDAKrylovDestroy,
-  GKCUDAKrylovStep,
-  GKCUDAKrylovUpdate,
-  GKCUDAKrylovSsor,
-  GKCUDAKrylovUpdateBlocks,
-  GKCUDAKrylovDpi,
-  GKCUDAKrylovStateBegin,
-  GKCUDAKrylovStateEnd,
-  GKCUDAKrylovGather,
-  GKCUDAKrylovGatherWait,
-  GKCUDAKrylovOffDiag,
-  GKCUDAKrylovGetSums,
-  GKCUDAKrylovSetSums,
-  GKCUDAPeersCreate,
-  GKCUDAPeersOpen,
-  GKCUDAPeersDestroy,
-  GKCUDAKrylovSetPeers,
-  GKCUDAPeersGhosts,
-  GKCUDAPeersHalo,
-  GKCUDAFinalize,
+  .name               = "cuda",
+  .getdevicecount     = GKCUDAGetDeviceCount,
+  .setdevice          = GKCUDASetDevice,
+  .getdevicename      = GKCUDAGetDeviceName,
+  .malloc             = GKCUDAMalloc,
+  .free               = GKCUDAFree,
+  .memcpy             = GKCUDAMemcpy,
+  .memzero            = GKCUDAMemzero,
+  .synchronize        = GKCUDASynchronize,
+  .ellrmult           = GKCUDAEllrMult,
+  .diamult            = GKCUDADiaMult,
+  .diamulttranspose   = GKCUDADiaMultTranspose,
+  .ellrgetdiagonal    = GKCUDAEllrGetDiagonal,
+  .diagetdiagonal     = GKCUDADiaGetDiagonal,
+  .axpbypczd          = GKCUDAAxpbypczd,
+  .maxpy              = GKCUDAMaxpy,
+  .swap               = GKCUDASwap,
+  .pointwise          = GKCUDAPointwise,
+  .reciprocal         = GKCUDAReciprocal,
+  .conjugate          = GKCUDAConjugate,
+  .dots               = GKCUDADots,
+  .dotnorm2           = GKCUDADotNorm2,
+  .norms              = GKCUDANorms,
+  .sum                = GKCUDASum,
+  .extreme            = GKCUDAExtreme,
+  .gather             = GKCUDAGather,
+  .scatteradd         = GKCUDAScatterAdd,
+  .ssorrows           = GKCUDASsorRows,
+  .ssorblocks         = GKCUDASsorBlocks,
+  .hostmalloc         = GKCUDAHostMalloc,
+  .hostfree           = GKCUDAHostFree,
+  .krylovcreate       = GKCUDAKrylovCreate,
+  .krylovdestroy      = GKCUDAKrylovDestroy,
+  .krylovstep         = GKCUDAKrylovStep,
+  .krylovupdate       = GKCUDAKrylovUpdate,
+  .krylovssor         = GKCUDAKrylovSsor,
+  .krylovupdateblocks = GKCUDAKrylovUpdateBlocks,
+  .krylovdpi          = GKCUDAKrylovDpi,
+  .krylovstatebegin   = GKCUDAKrylovStateBegin,
+  .krylovstateend     = GKCUDAKrylovStateEnd,
+  .krylovgather       = GKCUDAKrylovGather,
+  .krylovgatherwait   = GKCUDAKrylovGatherWait,
+  .krylovoffdiag      = GKCUDAKrylovOffDiag,
+  .krylovgetsums      = GKCUDAKrylovGetSums,
+  .krylovsetsums      = GKCUDAKrylovSetSums,
+  .peerscreate        = GKCUDAPeersCreate,
+  .peersopen          = GKCUDAPeersOpen,
+  .peersdestroy       = GKCUDAPeersDestroy,
+  .krylovsetpeers     = GKCUDAKrylovSetPeers,
+  .peersghosts        = GKCUDAPeersGhosts,
+  .peershalo          = GKCUDAPeersHalo,
+  .finalize           = GKCUDAFinalize,
 };

@@ -260,10 +260,8 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    layout (one column-major slice, h = m), known when compiling: no slice arithmetic. SHORT: the
    columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
    compiled for both). CS: the values and columns loaded as read once (GKLdcs). The offsets are
-   PetscInt (the arrays' lengths are): with 64-bit offsets the sliced products took 48 registers
-   and ran 5 blocks a multiprocessor, with these 40 and 6. The power-law product of bench/
-   (windows of 1024, one H200) went from 200.5 to 193.7 us with a build that cast the offsets in
-   this loop only; this code took 192.0 us in the next call (bench/ANALYSIS.md). */
+   PetscInt (the arrays' lengths are), and cast to 32 bits in this loop: 64-bit offsets take more
+   registers, so fewer blocks fit a multiprocessor (bench/ANALYSIS.md). */
 template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
@@ -438,9 +436,9 @@ PETSC_INTERN PetscErrorCode GKCUDAExtreme(PetscInt, const PetscScalar *, GKExtre
 PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovSsor(GKKrylov, PetscInt, PetscScalar, PetscBool, PetscBool, const GKSsor *, PetscBool, PetscInt, const PetscInt *, const GKSsorColor *, PetscInt, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const GKKrylovVecs *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovSsor(GKKrylov, PetscInt, PetscScalar, const GKSsorSweep *, const GKKrylovVecs *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdateBlocks(GKKrylov, PetscInt, const GKSsor *, PetscReal, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDpi(GKKrylov, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov);

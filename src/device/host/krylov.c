@@ -79,9 +79,11 @@ static void GKHostKrylovFinish(GKKrylov K, PetscInt i, PetscScalar rho0, PetscSc
    then, unless last, p_i = z + (rho_i/rho_i-1) p_i-1 (BiCG: p~_i = z~ + conj(rho_i/rho_i-1) p~_i-1),
    w = A p_i (w~ = A^H p~_i), and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG).
    At i = 0, p = z, rho_0 is given, and p_i-1 is not read. */
-PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *w, PetscScalar *x, const PetscScalar *zt, const PetscScalar *ptold, PetscScalar *pt, PetscScalar *wt)
+PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
 {
-  PetscScalar b, s = 0.0;
+  const PetscScalar *z = v->z, *pold = i ? v->p[(i + 1) % 2] : NULL, *zt = v->zt, *ptold = i ? v->pt[(i + 1) % 2] : NULL;
+  PetscScalar       *p = v->p[i % 2], *w = v->w, *x = v->x, *pt = v->pt[i % 2], *wt = v->wt;
+  PetscScalar        b, s = 0.0;
   PetscBool   stop;
 
   PetscFunctionBegin;
@@ -128,9 +130,11 @@ static PetscBool GKHostKrylovUpdateBegin(GKKrylov K, PetscInt i, PetscScalar *a)
 
 /* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
    diag); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1 */
-PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const PetscScalar *diag, const PetscScalar *w, PetscScalar *r, PetscScalar *z, const PetscScalar *wt, PetscScalar *rt, PetscScalar *zt)
+PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
 {
-  PetscScalar a, sn = 0.0, sr = 0.0;
+  const PetscScalar *diag = v->d, *w = v->w, *wt = v->wt;
+  PetscScalar       *r = v->r, *z = v->z, *rt = v->rt, *zt = v->zt;
+  PetscScalar        a, sn = 0.0, sr = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
@@ -312,18 +316,24 @@ static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, Pets
 /* Eisenstat's step, one list of rows (device.h); the sums finished at the first list as the
    step finishes them */
 
-PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, PetscBool first, const GKSsor *S, PetscBool upper, PetscInt nrows, const PetscInt *rows, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const GKSsorSweep *sw, const GKKrylovVecs *v)
 {
-  const PetscInt     n = c ? c->n : rows ? nrows : S->m;
-  const PetscScalar *d = c ? S->pd : S->d;
+  const GKSsor      *S = sw->S;
+  const GKSsorColor *c = sw->color;
+  const PetscBool    upper = sw->upper;
+  const PetscInt    *rows = sw->rows, flags = sw->flags;
+  const PetscInt     n = c ? c->n : rows ? sw->nrows : S->m;
+  const PetscReal    omega = sw->omega;
+  const PetscScalar *d = c ? S->pd : S->d, *z = flags & GK_SSOR_ZR ? v->r : v->z, *pold = i ? v->p[(i + 1) % 2] : NULL;
+  PetscScalar       *p = v->p[i % 2], *t = v->t, *w = v->w, *x = v->x;
   PetscScalar        sum = 0.0;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
   if (K->flag && K->flagit < i) PetscFunctionReturn(0);
-  if (upper && first) {
+  if (upper && sw->first) {
     GKHostKrylovFinish(K, i, rho0, &K->b, &K->stop);
-    if (i && (K->stop || last)) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
+    if (i && (K->stop || sw->last)) { /* x_i = x_i-1 + a p_i-1 on every row, and nothing more */
       for (PetscInt j = 0; j < S->m; j++) x[j] += K->a * pold[j];
       K->stop = PETSC_TRUE;
       PetscFunctionReturn(0);

@@ -49,6 +49,7 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
     s->nlev[k] = 0;
   }
   for (int k = 0; k < 4; k++) PetscCall(VecDestroy(&s->w[k]));
+  PetscCall(GKFree(s->scale));
   PetscCall(PetscFree(s->color));
   s->ncolors = 0;
   s->badrow  = -1;
@@ -811,6 +812,7 @@ static PetscErrorCode PCDestroy_SSORGPU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetOmega_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetNeumannTerms_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, GK_EISENSTAT_C, NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(0);
 }
@@ -1032,5 +1034,6 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetType_C", PCSSORGPUSetType_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetOmega_C", PCSSORGPUSetOmega_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetNeumannTerms_C", PCSSORGPUSetNeumannTerms_SSORGPU));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, GK_EISENSTAT_C, PCGKGetEisenstat_SSORGPU));
   PetscFunctionReturn(0);
 }

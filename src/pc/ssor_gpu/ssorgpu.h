@@ -1,11 +1,13 @@
 /*
-   PCSSORGPU's data, for the fused CG (src/ksp/impls/gk), which applies SSOR by Eisenstat's trick
-   with the same device arrays and sweep lists
+   PCSSORGPU's data and the functions its files share (ssorgpu.c: setup, options, the PC's
+   application; eisenstat.c: the Eisenstat operations it offers cggpu). Private to the PC: the KSP
+   reaches it through eisenstat.h alone.
 */
 #pragma once
 
 #include "../../include/gpukitimpl.h"
 #include <petsc/private/pcimpl.h>
+#include "eisenstat.h"
 
 /* the creator, which src/gpukitreg.c registers */
 PETSC_EXTERN PetscErrorCode PCCreate_SSORGPU(PC);
@@ -32,7 +34,9 @@ typedef struct {
   PetscInt     *blk;     /* host: each row's block */
   PetscInt      badrow;  /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
   PetscScalar   baddiag;
-  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers */
+  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers (w[1] also Eisenstat's) */
+  PetscScalar  *scale;   /* device: Eisenstat's ((2 - w)/w) D in the iterations' numbering (points), made when a KSP asks */
+  GKEisenstat   eis;     /* the Eisenstat operations given to the KSP */
 } PC_SSORGPU;
 
 /* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and
@@ -44,3 +48,5 @@ PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, GKSsorStep, con
 PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, const PetscScalar *, PetscScalar *);
 /* The setup's failure in words (which row, which entry, why), for the error of any KSP */
 PETSC_INTERN PetscErrorCode PCSSORGPUFailure_Private(PC, char *, size_t);
+/* The Eisenstat operations (eisenstat.h), composed as GK_EISENSTAT_C */
+PETSC_INTERN PetscErrorCode PCGKGetEisenstat_SSORGPU(PC, const GKEisenstat **);

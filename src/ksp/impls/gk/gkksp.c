@@ -6,7 +6,6 @@
 #include "gkksp.h"
 #include "../../../mat/impls/gk/gkmat.h"
 #include "../../../vec/impls/cuda/gkvec.h"
-#include "../../../pc/ssor_gpu/ssorgpu.h"
 
 /* Whether the cache entry k was made from o as it is now */
 static PetscErrorCode KSPGKKeyMatches_Private(const KSPGKKey *k, PetscObject o, PetscBool *same)
@@ -98,50 +97,42 @@ static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
-/* SSOR by Eisenstat's trick (device.h): CG on the transformed system, with the scaling
-   ((2 - w)/w) D as its diag; the PC (set up by PCSetUp) keeps the sweeps' arrays and lists */
-static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc)
+/* SSOR by Eisenstat's trick (eisenstat.h): CG on the transformed system, the PC's sweeps in place
+   of the product with A and its scaling as the preconditioner; the PC keeps the sweeps' arrays */
+static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc, PetscErrorCode (*geteis)(PC, const GKEisenstat **))
 {
-  KSP_GK      *gk = (KSP_GK *)ksp->data;
-  PC_SSORGPU  *s;
-  Mat          A, P;
-  PetscMPIInt  size;
-  PetscScalar *d;
+  KSP_GK     *gk    = (KSP_GK *)ksp->data;
+  const char *pname = ((PetscObject)pc)->type_name;
+  Mat         A, P;
+  PetscMPIInt size;
 
   PetscFunctionBegin;
-  PetscCheck(gk->method == GK_KRYLOV_CG, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s supports -pc_type jacobi or none; %s works with -ksp_type %s (or PETSc's methods)", ((PetscObject)ksp)->type_name, PCSSORGPU, KSPCGGPU);
+  PetscCheck(gk->method == GK_KRYLOV_CG, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s supports -pc_type jacobi or none; %s works with -ksp_type %s (or PETSc's methods)", ((PetscObject)ksp)->type_name, pname, KSPCGGPU);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s with %s runs on one process for now: use -ksp_type cg with -pc_type %s on several", KSPCGGPU, PCSSORGPU, PCSSORGPU);
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s with %s runs on one process for now: use -ksp_type cg with -pc_type %s on several", KSPCGGPU, pname, pname);
   PetscCall(KSPGetOperators(ksp, &A, &P));
-  PetscCheck(A == P, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the operator to be the preconditioning matrix", KSPCGGPU, PCSSORGPU);
-  PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s to A by Eisenstat's trick, not to A^T: for KSPSolveTranspose() add -ksp_use_explicittranspose (KSPSetUseExplicitTranspose), which solves with A^T itself", KSPCGGPU, PCSSORGPU);
+  PetscCheck(A == P, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the operator to be the preconditioning matrix", KSPCGGPU, pname);
+  PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s to A by Eisenstat's trick, not to A^T: for KSPSolveTranspose() add -ksp_use_explicittranspose (KSPSetUseExplicitTranspose), which solves with A^T itself", KSPCGGPU, pname);
   PetscCall(PCSetUp(pc));
-  s = (PC_SSORGPU *)pc->data;
-  PetscCheck(s->type != PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the exact sweeps: -pc_ssorgpu_type natural or multicolor (neumann works with -ksp_type cg)", KSPCGGPU, PCSSORGPU);
-  gk->ssor     = s;
-  gk->Pkey.id  = 0; /* diag is not Jacobi's */
+  PetscCall((*geteis)(pc, &gk->eis));
+  gk->Pkey.id = 0; /* no Jacobi diagonal */
   PetscCall(VecDestroy(&gk->diag));
-  if (s->badrow >= 0) PetscFunctionReturn(0); /* the solve ends KSP_DIVERGED_PC_FAILED */
-  PetscCall(VecDuplicate(gk->work[0], &gk->diag));
-  if (s->blk) PetscFunctionReturn(0); /* blocks: the scaling is a block product (KSPGKApplyPC_Private, krylovupdateblocks); diag only keeps z apart from r */
-  PetscCall(VecGPUKitGetDeviceArrayWrite(gk->diag, &d));
-  PetscCall(GKMemcpyD2D(d, s->pcolors ? s->S.pd : s->S.d, (size_t)s->m * sizeof(PetscScalar))); /* multicolor: in the permuted numbering */
-  PetscCall(VecGPUKitRestoreDeviceArrayWrite(gk->diag, &d));
-  PetscCall(VecScale(gk->diag, (2.0 - s->omega) / s->omega));
   PetscFunctionReturn(0);
 }
 
 /* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
-   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; ssorgpu (cggpu): Eisenstat's trick */
+   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; a PC that offers Eisenstat's trick
+   (ssorgpu, for cggpu): its operations */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
   KSP_GK          *gk = (KSP_GK *)ksp->data;
   PC               pc;
   PCType           type;
   Mat              P;
-  PetscBool        isjacobi, isnone, isssor, useabs, fix, set, spd;
+  PetscBool        isjacobi, isnone, useabs, fix, set, spd;
   PCJacobiType     jtype;
   PetscBool        same = PETSC_FALSE;
+  PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
@@ -152,11 +143,11 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   }
   PetscCall(PetscStrcmp(type, PCJACOBI, &isjacobi));
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
-  PetscCall(PetscStrcmp(type, PCSSORGPU, &isssor));
-  PetscCheck(isjacobi || isnone || isssor, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi, none%s, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? " or ssorgpu" : "", type);
-  gk->ssor = NULL;
-  if (isssor) {
-    PetscCall(KSPGKSetUpEisenstat_Private(ksp, pc));
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
+  PetscCheck(isjacobi || isnone || geteis, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi, none%s, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? " or ssorgpu" : "", type);
+  gk->eis = NULL;
+  if (geteis) {
+    PetscCall(KSPGKSetUpEisenstat_Private(ksp, pc, geteis));
     PetscFunctionReturn(0);
   }
   if (isnone) {
@@ -167,7 +158,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   if (gk->diag) PetscCall(KSPGKKeyMatches_Private(&gk->Pkey, (PetscObject)P, &same));
   if (same) PetscFunctionReturn(0);
   PetscCall(VecDestroy(&gk->diag));
-  PetscCall(VecDuplicate(gk->work[0], &gk->diag));
+  PetscCall(VecDuplicate(gk->work.r, &gk->diag));
   PetscCall(PCJacobiGetType(pc, &jtype));
   PetscCall(PCJacobiGetUseAbs(pc, &useabs));
   PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
@@ -193,22 +184,39 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 
 static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
 {
+  KSPGKWork *w = &gk->work;
+
   PetscFunctionBegin;
-  for (int k = 0; k < 11; k++) PetscCall(VecDestroy(&gk->work[k]));
+  PetscCall(VecDestroy(&w->r));
+  PetscCall(VecDestroy(&w->z));
+  PetscCall(VecDestroy(&w->w));
+  PetscCall(VecDestroy(&w->rt));
+  PetscCall(VecDestroy(&w->zt));
+  PetscCall(VecDestroy(&w->wt));
+  PetscCall(VecDestroy(&w->t));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(VecDestroy(&w->p[k]));
+    PetscCall(VecDestroy(&w->pt[k]));
+  }
   PetscCall(VecDestroy(&gk->X));
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
   PetscFunctionReturn(0);
 }
 
-/* Work vector k (r, z, p, w, r~, z~, p~, w~, then the second p and p~ buffers), made from r at
-   its first use: CG never makes BiCG's, nor z without a preconditioner */
-static PetscErrorCode KSPGKWork_Private(KSP_GK *gk, int k, Vec *v)
+/* A work vector (one of gk->work's), made from r at its first use: CG never makes BiCG's, nor z
+   without a preconditioner */
+static PetscErrorCode KSPGKWork_Private(KSP_GK *gk, Vec *v)
 {
   PetscFunctionBegin;
-  if (!gk->work[k]) PetscCall(VecDuplicate(gk->work[0], &gk->work[k]));
-  *v = gk->work[k];
+  if (!*v) PetscCall(VecDuplicate(gk->work.r, v));
   PetscFunctionReturn(0);
+}
+
+/* z is a vector of its own: a preconditioner is applied (else z is r) */
+static inline PetscBool KSPGKHasZ_Private(KSP_GK *gk)
+{
+  return gk->diag || gk->eis ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode KSPSetUp_GK(KSP ksp)
@@ -222,14 +230,14 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
   PetscCall(KSPGKSetUpOperator_Private(ksp));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatGetLocalSize(A, &n, NULL));
-  if (gk->work[0]) PetscCall(VecGetLocalSize(gk->work[0], &nw));
+  if (gk->work.r) PetscCall(VecGetLocalSize(gk->work.r, &nw));
   redo = nw != n ? PETSC_TRUE : PETSC_FALSE; /* the operator's row layout changed on some process */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &redo, 1, GK_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   if (redo) {
     PetscCall(KSPGKDestroyWork_Private(gk));
-    PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &gk->work[0]));
-    PetscCall(VecSetLayout(gk->work[0], A->rmap));
-    PetscCall(VecSetType(gk->work[0], VECGKCUDA));
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &gk->work.r));
+    PetscCall(VecSetLayout(gk->work.r, A->rmap));
+    PetscCall(VecSetType(gk->work.r, VECGKCUDA));
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
   PetscFunctionReturn(0);
@@ -262,31 +270,15 @@ static PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, Pet
   PetscFunctionReturn(0);
 }
 
-/* The ssorgpu PC with blocks whose Eisenstat iterations run in its permuted copy, or NULL */
-static PC_SSORGPU *KSPGKBlocks_Private(KSP_GK *gk)
-{
-  PC_SSORGPU *s = (PC_SSORGPU *)gk->ssor;
-
-  return s && s->blk ? s : NULL;
-}
-
 /* z = diag .* r, or z~ = conj(diag) .* r~ (hermitian), or z = r without a preconditioner;
-   ssorgpu with blocks: z = ((2 - w)/w) D r */
-static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool hermitian)
+   Eisenstat's: the PC's scaling of the transformed system */
+static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool hermitian)
 {
-  PC_SSORGPU *sb = KSPGKBlocks_Private(gk);
+  KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
-  if (sb) {
-    const PetscScalar *ra;
-    PetscScalar       *za;
-
-    PetscCall(VecGPUKitGetDeviceArrayRead(r, &ra));
-    PetscCall(VecGPUKitGetDeviceArrayWrite(z, &za));
-    PetscCall(PCSSORGPUBlockSweep_Private(sb, GK_SSOR_BLOCK_Z, NULL, ra, za));
-    PetscCall(VecGPUKitRestoreDeviceArrayWrite(z, &za));
-    PetscCall(VecGPUKitRestoreDeviceArrayRead(r, &ra));
-  } else if (!gk->diag) PetscCall(VecCopy(r, z));
+  if (gk->eis) PetscCall(gk->eis->apply(ksp->pc, r, z));
+  else if (!gk->diag) PetscCall(VecCopy(r, z));
   else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
   else { /* conj(d) r = conj(d conj(r)) */
     PetscCall(VecCopy(r, z));
@@ -297,97 +289,38 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP_GK *gk, Vec r, Vec z, PetscBool h
   PetscFunctionReturn(0);
 }
 
-/* Eisenstat's transformation of a vector in place: r^ = (D/w + L)^-1 r (forward), x^ = (D/w + U) x
-   (product, through the work vector t), x = (D/w + U)^-1 x^ (backward); with blocks, in the
-   permuted copy's numbering */
-static PetscErrorCode KSPGKEisenstatVec_Private(KSP_GK *gk, GKSsorStep step, Vec v)
-{
-  PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
-  PetscScalar *a, *t;
-  Vec          T = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(VecGPUKitGetDeviceArray(v, &a));
-  if (step == GK_SSOR_UPPER_MULT) {
-    PetscCall(KSPGKWork_Private(gk, 10, &T));
-    PetscCall(VecGPUKitGetDeviceArrayWrite(T, &t));
-    if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, NULL, a, t));
-    else PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
-    PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
-    PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
-  } else if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, a, a, a)); /* in the permuted numbering */
-  else PetscCall(PCSSORGPUSweep_Private(s, step, NULL, a));
-  PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
-  PetscFunctionReturn(0);
-}
-
-/* The ssorgpu PC whose Eisenstat iterations run in its colour-permuted numbering (multicolor on
-   one process: device.h, GKSsor), or NULL */
-static PC_SSORGPU *KSPGKPermuted_Private(KSP_GK *gk)
-{
-  PC_SSORGPU *s = (PC_SSORGPU *)gk->ssor;
-
-  return s && s->pcolors ? s : NULL;
-}
-
-/* v[k] = v[idx[k]] in place, through the work vector t: idx = rows[0] (the forward list) into the
-   permuted numbering, iperm back */
-static PetscErrorCode KSPGKPermute_Private(KSP_GK *gk, const PetscInt *idx, Vec v)
-{
-  PC_SSORGPU  *s = (PC_SSORGPU *)gk->ssor;
-  PetscScalar *a, *t;
-  Vec          T = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(KSPGKWork_Private(gk, 10, &T));
-  PetscCall(VecGPUKitGetDeviceArray(v, &a));
-  PetscCall(VecGPUKitGetDeviceArrayWrite(T, &t));
-  PetscCall(GKDev->gather(s->m, idx, a, t));
-  PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
-  PetscCall(VecGPUKitRestoreDeviceArrayWrite(T, &t));
-  PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
-  PetscFunctionReturn(0);
-}
-
 /* The start, as KSPCG/KSPBICG: r = b - A x, z = B r (r~ = r, z~ = B^H r~), the first norm and
    its test, rho_0. Returns with ksp->reason set if the iterations need not run. */
 static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
 {
-  KSP_GK   *gk = (KSP_GK *)ksp->data;
-  Vec       R = gk->work[0], Z = R, RT = NULL, ZT = NULL;
-  PetscReal dp = 0.0;
-  PetscBool ok;
+  KSP_GK    *gk = (KSP_GK *)ksp->data;
+  KSPGKWork *w  = &gk->work;
+  Vec        R = w->r, Z = R, RT = NULL, ZT = NULL;
+  PetscReal  dp = 0.0;
+  PetscBool  ok;
 
   PetscFunctionBegin;
-  if (gk->diag) PetscCall(KSPGKWork_Private(gk, 1, &Z));
+  if (KSPGKHasZ_Private(gk)) {
+    PetscCall(KSPGKWork_Private(gk, &w->z));
+    Z = w->z;
+  }
   if (gk->method == GK_KRYLOV_BICG) {
-    PetscCall(KSPGKWork_Private(gk, 4, &RT));
-    ZT = RT;
-    if (gk->diag) PetscCall(KSPGKWork_Private(gk, 5, &ZT));
+    PetscCall(KSPGKWork_Private(gk, &w->rt));
+    RT = ZT = w->rt;
+    if (gk->diag) {
+      PetscCall(KSPGKWork_Private(gk, &w->zt));
+      ZT = w->zt;
+    }
   }
   if (!ksp->guess_zero) {
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
   } else PetscCall(VecGKCopy_Private(Bv, R)); /* r <- b (b may be PETSc's own VECCUDA) */
-  if (gk->ssor) { /* Eisenstat: the transformed system's r^ = (D/w + L)^-1 r and x^ = (D/w + U) x */
-    PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
-
-    if (KSPGKBlocks_Private(gk)) { /* blocks: the transformation in the permuted numbering too */
-      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], R));
-      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], X));
-      ps = NULL;
-    }
-    PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_LOWER, R));
-    if (!ksp->guess_zero) PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER_MULT, X));
-    if (ps) { /* the iterations in the permuted numbering; KSPSolve_GK permutes x back */
-      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], R));
-      PetscCall(KSPGKPermute_Private(gk, ps->rows[0], X));
-    }
-  }
-  PetscCall(KSPGKApplyPC_Private(gk, R, Z, PETSC_FALSE)); /* z <- B r */
+  if (gk->eis) PetscCall(gk->eis->begin(ksp->pc, R, X, ksp->guess_zero)); /* Eisenstat: r^ = (D/w + L)^-1 r, x^ = (D/w + U) x */
+  PetscCall(KSPGKApplyPC_Private(ksp, R, Z, PETSC_FALSE)); /* z <- B r */
   if (gk->method == GK_KRYLOV_BICG) {
-    PetscCall(VecCopy(R, RT));                             /* r~ <- r */
-    PetscCall(KSPGKApplyPC_Private(gk, RT, ZT, PETSC_TRUE)); /* z~ <- B^H r~ */
+    PetscCall(VecCopy(R, RT));                              /* r~ <- r */
+    PetscCall(KSPGKApplyPC_Private(ksp, RT, ZT, PETSC_TRUE)); /* z~ <- B^H r~ */
   }
   if (gk->method == GK_KRYLOV_BICG) PetscCall(VecDot(Z, RT, rho0)); /* rho <- r~^H z */
   else if (gk->method == GK_KRYLOV_COCG) PetscCall(VecTDot(Z, R, rho0)); /* rho <- r^T z */
@@ -419,13 +352,6 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   }
   PetscFunctionReturn(0);
 }
-
-/* The device arrays of one solve: x, r, z, w, both p buffers, the shadow ones for BiCG, the
-   Jacobi diagonal */
-typedef struct {
-  PetscScalar       *x, *r, *z, *w, *p[2], *rt, *zt, *wt, *pt[2], *t;
-  const PetscScalar *d;
-} KSPGKArrays;
 
 /* Tests the state the last step left (its = that step's iteration); done when the solve ends */
 static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, PetscBool last, PetscBool *done)
@@ -467,44 +393,25 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionReturn(0);
 }
 
-/* Step i of one process: the fused kernel, or Eisenstat's sweeps and the sum of dpi (device.h) */
-static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *op, const KSPGKArrays *v)
+/* Step i of one process: the fused kernel, or the PC's Eisenstat step */
+static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *op, const GKKrylovVecs *v)
 {
-  KSP_GK          *gk = (KSP_GK *)ksp->data;
-  PC_SSORGPU      *s  = (PC_SSORGPU *)gk->ssor;
-  PetscScalar     *pold = i ? v->p[(i + 1) % 2] : NULL, *p = v->p[i % 2];
+  KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
-  if (!s) {
-    PetscCall(GKDev->krylovstep(K, i, rho0, last, op, v->z, pold, p, v->w, v->x, v->zt, i ? v->pt[(i + 1) % 2] : NULL, v->pt[i % 2], v->wt));
-    PetscFunctionReturn(0);
-  }
-  if (last) { /* x moves, nothing more */
-    PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_TRUE, PETSC_TRUE, &s->S, PETSC_TRUE, 0, NULL, NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
-    PetscFunctionReturn(0);
-  }
-  if (s->pcolors) { /* multicolor, permuted: each colour's rows contiguous; colour 0's lower rows
-                       done by its upper launch; dpi summed by the colours computing w */
-    const PetscInt nc = s->ncolors, keep = nc > 1 ? GK_SSOR_KEEP : 0;
-
-    for (PetscInt c = nc - 1; c >= 0; c--) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, c == nc - 1 ? PETSC_TRUE : PETSC_FALSE, &s->S, PETSC_TRUE, 0, NULL, &s->pcolors[c], GK_SSOR_ZR | (c ? 0 : GK_SSOR_FUSE | keep | (nc == 1 ? GK_SSOR_DPI_FINISH : 0)), s->omega, v->r, pold, p, v->t, v->w, v->x));
-    for (PetscInt c = 1; c < nc; c++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, 0, NULL, &s->pcolors[c], GK_SSOR_DPI_ADD | (c == nc - 1 ? GK_SSOR_DPI_FINISH : GK_SSOR_KEEP), s->omega, v->z, pold, p, v->t, v->w, v->x));
-    PetscFunctionReturn(0);
-  }
-  for (PetscInt l = 0; l < s->nlev[1]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, l ? PETSC_FALSE : PETSC_TRUE, &s->S, PETSC_TRUE, s->lev[1][l + 1] - s->lev[1][l], s->rows[1] + s->lev[1][l], NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
-  for (PetscInt l = 0; l < s->nlev[0]; l++) PetscCall(GKDev->krylovssor(K, i, rho0, PETSC_FALSE, PETSC_FALSE, &s->S, PETSC_FALSE, s->lev[0][l + 1] - s->lev[0][l], s->rows[0] + s->lev[0][l], NULL, 0, s->omega, v->z, pold, p, v->t, v->w, v->x));
-  PetscCall(GKDev->krylovdpi(K, p, v->w));
+  if (gk->eis) PetscCall(gk->eis->step(ksp->pc, K, i, rho0, last, v));
+  else PetscCall(GKDev->krylovstep(K, i, rho0, last, op, v));
   PetscFunctionReturn(0);
 }
 
-/* The update i: r -= a w, z = B r (the blocks' z is not stored, GK_SSOR_ZR) */
-static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const KSPGKArrays *v)
+/* The update i: r -= a w, z = B r */
+static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const GKKrylovVecs *v)
 {
-  PC_SSORGPU *sb = KSPGKBlocks_Private((KSP_GK *)ksp->data);
+  KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
-  if (sb) PetscCall(GKDev->krylovupdateblocks(K, i, &sb->S, sb->omega, v->w, v->r));
-  else PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+  if (gk->eis) PetscCall(gk->eis->update(ksp->pc, K, i, v));
+  else PetscCall(GKDev->krylovupdate(K, i, v));
   PetscFunctionReturn(0);
 }
 
@@ -512,7 +419,7 @@ static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const
    iterations. While the host waits for the state it has already queued the next update, which
    moves neither x nor the state the test reads: the device keeps working through the wait, and
    a solve that stops there loses nothing but that kernel's work. */
-static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
 {
   PetscBool queued = PETSC_FALSE, done;
 
@@ -676,7 +583,7 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
    norm and rho after the update), which the kernels then use in place of their own; or, kept on
    the GPUs, by the kernels themselves, the host waiting only for the ghosts it sends. Every
    process takes the same decisions from the same sums. */
-static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArrays *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   GKOperator  Ad;
@@ -694,13 +601,13 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
     PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
   }
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, 0, v->z, NULL));
-  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v->z, NULL, v->p[0], v->w, v->x, v->zt, NULL, v->pt[0], v->wt));
+  PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v));
   PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
   for (PetscInt i = 0;; i++) {
     const PetscInt  its  = i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
-    if (!queued) PetscCall(GKDev->krylovupdate(K, i, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+    if (!queued) PetscCall(GKDev->krylovupdate(K, i, v));
     queued = PETSC_FALSE;
     if (!gk->peersnow) {
       PetscCall(GKDev->krylovgetsums(K, loc));
@@ -710,13 +617,13 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const KSPGKArray
       PetscCall(GKDev->krylovsetsums(K, glob));
     }
     if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, its, v->z, v->p[i % 2]));
-    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v->z, v->p[i % 2], v->p[its % 2], v->w, v->x, v->zt, v->pt[i % 2], v->pt[its % 2], v->wt));
+    PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v)); /* p_its in p[its % 2], p_i in the other */
     PetscCall(PetscLogFlops(flops));
     if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if (its % every && !last) continue;
     PetscCall(GKDev->krylovstatebegin(K));
     if (gk->peersnow && !last) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
-      PetscCall(GKDev->krylovupdate(K, its, v->d, v->w, v->r, v->z, v->wt, v->rt, v->zt));
+      PetscCall(GKDev->krylovupdate(K, its, v));
       queued = PETSC_TRUE;
     }
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
@@ -735,8 +642,11 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
   GKKrylov           K;
   GKOperator         op;
-  PetscScalar       *a[11] = {NULL};
-  KSPGKArrays        v;
+  KSPGKWork         *wk    = &gk->work;
+  Vec               *need[10];
+  PetscScalar      **to[10];
+  PetscInt           nn = 0;
+  GKKrylovVecs       v;
   PetscInt           n;
   MatInfo            info;
   PetscLogDouble     flops;
@@ -749,30 +659,32 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   if (!gk->mpi) PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(PetscMemzero(&v, sizeof(v)));
-  for (int k = 0; k < 11; k++) { /* the work vectors this solve uses */
-    const PetscBool shadow = (k >= 4 && k <= 7) || k == 9, isz = k == 1 || k == 5;
-    Vec             w = NULL;
-
-    if ((shadow && !bicg) || (isz && !gk->diag) || (k == 10 && !gk->ssor)) continue;
-    PetscCall(KSPGKWork_Private(gk, k, &w));
-    PetscCall(VecGPUKitGetDeviceArray(w, &a[k]));
+  /* the work vectors this solve uses, each with its place in v: z where a preconditioner is
+     applied (and stored: Eisenstat's permuted step computes it from r), the shadow system's for
+     BiCG, t for Eisenstat's */
+#define GK_NEED(V, A) (need[nn] = &(V), to[nn++] = &(A))
+  GK_NEED(wk->r, v.r);
+  GK_NEED(wk->w, v.w);
+  GK_NEED(wk->p[0], v.p[0]);
+  GK_NEED(wk->p[1], v.p[1]);
+  if (KSPGKHasZ_Private(gk) && !(gk->eis && gk->eis->permuted)) GK_NEED(wk->z, v.z);
+  if (gk->eis) GK_NEED(wk->t, v.t);
+  if (bicg) {
+    GK_NEED(wk->rt, v.rt);
+    GK_NEED(wk->wt, v.wt);
+    GK_NEED(wk->pt[0], v.pt[0]);
+    GK_NEED(wk->pt[1], v.pt[1]);
+    if (gk->diag) GK_NEED(wk->zt, v.zt);
+  }
+#undef GK_NEED
+  for (PetscInt k = 0; k < nn; k++) {
+    PetscCall(KSPGKWork_Private(gk, need[k]));
+    PetscCall(VecGPUKitGetDeviceArray(*need[k], to[k]));
   }
   PetscCall(VecGPUKitGetDeviceArray(X, &v.x));
   if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &v.d));
-  v.r    = a[0];
-  v.z    = gk->diag ? a[1] : v.r; /* without a preconditioner z is r */
-  if (KSPGKPermuted_Private(gk)) v.z = NULL; /* the permuted Eisenstat step computes z from r (GK_SSOR_ZR) */
-  v.p[0] = a[2];
-  v.w    = a[3];
-  v.p[1] = a[8];
-  v.t    = a[10];
-  if (bicg) {
-    v.rt    = a[4];
-    v.zt    = gk->diag ? a[5] : v.rt;
-    v.pt[0] = a[6];
-    v.wt    = a[7];
-    v.pt[1] = a[9];
-  }
+  if (!KSPGKHasZ_Private(gk)) v.z = v.r; /* without a preconditioner z is r */
+  if (bicg && !gk->diag) v.zt = v.rt;
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
@@ -781,8 +693,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
   PetscCall(GKDev->krylovdestroy(&K));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
-  for (int k = 0; k < 11; k++)
-    if (a[k]) PetscCall(VecGPUKitRestoreDeviceArray(gk->work[k], &a[k]));
+  for (PetscInt k = 0; k < nn; k++) PetscCall(VecGPUKitRestoreDeviceArray(*need[k], to[k]));
   if (v.d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &v.d));
   PetscFunctionReturn(0);
 }
@@ -793,6 +704,7 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   Vec         X = ksp->vec_sol, Bv = ksp->vec_rhs;
   PetscScalar rho0 = 0.0;
   PetscBool   diagonalscale, iscg;
+  char        msg[256] = "";
 
   PetscFunctionBegin;
   PetscCall(GKPCGetDiagonalScale(ksp->pc, &diagonalscale));
@@ -802,23 +714,21 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
   /* b in and x in and out once per solve, when they are not device vectors */
   if (!VecIsGK(Bv)) {
-    if (!gk->B) PetscCall(VecDuplicate(gk->work[0], &gk->B));
+    if (!gk->B) PetscCall(VecDuplicate(gk->work.r, &gk->B));
     PetscCall(VecCopy(Bv, gk->B));
     Bv = gk->B;
   }
   if (!VecIsGK(X)) {
-    if (!gk->X) PetscCall(VecDuplicate(gk->work[0], &gk->X));
+    if (!gk->X) PetscCall(VecDuplicate(gk->work.r, &gk->X));
     if (!ksp->guess_zero) PetscCall(VecCopy(X, gk->X));
     else PetscCall(VecSet(gk->X, 0.0));
     X = gk->X;
   } else if (ksp->guess_zero) PetscCall(VecSet(X, 0.0));
   ksp->its    = 0;
   ksp->reason = KSP_CONVERGED_ITERATING;
-  if (gk->ssor && ((PC_SSORGPU *)gk->ssor)->badrow >= 0) { /* the PC failed at setup: x as PETSc's KSPs leave it */
-    char msg[256];
-
+  if (gk->eis) PetscCall(gk->eis->failure(ksp->pc, msg, sizeof(msg)));
+  if (msg[0]) { /* the PC failed at setup: x as PETSc's KSPs leave it */
     ksp->reason = KSP_DIVERGED_PC_FAILED;
-    PetscCall(PCSSORGPUFailure_Private(ksp->pc, msg, sizeof(msg)));
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged: %s", msg);
     if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
     if (GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE) PetscCall(VecFlag(ksp->vec_sol, 1));
@@ -826,17 +736,7 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
-  if (gk->ssor) {
-    PC_SSORGPU *ps = KSPGKPermuted_Private(gk);
-
-    if (KSPGKBlocks_Private(gk)) { /* blocks: x = (D/w + U)^-1 x^ in the permuted numbering, then back */
-      PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X));
-      PetscCall(KSPGKPermute_Private(gk, ps->iperm, X));
-    } else {
-      if (ps) PetscCall(KSPGKPermute_Private(gk, ps->iperm, X)); /* x^ in the matrix's numbering */
-      PetscCall(KSPGKEisenstatVec_Private(gk, GK_SSOR_UPPER, X)); /* x = (D/w + U)^-1 x^ */
-    }
-  }
+  if (gk->eis) PetscCall(gk->eis->end(ksp->pc, X)); /* Eisenstat: x = (D/w + U)^-1 x^ */
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
   PetscFunctionReturn(0);
 }
@@ -862,7 +762,7 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
     } else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
-  if (gk->ssor) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
+  if (gk->eis) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
   PetscFunctionReturn(0);
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "../../../include/gpukitimpl.h"
+#include "../../../pc/ssor_gpu/eisenstat.h"
 #include <petsc/private/kspimpl.h>
 
 /* What a cached object was made from: that object and its state then. Two different matrices
@@ -14,6 +15,14 @@ typedef struct {
   PetscObjectId    id;
   PetscObjectState state;
 } KSPGKKey;
+
+/* The solve's work vectors: the residual, the preconditioned residual, the direction's two
+   buffers and w = A p; the shadow system's (BiCG); Eisenstat's t */
+typedef struct {
+  Vec r, z, p[2], w;
+  Vec rt, zt, pt[2], wt;
+  Vec t;
+} KSPGKWork;
 
 typedef struct {
   GKKrylovMethod   method;     /* of the current solve */
@@ -28,8 +37,8 @@ typedef struct {
   Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
   KSPGKKey         Pkey;       /* the preconditioning matrix diag was made from (id 0: not Jacobi's diag) */
   Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
-  Vec              work[11];   /* r, z, p, w, r~, z~, p~, w~, the second p and p~ buffers, Eisenstat's t: r made at setup, the others at their first use */
-  void            *ssor;       /* ssorgpu's data when the PC is applied by Eisenstat's trick (PC_SSORGPU), else NULL */
+  KSPGKWork        work;       /* r made at setup, the others at their first use */
+  const GKEisenstat *eis;      /* the PC's Eisenstat operations when it is applied by Eisenstat's trick, else NULL */
   PetscBool        devsums;    /* several processes: keep the sums on their GPUs where they can (-ksp_cggpu_device_sums) */
   PetscBool        peerstried; /* whether the mailboxes were tried (once per KSP) */
   GKPeers          peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */

@@ -622,9 +622,8 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
    On a `MATMPIELLRCUDA` matrix it applies to both blocks, now and whenever new nonzeros make
    them anew.
 
-   The offsets are the default because they cost no time and save some: on an H200, with the
-   rows' loads issued first, the product of the 2D Laplacian at 2048^2 took 70.0 us against 79.4
-   us with 32-bit indices, and `KSPCGGPU` 135.0 against 143.7 us an iteration (bench/ANALYSIS.md).
+   The offsets are the default because an entry then takes fewer bytes, and the products and
+   `KSPCGGPU` iterations of banded matrices run faster with them (bench/ANALYSIS.md).
 
 .seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetShortColumns()`, `MatELLRCUDASetSliceHeight()`
 @*/

@@ -1,0 +1,74 @@
+/*
+   CG's and COCG's fused kernels (device.h, fused.cuh): the step's kernel chosen for the format
+   and its layout, and the update's; krylovstep and krylovupdate hand BiCG to bicg.cu.
+*/
+#include "fused.cuh"
+
+/* The step kernel of METHOD (CG or COCG) for the operator's layout: DIA with its diagonals known
+   at compile time where there are few; ELLPACK-R in the paper's layout with its longest row
+   known where that is 5, 7 or 9 entries (the 2D and 3D stencils), else the general loop */
+template <GKKrylovMethod METHOD, bool PEERS>
+static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
+{
+  GKStepKernelPtr kern = NULL;
+
+  if (!A->ellr) {
+#define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND>, METHOD, PEERS>()
+    GKDiaDispatch(A->dia->ndiag, GK_DIA_STEP);
+#undef GK_DIA_STEP
+    return kern;
+  }
+  const GKEllr &E     = *A->ellr;
+  const bool    plain = E.h == E.m && !E.perm && !E.nwide;
+  const bool    dcol  = E.dcol != NULL;
+
+  if (!plain) return dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, 0, false, false>, METHOD, PEERS>();
+#define GK_ELLR_STEP(NZ) (dcol ? GKStepKernel<GKStepLayout<true, NZ, true, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, NZ, true, false>, METHOD, PEERS>())
+  switch (E.nz) {
+  case 5:
+    return GK_ELLR_STEP(5);
+  case 7:
+    return GK_ELLR_STEP(7);
+  case 9:
+    return GK_ELLR_STEP(9);
+  default:
+    return GK_ELLR_STEP(0);
+  }
+#undef GK_ELLR_STEP
+}
+
+PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
+{
+  GKKrylovCUDA   *k     = (GKKrylovCUDA *)K;
+  const bool      peers = k->g.np > 0; /* the sums kept on the GPUs: the kernels that wait and push */
+  GKStepKernelPtr kern;
+
+  PetscFunctionBegin;
+  if (k->method == GK_KRYLOV_BICG) {
+    PetscCall(GKCUDAKrylovStepBiCG_Private(k, i, rho0, last, A, v));
+    PetscFunctionReturn(0);
+  }
+  if (k->method == GK_KRYLOV_CG) kern = peers ? GKStepKernelFor<GK_KRYLOV_CG, true>(A) : GKStepKernelFor<GK_KRYLOV_CG, false>(A);
+  else kern = peers ? GKStepKernelFor<GK_KRYLOV_COCG, true>(A) : GKStepKernelFor<GK_KRYLOV_COCG, false>(A);
+  PetscCall(GKStepLaunch(k, kern, i, rho0, last, A, v));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
+{
+  GKKrylovCUDA     *k = (GKKrylovCUDA *)K;
+  GKUpdateKernelPtr kern;
+
+  PetscFunctionBegin;
+  if (k->method == GK_KRYLOV_BICG) {
+    PetscCall(GKCUDAKrylovUpdateBiCG_Private(k, i, v));
+    PetscFunctionReturn(0);
+  }
+  /* the sums kept on the GPUs: the kernels that wait and push */
+#define GK_UPDATE(M, DIAG) (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : GKKrylovUpdateKernel<M, DIAG, false>)
+  if (k->method == GK_KRYLOV_CG) kern = v->d ? GK_UPDATE(GK_KRYLOV_CG, true) : GK_UPDATE(GK_KRYLOV_CG, false);
+  else kern = v->d ? GK_UPDATE(GK_KRYLOV_COCG, true) : GK_UPDATE(GK_KRYLOV_COCG, false);
+#undef GK_UPDATE
+  PetscCall(GKUpdateLaunch(k, kern, i, v));
+  PetscFunctionReturn(0);
+}
