@@ -146,7 +146,18 @@ int main(int argc, char **argv)
 }
 
 /*TEST
-  convdiff-diacuda   : 1 : -n 48 -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda : solutions agree
-  convdiff-ellrcuda  : 1 : -n 40 -bx -0.5 -by 1 -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda : solutions agree
-  convdiff-mpi       : 2 : -n 40 -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda : solutions agree
+
+  testset:
+    args: -dll_append ${LIB} -dm_vec_type cuda
+    test:
+      suffix: diacuda
+      args: -n 48 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: ellrcuda
+      args: -n 40 -bx -0.5 -by 1 -dm_mat_type ellrcuda
+    test:
+      suffix: mpi
+      nsize: 2
+      args: -n 40 -dm_mat_type diacuda
+
 TEST*/

@@ -394,10 +394,30 @@ int main(int argc, char **argv)
 }
 
 /*TEST
-  heat2d-ellrcuda-cggpu : 1 : -n 48 -m 40 -steps 4 -check -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi : temperatures agree
-  heat2d-diacuda-cg     : 1 : -n 40 -steps 3 -check -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cg -pc_type jacobi : temperatures agree
-  heat2d-ssorgpu        : 1 : -n 32 -steps 3 -check -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type ssorgpu : temperatures agree
-  heat2d-mpi            : 3 : -n 40 -steps 3 -check -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi : temperatures agree
-  heat2d-frames         : 1 : -n 24 -steps 2 -frames . -dll_append $LIB -dm_mat_type ellrcuda -ksp_type cggpu -pc_type jacobi : frames: ./heat_0000 ... ./heat_0002
-  heat2d-image          : 1 : -image $TOP/tutorials/heat2d/emblem.pgm -steps 2 -check -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi : 32 x 24 grid
+
+  testset:
+    args: -dll_append ${LIB} -check
+    test:
+      suffix: ellrcuda_cggpu
+      args: -n 48 -m 40 -steps 4 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: diacuda_cg
+      args: -n 40 -steps 3 -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cg -pc_type jacobi
+    test:
+      suffix: ssorgpu
+      args: -n 32 -steps 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type ssorgpu -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: mpi
+      nsize: 3
+      args: -n 40 -steps 3 -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi
+    test:
+      suffix: image
+      localrunfiles: emblem.pgm
+      args: -image emblem.pgm -steps 2 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi
+
+  test:
+    suffix: frames
+    args: -n 24 -steps 2 -frames . -dll_append ${LIB} -dm_mat_type ellrcuda -ksp_type cggpu -pc_type jacobi
+    filter: grep frames
+
 TEST*/

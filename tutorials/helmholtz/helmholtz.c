@@ -149,7 +149,23 @@ int main(int argc, char **argv)
 }
 
 /*TEST
-  helmholtz-diacuda  : 1 : -n 48 -k 12 -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda : solutions agree : complex
-  helmholtz-ellrcuda : 2 : -n 40 -k 10 -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda : solutions agree : complex
-  helmholtz-real     : 1 : -dll_append $LIB : needs PETSc with complex scalars|a complex system : real-error
+
+  testset:
+    requires: complex
+    args: -dll_append ${LIB} -dm_vec_type cuda
+    test:
+      suffix: diacuda
+      args: -n 48 -k 12 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: ellrcuda
+      nsize: 2
+      args: -n 40 -k 10 -dm_mat_type ellrcuda
+
+  test:
+    suffix: real
+    requires: real
+    exit: nonzero
+    args: -dll_append ${LIB}
+    filter: grep -o "helmholtz solves a complex system"
+
 TEST*/

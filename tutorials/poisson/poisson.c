@@ -143,8 +143,21 @@ int main(int argc, char **argv)
 }
 
 /*TEST
-  poisson-2d-ellrcuda     : 1 : -n 65 -dll_append $LIB -dm_mat_type ellrcuda : iteration counts agree \(within one\); solutions agree
-  poisson-3d-diacuda      : 1 : -dim 3 -n 17 -dll_append $LIB -dm_mat_type diacuda : iteration counts agree \(within one\); solutions agree
-  poisson-2d-cuda-vectors : 1 : -n 65 -dll_append $LIB -dm_mat_type ellrcuda -dm_vec_type cuda : iteration counts agree \(within one\); solutions agree
-  poisson-2d-mpi          : 3 : -n 65 -dll_append $LIB -dm_mat_type diacuda -dm_vec_type cuda : iteration counts agree \(within one\); solutions agree
+
+  testset:
+    args: -dll_append ${LIB}
+    test:
+      suffix: 2d_ellrcuda
+      args: -n 65 -dm_mat_type ellrcuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 3d_diacuda
+      args: -dim 3 -n 17 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 2d_cuda_vectors
+      args: -n 65 -dm_mat_type ellrcuda -dm_vec_type cuda
+    test:
+      suffix: 2d_mpi
+      nsize: 3
+      args: -n 65 -dm_mat_type diacuda -dm_vec_type cuda
+
 TEST*/

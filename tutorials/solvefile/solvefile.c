@@ -336,9 +336,26 @@ int main(int argc, char **argv)
 }
 
 /*TEST
-  solvefile-mm-ellrcuda     : 1 : -write_wathen 8,6 -o wathen86.mtx -mm wathen86.mtx -dll_append $LIB -mat_type ellrcuda -vec_type cuda -ksp_type cggpu : x - x\*.*< 1e-5: yes
-  solvefile-binary-diacuda  : 1 : -write_wathen 5 -o wathen55.bin -f wathen55.bin -dll_append $LIB -mat_type diacuda -mat_diacuda_max_fill 100 -ksp_type cg : x - x\*.*< 1e-5: yes
-  solvefile-mm-mpi          : 3 : -write_wathen 10,7 -o wathen107.mtx -mm wathen107.mtx -dll_append $LIB -mat_type ellrcuda -vec_type cuda -ksp_type cggpu : x - x\*.*< 1e-5: yes
-  solvefile-mm-bicggpu      : 2 : -write_wathen 6,6 -o wathen66.mtx -mm wathen66.mtx -save wathen66.bin -dll_append $LIB -mat_type ellrcuda -ksp_type bicggpu : x - x\*.*< 1e-5: yes
-  solvefile-no-file         : 1 : -dll_append $LIB : Give one matrix : error
+
+  testset:
+    args: -dll_append ${LIB}
+    test:
+      suffix: mm_ellrcuda
+      args: -write_wathen 8,6 -o wathen86.mtx -mm wathen86.mtx -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: binary_diacuda
+      args: -write_wathen 5 -o wathen55.bin -f wathen55.bin -mat_type diacuda -mat_diacuda_max_fill 100 -ksp_type cg
+    test:
+      suffix: mm_mpi
+      nsize: 3
+      args: -write_wathen 10,7 -o wathen107.mtx -mm wathen107.mtx -mat_type ellrcuda -vec_type cuda -ksp_type cggpu
+    test:
+      suffix: mm_bicggpu
+      nsize: 2
+      args: -write_wathen 6,6 -o wathen66.mtx -mm wathen66.mtx -save wathen66.bin -mat_type ellrcuda -ksp_type bicggpu
+    test:
+      suffix: no_file
+      exit: nonzero
+      filter: grep -o "Give one matrix"
+
 TEST*/
