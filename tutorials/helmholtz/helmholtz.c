@@ -150,9 +150,12 @@ int main(int argc, char **argv)
 
 /*TEST
 
+  # BiCG's and COCG's iteration counts move with the rounding of their sums: the cases compare
+  # the reasons, the residuals and the solutions
   testset:
     requires: complex
     args: -dll_append ${LIB} -dm_vec_type cuda
+    filter: sed -E "s/(BiCG|COCG)( +)[0-9]+ iterations/\\1\\2N iterations/"
     test:
       suffix: diacuda
       args: -n 48 -k 12 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}
