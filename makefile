@@ -76,7 +76,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-needs-real install clean
+.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-needs-real plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -152,6 +152,12 @@ bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 # time to solution with ssorgpu (issue 7): bench/run-ssor, results in bench/
 bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-ssor
+
+# the bandwidth plot, from the CSV of the last make bench, with matplotlib: on the development
+# machine (the GPU machine has none)
+PLOT_PYTHON ?= $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p) -c 'import matplotlib' 2>/dev/null && echo y),$(p))))
+plot:
+	@$(if $(PLOT_PYTHON),$(PLOT_PYTHON) bench/plot.py bench/results.csv bench/bandwidth.png && echo "make plot: bench/bandwidth.png",echo "make plot: needs matplotlib: apt-get install -y python3-matplotlib (or pip install matplotlib)"; exit 1)
 
 bench-needs-real:
 	@echo "make bench compares with cuSPARSE's real double CSR: run it with the real PETSc (PETSC_DIR=/usr/lib/petsc)" >&2; exit 1
