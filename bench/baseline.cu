@@ -135,11 +135,11 @@ int BenchCuSparse(int m, int nnz, const int *rowptr, const int *col, const doubl
 {
   int                 *drow = NULL, *dcol = NULL;
   double              *dval = NULL, *x = NULL, *r = NULL, *p = NULL, *Ax = NULL;
-  void                *buf  = NULL;
+  void                *buf = NULL;
   size_t               bufsize;
-  cusparseHandle_t     sp   = NULL;
-  cublasHandle_t       bl   = NULL;
-  cusparseSpMatDescr_t A    = NULL;
+  cusparseHandle_t     sp = NULL;
+  cublasHandle_t       bl = NULL;
+  cusparseSpMatDescr_t A  = NULL;
   cusparseDnVecDescr_t vp = NULL, vAx = NULL;
   cudaEvent_t          e0 = NULL, e1 = NULL;
   const double         one = 1.0, zero = 0.0;
@@ -181,7 +181,7 @@ int BenchCuSparse(int m, int nnz, const int *rowptr, const int *col, const doubl
   *cg_us = 0.0;
   for (int pass = 0; cgits > 0 && pass < 2; pass++) {
     const int its = pass ? cgits : 3;
-    double    r0 = 0.0, r1, a, na, b, dot;
+    double    r0  = 0.0, r1, a, na, b, dot;
 
     CK(cudaMemset(x, 0, sizeof(double) * m));
     CK(cudaMemcpy(r, rhs, sizeof(double) * m, cudaMemcpyHostToDevice));

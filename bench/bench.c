@@ -41,8 +41,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
 
 /* cggpu's vector passes an iteration (device.h): the step reads z, p_i-1 and x and writes x,
    p_i and w; the update reads w and r and writes r */
-#define GK_CGGPU_PASSES 9
-#define PETSC_CG_PASSES 18
+#define GK_CGGPU_PASSES  9
+#define PETSC_CG_PASSES  18
 #define SAMPLE_CG_PASSES 16
 
 /* baseline.cu */
@@ -64,7 +64,7 @@ typedef struct {
   PetscInt     rstart, ml; /* the rows this rank holds */
   PetscInt    *rowptr, *col;
   PetscScalar *val;
-  PetscInt     ndiag;      /* distinct diagonals */
+  PetscInt     ndiag; /* distinct diagonals */
 } Problem;
 
 static FILE  *csv;
@@ -355,7 +355,7 @@ static PetscErrorCode TimeCG(Mat A, KSPType type, PetscInt its, PetscBool device
 /* the single-process benchmarks of one Laplacian */
 static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, PetscInt cpuits)
 {
-  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const PetscInt M        = dim == 2 ? n * n : n * n * n;
   const char    *types[3] = {MATSEQDIACUDA, MATSEQELLRCUDA, MATSEQELLRCUDA}, *names[3] = {"diacuda", "ellrcuda", "ellrcuda-32bit"};
   const double   vec = (double)M * sizeof(PetscScalar); /* one pass over a vector */
   Problem        P;
@@ -459,7 +459,7 @@ static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
    vector passes) / B */
 static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt ny, PetscInt cgits)
 {
-  const PetscInt M = n * ny;
+  const PetscInt M        = n * ny;
   const char    *types[2] = {MATMPIDIACUDA, MATMPIELLRCUDA}, *names[2] = {"diacuda", "ellrcuda"};
   PetscMPIInt    size;
   Problem        P;
@@ -562,16 +562,16 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
    and multicolor, of points and of blocks of 4 and 8 rows), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
 static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
-  const PetscInt M = dim == 2 ? n * n : n * n * n;
+  const PetscInt M         = dim == 2 ? n * n : n * n * n;
   const char    *runs[][2] = {
-    {"cggpu-none", "-sb_ksp_type cggpu -sb_pc_type none"},
-    {"cggpu-jacobi", "-sb_ksp_type cggpu -sb_pc_type jacobi"},
-    {"cggpu-ssor-multicolor-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-multicolor-w1.5", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"},
+    {"cggpu-none",                    "-sb_ksp_type cggpu -sb_pc_type none"                                                                                       },
+    {"cggpu-jacobi",                  "-sb_ksp_type cggpu -sb_pc_type jacobi"                                                                                     },
+    {"cggpu-ssor-multicolor-w1.0",    "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"},
+    {"cggpu-ssor-multicolor-w1.5",    "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"},
     {"cggpu-ssor-multicolor-b4-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"},
     {"cggpu-ssor-multicolor-b8-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-natural-w1.9", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
-    {"cg-ssor-neumann2-w1.0", "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"},
+    {"cggpu-ssor-natural-w1.9",       "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"                               },
+    {"cg-ssor-neumann2-w1.0",         "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"   },
   };
   Problem P;
   Mat     A, D;
@@ -600,7 +600,7 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
 {
   const PetscInt heights[] = {0, 32, 32, 32}, windows[] = {0, 0, 1024, 65536};
-  const double   vec       = (double)m * sizeof(PetscScalar);
+  const double   vec = (double)m * sizeof(PetscScalar);
   Problem        P;
   Mat            A;
   char           what[64];
@@ -657,11 +657,11 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
 
 int main(int argc, char **argv)
 {
-  PetscInt              grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
-  PetscInt              cgits = 400, cpuits = 10, plrows = 2097152, plonly = -1, weak = 2048, strong = 4096;
-  char                  mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
-  PetscBool             gpu, cpu, mpi, ssor, set;
-  PetscMPIInt           size, rank;
+  PetscInt               grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
+  PetscInt               cgits = 400, cpuits = 10, plrows = 2097152, plonly = -1, weak = 2048, strong = 4096;
+  char                   mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
+  PetscBool              gpu, cpu, mpi, ssor, set;
+  PetscMPIInt            size, rank;
   PetscGPUKitBackendType backend;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -56,4 +56,3 @@ PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpukit(void)
   PetscCall(PetscGPUKitInitializePackage());
   PetscFunctionReturn(0);
 }
-

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
   PetscScalar              *h, *back, *d1, *d2, *none;
   PetscGPUKitTransferCounts c0, c1;
   PetscGPUKitBackendType    backend;
-  void                     *huge = NULL;
+  void                     *huge      = NULL;
   const size_t              hugebytes = (size_t)1 << 50; /* 1 PiB */
   PetscErrorCode            ierr;
   PetscBool                 abort = PETSC_FALSE, oom = PETSC_TRUE;

@@ -12,9 +12,9 @@ and the same matrix in DIA storage.\n\n";
    stored column-major, * as zeros (Michels, 5.3.1); with 16-bit columns (MatELLRCUDASetShortColumns)
    j holds each column minus its row, ( 0 1 | 0 1 | -2 * | -1 * ), and col is NULL
 */
-static const PetscInt    rl_ref[4]  = {2, 2, 1, 1};
-static const PetscInt    col_ref[8] = {0, 1, 0, 2, 1, 2, 0, 0};
-static const PetscScalar val_ref[8] = {1, 1, 4, 2, 3, 1, 0, 0};
+static const PetscInt    rl_ref[4]   = {2, 2, 1, 1};
+static const PetscInt    col_ref[8]  = {0, 1, 0, 2, 1, 2, 0, 0};
+static const PetscScalar val_ref[8]  = {1, 1, 4, 2, 3, 1, 0, 0};
 static const short       dcol_ref[8] = {0, 0, -2, -1, 1, 1, 0, 0};
 
 static PetscErrorCode BuildExample(PetscBool dia, Mat *A)
@@ -34,11 +34,11 @@ static PetscErrorCode BuildExample(PetscBool dia, Mat *A)
 /* y = A x and A^T w with small integers: exact in floating point */
 static PetscErrorCode CheckProductsExact(Mat A)
 {
-  const PetscScalar xv[3] = {1, 2, 3}, wv[4] = {1, -1, 2, 1};
-  const PetscScalar yref[4] = {7, 5, 4, 6}, tref[3] = {9, 2, 1}, dref[4] = {1, 1, 0, 0};
-  Vec               x, y, w, t, d;
+  const PetscScalar  xv[3] = {1, 2, 3}, wv[4] = {1, -1, 2, 1};
+  const PetscScalar  yref[4] = {7, 5, 4, 6}, tref[3] = {9, 2, 1}, dref[4] = {1, 1, 0, 0};
+  Vec                x, y, w, t, d;
   const PetscScalar *ya, *ta, *da;
-  const PetscInt    idx[4] = {0, 1, 2, 3};
+  const PetscInt     idx[4] = {0, 1, 2, 3};
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -136,7 +136,8 @@ static PetscErrorCode CheckWide(PetscInt h0)
   PetscCall(GKMemcpyD2H(val, E->val, (size_t)total * sizeof(PetscScalar)));
   PetscCheck(sp[0] == 0 && sp[ns] == total && wfirst[0] == 0 && (!sliced || (sp[1] == 38 && wfirst[1] == -1)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": sliceptr ends at %" PetscInt_FMT " (expected %" PetscInt_FMT "), wfirst[0] = %" PetscInt_FMT, h0, sp[ns], total, wfirst[0]);
   for (PetscInt g = 0; g < nwide; g++) PetscCheck(wide[g] == g && wptr[g] == 35 * g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": wide slot %" PetscInt_FMT " is %" PetscInt_FMT " from %" PetscInt_FMT, h0, g, wide[g], wptr[g]);
-  for (PetscInt k = 0; k < 35; k++) PetscCheck(col[k] == k && val[k] == (PetscScalar)(k + 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 0's entry %" PetscInt_FMT " is (%" PetscInt_FMT ", %g)", h0, k, col[k], (double)PetscRealPart(val[k]));
+  for (PetscInt k = 0; k < 35; k++)
+    PetscCheck(col[k] == k && val[k] == (PetscScalar)(k + 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 0's entry %" PetscInt_FMT " is (%" PetscInt_FMT ", %g)", h0, k, col[k], (double)PetscRealPart(val[k]));
   PetscCheck(col[35] == 0 && val[35] == 1.0 && col[36] == 39 && val[36] == 2.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 1 does not follow row 0 at 35", h0);
   if (sliced) PetscCheck(col[38] == 5 && val[38] == 3.0 && col[39] == 1 && val[39] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "rows 2 and 3 are not column-major from 38");
   else PetscCheck(col[70] == 5 && val[70] == 3.0 && col[105] == 1 && val[105] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the paper's layout: rows not padded to Nz = 35");
@@ -276,7 +277,7 @@ int main(int argc, char **argv)
   PetscCall(GKMemcpyD2H(off, D->off, sizeof(off)));
   PetscCall(GKMemcpyD2H(val, D->val, 16 * sizeof(PetscScalar)));
   {
-    const PetscInt    off_ref[4] = {-2, -1, 0, 1};
+    const PetscInt    off_ref[4]   = {-2, -1, 0, 1};
     const PetscScalar dval_ref[16] = {0, 0, 4, 0, /* -2 */ 0, 0, 0, 2, /* -1 */ 1, 1, 0, 0, /* 0 */ 3, 1, 0, 0 /* 1 */};
 
     for (PetscInt d = 0; d < 4; d++) PetscCheck(off[d] == off_ref[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset %" PetscInt_FMT " = %" PetscInt_FMT ", not %" PetscInt_FMT, d, off[d], off_ref[d]);

@@ -14,7 +14,7 @@ static char help[] = "PETSc's Krylov methods on the device types against the sam
 #include <petscksp.h>
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+  #define CPLX(re, im) ((re) + (im)*PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif
@@ -220,8 +220,8 @@ static PetscErrorCode CountCopies(PetscInt n, const char *type, PCType ptype)
 
 int main(int argc, char **argv)
 {
-  PetscInt  n      = 24;
-  PetscBool copies = PETSC_FALSE;
+  PetscInt  n        = 24;
+  PetscBool copies   = PETSC_FALSE;
   char      type[64] = MATELLRCUDA;
 
   PetscFunctionBeginUser;

@@ -32,7 +32,7 @@ typedef enum {
 static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+  #define CPLX(re, im) ((re) + (im)*PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
     PetscBool   ellr, sc = PETSC_FALSE;
     PetscMPIInt nsc, nh;
     char        note[128] = "";
-    Mat         Dd = D;
+    Mat         Dd        = D;
 
     PetscCall(PetscStrcmp(type, "ellrcuda", &ellr));
     if (ellr) {

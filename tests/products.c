@@ -27,7 +27,7 @@ typedef enum {
 static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+  #define CPLX(re, im) ((re) + (im)*PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif
@@ -312,8 +312,8 @@ int main(int argc, char **argv)
 {
   Mat         A, B, B2, C, D;
   PetscInt    n = 37, m = 0, rows, cols, nzrow = 9;
-  const char *colnote = "";
-  Problem     p = LAP2D;
+  const char *colnote  = "";
+  Problem     p        = LAP2D;
   char        type[64] = MATELLRCUDA;
   PetscBool   flg;
   PetscRandom rnd;
@@ -369,8 +369,8 @@ int main(int argc, char **argv)
 
   if (rows && cols) {
     /* values at an existing place, then at a new place */
-    PetscInt           r0 = 0, ncols;
-    const PetscInt    *cidx;
+    PetscInt        r0 = 0, ncols;
+    const PetscInt *cidx;
 
     PetscCall(MatGetRow(A, r0, &ncols, &cidx, NULL));
     while (!ncols && r0 < rows - 1) {
@@ -446,7 +446,7 @@ int main(int argc, char **argv)
 
   /* into the other device format, and from it back into this one */
   {
-    PetscBool  isellr;
+    PetscBool   isellr;
     const char *other;
 
     PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLRCUDA, &isellr));

@@ -19,7 +19,7 @@ static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdo
 #include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im) * PETSC_i)
+  #define CPLX(re, im) ((re) + (im)*PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif
@@ -170,16 +170,16 @@ static PetscErrorCode TrueResidual(Mat A, Vec x, Vec b, PetscReal *rel)
 
 static PetscErrorCode Compare(PetscInt n, MatType type)
 {
-  const PCType      pcs[]   = {PCNONE, PCJACOBI};
-  const KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
+  const PCType      pcs[]      = {PCNONE, PCJACOBI};
+  const KSPNormType norms[]    = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
   const Problem     problems[] = {SPD2D, SPD3D, CONVDIFF, HELMHOLTZ, HERMITIAN, SPD9};
 
   PetscFunctionBegin;
   for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
-    const Problem p  = problems[q];
+    const Problem  p  = problems[q];
     const PetscInt np = p == SPD3D ? PetscMax(n / 3, 4) : n;
-    Mat           A, Aref;
-    Vec           b, x, xref, x0;
+    Mat            A, Aref;
+    Vec            b, x, xref, x0;
 
     if ((p == HELMHOLTZ || p == HERMITIAN) && !PetscDefined(USE_COMPLEX)) continue;
     PetscCall(Operator(p, np, type, &A));
@@ -199,7 +199,7 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
           PetscReal          rel = 0.0;
 
           if (norms[t] == KSP_NORM_NATURAL && !spd) continue; /* BiCG has no natural norm */
-          if (p == HELMHOLTZ) { /* COCG, checked by its true residual; BiCG done with CONVDIFF */
+          if (p == HELMHOLTZ) {                               /* COCG, checked by its true residual; BiCG done with CONVDIFF */
             PetscCall(PetscOptionsSetValue(NULL, "-ksp_bicggpu_cocg", "1"));
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
@@ -332,13 +332,13 @@ static PetscErrorCode ExpectError(Mat A, Vec b, KSPType kt, PCType pt, const cha
    in its work vectors included, may spoil the second */
 static PetscErrorCode ReuseAfterNaN(MatType type, KSPType kt)
 {
-  const PetscScalar d[] = {2.0, 3.0};
-  Mat               A;
-  Vec               b, x;
-  KSP               ksp;
-  PC                pc;
-  PetscInt          i = 5, rs, re;
-  PetscScalar       v = PETSC_MAX_REAL;
+  const PetscScalar  d[] = {2.0, 3.0};
+  Mat                A;
+  Vec                b, x;
+  KSP                ksp;
+  PC                 pc;
+  PetscInt           i = 5, rs, re;
+  PetscScalar        v = PETSC_MAX_REAL;
   KSPConvergedReason reason[2];
 
   PetscFunctionBegin;
@@ -616,8 +616,8 @@ static PetscErrorCode Reuse(PetscInt n, MatType type)
 
 int main(int argc, char **argv)
 {
-  PetscInt n = 20;
-  char     mode[32] = "compare", type[64] = MATELLRCUDA;
+  PetscInt  n        = 20;
+  char      mode[32] = "compare", type[64] = MATELLRCUDA;
   PetscBool compare, errors, reuse;
 
   PetscFunctionBeginUser;

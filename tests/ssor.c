@@ -20,8 +20,8 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
   PetscBool      nine = PETSC_FALSE; /* 2D: the diagonal neighbours too (-0.25), which greedy colouring gives 4 colours */
 
   PetscFunctionBegin;
-  PetscInt       far = 0; /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
-  PetscReal      skew = 0.0, dimag = 0.0; /* -skew s: r -> r + 1 is -1 - s and r -> r - 1 is -1 + s (not symmetric); -diag_imag v: i v added to the diagonal (complex symmetric, not Hermitian) */
+  PetscInt  far  = 0;                /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
+  PetscReal skew = 0.0, dimag = 0.0; /* -skew s: r -> r + 1 is -1 - s and r -> r - 1 is -1 + s (not symmetric); -diag_imag v: i v added to the diagonal (complex symmetric, not Hermitian) */
 
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ninepoint", &nine, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-far", &far, NULL));
@@ -170,13 +170,13 @@ static PetscErrorCode NeumannHere(Mat A, PetscReal w, PetscInt terms, Vec b, Vec
    matrix permuted colour by colour (each process's rows among themselves) */
 static PetscErrorCode CheckMulticolor(Mat Aref, PC pc, PetscReal w, Vec b, Vec y)
 {
-  PetscInt        nc, m, rs, *perm, k = 0;
-  const PetscInt *color, *ia, *ja;
-  Mat             B, Ap;
-  IS              is;
-  PC              sor;
-  Vec             bp, yp, yback;
-  PetscBool       done;
+  PetscInt           nc, m, rs, *perm, k = 0;
+  const PetscInt    *color, *ia, *ja;
+  Mat                B, Ap;
+  IS                 is;
+  PC                 sor;
+  Vec                bp, yp, yback;
+  PetscBool          done;
   const PetscScalar *pa;
   PetscScalar       *qa;
 
@@ -232,7 +232,7 @@ static PetscErrorCode Apply(PetscInt dim, PetscInt n, MatType type)
   PetscFunctionBegin;
   PetscCall(Laplacian(dim, n, type, &A));
   PetscCall(Laplacian(dim, n, MATAIJ, &Aref));
-  PetscCall(MatCreateVecs(A, &b, &y));    /* the device vectors of the type (host ones for aij) */
+  PetscCall(MatCreateVecs(A, &b, &y));       /* the device vectors of the type (host ones for aij) */
   PetscCall(MatCreateVecs(Aref, &bh, &ref)); /* host vectors for PETSc's */
   PetscCall(Fill(b));
   PetscCall(Fill(bh));
@@ -464,7 +464,7 @@ static PetscErrorCode Blocks(PetscInt dim, PetscInt n, MatType type)
   if (!given) ns = 4;
   PetscCall(Laplacian(dim, n, type, &A));
   PetscCall(Laplacian(dim, n, MATAIJ, &Aref));
-  PetscCall(MatCreateVecs(A, &b, &y));    /* the device vectors of the type (host ones for aij) */
+  PetscCall(MatCreateVecs(A, &b, &y));       /* the device vectors of the type (host ones for aij) */
   PetscCall(MatCreateVecs(Aref, &bh, NULL)); /* a host one for the sweeps here */
   PetscCall(Fill(b));
   PetscCall(Fill(bh));
@@ -505,7 +505,7 @@ static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
   PetscReal   omegas[] = {0.8, 1.3, 1.8};
   const char *types[]  = {"natural", "multicolor"};
   size_t      no = PETSC_STATIC_ARRAY_LENGTH(omegas), t0 = 0;
-  PetscInt    sizes[8], ns = 8, nt;
+  PetscInt    sizes[8], ns                               = 8, nt;
   Mat         A;
   Vec         b, x, xref, r;
   PetscBool   one = PETSC_FALSE, blocked;

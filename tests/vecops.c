@@ -52,7 +52,7 @@ static PetscErrorCode Fill(PetscRandom rnd, Vec ref, Vec dev)
 
   PetscFunctionBegin;
   PetscCall(VecSetRandom(ref, rnd));
-  PetscCall(VecCopy(ref, dev)); /* through dev's host array */
+  PetscCall(VecCopy(ref, dev));          /* through dev's host array */
   PetscCall(VecNorm(dev, NORM_1, &nrm)); /* brings it to the device */
   PetscFunctionReturn(0);
 }

@@ -61,7 +61,7 @@ __device__ __forceinline__ double PartialsSum(const double *part, double *sh)
 __device__ __forceinline__ double StepRows(const Prob P, double a, double b, bool first, const double *__restrict__ r, const double *__restrict__ pold, double *__restrict__ p, double *__restrict__ w, double *__restrict__ x)
 {
   const int n = P.n, N = P.N;
-  double    s = 0;
+  double    s  = 0;
   auto      pj = [&](int j) { return first ? r[j] : r[j] + b * pold[j]; };
   for (int j = blockIdx.x * NB + threadIdx.x; j < N; j += gridDim.x * NB) {
     const double pc = pj(j);
@@ -142,10 +142,13 @@ static float Launches(void (*kern)(Prob, int, double *, St *, const double *, co
   cudaDeviceSynchronize();
   at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
   at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.blockDim = NB; cfg.attrs = at; cfg.numAttrs = 1;
-  ucfg = cfg;
-  cfg.gridDim = sgrid; cfg.dynamicSmemBytes = smem;
-  ucfg.gridDim = ugrid;
+  cfg.blockDim                                     = NB;
+  cfg.attrs                                        = at;
+  cfg.numAttrs                                     = 1;
+  ucfg                                             = cfg;
+  cfg.gridDim                                      = sgrid;
+  cfg.dynamicSmemBytes                             = smem;
+  ucfg.gridDim                                     = ugrid;
   cudaEventRecord(e0);
   for (int i = 0; i < its; i++) {
     cudaLaunchKernelEx(&cfg, kern, P, i, part, st, (const double *)r, (const double *)p[(i + 1) % 2], p[i % 2], w, x);
@@ -206,8 +209,8 @@ __global__ void Fill(Prob P, double *d, double *r)
 {
   for (int j = blockIdx.x * NB + threadIdx.x; j < P.N; j += gridDim.x * NB) {
     d[j] = d[P.N + j] = d[3 * P.N + j] = d[4 * P.N + j] = -1.0;
-    d[2 * P.N + j]                                       = 4.0;
-    r[j]                                                 = 1.0 + 0.5 * sin(0.001 * j);
+    d[2 * P.N + j]                                      = 4.0;
+    r[j]                                                = 1.0 + 0.5 * sin(0.001 * j);
   }
 }
 int main(int argc, char **argv)
@@ -249,7 +252,7 @@ int main(int argc, char **argv)
          multiprocessor to 6; the update on 6 a multiprocessor */
       int smemsm;
       cudaDeviceGetAttribute(&smemsm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
-      const size_t cap6 = (size_t)smemsm / 7 + 1024; /* 7 blocks do not fit */
+      const size_t cap6     = (size_t)smemsm / 7 + 1024; /* 7 blocks do not fit */
       const char  *names[6] = {"40 regs, persistent's", "40 regs, 6/SM", "32 regs, grid 6/SM", "32 regs, 8/SM", "32 regs, 1024 blocks", "32 regs, 6/SM by smem"};
       float        ml[6];
       ml[0] = Launches(StepKernel<6>, nb, 0, 6u * sms, P, its, d, r, p, w, x, part, st, &rl);
@@ -273,7 +276,16 @@ int main(int argc, char **argv)
       rp = h2[its - 1];
       printf("%4d^2, %d iterations, us an iteration: persistent %.2f (%u blocks); roofline at 4.2 TB/s %.2f; final |r|^2 %.6e (launches on its grid) vs %.6e%s\n", n, its, 1e3 * mp / its, nb, 112.0 * P.N / 4.2e12 * 1e6, rl, rp, rl == rp ? " (same bits)" : "");
     }
-    cudaFree(d); cudaFree(r); cudaFree(p[0]); cudaFree(p[1]); cudaFree(w); cudaFree(x); cudaFree(part); cudaFree(hist); cudaFree(st); cudaFreeHost(h2);
+    cudaFree(d);
+    cudaFree(r);
+    cudaFree(p[0]);
+    cudaFree(p[1]);
+    cudaFree(w);
+    cudaFree(x);
+    cudaFree(part);
+    cudaFree(hist);
+    cudaFree(st);
+    cudaFreeHost(h2);
   }
   printf("%s\n", cudaGetErrorString(cudaGetLastError()));
   return 0;

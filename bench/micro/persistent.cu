@@ -105,12 +105,12 @@ __global__ void GridSync(int n, int passes, const double *__restrict__ w, double
 {
   cg::grid_group    grid = cg::this_grid();
   __shared__ double sh[8];
-  const double2    *w2 = (const double2 *)w;
-  double2          *r2 = (double2 *)r;
+  const double2    *w2  = (const double2 *)w;
+  double2          *r2  = (double2 *)r;
   double            sum = 0;
 
   for (int i = 0; i < passes; i++) {
-    const double a = 1e-9 * (1.0 + 1e-300 * sum);
+    const double a  = 1e-9 * (1.0 + 1e-300 * sum);
     double      *pp = part + (i & 1) * 4096, s = 0;
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n / 2; j += gridDim.x * blockDim.x) {
       double2 x = r2[j], y = w2[j];
@@ -158,12 +158,15 @@ int main()
     cudaMemset(w, 0, 8 * (size_t)n);
     cudaMemset(r, 0, 8 * (size_t)n);
     for (int rep = 0; rep < 3; rep++) {
-      float                ms[2];
-      cudaLaunchConfig_t   cfg = {};
-      cudaLaunchAttribute  at[1];
+      float               ms[2];
+      cudaLaunchConfig_t  cfg = {};
+      cudaLaunchAttribute at[1];
       at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
       at[0].val.programmaticStreamSerializationAllowed = 1;
-      cfg.gridDim = nb; cfg.blockDim = 256; cfg.attrs = at; cfg.numAttrs = 1;
+      cfg.gridDim                                      = nb;
+      cfg.blockDim                                     = 256;
+      cfg.attrs                                        = at;
+      cfg.numAttrs                                     = 1;
       cudaEventRecord(e0);
       for (int i = 0; i < 1000; i++) cudaLaunchKernelEx(&cfg, Launched, n, (const double *)w, r, part, st);
       cudaEventRecord(e1);

@@ -43,20 +43,20 @@
 */
 #define GK_ELLR_WIDE 32
 typedef struct {
-  PetscInt     m, n;      /* rows, columns */
-  PetscInt     nz;        /* Nz, the longest row */
-  PetscInt     h;         /* slice height (m, at least 1, for the paper's layout) */
-  PetscInt    *sliceptr;  /* device, ceil(m/h) + 1 */
-  PetscInt    *rl;        /* device, m */
-  PetscInt    *col;       /* device, sliceptr[last], or NULL with dcol */
-  short       *dcol;      /* device, sliceptr[last]: the columns as offsets from the slot, or NULL */
-  PetscScalar *val;       /* device, sliceptr[last] */
-  PetscInt    *perm;      /* device, m: the row in each slot, or NULL */
-  PetscInt     nwide;     /* slots in wide slices */
-  PetscInt    *wide;      /* device, nwide: those slots */
-  PetscInt    *wptr;      /* device, nwide: where each one's entries start */
-  PetscInt    *wfirst;    /* device, ceil(m/h): each slice's first slot in wide, or -1 */
-  PetscInt     sigma;     /* the sort window (perm), else 0 */
+  PetscInt     m, n;     /* rows, columns */
+  PetscInt     nz;       /* Nz, the longest row */
+  PetscInt     h;        /* slice height (m, at least 1, for the paper's layout) */
+  PetscInt    *sliceptr; /* device, ceil(m/h) + 1 */
+  PetscInt    *rl;       /* device, m */
+  PetscInt    *col;      /* device, sliceptr[last], or NULL with dcol */
+  short       *dcol;     /* device, sliceptr[last]: the columns as offsets from the slot, or NULL */
+  PetscScalar *val;      /* device, sliceptr[last] */
+  PetscInt    *perm;     /* device, m: the row in each slot, or NULL */
+  PetscInt     nwide;    /* slots in wide slices */
+  PetscInt    *wide;     /* device, nwide: those slots */
+  PetscInt    *wptr;     /* device, nwide: where each one's entries start */
+  PetscInt    *wfirst;   /* device, ceil(m/h): each slice's first slot in wide, or -1 */
+  PetscInt     sigma;    /* the sort window (perm), else 0 */
 } GKEllr;
 
 /*
@@ -115,7 +115,7 @@ typedef struct {
   const PetscScalar *lval;
   const PetscInt    *uptr, *ucol; /* device: U's */
   const PetscScalar *uval;
-  const PetscScalar *d;           /* device: the diagonal */
+  const PetscScalar *d; /* device: the diagonal */
   /* multicolor's colour-permuted copy, for cggpu (NULL where not made): the rows renumbered
      colour by colour, so that each colour's rows are contiguous, and each row's couplings to
      earlier colours ([0], L) and to later ones ([1], U) in ELLPACK order per colour (GKSsorColor),
@@ -136,7 +136,6 @@ typedef struct {
   const GKSsorColor *bcolors;
   const PetscScalar *fac;
 } GKSsor;
-
 
 /* The flags of a colour of the permuted Eisenstat step. Its part of dpi is stored (0), or added to
    the earlier colours' (ADD), and in the last colour the sum over all blocks finished (FINISH).

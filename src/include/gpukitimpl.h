@@ -31,6 +31,6 @@ PETSC_EXTERN PetscErrorCode GKMemcpyD2D(void *, const void *, size_t);
 /* device memory holding a copy of n host entries: *p = the copy of h */
 PETSC_EXTERN PetscErrorCode GKMallocH2D_Private(size_t, const void *, void **);
 #define GKMallocH2D(n, h, p) GKMallocH2D_Private((size_t)(n) * sizeof(**(p)), (h), (void **)(p))
-#define GKFree(p)      GKFree_Private((void *)&(p))
+#define GKFree(p)            GKFree_Private((void *)&(p))
 
 PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t);

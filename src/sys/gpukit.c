@@ -10,14 +10,14 @@
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
-PetscClassId      GK_CLASSID;
-PetscLogEvent     GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;
+PetscClassId        GK_CLASSID;
+PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
-static PetscBool                 gk_aware  = PETSC_FALSE; /* MPI takes device memory */
+static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes device memory */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 static PetscGPUKitTransferCounts gk_counts;
 
@@ -31,7 +31,7 @@ static PetscGPUKitTransferCounts gk_counts;
 @*/
 PetscErrorCode PetscGPUKitFinalizePackage(void)
 {
-  PetscBool view = PETSC_FALSE;
+  PetscBool view                      = PETSC_FALSE;
   char      value[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBegin;
@@ -57,12 +57,12 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
     if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
   if (GKDev) PetscCall(GKDev->finalize());
-  GKDev          = NULL;
-  gk_backend     = PETSCGPUKIT_BACKEND_AUTO;
-  gk_device      = -1;
-  gk_aware       = PETSC_FALSE;
+  GKDev            = NULL;
+  gk_backend       = PETSCGPUKIT_BACKEND_AUTO;
+  gk_device        = -1;
+  gk_aware         = PETSC_FALSE;
   GKOverlapKernels = PETSC_TRUE;
-  gk_initialized = PETSC_FALSE;
+  gk_initialized   = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
 }
@@ -147,7 +147,8 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     gk_device  = (int)dev;
     PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
     /* said once, by the node's first process */
-    if (!devset && gk_localsize > count && !gk_localrank) PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d); one process per device runs fastest\n", gk_localsize, count, count > 1 ? "s" : "", count));
+    if (!devset && gk_localsize > count && !gk_localrank)
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d); one process per device runs fastest\n", gk_localsize, count, count > 1 ? "s" : "", count));
     if (gk_aware) {
       int         aware = 0;
       const char *how   = "it offers no MPIX_Query_cuda_support()";

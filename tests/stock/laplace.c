@@ -53,11 +53,29 @@ static PetscErrorCode AssembleLaplacianDMDA(PetscInt n, DM *da, Mat *A)
 
       row.i = i;
       row.j = j;
-      if (j > 0) { col[k].i = i; col[k].j = j - 1; v[k++] = -1.0; }
-      if (i > 0) { col[k].i = i - 1; col[k].j = j; v[k++] = -1.0; }
-      col[k].i = i; col[k].j = j; v[k++] = 4.0;
-      if (i < n - 1) { col[k].i = i + 1; col[k].j = j; v[k++] = -1.0; }
-      if (j < n - 1) { col[k].i = i; col[k].j = j + 1; v[k++] = -1.0; }
+      if (j > 0) {
+        col[k].i = i;
+        col[k].j = j - 1;
+        v[k++]   = -1.0;
+      }
+      if (i > 0) {
+        col[k].i = i - 1;
+        col[k].j = j;
+        v[k++]   = -1.0;
+      }
+      col[k].i = i;
+      col[k].j = j;
+      v[k++]   = 4.0;
+      if (i < n - 1) {
+        col[k].i = i + 1;
+        col[k].j = j;
+        v[k++]   = -1.0;
+      }
+      if (j < n - 1) {
+        col[k].i = i;
+        col[k].j = j + 1;
+        v[k++]   = -1.0;
+      }
       PetscCall(MatSetValuesStencil(*A, 1, &row, k, col, v, INSERT_VALUES));
     }
   }
@@ -71,8 +89,8 @@ int main(int argc, char **argv)
   Mat       A;
   Vec       x, b, u;
   KSP       ksp;
-  DM        da  = NULL;
-  PetscInt  n   = 40, its;
+  DM        da   = NULL;
+  PetscInt  n    = 40, its;
   PetscBool dmda = PETSC_FALSE;
   PetscReal err;
   MatType   type;
@@ -86,8 +104,7 @@ int main(int argc, char **argv)
   else PetscCall(AssembleLaplacian(n, &A));
   PetscCall(MatGetType(A, &type));
   if (dmda) PetscCall(DMCreateGlobalVector(da, &x)); /* type from -dm_vec_type */
-  else { /* type from -vec_type */
-    PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+  else { /* type from -vec_type */ PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
     PetscCall(VecSetSizes(x, PETSC_DECIDE, n * n));
     PetscCall(VecSetFromOptions(x));
   }

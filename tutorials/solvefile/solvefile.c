@@ -21,14 +21,24 @@ Options:\n\
    (the lower triangle) or, through an AIJ matrix, in PETSc's binary format. */
 static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
 {
-  static const PetscReal e1[4][4] = {{6, -6, 2, -8}, {-6, 32, -6, 20}, {2, -6, 6, -6}, {-8, 20, -6, 32}};
-  static const PetscReal e2[4][4] = {{3, -8, 2, -6}, {-8, 16, -8, 20}, {2, -8, 3, -8}, {-6, 20, -8, 16}};
-  const PetscInt         n        = 3 * nx * ny + 2 * nx + 2 * ny + 1;
-  PetscReal              em[8][8];
-  unsigned long long     seed = 20240601ull;
-  Mat                    W;
-  size_t                 len;
-  PetscMPIInt            rank;
+  static const PetscReal e1[4][4] = {
+    {6,  -6, 2,  -8},
+    {-6, 32, -6, 20},
+    {2,  -6, 6,  -6},
+    {-8, 20, -6, 32}
+  };
+  static const PetscReal e2[4][4] = {
+    {3,  -8, 2,  -6},
+    {-8, 16, -8, 20},
+    {2,  -8, 3,  -8},
+    {-6, 20, -8, 16}
+  };
+  const PetscInt     n = 3 * nx * ny + 2 * nx + 2 * ny + 1;
+  PetscReal          em[8][8];
+  unsigned long long seed = 20240601ull;
+  Mat                W;
+  size_t             len;
+  PetscMPIInt        rank;
 
   PetscFunctionBegin;
   for (int r = 0; r < 8; r++)
@@ -41,8 +51,8 @@ static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
       PetscInt  nn[8];
       PetscReal rho;
 
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      rho  = 100.0 * (PetscReal)(seed >> 11) / 9007199254740992.0;
+      seed  = seed * 6364136223846793005ull + 1442695040888963407ull;
+      rho   = 100.0 * (PetscReal)(seed >> 11) / 9007199254740992.0;
       nn[0] = 3 * j * nx + 2 * i + 2 * j + 1;
       nn[1] = nn[0] - 1;
       nn[2] = nn[1] - 1;
@@ -59,13 +69,13 @@ static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
   PetscCall(PetscStrlen(file, &len));
   if (len > 4 && !strcmp(file + len - 4, ".mtx")) {
     if (!rank) {
-      FILE *fp = fopen(file, "w");
+      FILE    *fp  = fopen(file, "w");
       PetscInt nnz = 0;
 
       PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", file);
       for (PetscInt r = 0; r < n; r++) {
-        PetscInt           nc;
-        const PetscInt    *cols;
+        PetscInt        nc;
+        const PetscInt *cols;
 
         PetscCall(MatGetRow(W, r, &nc, &cols, NULL));
         for (PetscInt k = 0; k < nc; k++) nnz += cols[k] <= r;
@@ -131,7 +141,7 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
   PetscMPIInt rank;
   PetscInt    dims[3] = {0, 0, 0};
   char        line[1024], field[32] = "", sym[32] = "";
-  FILE       *fp = NULL;
+  FILE       *fp        = NULL;
   PetscBool   symmetric = PETSC_FALSE, hermitian = PETSC_FALSE;
   int         nvalues = 1;
 

@@ -6,9 +6,9 @@
 */
 #include "cudaimpl.h"
 
-static double *gk_partial = NULL; /* device: GK_RED_BLOCKS x GK_MULTI scalars, as (re, im) pairs */
-static double *gk_result  = NULL; /* device: GK_MULTI scalars, as (re, im) pairs */
-static PetscInt *gk_index = NULL; /* device: GK_RED_BLOCKS + 1 indices for extremes */
+static double   *gk_partial = NULL; /* device: GK_RED_BLOCKS x GK_MULTI scalars, as (re, im) pairs */
+static double   *gk_result  = NULL; /* device: GK_MULTI scalars, as (re, im) pairs */
+static PetscInt *gk_index   = NULL; /* device: GK_RED_BLOCKS + 1 indices for extremes */
 
 static PetscErrorCode GKReduceSpace_Private(void)
 {
@@ -314,7 +314,7 @@ static __device__ __forceinline__ double GKMaxNaN(double a, double b)
 __global__ void GKMaxAbsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial, bool final)
 {
   __shared__ double s[GK_WARPS];
-  double            m = 0.0;
+  double            m    = 0.0;
   const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {

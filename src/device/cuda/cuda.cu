@@ -194,9 +194,9 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
 struct GKWindowIn {
   const GKScalar *__restrict__ x;
-  const GKScalar *xs;
-  PetscInt        j0;
-  unsigned        nx;
+  const GKScalar                     *xs;
+  PetscInt                            j0;
+  unsigned                            nx;
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const
   {
     const unsigned d = (unsigned)(j - j0);
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
 {
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
-  __shared__ int           next;                 /* the next 32 slots a warp takes */
+  __shared__ int           next;                /* the next 32 slots a warp takes */
 
   GKOverlapBegin();
 
@@ -277,7 +277,8 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->perm && A->sigma > 1 && GK_ELLR_WINDOW % A->sigma == 0) { /* sort windows within a block's window */
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
-#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+#define GK_ELLR_MULT_WINDOW(CONJ, SHORT) \
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -288,14 +289,22 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   }
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
-#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+#define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) \
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
-    case 5: GK_ELLR_MULT(CONJ, true, SHORT, 5); break; \
-    case 7: GK_ELLR_MULT(CONJ, true, SHORT, 7); break; \
-    case 9: GK_ELLR_MULT(CONJ, true, SHORT, 9); break; \
-    default: GK_ELLR_MULT(CONJ, true, SHORT, 0); \
+    case 5: \
+      GK_ELLR_MULT(CONJ, true, SHORT, 5); \
+      break; \
+    case 7: \
+      GK_ELLR_MULT(CONJ, true, SHORT, 7); \
+      break; \
+    case 9: \
+      GK_ELLR_MULT(CONJ, true, SHORT, 9); \
+      break; \
+    default: \
+      GK_ELLR_MULT(CONJ, true, SHORT, 0); \
     } \
   } while (0)
 #define GK_ELLR_MULT_SHORT(CONJ, PLAIN) \

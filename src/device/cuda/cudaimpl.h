@@ -10,11 +10,17 @@
 #include "../device.h"
 
 #if defined(PETSC_USE_COMPLEX)
-typedef cuda::std::complex<PetscReal> GKScalar;
-static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return cuda::std::conj(a); }
+typedef cuda::std::complex<PetscReal>      GKScalar;
+static __device__ __forceinline__ GKScalar GKConj(GKScalar a)
+{
+  return cuda::std::conj(a);
+}
 #else
-typedef PetscReal GKScalar;
-static __device__ __forceinline__ GKScalar GKConj(GKScalar a) { return a; }
+typedef PetscReal                          GKScalar;
+static __device__ __forceinline__ GKScalar GKConj(GKScalar a)
+{
+  return a;
+}
 #endif
 static_assert(sizeof(GKScalar) == sizeof(PetscScalar), "the kernels' scalar must have PetscScalar's layout");
 
@@ -50,7 +56,7 @@ struct GKSsorBlockFac {
   __device__ __forceinline__ GKScalar F(int k, int l) const { return f[k * (k - 1) / 2 + l]; }
   __device__ __forceinline__ GKScalar Fs(int k, int l) const { return herm ? GKConj(F(k, l)) : F(k, l); }
   __device__ __forceinline__ GKScalar dinv(int k) const { return f[BS * (BS - 1) / 2 + k]; }
-  __device__ __forceinline__ void solve(GKScalar *v) const /* F^-* Delta^-1 F^-1 v */
+  __device__ __forceinline__ void     solve(GKScalar *v) const /* F^-* Delta^-1 F^-1 v */
   {
 #pragma unroll
     for (int k = 0; k < BS; k++)
@@ -94,14 +100,29 @@ static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const
 #define GKSsorBlockDispatch(bs, F, ...) \
   do { \
     switch (bs) { \
-    case 2: PetscCall(F<2>(__VA_ARGS__)); break; \
-    case 3: PetscCall(F<3>(__VA_ARGS__)); break; \
-    case 4: PetscCall(F<4>(__VA_ARGS__)); break; \
-    case 5: PetscCall(F<5>(__VA_ARGS__)); break; \
-    case 6: PetscCall(F<6>(__VA_ARGS__)); break; \
-    case 7: PetscCall(F<7>(__VA_ARGS__)); break; \
-    case 8: PetscCall(F<8>(__VA_ARGS__)); break; \
-    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "SSOR blocks of %d rows", (int)(bs)); \
+    case 2: \
+      PetscCall(F<2>(__VA_ARGS__)); \
+      break; \
+    case 3: \
+      PetscCall(F<3>(__VA_ARGS__)); \
+      break; \
+    case 4: \
+      PetscCall(F<4>(__VA_ARGS__)); \
+      break; \
+    case 5: \
+      PetscCall(F<5>(__VA_ARGS__)); \
+      break; \
+    case 6: \
+      PetscCall(F<6>(__VA_ARGS__)); \
+      break; \
+    case 7: \
+      PetscCall(F<7>(__VA_ARGS__)); \
+      break; \
+    case 8: \
+      PetscCall(F<8>(__VA_ARGS__)); \
+      break; \
+    default: \
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "SSOR blocks of %d rows", (int)(bs)); \
     } \
   } while (0)
 
@@ -150,13 +171,13 @@ static inline cudaError_t GKLaunchOverlapped(void (*kern)(P...), unsigned nb, A.
   cudaLaunchConfig_t  cfg = {};
   cudaLaunchAttribute at[1];
 
-  cfg.gridDim                                        = dim3(nb);
-  cfg.blockDim                                       = dim3(GK_BLOCK);
-  cfg.stream                                         = 0;
-  at[0].id                                           = cudaLaunchAttributeProgrammaticStreamSerialization;
+  cfg.gridDim                                      = dim3(nb);
+  cfg.blockDim                                     = dim3(GK_BLOCK);
+  cfg.stream                                       = 0;
+  at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
   at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs                                          = at;
-  cfg.numAttrs                                       = GKCUDAOverlap ? 1 : 0;
+  cfg.attrs                                        = at;
+  cfg.numAttrs                                     = GKCUDAOverlap ? 1 : 0;
   return cudaLaunchKernelEx(&cfg, kern, args...);
 }
 
@@ -356,11 +377,20 @@ static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, Pets
 #define GKDiaDispatch(ndiag, LAUNCH) \
   do { \
     switch (ndiag) { \
-    case 3: LAUNCH(3); break; \
-    case 5: LAUNCH(5); break; \
-    case 7: LAUNCH(7); break; \
-    case 9: LAUNCH(9); break; \
-    default: LAUNCH(0); \
+    case 3: \
+      LAUNCH(3); \
+      break; \
+    case 5: \
+      LAUNCH(5); \
+      break; \
+    case 7: \
+      LAUNCH(7); \
+      break; \
+    case 9: \
+      LAUNCH(9); \
+      break; \
+    default: \
+      LAUNCH(0); \
     } \
   } while (0)
 

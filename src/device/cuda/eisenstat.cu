@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovUpda
     const GKSsorColor c = S.bcolors[ci];
 
     for (PetscInt j0 = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j0 < c.nb; j0 += (PetscInt)gridDim.x * blockDim.x) {
-      const PetscInt    j = c.nb - 1 - j0;
+      const PetscInt     j = c.nb - 1 - j0;
       PetscInt           rw[BS];
       GKSsorBlockFac<BS> F;
       const int          n = F.block(S, c, j, rw);
@@ -266,16 +266,20 @@ static PetscErrorCode GKKrylovSsorBlockLaunch(GKKrylovCUDA *k, PetscInt i, Petsc
 
 PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const GKSsorSweep *sw, const GKKrylovVecs *v)
 {
-  GKKrylovCUDA       *k = (GKKrylovCUDA *)K;
-  const GKSsor       *S = sw->S;
-  const GKSsorColor  *c = sw->color;
-  const PetscBool     upper = sw->upper, first = sw->first, last = sw->last;
-  const PetscInt     *rows = sw->rows, flags = sw->flags;
-  const PetscReal     omega = sw->omega;
-  const PetscScalar  *z = flags & GK_SSOR_ZR ? v->r : v->z, *pold = i ? v->p[(i + 1) % 2] : NULL;
-  PetscScalar        *p = v->p[i % 2], *t = v->t, *w = v->w, *x = v->x;
-  const PetscInt      n  = c ? c->n : rows ? sw->nrows : S->m;
-  const GKSsorColor c0 = {0, 0, {0, 0}, {0, 0}, {0, 0}};
+  GKKrylovCUDA      *k     = (GKKrylovCUDA *)K;
+  const GKSsor      *S     = sw->S;
+  const GKSsorColor *c     = sw->color;
+  const PetscBool    upper = sw->upper, first = sw->first, last = sw->last;
+  const PetscInt    *rows = sw->rows, flags = sw->flags;
+  const PetscReal    omega = sw->omega;
+  const PetscScalar *z = flags & GK_SSOR_ZR ? v->r : v->z, *pold = i ? v->p[(i + 1) % 2] : NULL;
+  PetscScalar       *p = v->p[i % 2], *t = v->t, *w = v->w, *x = v->x;
+  const PetscInt     n  = c ? c->n : rows ? sw->nrows : S->m;
+  const GKSsorColor  c0 = {
+    0, 0, {0, 0},
+      {0, 0},
+      {0, 0}
+  };
   void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
@@ -286,8 +290,7 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const 
     GKCheckLaunch();
     PetscFunctionReturn(0);
   }
-#define GK_SSOR_KERNEL(M) \
-  (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
+#define GK_SSOR_KERNEL(M) (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
   kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
 #undef GK_SSOR_KERNEL
   if (c) { /* colours: one grid for all of them, upper and lower (their dpi partials add up block

@@ -52,8 +52,8 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
      not finite has already made p.w, and so the solve, fail (bench/ANALYSIS.md: the loads
      first, and the length not read) */
-  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
-  else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, (L::SHORT ? 1 : 0), false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, (L::SHORT ? 1 : 0)>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, (const GKScalar *)D.val, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 }
@@ -67,7 +67,7 @@ template <class L, GKKrylovMethod METHOD, bool PEERS>
 static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et, const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
-  const PetscInt rows   = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
+  const PetscInt rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
 
   GKOverlapBegin();
   if (PEERS && g.np && i) a = GKMake(st->a[0], st->a[1]); /* in flight during the wait */
@@ -126,8 +126,9 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
   GKGridSum<1, PEERS ? 0 : -1>(acc, partial, 0, st, pub, &g, i);
 }
 
-#define GK_STEP_PARAMS PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
-#define GK_STEP_ARGS   n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
+#define GK_STEP_PARAMS \
+  PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
+#define GK_STEP_ARGS n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
 template <class L, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
 {
@@ -194,7 +195,8 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
   if (A->dia) D = *A->dia;
   nb       = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
   k->stepi = i;
-  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)v->z, (const GKScalar *)(i ? v->p[(i + 1) % 2] : NULL), (GKScalar *)v->p[i % 2], (GKScalar *)v->w, (GKScalar *)v->x, (const GKScalar *)v->zt, (const GKScalar *)(i ? v->pt[(i + 1) % 2] : NULL), (GKScalar *)v->pt[i % 2], (GKScalar *)v->wt));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)v->z, (const GKScalar *)(i ? v->p[(i + 1) % 2] : NULL), (GKScalar *)v->p[i % 2], (GKScalar *)v->w,
+                                (GKScalar *)v->x, (const GKScalar *)v->zt, (const GKScalar *)(i ? v->pt[(i + 1) % 2] : NULL), (GKScalar *)v->pt[i % 2], (GKScalar *)v->wt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -226,9 +228,9 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
 #if !defined(PETSC_USE_COMPLEX)
   if (METHOD != GK_KRYLOV_BICG && pairs) { /* two rows a thread: 16-byte loads and stores, fewer instructions for the same bytes */
     for (PetscInt q0 = tid; q0 < n / 2; q0 += stride) {
-      const PetscInt q = n / 2 - 1 - q0;
-      const double2 r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
-      double2       ro, zo;
+      const PetscInt q  = n / 2 - 1 - q0;
+      const double2  r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
+      double2        ro, zo;
 
       row(r2.x, w2.x, d2.x, ro.x, zo.x);
       row(r2.y, w2.y, d2.y, ro.y, zo.y);
@@ -247,7 +249,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
 #pragma unroll 4 /* several rows' loads in flight at once */
     for (PetscInt j0 = tid; j0 < n; j0 += stride) {
       const PetscInt j = n - 1 - j0;
-      GKScalar rj, zj;
+      GKScalar       rj, zj;
 
       row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
       r[j] = rj;
@@ -263,7 +265,6 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   GKGridSum<2, PEERS ? 1 : -1>(acc, partial, 1, st, pub, &g, i); /* the norm and rho */
 }
 
-
 typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
 
 /* Launches update i with the kernel kern on v's arrays */
@@ -273,7 +274,8 @@ static PetscErrorCode GKUpdateLaunch(GKKrylovCUDA *k, GKUpdateKernelPtr kern, Pe
   const bool pairs = !(((uintptr_t)v->d | (uintptr_t)v->w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
 
   PetscFunctionBegin;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt, (GKScalar *)v->rt, (GKScalar *)v->zt));
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
+                                (GKScalar *)v->rt, (GKScalar *)v->zt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

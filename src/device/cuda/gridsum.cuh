@@ -100,7 +100,7 @@ static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0
     if (g->np) dst = GKPeerPushBegin(*g, &me); /* loaded while lane 0 adds up */
     if (!threadIdx.x) {
       GKGridSumWarps<K>(sre, sim, slot0, st, r, i);
-      push = g->np && (PUSH == 1 || slot0 == 3 || g->stepdpi);
+      push  = g->np && (PUSH == 1 || slot0 == 3 || g->stepdpi);
       pv[0] = PUSH == 1 ? r[0] : slot0 == 3 ? st->sum[0][0] + r[0] : r[0];
       pv[1] = PUSH == 1 ? r[K - 1] : slot0 == 3 ? st->sum[0][1] + i[0] : i[0];
       pv[2] = PUSH == 1 ? i[K - 1] : 0.0;
@@ -220,7 +220,7 @@ static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScala
 struct GKDirIn {
   const GKScalar *__restrict__ z;
   const GKScalar *__restrict__ p;
-  GKScalar b;
+  GKScalar                            b;
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
 

@@ -72,7 +72,7 @@ PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov K)
    with ghosts, few), and the block sums of that part of dpi; g may be staging memory, read with
    plain loads */
 struct GKPlainIn {
-  const GKScalar *x;
+  const GKScalar                     *x;
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
 };
 

@@ -81,11 +81,11 @@ struct GKKrylovCUDA {
   PetscInt          n;
   GKKrylovMethod    method;
   GKKrylovNorm      norm;
-  double           *partial; /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
-  GKKrylovDevState *state;   /* device */
-  GKKrylovDevState *hstate;  /* mapped pinned host memory the step kernels publish the state to */
-  GKKrylovDevState *pub;     /* its device address */
-  cudaEvent_t       copied;  /* recorded after the step the host waits for */
+  double           *partial;  /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
+  GKKrylovDevState *state;    /* device */
+  GKKrylovDevState *hstate;   /* mapped pinned host memory the step kernels publish the state to */
+  GKKrylovDevState *pub;      /* its device address */
+  cudaEvent_t       copied;   /* recorded after the step the host waits for */
   cudaEvent_t       gathered; /* after the direction entries for other processes */
   GKSums            g;
   GKScalar         *ghost; /* with the sums kept on the GPUs and the ghosts sent GPU to GPU: this process's ghost buffer (2 nghost) */

@@ -220,7 +220,7 @@ PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov K, GKPeers P, PetscInt solve, Petsc
      (GKPeerTag), queued before them */
   GKCallCUDA(cudaMemsetAsync(&p->mine->w[0][1][0][0], 0, (size_t)((char *)&p->mine->w[2][0][0][0] - (char *)&p->mine->w[0][1][0][0]), 0));
   GKCallCUDA(cudaMemsetAsync(&p->mine->w[2][1][0][0], 0, sizeof(p->mine->w[2][1]), 0));
-  k->g.base    = (unsigned long long)solve << 32;
-  k->g.pt      = p->table;
+  k->g.base = (unsigned long long)solve << 32;
+  k->g.pt   = p->table;
   PetscFunctionReturn(0);
 }

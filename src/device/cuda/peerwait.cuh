@@ -100,7 +100,7 @@ static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowle
           st->flagit = -1 - t / rowlen;
           __threadfence();
           *(volatile int *)&st->flag = GK_KRYLOV_PEER_TIMEOUT;
-          good = false;
+          good                       = false;
           break;
         }
     }

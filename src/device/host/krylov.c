@@ -9,11 +9,11 @@ struct _n_GKKrylov {
   PetscInt       n;
   GKKrylovMethod method;
   GKKrylovNorm   norm;
-  PetscScalar    rho[2];  /* rho_i by the parity of i */
-  PetscReal      dpi[2];  /* CG: the real part of dpi_i by the parity of i */
-  PetscScalar    rholast; /* the last rho the step finished */
-  PetscScalar    a;       /* the last update's a: the next step moves x by a p */
-  PetscReal      norm2;   /* the norm of the last update, squared */
+  PetscScalar    rho[2];                  /* rho_i by the parity of i */
+  PetscReal      dpi[2];                  /* CG: the real part of dpi_i by the parity of i */
+  PetscScalar    rholast;                 /* the last rho the step finished */
+  PetscScalar    a;                       /* the last update's a: the next step moves x by a p */
+  PetscReal      norm2;                   /* the norm of the last update, squared */
   PetscScalar    sumdpi, sumnorm, sumrho; /* the sums a step leaves to the next */
   PetscScalar    sumoff;                  /* dpi of the off-diagonal block (several processes) */
   PetscScalar    b;                       /* Eisenstat: the step's b, for its later lists */
@@ -84,7 +84,7 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   const PetscScalar *z = v->z, *pold = i ? v->p[(i + 1) % 2] : NULL, *zt = v->zt, *ptold = i ? v->pt[(i + 1) % 2] : NULL;
   PetscScalar       *p = v->p[i % 2], *w = v->w, *x = v->x, *pt = v->pt[i % 2], *wt = v->wt;
   PetscScalar        b, s = 0.0;
-  PetscBool   stop;
+  PetscBool          stop;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
@@ -299,7 +299,7 @@ static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, Pets
       for (PetscInt l = 0; l < n; l++) t[rw[l]] = omega * v[l];
       if (!(flags & GK_SSOR_FUSE)) continue;
       for (PetscInt l = 0; l < n; l++) v[l] = p[rw[l]]; /* colour 0's lower rows: no L */
-    } else /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
+    } else                                              /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
       for (PetscInt l = 0; l < n; l++) v[l] = p[rw[l]] - GKHostSsorBlockRow(S, c, 0, j, l, t);
     GKHostSsorBlock(S, J, n, PETSC_TRUE, v);
     for (PetscInt l = 0; l < n; l++) {
@@ -318,11 +318,11 @@ static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, Pets
 
 PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const GKSsorSweep *sw, const GKKrylovVecs *v)
 {
-  const GKSsor      *S = sw->S;
-  const GKSsorColor *c = sw->color;
+  const GKSsor      *S     = sw->S;
+  const GKSsorColor *c     = sw->color;
   const PetscBool    upper = sw->upper;
   const PetscInt    *rows = sw->rows, flags = sw->flags;
-  const PetscInt     n = c ? c->n : rows ? sw->nrows : S->m;
+  const PetscInt     n     = c ? c->n : rows ? sw->nrows : S->m;
   const PetscReal    omega = sw->omega;
   const PetscScalar *d = c ? S->pd : S->d, *z = flags & GK_SSOR_ZR ? v->r : v->z, *pold = i ? v->p[(i + 1) % 2] : NULL;
   PetscScalar       *p = v->p[i % 2], *t = v->t, *w = v->w, *x = v->x;
@@ -359,7 +359,7 @@ PetscErrorCode GKHostKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const 
         for (PetscInt e = S->uptr[r]; e < S->uptr[r + 1]; e++) s += S->uval[e] * t[S->ucol[e]];
       t[r] = omega * (p[r] - s) / d[r];
       if (!(flags & GK_SSOR_FUSE)) continue;
-      s = 0.0; /* colour 0's lower row: no L */
+      s = 0.0;    /* colour 0's lower row: no L */
     } else if (c) /* t holds w - t at the earlier colours' rows (GK_SSOR_KEEP) */
       for (PetscInt e = c->off[0] + k; e < c->off[0] + c->w[0] * c->n; e += c->n) s += S->pval[0][e] * t[GKHostSsorCol(S, c, 0, r, e)];
     else

@@ -548,7 +548,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
     const PetscInt    *ptr[2] = {lptr, uptr}, *col[2] = {lcol, ucol};
     const PetscScalar *val[2] = {lval, uval};
 
-    PetscBool          ok = PETSC_FALSE;
+    PetscBool ok = PETSC_FALSE;
 
     PetscCall(PCSSORGPUPermuteBlocks_Private(pc, s, ptr, col, val, ia, ja, aa, &ok));
     *fallback = (PetscBool)(!ok || (!s->bs && s->badrow >= 0));
@@ -755,8 +755,8 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
 
 static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, GKOptionItems PetscOptionsObject)
 {
-  PC_SSORGPU   *s = (PC_SSORGPU *)pc->data;
-  PCSSORGPUType type = s->type;
+  PC_SSORGPU   *s     = (PC_SSORGPU *)pc->data;
+  PCSSORGPUType type  = s->type;
   PetscReal     omega = s->omega;
   PetscInt      terms = s->terms, bs = s->bs;
   PetscBool     set;
@@ -787,11 +787,11 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
-    if (s->blk) PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)%s\n", s->nblk, s->bsz, s->bs ? "" : "; the automatic block size"));
+    if (s->blk)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)%s\n", s->nblk, s->bsz, s->bs ? "" : "; the automatic block size"));
     else if (!s->bs && s->bsz == 1 && s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  points: the automatic block size found the matrix's diagonal blocks unfit for block SSOR (first process)\n"));
     if (s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n", s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
-  }
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
   PetscFunctionReturn(0);
 }
 
@@ -1016,18 +1016,18 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   PetscFunctionBegin;
   PetscCall(PetscGPUKitBackendSetUp_Private());
   PetscCall(PetscNew(&s));
-  s->type                  = PC_SSORGPU_MULTICOLOR;
-  s->omega                 = 1.0;
-  s->terms                 = 2;
-  s->bs                    = 0; /* automatic */
-  s->badrow                = -1;
-  pc->data                 = s;
-  pc->ops->setup           = PCSetUp_SSORGPU;
-  pc->ops->apply           = PCApply_SSORGPU;
-  pc->ops->setfromoptions  = PCSetFromOptions_SSORGPU;
-  pc->ops->view            = PCView_SSORGPU;
-  pc->ops->reset           = PCReset_SSORGPU;
-  pc->ops->destroy         = PCDestroy_SSORGPU;
+  s->type                 = PC_SSORGPU_MULTICOLOR;
+  s->omega                = 1.0;
+  s->terms                = 2;
+  s->bs                   = 0; /* automatic */
+  s->badrow               = -1;
+  pc->data                = s;
+  pc->ops->setup          = PCSetUp_SSORGPU;
+  pc->ops->apply          = PCApply_SSORGPU;
+  pc->ops->setfromoptions = PCSetFromOptions_SSORGPU;
+  pc->ops->view           = PCView_SSORGPU;
+  pc->ops->reset          = PCReset_SSORGPU;
+  pc->ops->destroy        = PCDestroy_SSORGPU;
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetColors_C", PCSSORGPUGetColors_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUGetBlocks_C", PCSSORGPUGetBlocks_SSORGPU));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSSORGPUSetBlockSize_C", PCSSORGPUSetBlockSize_SSORGPU));

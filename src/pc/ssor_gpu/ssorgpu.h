@@ -34,9 +34,9 @@ typedef struct {
   PetscInt     *blk;     /* host: each row's block */
   PetscInt      badrow;  /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
   PetscScalar   baddiag;
-  Vec           w[4];    /* device work vectors of the block's size: x and y staged, neumann's two buffers (w[1] also Eisenstat's) */
-  PetscScalar  *scale;   /* device: Eisenstat's ((2 - w)/w) D in the iterations' numbering (points), made when a KSP asks */
-  GKEisenstat   eis;     /* the Eisenstat operations given to the KSP */
+  Vec           w[4];  /* device work vectors of the block's size: x and y staged, neumann's two buffers (w[1] also Eisenstat's) */
+  PetscScalar  *scale; /* device: Eisenstat's ((2 - w)/w) D in the iterations' numbering (points), made when a KSP asks */
+  GKEisenstat   eis;   /* the Eisenstat operations given to the KSP */
 } PC_SSORGPU;
 
 /* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and

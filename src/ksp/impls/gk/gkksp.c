@@ -52,7 +52,8 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
   }
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSHELL, &isshell));
   PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
-  PetscCheck(!isshell && hasrow, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s", ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
+  PetscCheck(!isshell && hasrow, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s",
+             ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
   type    = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
   gk->mpi = size > 1 ? PETSC_TRUE : PETSC_FALSE;
@@ -71,7 +72,7 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
    (MatTranspose of the plug-in's types keeps their type), again only when that changed */
 static PetscErrorCode KSPGKSetUpTranspose_Private(KSP ksp)
 {
-  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  KSP_GK   *gk   = (KSP_GK *)ksp->data;
   PetscBool same = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -125,13 +126,13 @@ static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc, PetscErrorCode
    (ssorgpu, for cggpu): its operations */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
-  KSP_GK          *gk = (KSP_GK *)ksp->data;
-  PC               pc;
-  PCType           type;
-  Mat              P;
-  PetscBool        isjacobi, isnone, useabs, fix, set, spd;
-  PCJacobiType     jtype;
-  PetscBool        same = PETSC_FALSE;
+  KSP_GK      *gk = (KSP_GK *)ksp->data;
+  PC           pc;
+  PCType       type;
+  Mat          P;
+  PetscBool    isjacobi, isnone, useabs, fix, set, spd;
+  PCJacobiType jtype;
+  PetscBool    same                                  = PETSC_FALSE;
   PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
 
   PetscFunctionBegin;
@@ -255,7 +256,7 @@ static PetscReal KSPGKNorm_Private(KSP ksp, const GKKrylovState *S)
 static PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool *ok)
 {
   PetscFunctionBegin;
-  *ok = PETSC_TRUE;
+  *ok      = PETSC_TRUE;
   ksp->its = its;
   if (PetscIsInfOrNanReal(dp)) {
     PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf norm");
@@ -280,8 +281,7 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
   if (gk->eis) PetscCall(gk->eis->apply(ksp->pc, r, z));
   else if (!gk->diag) PetscCall(VecCopy(r, z));
   else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
-  else { /* conj(d) r = conj(d conj(r)) */
-    PetscCall(VecCopy(r, z));
+  else { /* conj(d) r = conj(d conj(r)) */ PetscCall(VecCopy(r, z));
     PetscCall(VecConjugate(z));
     PetscCall(VecPointwiseMult(z, gk->diag, z));
     PetscCall(VecConjugate(z));
@@ -315,14 +315,14 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   if (!ksp->guess_zero) {
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
-  } else PetscCall(VecGKCopy_Private(Bv, R)); /* r <- b (b may be PETSc's own VECCUDA) */
+  } else PetscCall(VecGKCopy_Private(Bv, R));                             /* r <- b (b may be PETSc's own VECCUDA) */
   if (gk->eis) PetscCall(gk->eis->begin(ksp->pc, R, X, ksp->guess_zero)); /* Eisenstat: r^ = (D/w + L)^-1 r, x^ = (D/w + U) x */
-  PetscCall(KSPGKApplyPC_Private(ksp, R, Z, PETSC_FALSE)); /* z <- B r */
+  PetscCall(KSPGKApplyPC_Private(ksp, R, Z, PETSC_FALSE));                /* z <- B r */
   if (gk->method == GK_KRYLOV_BICG) {
-    PetscCall(VecCopy(R, RT));                              /* r~ <- r */
+    PetscCall(VecCopy(R, RT));                                /* r~ <- r */
     PetscCall(KSPGKApplyPC_Private(ksp, RT, ZT, PETSC_TRUE)); /* z~ <- B^H r~ */
   }
-  if (gk->method == GK_KRYLOV_BICG) PetscCall(VecDot(Z, RT, rho0)); /* rho <- r~^H z */
+  if (gk->method == GK_KRYLOV_BICG) PetscCall(VecDot(Z, RT, rho0));      /* rho <- r~^H z */
   else if (gk->method == GK_KRYLOV_COCG) PetscCall(VecTDot(Z, R, rho0)); /* rho <- r^T z */
   else PetscCall(VecDot(Z, R, rho0));                                    /* rho <- r^H z */
   switch (ksp->normtype) {
@@ -362,7 +362,8 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(GKDev->krylovstateend(K, &S));
-  PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead", ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
+  PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead",
+             ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
     PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p is 0 or changed sign in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
@@ -376,9 +377,8 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
 
       if (S.flag == GK_KRYLOV_INDEFINITE_PC) ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
       else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
-      else { /* KSPCG: "converged due to beta = 0", in the next iteration */
-        ksp->its    = S.flagit + 1;
-        ksp->reason = KSP_CONVERGED_ATOL;
+      else { /* KSPCG: "converged due to beta = 0", in the next iteration */ ksp->its = S.flagit + 1;
+        ksp->reason                                                                   = KSP_CONVERGED_ATOL;
       }
     }
     PetscFunctionReturn(0);
@@ -642,7 +642,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
   GKKrylov           K;
   GKOperator         op;
-  KSPGKWork         *wk    = &gk->work;
+  KSPGKWork         *wk = &gk->work;
   Vec               *need[10];
   PetscScalar      **to[10];
   PetscInt           nn = 0;

@@ -25,31 +25,31 @@ typedef struct {
 } KSPGKWork;
 
 typedef struct {
-  GKKrylovMethod   method;     /* of the current solve */
-  PetscInt         checkevery; /* test convergence every so many iterations */
-  PetscBool        cocg;       /* bicggpu: COCG for complex symmetric matrices */
-  Mat              Aconv;      /* the operator converted to ellrcuda, when it is no device matrix */
-  KSPGKKey         Akey;       /* the operator it was converted from */
-  Mat              Atrans;     /* KSPSolveTranspose: the transpose of the device operator */
-  KSPGKKey         Atkey;      /* the device operator it was made from */
-  Mat              Adev;       /* the device matrix the iterations use: the operator or Aconv */
-  PetscBool        mpi;        /* Adev is an MPI device matrix */
-  Vec              diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
-  KSPGKKey         Pkey;       /* the preconditioning matrix diag was made from (id 0: not Jacobi's diag) */
-  Vec              X, B;       /* device copies of x and b, made when theirs are host vectors */
-  KSPGKWork        work;       /* r made at setup, the others at their first use */
-  const GKEisenstat *eis;      /* the PC's Eisenstat operations when it is applied by Eisenstat's trick, else NULL */
-  PetscBool        devsums;    /* several processes: keep the sums on their GPUs where they can (-ksp_cggpu_device_sums) */
-  PetscBool        peerstried; /* whether the mailboxes were tried (once per KSP) */
-  GKPeers          peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
-  PetscInt         peersolve;  /* the solves that used them, alike on every process */
-  PetscBool        peersnow;   /* this solve keeps its sums on the GPUs (peers, CG or COCG, devsums) */
-  PetscBool        devhalo;    /* with them, send the direction's ghosts GPU to GPU too (-ksp_cggpu_device_halo) */
-  PetscBool        haloon;     /* the peers' ghost buffers are set up, for the lists of the matrix below */
-  PetscBool        halotried;  /* they were tried for that matrix's lists */
-  PetscObjectId    haloid;     /* that matrix and its nonzero state */
-  PetscObjectState halostate;
-  PetscBool        halonow;    /* this solve sends the ghosts GPU to GPU */
+  GKKrylovMethod     method;     /* of the current solve */
+  PetscInt           checkevery; /* test convergence every so many iterations */
+  PetscBool          cocg;       /* bicggpu: COCG for complex symmetric matrices */
+  Mat                Aconv;      /* the operator converted to ellrcuda, when it is no device matrix */
+  KSPGKKey           Akey;       /* the operator it was converted from */
+  Mat                Atrans;     /* KSPSolveTranspose: the transpose of the device operator */
+  KSPGKKey           Atkey;      /* the device operator it was made from */
+  Mat                Adev;       /* the device matrix the iterations use: the operator or Aconv */
+  PetscBool          mpi;        /* Adev is an MPI device matrix */
+  Vec                diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
+  KSPGKKey           Pkey;       /* the preconditioning matrix diag was made from (id 0: not Jacobi's diag) */
+  Vec                X, B;       /* device copies of x and b, made when theirs are host vectors */
+  KSPGKWork          work;       /* r made at setup, the others at their first use */
+  const GKEisenstat *eis;        /* the PC's Eisenstat operations when it is applied by Eisenstat's trick, else NULL */
+  PetscBool          devsums;    /* several processes: keep the sums on their GPUs where they can (-ksp_cggpu_device_sums) */
+  PetscBool          peerstried; /* whether the mailboxes were tried (once per KSP) */
+  GKPeers            peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
+  PetscInt           peersolve;  /* the solves that used them, alike on every process */
+  PetscBool          peersnow;   /* this solve keeps its sums on the GPUs (peers, CG or COCG, devsums) */
+  PetscBool          devhalo;    /* with them, send the direction's ghosts GPU to GPU too (-ksp_cggpu_device_halo) */
+  PetscBool          haloon;     /* the peers' ghost buffers are set up, for the lists of the matrix below */
+  PetscBool          halotried;  /* they were tried for that matrix's lists */
+  PetscObjectId      haloid;     /* that matrix and its nonzero state */
+  PetscObjectState   halostate;
+  PetscBool          halonow; /* this solve sends the ghosts GPU to GPU */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

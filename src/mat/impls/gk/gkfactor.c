@@ -43,7 +43,7 @@ static PetscErrorCode MatGKAsBase_Private(Mat A, char **own)
   PetscFunctionBegin;
   PetscCall(MatGKBaseType_Private(A, &base));
   PetscCall(PetscStrallocpy(base, &name));
-  *own                         = ((PetscObject)A)->type_name;
+  *own                        = ((PetscObject)A)->type_name;
   ((PetscObject)A)->type_name = name;
   PetscFunctionReturn(0);
 }
@@ -53,7 +53,7 @@ static PetscErrorCode MatGKAsOwn_Private(Mat A, char **own)
   PetscFunctionBegin;
   PetscCall(PetscFree(((PetscObject)A)->type_name));
   ((PetscObject)A)->type_name = *own;
-  *own                         = NULL;
+  *own                        = NULL;
   PetscFunctionReturn(0);
 }
 
@@ -92,7 +92,7 @@ GK_FACTOR_STEP(MatCholeskyFactorNumeric_GK, cholnum, (Mat F, Mat A, const MatFac
 #define GK_WRAP_STEP(F, OP, FIELD, WRAPPER) \
   do { \
     if ((F)->ops->OP && (F)->ops->OP != WRAPPER) { \
-      st->FIELD     = (F)->ops->OP; \
+      st->FIELD    = (F)->ops->OP; \
       (F)->ops->OP = WRAPPER; \
     } \
   } while (0)

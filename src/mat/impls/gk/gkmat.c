@@ -22,7 +22,9 @@ static PetscErrorCode MatSeqGKCheckColumns_Private(Mat A)
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   for (PetscInt i = 0; i < m; i++) {
     PetscCheck(ai[i + 1] >= ai[i], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Row %" PetscInt_FMT " of the %s matrix has %" PetscInt_FMT " entries: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, ((PetscObject)A)->type_name, ai[i + 1] - ai[i]);
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k], ((PetscObject)A)->type_name, n);
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k],
+                 ((PetscObject)A)->type_name, n);
   }
   PetscFunctionReturn(0);
 }
@@ -59,7 +61,8 @@ PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, double stored,
   PetscFunctionBegin;
   *fits = fill <= (double)gk->maxfill ? PETSC_TRUE : PETSC_FALSE;
   if (!*fits)
-    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill, (double)gk->maxfill, gk->fmt->fillopt, why, gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0));
+    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill,
+                            (double)gk->maxfill, gk->fmt->fillopt, why, gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0));
   PetscFunctionReturn(0);
 }
 
@@ -388,7 +391,7 @@ static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
   const GKMatFormat *fmt = ((Mat_SeqGK *)A->spptr)->fmt;
   Mat                T;
   PetscContainer     parent = NULL;
-  MatState    *ps;
+  MatState          *ps;
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {

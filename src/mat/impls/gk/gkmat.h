@@ -49,14 +49,14 @@ typedef struct {
 
 typedef struct {
   const GKMatFormat *fmt;
-  void              *data;     /* the format's */
-  PetscReal          maxfill;  /* -mat_<type>_max_fill */
-  PetscInt           nnz;      /* nonzeros of the host matrix the device copy was made from */
-  size_t             bytes;    /* device bytes of the format's arrays, set by the format */
-  PetscObjectState   state;    /* object state of that host matrix */
-  PetscObjectState   nzstate;  /* its nonzero state; -1 before the first build */
-  PetscScalar       *dx, *dy;  /* device staging of host vectors, max(m, n) each */
-  struct _MatOps     base;     /* SEQAIJ's operations, called through and restored on conversion back */
+  void              *data;    /* the format's */
+  PetscReal          maxfill; /* -mat_<type>_max_fill */
+  PetscInt           nnz;     /* nonzeros of the host matrix the device copy was made from */
+  size_t             bytes;   /* device bytes of the format's arrays, set by the format */
+  PetscObjectState   state;   /* object state of that host matrix */
+  PetscObjectState   nzstate; /* its nonzero state; -1 before the first build */
+  PetscScalar       *dx, *dy; /* device staging of host vectors, max(m, n) each */
+  struct _MatOps     base;    /* SEQAIJ's operations, called through and restored on conversion back */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
@@ -67,9 +67,9 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, co
 /* the formats; ELLPACK-R's is also the off-diagonal blocks' of every MPI device matrix */
 PETSC_INTERN const GKMatFormat GKFormatELLR;
 PETSC_INTERN const GKMatFormat GKFormatDIA;
-PETSC_INTERN PetscErrorCode MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
-PETSC_INTERN PetscErrorCode MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
-PETSC_INTERN PetscErrorCode MatSeqGKInvalidate_Private(Mat);
+PETSC_INTERN PetscErrorCode    MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
+PETSC_INTERN PetscErrorCode    MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
+PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);

@@ -27,7 +27,7 @@ typedef struct {
   const PetscInt    *garray;  /* the off-diagonal block's global columns they were made from */
   PetscInt           nghost;
   PetscMPIInt        tag;
-  PetscSF            sf;      /* of the ghost columns: the lists below are its own arrays */
+  PetscSF            sf; /* of the ghost columns: the lists below are its own arrays */
   /* sends: my owned entries rank sranks[r] needs, sidx[soff[r]] ... sidx[soff[r+1]-1] */
   PetscInt           nsr;
   const PetscInt    *soff, *sidx;
@@ -37,7 +37,7 @@ typedef struct {
   PetscInt           nrr;
   const PetscInt    *roff, *ridx;
   const PetscMPIInt *rranks;
-  PetscInt          *dridx;   /* ridx on the device, when the ghosts do not arrive in order */
+  PetscInt          *dridx; /* ridx on the device, when the ghosts do not arrive in order */
   /* The buffers MPI reads and writes: staging memory (pinned, read and written by the kernels
      in place), or device memory where the MPI takes it (-gpukit_cuda_aware_mpi) */
   PetscBool    aware;
@@ -186,15 +186,13 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   PetscCall(PetscSFSetGraphLayout(mg->sf, A->cmap, nghost, NULL, PETSC_COPY_VALUES, garray));
   PetscCall(PetscSFSetUp(mg->sf));
   PetscCall(PetscSFGetRootRanks(mg->sf, &mg->nrr, &mg->rranks, &mg->roff, &mg->ridx, &rremote)); /* owners of my ghosts */
-  PetscCall(PetscSFGetLeafRanks(mg->sf, &mg->nsr, &mg->sranks, &mg->soff, &mg->sidx));          /* who needs what I own */
+  PetscCall(PetscSFGetLeafRanks(mg->sf, &mg->nsr, &mg->sranks, &mg->soff, &mg->sidx));           /* who needs what I own */
   for (PetscInt k = 0; k < mg->roff[mg->nrr]; k++) inorder = (PetscBool)(inorder && mg->ridx[k] == k);
   PetscCall(MatMPIGKBufMalloc_Private(mg, mg->soff[mg->nsr], &mg->sendbuf));
   PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->ghostbuf));
   if (!inorder) {
     PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->recvbuf));
-    if (mg->aware) {
-      PetscCall(GKMallocH2D(nghost, mg->ridx, &mg->dridx));
-    }
+    if (mg->aware) { PetscCall(GKMallocH2D(nghost, mg->ridx, &mg->dridx)); }
   }
   PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
   PetscCall(GKMallocH2D(mg->soff[mg->nsr], mg->sidx, &mg->dsidx));

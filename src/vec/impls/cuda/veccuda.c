@@ -15,15 +15,15 @@
 #include "gkvec.h"
 
 /* exported by libpetsc, not declared in its headers */
-PETSC_EXTERN MPI_Op         MPIU_MAXLOC, MPIU_MINLOC;
+PETSC_EXTERN MPI_Op MPIU_MAXLOC, MPIU_MINLOC;
 
 typedef struct {
-  PetscScalar   *d;    /* device array, local length (NULL when empty or not allocated) */
-  PetscOffloadMask mask; /* which array holds the values (the Vec's own offloadmask stays CPU: see VecConvert_GK_Private) */
-  PetscBool      isconst; /* VecSet made every entry of the device array cval, and nothing wrote it since */
-  PetscScalar    cval;
-  PetscBool      mpi;  /* the reductions add an MPIU_Allreduce */
-  struct _VecOps base; /* VECSEQ's or VECMPI's operations, for the fallbacks */
+  PetscScalar     *d;       /* device array, local length (NULL when empty or not allocated) */
+  PetscOffloadMask mask;    /* which array holds the values (the Vec's own offloadmask stays CPU: see VecConvert_GK_Private) */
+  PetscBool        isconst; /* VecSet made every entry of the device array cval, and nothing wrote it since */
+  PetscScalar      cval;
+  PetscBool        mpi;  /* the reductions add an MPIU_Allreduce */
+  struct _VecOps   base; /* VECSEQ's or VECMPI's operations, for the fallbacks */
 } Vec_GK;
 
 static PetscErrorCode VecGetArray_GK(Vec, PetscScalar **);
@@ -79,8 +79,8 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   /* a new vector's host array is zeroed at creation: zero the device one, copy nothing */
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
   else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
-  g->mask = PETSC_OFFLOAD_BOTH;
-  g->isconst     = PETSC_FALSE;
+  g->mask    = PETSC_OFFLOAD_BOTH;
+  g->isconst = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -116,8 +116,8 @@ static PetscErrorCode VecGKDevice_Private(Vec v, GKAccess mode, PetscScalar **d)
     if (!g->d && v->map->n) PetscCall(GKMalloc(v->map->n, &g->d));
   } else PetscCall(VecGKCopyToDevice_Private(v, g));
   if (mode != GK_READ) {
-    g->mask = PETSC_OFFLOAD_GPU;
-    g->isconst     = PETSC_FALSE;
+    g->mask    = PETSC_OFFLOAD_GPU;
+    g->isconst = PETSC_FALSE;
   }
   *d = g->d;
   PetscFunctionReturn(0);
@@ -163,7 +163,7 @@ static PetscErrorCode VecGetArrayWrite_GK(Vec v, PetscScalar **a)
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCall(VecGKCopyToHost_Private(v, g));
   g->mask = PETSC_OFFLOAD_CPU;
-  *a             = VecGKHostArray_Private(v);
+  *a      = VecGKHostArray_Private(v);
   PetscFunctionReturn(0);
 }
 
@@ -610,8 +610,7 @@ static PetscErrorCode VecGKNorm_Private(Vec x, NormType type, PetscBool global, 
 
       PetscCall(VecGKAllreduce_Private(x, m, 2, MPIU_REAL, MPIU_MAX));
       r[2] = m[1] > 0.0 ? (PetscReal)NAN : m[0];
-    }
-    else PetscCall(VecGKAllreduce_Private(x, r, 2, MPIU_REAL, MPIU_SUM));
+    } else PetscCall(VecGKAllreduce_Private(x, r, 2, MPIU_REAL, MPIU_SUM));
   }
   switch (type) {
   case NORM_1:
@@ -789,8 +788,8 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   /* PETSc's own device vectors (a PETSc built with CUDA) take any other vector whose offloadmask
      says GPU for one of theirs (VecCopy from one writes to its spptr): to PETSc this vector is a
      host one, reached through the array hooks above, and its own mask lives in g */
-  g->mask                   = PETSC_OFFLOAD_UNALLOCATED;
-  v->offloadmask            = PETSC_OFFLOAD_CPU;
+  g->mask        = PETSC_OFFLOAD_UNALLOCATED;
+  v->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectChangeTypeName((PetscObject)v, type));
   PetscFunctionReturn(0);
 }
@@ -872,8 +871,7 @@ static PetscErrorCode VecGPUKitCheck_Private(Vec v)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(v, VEC_CLASSID, 1);
-  PetscCheck(VecIsOwnGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array the library can use: create it with type %s%s", ((PetscObject)v)->type_name, VECGKCUDA,
-             PetscDefined(HAVE_CUDA) ? (GKDev == &GKBackendCUDA ? " or " VECCUDA : " (PETSc's " VECCUDA " needs the library's CUDA backend, and this process runs on the host backend)") : "");
+  PetscCheck(VecIsOwnGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array the library can use: create it with type %s%s", ((PetscObject)v)->type_name, VECGKCUDA, PetscDefined(HAVE_CUDA) ? (GKDev == &GKBackendCUDA ? " or " VECCUDA : " (PETSc's " VECCUDA " needs the library's CUDA backend, and this process runs on the host backend)") : "");
   PetscFunctionReturn(0);
 }
 

@@ -90,14 +90,15 @@ static PetscErrorCode MatSeqDIAGetDiagonal_Private(Mat A, PetscScalar *diag)
 
 static PetscErrorCode MatSeqDIAView_Private(Mat A, PetscViewer viewer)
 {
-  Mat_SeqGK   *gk     = (Mat_SeqGK *)A->spptr;
-  Mat_SeqDIA  *d      = (Mat_SeqDIA *)gk->data;
-  const double stored = (double)d->A.m * (double)d->A.ndiag;
+  Mat_SeqGK   *gk           = (Mat_SeqGK *)A->spptr;
+  Mat_SeqDIA  *d            = (Mat_SeqDIA *)gk->data;
+  const double stored       = (double)d->A.m * (double)d->A.ndiag;
   char         offsets[256] = "";
   size_t       len;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "DIA (Jost et al. 3.2): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %" PetscInt_FMT " diagonals, stored %.0f, fill %.3f (limit %.2f, %s)\n", d->A.m, gk->nnz, d->A.ndiag, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "DIA (Jost et al. 3.2): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %" PetscInt_FMT " diagonals, stored %.0f, fill %.3f (limit %.2f, %s)\n", d->A.m, gk->nnz, d->A.ndiag, stored,
+                                   gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   for (PetscInt k = 0; k < d->A.ndiag; k++) {
     PetscCall(PetscStrlen(offsets, &len));
     if (d->A.ndiag > 16 && k == 8) {

@@ -7,12 +7,12 @@
 #include <limits.h>
 
 typedef struct {
-  PetscInt  sliceheight; /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
-  PetscInt  sortwindow;  /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
-  PetscInt  shortcols;   /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
-  PetscBool chosen;      /* the slice height or sort window was set (option or setter): the layout is never chosen automatically */
-  GKEllr    A;           /* the matrix */
-  GKEllr    At;          /* its transpose, when hasAt */
+  PetscInt  sliceheight;       /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
+  PetscInt  sortwindow;        /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
+  PetscInt  shortcols;         /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
+  PetscBool chosen;            /* the slice height or sort window was set (option or setter): the layout is never chosen automatically */
+  GKEllr    A;                 /* the matrix */
+  GKEllr    At;                /* its transpose, when hasAt */
   PetscInt  layA[2], layAt[2]; /* the slice height and sort window each copy was built with */
   PetscBool autoA, autoAt;     /* whether that layout was chosen automatically (the paper's would exceed the fill limit) */
   PetscBool hasAt;
@@ -86,9 +86,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     for (PetscInt s = 0; s < m; s++) perm[s] = rows[s].row;
     PetscCall(PetscFree(rows));
   }
-#define GK_ROW(s) (perm ? perm[s] : (s))
+#define GK_ROW(s)   (perm ? perm[s] : (s))
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
-#define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
+#define GK_UP(e, a) (((e) + (a)-1) / (a) * (a))
   PetscCall(PetscMalloc4(ns + 1, &sp, ns, &wfirst, m, &wide, m, &wptr)); /* wide, wptr: at most m slots */
   /* the starts counted in 64 bits: padding can need more entries than PetscInt counts (one dense
      row among 65536), which the fill limit or the check below refuses before anything is stored */
@@ -116,8 +116,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     start     = next;
     sp[s + 1] = (PetscInt)PetscMin(start, PETSC_MAX_INT);
   }
-  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0,
-                          h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
+  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0, h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)start, ai[m], why, fits, msg, len));
   if (*fits && start > PETSC_MAX_INT) {
     *fits = PETSC_FALSE;
@@ -322,13 +321,16 @@ static PetscErrorCode MatSeqELLRGetDiagonal_Private(Mat A, PetscScalar *d)
 
 static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
 {
-  Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
-  Mat_SeqELLR *e  = (Mat_SeqELLR *)gk->data;
+  Mat_SeqGK   *gk     = (Mat_SeqGK *)A->spptr;
+  Mat_SeqELLR *e      = (Mat_SeqELLR *)gk->data;
   const double stored = (double)e->storedA;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
-  if (e->autoA) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would exceed the fill limit, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n", e->A.h, e->layA[1]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
+                                   gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  if (e->autoA)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would exceed the fill limit, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->A.h, e->layA[1]));
   else {
     if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
     if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
@@ -381,7 +383,7 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, GKOptionItems Pets
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   PetscInt     h = e->sliceheight, sigma = e->sortwindow;
-  PetscBool    set, sc = (PetscBool)e->shortcols;
+  PetscBool    set, sc                   = (PetscBool)e->shortcols;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height", "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)", "MatELLRCUDASetSliceHeight", h, &h, &set));
