@@ -151,7 +151,7 @@ int main(int argc, char **argv)
   # counts on AIJ and on diacuda): the cases compare the reasons, the residuals and the solutions
   testset:
     args: -dll_append ${LIB} -dm_vec_type cuda
-    filter: sed -E "s/(bicggpu +)[0-9]+ iterations/\\1N iterations/"
+    filter: sed -E "s/(bicggpu) +[0-9]+ iterations/\\1 N iterations/"
     test:
       suffix: diacuda
       args: -n 48 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}

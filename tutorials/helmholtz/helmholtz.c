@@ -155,7 +155,7 @@ int main(int argc, char **argv)
   testset:
     requires: complex
     args: -dll_append ${LIB} -dm_vec_type cuda
-    filter: sed -E "s/(BiCG|COCG)( +)[0-9]+ iterations/\\1\\2N iterations/"
+    filter: sed -E "s/(BiCG|COCG) +[0-9]+ iterations/\\1 N iterations/"
     test:
       suffix: diacuda
       args: -n 48 -k 12 -dm_mat_type diacuda -gpukit_backend {{host cuda}shared output}
