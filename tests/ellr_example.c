@@ -290,3 +290,12 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # the arrays and products checked by hand, on both backends; the views' last line names the backend
+  test:
+    args: -gpukit_backend {{host cuda}shared output}
+    filter: grep -v "device memory:"
+
+TEST*/
