@@ -14,9 +14,9 @@ NVCC       ?= $(CUDA_DIR)/bin/nvcc
 # Hopper machine code, and PTX that the driver compiles for other GPUs from Ampere on
 CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 
-# PETSc and the CUDA toolkit first: installed here when missing (as root), or one line saying
+# PETSc and the CUDA toolkit first (not for clean or plot): installed here when missing (as root), or one line saying
 # what was found and what to set
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifeq ($(filter clean plot,$(MAKECMDGOALS)),)
 DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps 1>&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)
 $(error petsc-gpukit: prerequisites missing, see above)
