@@ -1,7 +1,8 @@
 static char help[] = "Solves A x = b for a matrix read from a file, with the matrix type, Krylov method and preconditioner\n\
 the options choose; prints the iterations, whether the residual and error are small, and (-timing) the\n\
 time. b = A x* for x*_i = 1 + sin(0.37 i)/2, so that the solution is known. A plain PETSc program: the GPU types come from loading\n\
-petsc-gpukit at run time, -dll_append /path/to/libpetscgpukit.so -mat_type ellrcuda -vec_type cuda.\n\
+petsc-gpukit at run time, -dll_append /path/to/libpetscgpukit.so -mat_type ellrcuda (the vectors, from\n\
+MatCreateVecs(), are then the matrix's device vectors).\n\
 Options:\n\
   -f <file>               : a matrix in PETSc's binary format\n\
   -mm <file>              : a matrix in Matrix Market coordinate format (real, complex or pattern;\n\
@@ -351,14 +352,14 @@ int main(int argc, char **argv)
     args: -dll_append ${LIB}
     test:
       suffix: mm_ellrcuda
-      args: -write_wathen 8,6 -o wathen86.mtx -mm wathen86.mtx -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
+      args: -write_wathen 8,6 -o wathen86.mtx -mm wathen86.mtx -mat_type ellrcuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
     test:
       suffix: binary_diacuda
       args: -write_wathen 5 -o wathen55.bin -f wathen55.bin -mat_type diacuda -mat_diacuda_max_fill 100 -ksp_type cg
     test:
       suffix: mm_mpi
       nsize: 3
-      args: -write_wathen 10,7 -o wathen107.mtx -mm wathen107.mtx -mat_type ellrcuda -vec_type cuda -ksp_type cggpu
+      args: -write_wathen 10,7 -o wathen107.mtx -mm wathen107.mtx -mat_type ellrcuda -ksp_type cggpu
     test:
       suffix: mm_bicggpu
       nsize: 2
