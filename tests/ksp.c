@@ -14,7 +14,7 @@ static char help[] = "PETSc's Krylov methods on the device types against the sam
 #include <petscksp.h>
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im)*PETSC_i)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif

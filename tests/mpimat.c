@@ -32,7 +32,7 @@ typedef enum {
 static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im)*PETSC_i)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif

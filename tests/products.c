@@ -27,7 +27,7 @@ typedef enum {
 static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im)*PETSC_i)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif

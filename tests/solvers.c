@@ -19,7 +19,7 @@ static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdo
 #include <petsc/private/petscimpl.h> /* PetscObjectStateGet */
 
 #if defined(PETSC_USE_COMPLEX)
-  #define CPLX(re, im) ((re) + (im)*PETSC_i)
+  #define CPLX(re, im) ((re) + (im) * PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif

@@ -104,7 +104,9 @@ int main(int argc, char **argv)
   else PetscCall(AssembleLaplacian(n, &A));
   PetscCall(MatGetType(A, &type));
   if (dmda) PetscCall(DMCreateGlobalVector(da, &x)); /* type from -dm_vec_type */
-  else { /* type from -vec_type */ PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+  else {
+    /* type from -vec_type */
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
     PetscCall(VecSetSizes(x, PETSC_DECIDE, n * n));
     PetscCall(VecSetFromOptions(x));
   }

@@ -52,8 +52,8 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
      not finite has already made p.w, and so the solve, fail (bench/ANALYSIS.md: the loads
      first, and the length not read) */
-  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, (L::SHORT ? 1 : 0), false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
-  else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, (L::SHORT ? 1 : 0)>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, (const GKScalar *)D.val, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 }

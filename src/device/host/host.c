@@ -454,7 +454,7 @@ void GKHostSsorBlock(const GKSsor *S, PetscInt J, PetscInt n, PetscBool inv, Pet
 {
   const PetscInt     nb   = S->nblk;
   const PetscScalar *dinv = S->fac + (S->bs * (S->bs - 1) / 2) * nb + J;
-#define GKF(k, l)  S->fac[((k) * ((k)-1) / 2 + (l)) * nb + J]
+#define GKF(k, l)  S->fac[((k) * ((k) - 1) / 2 + (l)) * nb + J]
 #define GKFS(k, l) (S->herm ? PetscConj(GKF(k, l)) : GKF(k, l))
 
   if (inv) { /* F^-* Delta^-1 F^-1 v */

@@ -281,7 +281,9 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
   if (gk->eis) PetscCall(gk->eis->apply(ksp->pc, r, z));
   else if (!gk->diag) PetscCall(VecCopy(r, z));
   else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
-  else { /* conj(d) r = conj(d conj(r)) */ PetscCall(VecCopy(r, z));
+  else {
+    /* conj(d) r = conj(d conj(r)) */
+    PetscCall(VecCopy(r, z));
     PetscCall(VecConjugate(z));
     PetscCall(VecPointwiseMult(z, gk->diag, z));
     PetscCall(VecConjugate(z));
@@ -377,8 +379,10 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
 
       if (S.flag == GK_KRYLOV_INDEFINITE_PC) ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
       else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
-      else { /* KSPCG: "converged due to beta = 0", in the next iteration */ ksp->its = S.flagit + 1;
-        ksp->reason                                                                   = KSP_CONVERGED_ATOL;
+      else {
+        /* KSPCG: "converged due to beta = 0", in the next iteration */
+        ksp->its    = S.flagit + 1;
+        ksp->reason = KSP_CONVERGED_ATOL;
       }
     }
     PetscFunctionReturn(0);

@@ -192,7 +192,7 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->ghostbuf));
   if (!inorder) {
     PetscCall(MatMPIGKBufMalloc_Private(mg, nghost, &mg->recvbuf));
-    if (mg->aware) { PetscCall(GKMallocH2D(nghost, mg->ridx, &mg->dridx)); }
+    if (mg->aware) PetscCall(GKMallocH2D(nghost, mg->ridx, &mg->dridx));
   }
   PetscCall(PetscMalloc1(mg->nsr + mg->nrr, &mg->reqs));
   PetscCall(GKMallocH2D(mg->soff[mg->nsr], mg->sidx, &mg->dsidx));

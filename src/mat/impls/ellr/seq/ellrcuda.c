@@ -88,7 +88,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   }
 #define GK_ROW(s)   (perm ? perm[s] : (s))
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
-#define GK_UP(e, a) (((e) + (a)-1) / (a) * (a))
+#define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
   PetscCall(PetscMalloc4(ns + 1, &sp, ns, &wfirst, m, &wide, m, &wptr)); /* wide, wptr: at most m slots */
   /* the starts counted in 64 bits: padding can need more entries than PetscInt counts (one dense
      row among 65536), which the fill limit or the check below refuses before anything is stored */
