@@ -3,8 +3,9 @@
    that knows the sweeps offers it to a fused CG (src/ksp/impls/gk): CG runs on the transformed
    system (D/w + L)^-1 A (D/w + U)^-1 with the scaling ((2 - w)/w) D as its preconditioner, and
    each step's product with A becomes the PC's sweeps. A PC offers it through the composed method
-   GK_EISENSTAT_C, PetscErrorCode (PC, const GKEisenstat **), called after PCSetUp() (an error
-   where the PC's settings do not allow it); the KSP knows the PC through these operations alone.
+   GK_EISENSTAT_C, PetscErrorCode (PC, const GKEisenstat **), called after PCSetUp() (NULL where
+   the PC's settings do not allow it: the KSP then applies the PC as PETSc's methods do); the KSP
+   knows the PC through these operations alone.
 */
 #pragma once
 

@@ -753,6 +753,21 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/* SSOR's sweeps are one symmetric operator (D/w + U)^-1 ((2 - w)/w) D (D/w + L)^-1 where the
+   matrix is symmetric, and so are its multicolour, block and Neumann forms: the transpose is the
+   application itself. As PCSOR, only where the matrix is known symmetric (MatSetOption
+   MAT_SYMMETRIC): BiCG and KSPSolveTranspose need it. */
+static PetscErrorCode PCApplyTranspose_SSORGPU(PC pc, Vec x, Vec y)
+{
+  PetscBool set, sym;
+
+  PetscFunctionBegin;
+  PetscCall(MatIsSymmetricKnown(pc->pmat, &set, &sym));
+  PetscCheck(set && sym, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PC %s applies its transpose only where the matrix is known symmetric (then SSOR is a symmetric operator): MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE), or a KSP that needs no transpose", PCSSORGPU);
+  PetscCall(PCApply_SSORGPU(pc, x, y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, GKOptionItems PetscOptionsObject)
 {
   PC_SSORGPU   *s     = (PC_SSORGPU *)pc->data;
@@ -1024,6 +1039,7 @@ PetscErrorCode PCCreate_SSORGPU(PC pc)
   pc->data                = s;
   pc->ops->setup          = PCSetUp_SSORGPU;
   pc->ops->apply          = PCApply_SSORGPU;
+  pc->ops->applytranspose = PCApplyTranspose_SSORGPU;
   pc->ops->setfromoptions = PCSetFromOptions_SSORGPU;
   pc->ops->view           = PCView_SSORGPU;
   pc->ops->reset          = PCReset_SSORGPU;

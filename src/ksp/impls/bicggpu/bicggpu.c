@@ -19,13 +19,15 @@
    Options Database Keys:
 +  -ksp_bicggpu_cocg - COCG instead of BiCG (complex symmetric matrices)
 .  -ksp_bicggpu_check_every <k> - test convergence every k iterations only
-.  -pc_type <jacobi,none> - the preconditioners applied on the device (jacobi is the default)
+.  -pc_type <jacobi,none,...> - jacobi (the default) and none are fused into the kernels; any other
+                                PC is applied by PETSc's `KSPBICG` iterating on the device matrix and
+                                vectors (the general path; the PC must apply its transpose)
 -  -ksp_norm_type <preconditioned,unpreconditioned,none> - as `KSPBICG`
 
    Level: beginner
 
    Note:
-   Runs on one MPI process for now.
+   Runs on any number of MPI processes, each with its GPU (`MATMPIELLRCUDA`, `MATMPIDIACUDA`).
 
 .seealso: `KSPBICG`, `KSPCGGPU`, `MATELLRCUDA`, `VECCUDA`
 M*/

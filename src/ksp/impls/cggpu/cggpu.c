@@ -26,13 +26,16 @@
    Options Database Keys:
 +  -ksp_cggpu_check_every <k> - test convergence every k iterations only: fewer waits, up to
                                 k-1 extra iterations
-.  -pc_type <jacobi,none> - the preconditioners applied on the device (jacobi is the default)
+.  -pc_type <jacobi,none,ssorgpu,...> - jacobi (the default) and none are fused into the kernels,
+                                         ssorgpu on one process by Eisenstat's trick; any other PC
+                                         is applied by PETSc's `KSPCG` iterating on the device
+                                         matrix and vectors (the general path, `-ksp_view` says so)
 -  -ksp_norm_type <preconditioned,unpreconditioned,natural,none> - as `KSPCG`
 
    Level: beginner
 
    Note:
-   Runs on one MPI process for now.
+   Runs on any number of MPI processes, each with its GPU (`MATMPIELLRCUDA`, `MATMPIDIACUDA`).
 
 .seealso: `KSPCG`, `KSPBICGGPU`, `MATELLRCUDA`, `VECCUDA`
 M*/

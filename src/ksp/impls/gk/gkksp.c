@@ -89,50 +89,60 @@ static PetscErrorCode KSPGKSetUpTranspose_Private(KSP ksp)
 
 /* The device matrix the iterations use: the operator itself, or any other assembled matrix
    converted to ellrcuda, again only when the operator changed; its transpose for
-   KSPSolveTranspose */
+   KSPSolveTranspose on the fused path (PETSc's methods on the general path multiply by A^T) */
 static PetscErrorCode KSPGKSetUpOperator_Private(KSP ksp)
 {
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+
   PetscFunctionBegin;
   PetscCall(KSPGKSetUpDevice_Private(ksp));
-  if (ksp->transpose_solve) PetscCall(KSPGKSetUpTranspose_Private(ksp));
+  if (ksp->transpose_solve && !gk->general) PetscCall(KSPGKSetUpTranspose_Private(ksp));
   PetscFunctionReturn(0);
 }
 
-/* SSOR by Eisenstat's trick (eisenstat.h): CG on the transformed system, the PC's sweeps in place
-   of the product with A and its scaling as the preconditioner; the PC keeps the sweeps' arrays */
-static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc, PetscErrorCode (*geteis)(PC, const GKEisenstat **))
+/* Whether a PC that offers Eisenstat's trick (eisenstat.h) can be applied by it: CG on one
+   process, the operator the preconditioning matrix, not KSPSolveTranspose; else the general path
+   applies the PC as PETSc's KSPCG does */
+static PetscErrorCode KSPGKEisenstatFits_Private(KSP ksp, PetscBool *fits)
 {
-  KSP_GK     *gk    = (KSP_GK *)ksp->data;
-  const char *pname = ((PetscObject)pc)->type_name;
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
   Mat         A, P;
   PetscMPIInt size;
 
   PetscFunctionBegin;
-  PetscCheck(gk->method == GK_KRYLOV_CG, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s supports -pc_type jacobi or none; %s works with -ksp_type %s (or PETSc's methods)", ((PetscObject)ksp)->type_name, pname, KSPCGGPU);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s with %s runs on one process for now: use -ksp_type cg with -pc_type %s on several", KSPCGGPU, pname, pname);
   PetscCall(KSPGetOperators(ksp, &A, &P));
-  PetscCheck(A == P, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s by Eisenstat's trick, which needs the operator to be the preconditioning matrix", KSPCGGPU, pname);
-  PetscCheck(!ksp->transpose_solve, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies %s to A by Eisenstat's trick, not to A^T: for KSPSolveTranspose() add -ksp_use_explicittranspose (KSPSetUseExplicitTranspose), which solves with A^T itself", KSPCGGPU, pname);
+  *fits = gk->method == GK_KRYLOV_CG && size == 1 && A == P && !ksp->transpose_solve ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* SSOR by Eisenstat's trick: CG on the transformed system, the PC's sweeps in place of the
+   product with A and its scaling as the preconditioner; the PC keeps the sweeps' arrays. A PC
+   whose settings do not allow it (ssorgpu's neumann series) offers none: the general path. */
+static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc, PetscErrorCode (*geteis)(PC, const GKEisenstat **))
+{
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+
+  PetscFunctionBegin;
   PetscCall(PCSetUp(pc));
   PetscCall((*geteis)(pc, &gk->eis));
+  if (!gk->eis) {
+    gk->general = PETSC_TRUE;
+    PetscCall(PetscInfo(ksp, "PC %s offers no Eisenstat step with its settings: PETSc's %s applies it\n", ((PetscObject)pc)->type_name, KSPCG));
+    PetscFunctionReturn(0);
+  }
   gk->Pkey.id = 0; /* no Jacobi diagonal */
   PetscCall(VecDestroy(&gk->diag));
   PetscFunctionReturn(0);
 }
 
-/* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
-   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; a PC that offers Eisenstat's trick
-   (ssorgpu, for cggpu): its operations */
-static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
+/* Whether the solve takes the general path (general.c): a PC the kernels do not apply */
+static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
 {
-  KSP_GK      *gk = (KSP_GK *)ksp->data;
-  PC           pc;
-  PCType       type;
-  Mat          P;
-  PetscBool    isjacobi, isnone, useabs, fix, set, spd;
-  PCJacobiType jtype;
-  PetscBool    same                                  = PETSC_FALSE;
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  PC        pc;
+  PCType    type;
+  PetscBool isjacobi, isnone, fits = PETSC_FALSE;
   PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
 
   PetscFunctionBegin;
@@ -145,8 +155,36 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   PetscCall(PetscStrcmp(type, PCJACOBI, &isjacobi));
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
   PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
-  PetscCheck(isjacobi || isnone || geteis, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s applies its preconditioner on the GPU and supports -pc_type jacobi, none%s, not %s: add -pc_type jacobi", ((PetscObject)ksp)->type_name, gk->method == GK_KRYLOV_CG ? " or ssorgpu" : "", type);
+  if (geteis) PetscCall(KSPGKEisenstatFits_Private(ksp, &fits));
+  gk->general = isjacobi || isnone || fits ? PETSC_FALSE : PETSC_TRUE;
+  if (gk->general) PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
+  PetscFunctionReturn(0);
+}
+
+/* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
+   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; a PC that offers Eisenstat's trick
+   (ssorgpu, for cggpu): its operations; the general path: nothing (PETSc applies the PC) */
+static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
+{
+  KSP_GK      *gk = (KSP_GK *)ksp->data;
+  PC           pc;
+  PCType       type;
+  Mat          P;
+  PetscBool    isnone, useabs, fix, set, spd;
+  PCJacobiType jtype;
+  PetscBool    same                                  = PETSC_FALSE;
+  PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
+
+  PetscFunctionBegin;
   gk->eis = NULL;
+  if (gk->general) {
+    PetscCall(VecDestroy(&gk->diag));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &type));
+  PetscCall(PetscStrcmp(type, PCNONE, &isnone));
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
   if (geteis) {
     PetscCall(KSPGKSetUpEisenstat_Private(ksp, pc, geteis));
     PetscFunctionReturn(0);
@@ -228,6 +266,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
   PetscBool redo;
 
   PetscFunctionBegin;
+  PetscCall(KSPGKChoosePath_Private(ksp));
   PetscCall(KSPGKSetUpOperator_Private(ksp));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatGetLocalSize(A, &n, NULL));
@@ -738,6 +777,11 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
     if (GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE) PetscCall(VecFlag(ksp->vec_sol, 1));
     PetscFunctionReturn(0);
   }
+  if (gk->general) {
+    PetscCall(KSPGKSolveGeneral_Private(ksp, Bv, X));
+    if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
+    PetscFunctionReturn(0);
+  }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
   if (gk->eis) PetscCall(gk->eis->end(ksp->pc, X)); /* Eisenstat: x = (D/w + U)^-1 x^ */
@@ -754,6 +798,10 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
+  if (gk->general) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  PETSc's %s%s on the device matrix and vectors: the PC is applied by PETSc, not fused (the fused kernels apply jacobi, none, and ssorgpu for cggpu on one process)\n", iscg || gk->cocg ? KSPCG : KSPBICG, gk->cocg ? " (symmetric, COCG)" : ""));
+    PetscFunctionReturn(0);
+  }
   if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 2 kernels an iteration\n"));
   else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 2 kernels an iteration\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
@@ -807,6 +855,7 @@ static PetscErrorCode KSPReset_GK(KSP ksp)
   gk->halotried  = PETSC_FALSE;
   gk->halonow    = PETSC_FALSE;
   PetscCall(KSPGKDestroyWork_Private(gk));
+  PetscCall(KSPDestroy(&gk->inner));
   PetscCall(MatDestroy(&gk->Aconv));
   PetscCall(MatDestroy(&gk->Atrans));
   gk->Adev = NULL;

@@ -50,8 +50,12 @@ typedef struct {
   PetscObjectId      haloid;     /* that matrix and its nonzero state */
   PetscObjectState   halostate;
   PetscBool          halonow; /* this solve sends the ghosts GPU to GPU */
+  PetscBool          general; /* a PC the fused kernels do not apply: PETSc's method iterates (general.c) */
+  KSP                inner;   /* that method, made at its first solve */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
+/* The general path: PETSc's KSPCG or KSPBICG with the outer KSP's settings, on device b and x */
+PETSC_INTERN PetscErrorCode KSPGKSolveGeneral_Private(KSP, Vec, Vec);
 PETSC_EXTERN PetscErrorCode KSPCreate_CGGPU(KSP);
 PETSC_EXTERN PetscErrorCode KSPCreate_BiCGGPU(KSP);

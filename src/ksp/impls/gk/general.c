@@ -1,0 +1,67 @@
+/*
+   cggpu and bicggpu with a preconditioner the fused kernels do not apply (any PC but none,
+   jacobi, and ssorgpu's Eisenstat step on one process): PETSc's own KSPCG or KSPBICG (KSPCG with
+   KSP_CG_SYMMETRIC for COCG) iterate on the device operator and vectors, and the PC is applied by
+   PETSc (on the device where the PC works on device vectors: ssorgpu, or a multigrid built from
+   the plug-in's matrices). The iterations are PETSc's, so are their counts and norms; the outer
+   KSP's monitors, residual history and convergence test see every iteration, as with the fused
+   path.
+*/
+#include "gkksp.h"
+
+/* The inner method's test: the outer KSP records, monitors and tests the norm, as KSPCG does */
+static PetscErrorCode KSPGKGeneralConverged_Private(KSP inner, PetscInt its, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
+{
+  KSP ksp = (KSP)ctx;
+
+  PetscFunctionBegin;
+  ksp->its   = its;
+  ksp->rnorm = rnorm;
+  PetscCall(KSPLogResidualHistory(ksp, rnorm));
+  PetscCall(KSPMonitor(ksp, its, rnorm));
+  PetscCall((*ksp->converged)(ksp, its, rnorm, reason, ksp->cnvP));
+  PetscFunctionReturn(0);
+}
+
+/* The inner KSP, made once: its own options prefix (so -ksp_view, -ksp_monitor and
+   -ksp_converged_reason print the outer KSP's output only), the outer's PC */
+static PetscErrorCode KSPGKGeneralCreate_Private(KSP ksp)
+{
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  const char *prefix;
+  char        p[256];
+
+  PetscFunctionBegin;
+  if (gk->inner) PetscFunctionReturn(0);
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)ksp), &gk->inner));
+  PetscCall(KSPGetOptionsPrefix(ksp, &prefix));
+  PetscCall(PetscSNPrintf(p, sizeof(p), "%s%s_general_", prefix ? prefix : "", ((PetscObject)ksp)->type_name));
+  PetscCall(KSPSetOptionsPrefix(gk->inner, p));
+  PetscCall(KSPSetType(gk->inner, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
+  PetscCall(KSPSetPC(gk->inner, ksp->pc));
+  PetscCall(KSPSetConvergenceTest(gk->inner, KSPGKGeneralConverged_Private, ksp, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* Solves with the outer KSP's settings: operator (the device one), tolerances, norm, guess;
+   X and B device vectors, X holding the guess unless it is zero */
+PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
+{
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+  Mat     P;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKGeneralCreate_Private(ksp));
+  if (gk->method != GK_KRYLOV_BICG) PetscCall(KSPCGSetType(gk->inner, gk->method == GK_KRYLOV_COCG ? KSP_CG_SYMMETRIC : KSP_CG_HERMITIAN));
+  PetscCall(KSPGetOperators(ksp, NULL, &P));
+  PetscCall(KSPSetOperators(gk->inner, gk->Adev, P));
+  PetscCall(KSPSetTolerances(gk->inner, ksp->rtol, ksp->abstol, ksp->divtol, ksp->max_it));
+  PetscCall(KSPSetNormType(gk->inner, ksp->normtype));
+  PetscCall(KSPSetInitialGuessNonzero(gk->inner, ksp->guess_zero ? PETSC_FALSE : PETSC_TRUE));
+  if (ksp->transpose_solve) PetscCall(KSPSolveTranspose(gk->inner, B, X));
+  else PetscCall(KSPSolve(gk->inner, B, X));
+  ksp->its    = gk->inner->its;
+  ksp->rnorm  = gk->inner->rnorm;
+  ksp->reason = gk->inner->reason;
+  PetscFunctionReturn(0);
+}
