@@ -343,6 +343,65 @@ int main(int argc, char **argv)
       nsize: {{2 3}separate output}
       args: -dll_append ${LIB} -mat_type diacuda -vec_type cuda -pc_type ssorgpu -pc_ssorgpu_type natural
 
+  # a PC the fused kernels do not apply: PETSc's cg or bicg iterate on the device matrix and
+  # vectors and PETSc applies it (the general path), with PETSc's iterations; -ksp_view says so
+  testset:
+    args: -n 45
+    output_file: output/laplace_general_ilu.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: general_ilu_petsc
+      args: -ksp_type cg -pc_type ilu
+    test:
+      suffix: general_ilu
+      args: -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type ilu
+  testset:
+    args: -n 45
+    output_file: output/laplace_general_bicg_ilu.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: general_bicg_ilu_petsc
+      args: -ksp_type bicg -pc_type ilu
+    test:
+      suffix: general_bicg_ilu
+      args: -dll_append ${LIB} -mat_type diacuda -ksp_type bicggpu -pc_type ilu
+  test:
+    suffix: general_view
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -ksp_type cggpu -pc_type ilu -ksp_view
+    filter: grep -E "PETSc's cg on the device matrix"
+  # ssorgpu on several processes: local sweeps, as PCSOR's (the output shared with PETSc's above)
+  testset:
+    args: -n 45
+    output_file: output/laplace_ssorgpu_natural_mpi.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: general_cggpu_ssorgpu_mpi
+      nsize: {{2 3}separate output}
+      args: -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type ssorgpu -pc_ssorgpu_type natural
+  # the Neumann series has no Eisenstat step: PETSc's cg applies it, as under -ksp_type cg
+  testset:
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -pc_type ssorgpu -pc_ssorgpu_type neumann
+    output_file: output/laplace_general_neumann.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: general_neumann_cg
+      args: -ksp_type cg
+    test:
+      suffix: general_neumann
+      args: -ksp_type cggpu
+  # BiCG applies the PC's transpose, which SSOR is only where the matrix is known symmetric; PCSOR
+  # refuses the same (the program sets no MAT_SYMMETRIC)
+  test:
+    suffix: error_bicg_sor_petsc
+    exit: nonzero
+    args: -n 45 -ksp_type bicg -pc_type sor
+    filter: grep -o "Can only apply transpose of SOR if matrix is symmetric"
+  test:
+    suffix: error_bicggpu_ssorgpu
+    exit: nonzero
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -ksp_type bicggpu -pc_type ssorgpu
+    filter: grep -o "PC ssorgpu applies its transpose only where the matrix is known symmetric"
+
   # the factorizations of PETSc and of the packages it has, on the device types as on AIJ (the
   # packages check the type's name; mumps refused both types before, superlu_dist the MPI ones):
   # the same iterations (a parallel MUMPS's error norms differ from run to run in the 13th digit),
@@ -603,14 +662,13 @@ int main(int argc, char **argv)
     test:
       suffix: error_ssor_terms
       args: -pc_type ssorgpu -pc_ssorgpu_type neumann -pc_ssorgpu_neumann_terms -1
-  # no GPU, also on a machine with one: hide it (the reason CUDA gives left out). Spelt CUDA (the
-  # backend's name is read ignoring case): the runner skips a case with -gpukit_backend cuda where
-  # there is no GPU, and this one must run everywhere
+  # no GPU, also on a machine with one: hide it (the reason CUDA gives left out); the runner runs
+  # a case that hides the GPUs everywhere
   test:
     suffix: error_backend_cuda_no_gpu
     env: CUDA_VISIBLE_DEVICES=
     exit: nonzero
-    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -gpukit_backend CUDA
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -gpukit_backend cuda
     filter: sed -nE "s/.*(-gpukit_backend cuda, but no CUDA device can be used): .*\. (Run where .*)/\\1: (why). \\2/p"
   # the natural norm: PETSc's KSPBICG has none (CG's r^H z has no BiCG counterpart), and bicggpu
   # refuses it as bicg does; the PETSc reference is run too, so a release that adds it shows here
