@@ -456,3 +456,152 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # the MPI device matrices against MPIAIJ: every product, on 1 to 3 processes (the nsize loops:
+  # those of RANKS) and 4, uneven layouts, a process with no rows, no entries off the process's
+  # columns, rectangular; each case's line names the type, the process count and, for ellrcuda,
+  # on how many processes the diagonal block got 16-bit columns (and slices of the height set)
+  # (lap2d_uneven and blockdiag_even also on both backends: the same line)
+  testset:
+    nsize: {{1 2 3}}
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: lap2d_uneven
+      args: -type {{ellrcuda diacuda}} -problem lap2d -layout uneven -n 20 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: blockdiag_even
+      args: -type {{ellrcuda diacuda}} -problem blockdiag -layout even -n 40 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: random_empty
+      args: -type {{ellrcuda diacuda}} -problem random -layout empty -n 60
+    test:
+      suffix: rect_uneven
+      args: -type {{ellrcuda diacuda}} -problem rect -layout uneven -n 60
+    #   both blocks with 16-bit columns by default (the off-diagonal one's are offsets into the
+    #   ghosts: the first cases' ellrcuda lines count the processes whose blocks got them), and
+    #   with 32-bit ones when asked
+    test:
+      suffix: columns32_lap2d_uneven
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -problem lap2d -layout uneven -n 20
+    test:
+      suffix: columns32_random_empty
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -problem random -layout empty -n 60
+    #   both blocks sorted, windows dividing 1024 (the product's window kernel) and not
+    test:
+      suffix: sorted64_random_empty
+      args: -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 64 -problem random -layout empty -n 60
+    test:
+      suffix: sorted40_lap2d_uneven
+      args: -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 40 -problem lap2d -layout uneven -n 20
+    #   the same settings made on the MPI matrix itself (MatELLRCUDASetSliceHeight, ...ShortColumns)
+    #   before its assembly: its blocks get them, and get them again when new nonzeros remake them
+    test:
+      suffix: api_lap2d_uneven
+      args: -type ellrcuda -api_slice_height 7 -api_short_columns 0 -problem lap2d -layout uneven -n 20
+    test:
+      suffix: api_random_empty
+      args: -type ellrcuda -api_slice_height 7 -api_short_columns 0 -problem random -layout empty -n 60
+    test:
+      suffix: api_short_lap2d_uneven
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -api_short_columns 1 -problem lap2d -layout uneven -n 20
+
+  # the same on 4 processes, whatever RANKS says
+  testset:
+    nsize: 4
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: lap2d_uneven_np4
+      args: -type {{ellrcuda diacuda}} -problem lap2d -layout uneven -n 20
+    test:
+      suffix: blockdiag_even_np4
+      args: -type {{ellrcuda diacuda}} -problem blockdiag -layout even -n 40
+    test:
+      suffix: random_empty_np4
+      args: -type {{ellrcuda diacuda}} -problem random -layout empty -n 60
+    test:
+      suffix: rect_uneven_np4
+      args: -type {{ellrcuda diacuda}} -problem rect -layout uneven -n 60
+    #   both blocks with 16-bit columns by default (the off-diagonal one's are offsets into the
+    #   ghosts: the first cases' ellrcuda lines count the processes whose blocks got them), and
+    #   with 32-bit ones when asked
+    test:
+      suffix: columns32_lap2d_uneven_np4
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -problem lap2d -layout uneven -n 20
+    test:
+      suffix: columns32_random_empty_np4
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -problem random -layout empty -n 60
+    #   both blocks sorted, windows dividing 1024 (the product's window kernel) and not
+    test:
+      suffix: sorted64_random_empty_np4
+      args: -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 64 -problem random -layout empty -n 60
+    test:
+      suffix: sorted40_lap2d_uneven_np4
+      args: -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 40 -problem lap2d -layout uneven -n 20
+    #   the same settings made on the MPI matrix itself (MatELLRCUDASetSliceHeight, ...ShortColumns)
+    #   before its assembly: its blocks get them, and get them again when new nonzeros remake them
+    test:
+      suffix: api_lap2d_uneven_np4
+      args: -type ellrcuda -api_slice_height 7 -api_short_columns 0 -problem lap2d -layout uneven -n 20
+    test:
+      suffix: api_random_empty_np4
+      args: -type ellrcuda -api_slice_height 7 -api_short_columns 0 -problem random -layout empty -n 60
+    test:
+      suffix: api_short_lap2d_uneven_np4
+      args: -type ellrcuda -mat_ellrcuda_short_columns 0 -api_short_columns 1 -problem lap2d -layout uneven -n 20
+
+  # the halo exchanges handing device memory to MPI (-gpukit_cuda_aware_mpi): on the host backend
+  # any MPI takes it (so CI runs that path), on a GPU only a CUDA-aware MPI; the products' lines
+  # are those without the option (the two cases: no GPU, or a GPU with a CUDA-aware MPI)
+  testset:
+    nsize: {{2 3}}
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -gpukit_cuda_aware_mpi -type ellrcuda -problem random -layout empty -n 60
+    output_file: output/mpimat_random_empty_type-ellrcuda.out
+    test:
+      suffix: aware_ellrcuda
+      requires: !gpu
+    test:
+      suffix: aware_ellrcuda_gpu
+      requires: gpu cuda_aware_mpi
+  testset:
+    nsize: {{2 3}}
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -gpukit_cuda_aware_mpi -type diacuda -problem lap2d -layout uneven -n 20
+    output_file: output/mpimat_lap2d_uneven_type-diacuda.out
+    test:
+      suffix: aware_diacuda
+      requires: !gpu
+    test:
+      suffix: aware_diacuda_gpu
+      requires: gpu cuda_aware_mpi
+
+  # the direction's ghosts sent GPU to GPU, with the sums kept there: one KSP through operators
+  # whose halo changes (new couplings across processes, another matrix), in layouts with uneven
+  # shares and a process without rows, against KSPCG (iterations within one, solutions within
+  # the tolerance, checked by the program; the lines give cggpu's and KSPCG's iterations, the
+  # residual norms, which the GPU's sums round otherwise, filtered out). On a GPU for each
+  # process, with -ksp_cggpu_device_halo: the same iterations as with the ghosts through MPI on
+  # the host (the default), the same output file
+  testset:
+    nsize: {{1 2 3}}
+    filter: sed -E "s/, residual norm [^ ]+//"
+    test:
+      suffix: ksp_ellrcuda_empty
+      args: -type ellrcuda -ksp -layout empty -n 20
+    test:
+      suffix: ksp_diacuda_uneven
+      args: -type diacuda -ksp -layout uneven -n 20
+  testset:
+    requires: gpu_per_rank
+    nsize: {{2 3}}
+    filter: sed -E "s/, residual norm [^ ]+//"
+    test:
+      suffix: ksp_device_halo_ellrcuda
+      args: -type ellrcuda -ksp -layout empty -n 20 -ksp_cggpu_device_halo
+      output_file: output/mpimat_ksp_ellrcuda_empty.out
+    test:
+      suffix: ksp_device_halo_diacuda
+      args: -type diacuda -ksp -layout uneven -n 20 -ksp_cggpu_device_halo
+      output_file: output/mpimat_ksp_diacuda_uneven.out
+
+TEST*/

@@ -959,3 +959,196 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # ssorgpu: natural against PCSOR, multicolor against PCSOR on the permuted matrix, neumann
+  # against its series; CG iterations; the failures. The program checks each difference against
+  # its tolerance: the lines keep the differences out (the GPU rounds otherwise), and x's state
+  # after a failed PC, which PETSc's CG sets differently from release to release (the program
+  # checks that the solvers leave it as PETSc's CG does)
+  testset:
+    filter: sed -E -e "s/(relative difference|solutions differ by) [^ ]+$/\\1 (within the tolerance)/" -e "s/, x [a-zA-Z]+, as PETSc/, x [as PETSc's CG leaves it], as PETSc/"
+    # (apply: on both backends, the same lines)
+    test:
+      suffix: apply_2d
+      args: -mode apply -type {{aij ellrcuda diacuda}} -dim 2 -n 13 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: apply_3d
+      args: -mode apply -type {{aij ellrcuda diacuda}} -dim 3 -n 6 -gpukit_backend {{host cuda}shared output}
+    # block SSOR (-pc_ssorgpu_block_size): the blocking checked, PCApply against the block sweeps
+    # written in the test (dense solves of each block), block size 1 against PCSOR too
+    test:
+      suffix: block_2d
+      args: -mode block -type {{aij ellrcuda diacuda}} -dim 2 -n 13
+    test:
+      suffix: block_3d
+      args: -mode block -type {{aij ellrcuda diacuda}} -dim 3 -n 6
+    test:
+      suffix: block_ninepoint
+      args: -mode block -type ellrcuda -dim 2 -n 13 -ninepoint -block_sizes 3,8
+    # blocks factored without pivoting must be symmetric (or Hermitian); complex symmetric ones are
+    # factored F Delta F^T (checked against the dense solves); point SSOR takes either
+    test:
+      suffix: error_block_nonsymmetric
+      exit: nonzero
+      args: -mode block -type aij -dim 2 -n 6 -skew 0.2 -block_sizes 4
+      filter: grep -oE "^2D n = .*|PC ssorgpu with .*"
+    test:
+      suffix: block_nonsymmetric_points
+      args: -mode block -type aij -dim 2 -n 6 -skew 0.2 -block_sizes 1
+    test:
+      suffix: block_complex_symmetric
+      requires: complex
+      args: -mode block -type ellrcuda -dim 2 -n 13 -diag_imag 0.5 -block_sizes 4,2 -info :pc
+      filter: grep -oE "PCSetUp_SSORGPU\(\): .*|^2D n = .*|^  .*|^done$" | sed -E "s/relative difference [^ ]+$/relative difference (within the tolerance)/"
+    test:
+      suffix: block_hermitian
+      requires: complex
+      args: -mode block -type ellrcuda -dim 2 -n 13 -block_sizes 4 -info :pc
+      filter: grep -oE "PCSetUp_SSORGPU\(\): .*|^2D n = .*|^  .*|^done$" | sed -E "s/relative difference [^ ]+$/relative difference (within the tolerance)/"
+    test:
+      suffix: ksp_2d
+      args: -mode ksp -type ellrcuda -dim 2 -n 24
+    test:
+      suffix: ksp_3d
+      args: -mode ksp -type diacuda -dim 3 -n 9
+    # on several processes: each process's rows among themselves (PCSOR's local symmetric sweep);
+    # apply's lines and the failures' are those of one process
+    test:
+      suffix: apply_2d_mpi
+      nsize: {{2 3}shared output}
+      args: -mode apply -type ellrcuda -dim 2 -n 13
+      output_file: output/ssor_apply_2d_type-ellrcuda.out
+    test:
+      suffix: apply_3d_mpi
+      nsize: {{2 3}shared output}
+      args: -mode apply -type diacuda -dim 3 -n 6
+      output_file: output/ssor_apply_3d_type-diacuda.out
+    test:
+      suffix: ksp_2d_mpi
+      nsize: {{2 3}}
+      args: -mode ksp -type ellrcuda -dim 2 -n 24
+    test:
+      suffix: ksp_3d_mpi
+      nsize: {{2 3}}
+      args: -mode ksp -type diacuda -dim 3 -n 9
+    test:
+      suffix: zero_diagonal_mpi
+      nsize: {{2 3}shared output}
+      args: -mode zerodiag -type ellrcuda
+      output_file: output/ssor_zero_diagonal.out
+    test:
+      suffix: block_2d_mpi
+      nsize: {{2 3}}
+      args: -mode block -type ellrcuda -dim 2 -n 13
+    test:
+      suffix: block_3d_mpi
+      nsize: {{2 3}}
+      args: -mode block -type diacuda -dim 3 -n 6
+    test:
+      suffix: block_zero_pivot_mpi
+      nsize: {{2 3}shared output}
+      args: -mode zeropivot -type ellrcuda
+      output_file: output/ssor_block_zero_pivot.out
+    # a zero diagonal entry: DIVERGED_PC_FAILED after 0 iterations, x as PETSc's CG leaves it, on
+    # both backends and with cggpu (the same line)
+    test:
+      suffix: zero_diagonal
+      args: -mode zerodiag -type ellrcuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: cggpu_zero_diagonal
+      args: -mode zerodiag -type diacuda -ksp_type cggpu
+      output_file: output/ssor_zero_diagonal.out
+    # cggpu applies ssorgpu by Eisenstat's trick: KSPCG's iterates with the natural norm
+    test:
+      suffix: cggpu_2d
+      args: -mode cggpu -type ellrcuda -dim 2 -n 20
+    test:
+      suffix: cggpu_3d
+      args: -mode cggpu -type diacuda -dim 3 -n 8
+    test:
+      suffix: cggpu_aij
+      args: -mode cggpu -type aij -dim 2 -n 15
+    # (with -info: the PC's setups, "289 rows, 4 colours" for multicolor)
+    test:
+      suffix: cggpu_ninepoint
+      args: -mode cggpu -type aij -dim 2 -n 17 -ninepoint -info :pc
+      filter: grep -oE "PCSetUp_SSORGPU\(\): .*|^2D n = .*|^done$" | sed -E "s/solutions differ by [^ ]+$/solutions differ by (within the tolerance)/"
+    # colours larger than the threads a GPU runs at once (on an H100/H200: each thread several rows,
+    # and the colours' shared grid matters)
+    test:
+      suffix: cggpu_large_colours
+      args: -mode cggpu -type diacuda -dim 2 -n 660 -fused_multicolor 1.0
+    # the permuted copy's columns in 16 bits around each row, and in 32 where couplings reach too far
+    test:
+      suffix: cggpu_16bit_columns
+      args: -mode cggpu -type diacuda -dim 3 -n 8 -info :sys
+      filter: grep -oE "SSOR multicolor, permuted copy: .*|^3D n = .*|^done$" | sed -E "s/solutions differ by [^ ]+$/solutions differ by (within the tolerance)/"
+    test:
+      suffix: cggpu_32bit_columns
+      args: -mode cggpu -type aij -dim 2 -n 264 -far 66000 -info :sys
+      filter: grep -oE "SSOR multicolor, permuted copy: .*|^2D n = .*|^done$" | sed -E "s/solutions differ by [^ ]+$/solutions differ by (within the tolerance)/"
+    test:
+      suffix: cggpu_block_2d
+      args: -mode cggpu -type ellrcuda -dim 2 -n 20 -block_sizes 4,2
+    test:
+      suffix: cggpu_block_3d
+      args: -mode cggpu -type diacuda -dim 3 -n 8 -block_sizes 4,8
+    test:
+      suffix: cggpu_block_aij
+      args: -mode cggpu -type aij -dim 2 -n 15 -ninepoint -block_sizes 4,3
+    # with -ksp_error_if_not_converged: the error naming the row (the same with cggpu)
+    test:
+      suffix: error_zero_diagonal
+      exit: nonzero
+      args: -mode zerodiag -type ellrcuda -ksp_error_if_not_converged
+      filter: grep -oE "PC ssorgpu: .*"
+    test:
+      suffix: error_cggpu_zero_diagonal
+      exit: nonzero
+      args: -mode zerodiag -type diacuda -ksp_type cggpu -ksp_error_if_not_converged
+      filter: grep -oE "PC ssorgpu: .*"
+      output_file: output/ssor_error_zero_diagonal.out
+    # a block [1 1; 1 1]: its LDL^H's second pivot is 0, in row 1; the automatic block size falls
+    # back to points there (both backends, and cggpu: the same lines)
+    test:
+      suffix: block_zero_pivot
+      args: -mode zeropivot -type ellrcuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: cggpu_block_zero_pivot
+      args: -mode zeropivot -type diacuda -ksp_type cggpu
+      output_file: output/ssor_block_zero_pivot.out
+    test:
+      suffix: error_block_zero_pivot
+      exit: nonzero
+      args: -mode zeropivot -type ellrcuda -ksp_error_if_not_converged
+      filter: grep -oE "PC ssorgpu: .*"
+    test:
+      suffix: error_shell
+      exit: nonzero
+      args: -mode shell
+      filter: grep -oE "PC ssorgpu sweeps .*"
+    test:
+      suffix: setters
+      args: -mode setters -type ellrcuda -dim 2 -n 13 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: error_setter_omega
+      exit: nonzero
+      args: -mode setters -type ellrcuda -omega 0
+      filter: grep -oe "-pc_ssorgpu_omega must .*"
+    # the default block size: 4 where the blocks are symmetric (or Hermitian) and factor, else points
+    test:
+      suffix: block_auto
+      args: -mode block -type diacuda -dim 2 -n 14 -block_sizes 0
+    test:
+      suffix: block_auto_nonsymmetric
+      args: -mode block -type aij -dim 2 -n 6 -skew 0.2 -block_sizes 0 -info :pc
+      filter: grep -oE "PCSetUp_SSORGPU\(\): .*|^2D n = .*|^  .*|^done$" | sed -E "s/relative difference [^ ]+$/relative difference (within the tolerance)/"
+    # negative diagonal entries: SSOR divides by them as PCSOR does (a negative definite matrix under
+    # CG and cggpu, an indefinite one under GMRES: PCSOR's iterations; refused as failed PCs before)
+    test:
+      suffix: negative_diagonal
+      args: -mode negdiag -type {{ellrcuda diacuda}shared output} -n 20 -mat_diacuda_max_fill 100
+
+TEST*/
