@@ -57,3 +57,28 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # the backend's memory entry points, on both backends (the first line names the backend)
+  test:
+    requires: !sanitizer
+    args: -gpukit_backend {{host cuda}shared output}
+    filter: grep -v "^backend "
+
+  # under compute-sanitizer, which would report the deliberately failed allocation: without it
+  test:
+    suffix: sanitizer
+    requires: sanitizer
+    args: -oom 0
+    filter: grep -v "^backend "
+
+  # an allocation no device holds, as a user sees it: PETSC_ERR_MEM naming the bytes requested
+  # (-malloc_dump 0: PETSc's handler of PETSC_ERR_MEM lists every allocation then, no leak)
+  test:
+    suffix: error_oom
+    exit: nonzero
+    args: -oom_error -malloc_dump 0 -gpukit_backend {{host cuda}shared output}
+    filter: grep -o "out of memory: 1125899906842624 bytes requested"
+
+TEST*/

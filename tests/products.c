@@ -535,3 +535,270 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # products against SEQAIJ, before and after changes, for both formats (lap2d and convdiff on
+  # both backends); the last line names the columns ELLPACK-R ended with: lap2d's shows the
+  # default, 16-bit offsets from the row wherever every entry's fits (an empty matrix has none,
+  # and says 32-bit indices)
+  testset:
+    args: -type {{ellrcuda diacuda}separate output}
+    test:
+      suffix: lap2d
+      args: -problem lap2d -n 37 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: lap3d
+      args: -problem lap3d -n 11
+    test:
+      suffix: convdiff
+      args: -problem convdiff -n 41 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: outside
+      args: -problem outside -n 1000
+    test:
+      suffix: random
+      args: -problem random -n 1001 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: rect_wide
+      args: -problem rect -m 333 -n 517 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: rect_tall
+      args: -problem rect -m 517 -n 333 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: 1x1
+      args: -problem one
+    test:
+      suffix: 0x0
+      args: -problem empty
+
+  # sliced ELLPACK-R: every product test again, for slice heights 1, 32 and 7 (7 divides
+  # none of the row counts); the random matrix's long row then pads only its slice
+  # sorted (SELL-C-sigma): rows ordered longest first within windows before slicing; window
+  # a multiple of the slice height, not one, and one slice with sorting
+  # (the layout changes nothing printed: each compares with the unsliced matrix's output)
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem lap2d -n 37
+    output_file: output/products_lap2d_type-ellrcuda.out
+    test:
+      suffix: sliced_lap2d
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_lap2d
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted7_50_lap2d
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted0_16_lap2d
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16 -mat_ellrcuda_max_fill 20
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem convdiff -n 41
+    output_file: output/products_convdiff_type-ellrcuda.out
+    test:
+      suffix: sliced_convdiff
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_convdiff
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted7_50_convdiff
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted0_16_convdiff
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16 -mat_ellrcuda_max_fill 20
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem random -n 1001
+    output_file: output/products_random_type-ellrcuda.out
+    test:
+      suffix: sliced_random
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_random
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted7_50_random
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted0_16_random
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16 -mat_ellrcuda_max_fill 20
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem rect -m 333 -n 517 -mat_ellrcuda_max_fill 20
+    output_file: output/products_rect_wide_type-ellrcuda.out
+    test:
+      suffix: sliced_rect_wide
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_rect_wide
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64
+    test:
+      suffix: sorted7_50_rect_wide
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50
+    test:
+      suffix: sorted0_16_rect_wide
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem rect -m 517 -n 333 -mat_ellrcuda_max_fill 20
+    output_file: output/products_rect_tall_type-ellrcuda.out
+    test:
+      suffix: sliced_rect_tall
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_rect_tall
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64
+    test:
+      suffix: sorted7_50_rect_tall
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50
+    test:
+      suffix: sorted0_16_rect_tall
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem one
+    output_file: output/products_1x1_type-ellrcuda.out
+    test:
+      suffix: sliced_1x1
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+    test:
+      suffix: sorted32_64_1x1
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted7_50_1x1
+      args: -mat_ellrcuda_slice_height 7 -mat_ellrcuda_sort_window 50 -mat_ellrcuda_max_fill 20
+    test:
+      suffix: sorted0_16_1x1
+      args: -mat_ellrcuda_slice_height 0 -mat_ellrcuda_sort_window 16 -mat_ellrcuda_max_fill 20
+  testset:
+    args: -type ellrcuda -mat_diacuda_max_fill 1000 -problem empty
+    output_file: output/products_0x0_type-ellrcuda.out
+    test:
+      suffix: sliced_0x0
+      args: -mat_ellrcuda_slice_height {{1 32 7}shared output}
+
+  # a long column: short rows, while the transposed copy's first row is full. Sliced, or with
+  # the layout left to ELLPACK-R (the transposed copy is sliced on its own where the paper's
+  # single slice would exceed the fill limit), or with that padding accepted
+  testset:
+    args: -type ellrcuda -problem longcol -n 300 -mat_diacuda_max_fill 100
+    output_file: output/products_longcol.out
+    test:
+      suffix: sliced1_longcol
+      args: -mat_ellrcuda_slice_height 1
+    test:
+      suffix: ellr_transpose_auto_sliced
+    test:
+      suffix: ellr_transpose_fill_accepted
+      args: -mat_ellrcuda_max_fill 100
+
+  # one full row among m: padding the others to it needs m^2 entries, more than 32-bit PetscInt
+  # counts from m = 46341 on (a crash and an allocation error before). With the layout left to it,
+  # ELLPACK-R slices and sorts (the paper's single slice exceeds the fill limit); with the paper's
+  # layout asked for, the fill limit refuses it, and the index range does when the limit is raised
+  # (-mat_view: the view's line saying so, once; PETSc's own views are left out)
+  test:
+    suffix: denserow
+    args: -problem denserow -n {{46341 65536}separate output} -mat_view ::ascii_info
+    filter: grep -E "^ellrcuda |products equal|sliced automatically" | awk '!/sliced automatically/ || !n++'
+  test:
+    suffix: denserow_one_slice
+    exit: nonzero
+    args: -problem denserow -n {{46341 65536}separate output} -mat_ellrcuda_slice_height 0
+    filter: grep -E "^ellrcuda |PETSC ERROR: ELLPACK-R"
+  test:
+    suffix: denserow_index_range
+    exit: nonzero
+    args: -problem denserow -n 65536 -mat_ellrcuda_max_fill 1e9 -mat_ellrcuda_slice_height 0
+    filter: grep -E "^ellrcuda |PETSC ERROR: ELLPACK-R"
+  test:
+    suffix: denserow_sliced
+    args: -problem denserow -n 65536 -mat_ellrcuda_slice_height 32
+
+  # ELLPACK-R's columns: 16-bit offsets from the row wherever every entry's fits (the default,
+  # which the cases above run where they fit), or 32-bit indices when asked
+  # (-mat_ellrcuda_short_columns 0); 32-bit too when some entry's column is more than 32768
+  # before or 32767 after its row (outside: diagonals n - 3 below and n - 5 above the main one,
+  # so n = 32771 fits and 32772 does not; the transposed copy, its offsets negated, fits up to
+  # n = 32770)
+  testset:
+    args: -type ellrcuda -mat_ellrcuda_short_columns 0
+    test:
+      suffix: columns32_lap2d
+      args: -problem lap2d -n 37
+    test:
+      suffix: columns32_lap3d
+      args: -problem lap3d -n 11
+    test:
+      suffix: columns32_convdiff
+      args: -problem convdiff -n 41
+    test:
+      suffix: columns32_outside
+      args: -problem outside -n 1000
+    test:
+      suffix: columns32_random
+      args: -problem random -n 1001 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: columns32_rect_wide
+      args: -problem rect -m 333 -n 517 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: columns32_rect_tall
+      args: -problem rect -m 517 -n 333 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    test:
+      suffix: columns32_1x1
+      args: -problem one
+    test:
+      suffix: columns32_0x0
+      args: -problem empty
+    test:
+      suffix: columns32_sliced32_random
+      args: -mat_ellrcuda_slice_height 32 -problem random -n 1001 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+      output_file: output/products_columns32_random.out
+    test:
+      suffix: columns32_sliced7_convdiff
+      args: -mat_ellrcuda_slice_height 7 -problem convdiff -n 41 -mat_diacuda_max_fill 1000
+      output_file: output/products_columns32_convdiff.out
+    test:
+      suffix: columns32_sorted32_64_random
+      args: -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64 -problem random -n 1001 -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+      output_file: output/products_columns32_random.out
+    test:
+      suffix: columns32_sliced1_longcol
+      args: -mat_ellrcuda_slice_height 1 -problem longcol -n 300 -mat_diacuda_max_fill 100
+  test:
+    suffix: short_fit_32771
+    args: -type ellrcuda -problem outside -n 32771
+  test:
+    suffix: short_far_32772
+    args: -type ellrcuda -problem outside -n 32772
+
+  # errors: clear PETSc errors, never crashes. The fill limit refuses a layout asked for; one
+  # left to ELLPACK-R is sliced where the paper's single slice would exceed it, the matrix's and
+  # the transposed copy's each on its own (-mat_view: the view's line saying so, once). The
+  # random matrix's pattern differs with the scalars (a complex random value takes two draws):
+  # its counts in the messages too
+  testset:
+    exit: nonzero
+    filter: grep -E "^(ellrcuda|diacuda) |PETSC ERROR: (ELLPACK-R|DIA) "
+    test:
+      suffix: error_ellr_fill_real
+      requires: real
+      args: -type ellrcuda -problem random -n 1001 -mat_ellrcuda_slice_height 0
+    test:
+      suffix: error_ellr_fill_complex
+      requires: complex
+      args: -type ellrcuda -problem random -n 1001 -mat_ellrcuda_slice_height 0
+    test:
+      suffix: error_ellr_transpose_fill
+      args: -type ellrcuda -problem longcol -n 300 -mat_ellrcuda_sort_window 0
+    test:
+      suffix: error_dia_fill_real
+      requires: real
+      args: -type diacuda -problem random -n 1001
+    test:
+      suffix: error_dia_fill_complex
+      requires: complex
+      args: -type diacuda -problem random -n 1001
+  test:
+    suffix: ellr_auto_sliced
+    args: -type ellrcuda -problem random -n 1001 -mat_view ::ascii_info -mat_diacuda_max_fill 1000
+    filter: grep -E "^ellrcuda |products equal|sliced automatically" | awk '!/sliced automatically/ || !n++'
+
+TEST*/
