@@ -238,3 +238,28 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # PETSc's Krylov methods with PCNONE and PCJACOBI on device matrices and vectors vs AIJ. The
+  # program holds the iteration counts to the reference's within one (the device's sums round
+  # differently) and the solutions to the tolerance: the compared lines keep each method's
+  # reason and vector type, not the counts or the differences' digits (the library's vectors are
+  # gkcuda where PETSc has a VECCUDA of its own)
+  testset:
+    filter: sed -E -e "s/iterations +[0-9]+ \(reference +[0-9]+\)/iterations N (reference N)/" -e "s/, relative difference [0-9.e+-]+$//" -e "s/vectors (seq|mpi)gkcuda/vectors \1cuda/"
+    test:
+      args: -type {{ellrcuda diacuda}shared output}
+    # AIJ with cuda vectors
+    test:
+      suffix: aij_cuda_vectors
+      nsize: {{1 2 3}}
+      args: -type aij
+
+  # 100 iterations of CG with Jacobi, and without: no vector crosses between host and device
+  # inside KSPSolve, on both backends
+  test:
+    suffix: copies
+    args: -copies -type {{ellrcuda diacuda}shared output} -gpukit_backend {{host cuda}shared output}
+
+TEST*/

@@ -642,3 +642,164 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # cggpu and bicggpu: against KSPCG/KSPBICG, breakdowns, launch and wait counts; on several
+  # processes the MPI device types (aij: converted to mpiellrcuda by the solvers).
+  # The program holds the fused solvers' iteration counts to PETSc's within one (a GPU's sums
+  # round in another order) and their solutions to the tolerance: the compared lines keep the
+  # problem, PC, norm, guess, PETSc's count and the reason, not the fused count or the digits of
+  # the differences. Complex scalars add the complex symmetric (COCG) and Hermitian problems and
+  # complex convection: their own output file.
+  testset:
+    requires: real
+    output_file: output/solvers_compare_real.out
+    filter: grep -v -E "^  (solutions differ by|true residual) " | sed -E "s/ +[0-9]+ iterations/ N iterations/"
+    test:
+      suffix: compare_real
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type {{ellrcuda diacuda aij}shared output}
+    # on both backends
+    test:
+      suffix: compare_real_backends
+      args: -mode compare -type diacuda -gpukit_backend {{host cuda}shared output}
+    # ELLPACK-R's columns: 32-bit indices (-mat_ellrcuda_short_columns 0) with slices, and the
+    # 16-bit default sliced and sorted
+    test:
+      suffix: compare_real_columns32_sliced
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0 -mat_ellrcuda_slice_height 16
+    test:
+      suffix: compare_real_sliced
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 16
+    test:
+      suffix: compare_real_sorted
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 24
+    # a sort window dividing 1024: the product's blocks each own a window of rows (x's entries there
+    # read into shared memory, y written in row order); 24 above does not divide 1024
+    test:
+      suffix: compare_real_sorted_window
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 32
+    # the MPI matrices with 32-bit columns, on 1 to 3 processes and 4
+    test:
+      suffix: compare_real_columns32
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0
+    test:
+      suffix: compare_real_columns32_4_ranks
+      nsize: 4
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0
+
+  testset:
+    requires: complex
+    output_file: output/solvers_compare_complex.out
+    filter: grep -v -E "^  (solutions differ by|true residual) " | sed -E "s/ +[0-9]+ iterations/ N iterations/"
+    test:
+      suffix: compare_complex
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type {{ellrcuda diacuda aij}shared output}
+    test:
+      suffix: compare_complex_backends
+      args: -mode compare -type diacuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: compare_complex_columns32_sliced
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0 -mat_ellrcuda_slice_height 16
+    test:
+      suffix: compare_complex_sliced
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 16
+    test:
+      suffix: compare_complex_sorted
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 24
+    test:
+      suffix: compare_complex_sorted_window
+      args: -mode compare -type ellrcuda -mat_ellrcuda_slice_height 8 -mat_ellrcuda_sort_window 32
+    test:
+      suffix: compare_complex_columns32
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0
+    test:
+      suffix: compare_complex_columns32_4_ranks
+      nsize: 4
+      args: -mode compare -type ellrcuda -mat_ellrcuda_short_columns 0
+
+  # another operator of the same state number, and KSPSolveTranspose (the fused counts left out
+  # as above)
+  test:
+    suffix: reuse
+    nsize: {{1 2 3}shared output}
+    args: -mode reuse -type {{ellrcuda diacuda aij}shared output}
+    filter: sed -E "s/ [0-9]+ iterations/ N iterations/"
+
+  # an indefinite matrix, a BiCG breakdown, a NaN in b, a shell operator, a PC the kernels do not
+  # fuse (PETSc's method applies it): the reasons or errors PETSc users expect, and no leak. A
+  # diagonal of three values (two after the NaN) is solved in three iterations (two), its residual
+  # then rounding or exactly 0 by the order of the sums: CONVERGED_RTOL or CONVERGED_ATOL (the
+  # program holds cggpu's reason to KSPCG's)
+  test:
+    suffix: errors
+    nsize: {{1 2 3}shared output}
+    args: -mode errors
+    filter: sed -E -e "s/CONVERGED_[AR]TOL after 3/CONVERGED_RTOL or ATOL after 3/g" -e "s/then CONVERGED_[AR]TOL$/then CONVERGED_RTOL or ATOL/"
+
+  # the library's own counters: 2 launches an iteration, and 1 wait an iteration (1 per k
+  # iterations with -ksp_*_check_every k), on both backends
+  test:
+    suffix: counts
+    args: -mode counts -type {{ellrcuda diacuda}shared output} -gpukit_backend {{host cuda}shared output}
+
+  # the same iterations, for the fused solvers and PETSc's, whatever the process count: the
+  # counts of 1 to 3 processes in one output file, which the GPU's cases below share
+  testset:
+    requires: real
+    output_file: output/solvers_iterations_real.out
+    filter: grep iterations
+    test:
+      suffix: iterations_real
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type diacuda -n 16
+    # each fused kernel launched only when the one before has ended (-gpukit_overlap_kernels 0,
+    # where the GPU would overlap them): the same iterations in every case; on a GPU only (the
+    # host backend has no launches to overlap, and the case could not fail there)
+    test:
+      suffix: overlap_real
+      requires: real gpu
+      args: -mode compare -type {{ellrcuda diacuda}shared output} -n 16 -gpukit_overlap_kernels {{on off}shared output}
+    # the fused solvers' sums over the processes, a GPU each: the same iterations with the sums
+    # kept on the GPUs as through MPI (the solutions' differences from PETSc's, which solvers
+    # checks against the tolerance, may move in the last bit: complex sums are added in another
+    # order); the host backend, and processes sharing a GPU, have one way only: these could not
+    # fail there
+    test:
+      suffix: device_sums_real
+      requires: real gpu_per_rank
+      nsize: {{2 3}shared output}
+      args: -mode compare -type {{ellrcuda diacuda}shared output} -n 16 -ksp_cggpu_device_sums {{on off}shared output} -ksp_bicggpu_device_sums {{on off}shared output}
+
+  testset:
+    requires: complex
+    output_file: output/solvers_iterations_complex.out
+    filter: grep iterations
+    test:
+      suffix: iterations_complex
+      nsize: {{1 2 3}shared output}
+      args: -mode compare -type diacuda -n 16
+    test:
+      suffix: overlap_complex
+      requires: complex gpu
+      args: -mode compare -type {{ellrcuda diacuda}shared output} -n 16 -gpukit_overlap_kernels {{on off}shared output}
+    test:
+      suffix: device_sums_complex
+      requires: complex gpu_per_rank
+      nsize: {{2 3}shared output}
+      args: -mode compare -type {{ellrcuda diacuda}shared output} -n 16 -ksp_cggpu_device_sums {{on off}shared output} -ksp_bicggpu_device_sums {{on off}shared output}
+
+  # breakdowns stop every process alike, the sums on the GPUs or through MPI
+  test:
+    suffix: device_sums_errors
+    requires: gpu_per_rank
+    nsize: {{2 3}shared output}
+    output_file: output/solvers_errors.out
+    args: -mode errors -ksp_cggpu_device_sums {{on off}shared output} -ksp_bicggpu_device_sums {{on off}shared output}
+    filter: sed -E -e "s/CONVERGED_[AR]TOL after 3/CONVERGED_RTOL or ATOL after 3/g" -e "s/then CONVERGED_[AR]TOL$/then CONVERGED_RTOL or ATOL/"
+
+TEST*/

@@ -423,3 +423,19 @@ int main(int argc, char **argv)
   PetscCall(PetscFinalize());
   return 0;
 }
+
+/*TEST
+
+  # device vectors: every operation against VECSEQ/VECMPI, all lengths, 1 to 3 processes (the
+  # output names the length alone: one file for every process count)
+  test:
+    nsize: {{1 2 3}shared output}
+    args: -vec_type ${GKVEC} -n {{0 1 31 1000 100003}}
+
+  # on both backends
+  test:
+    suffix: backends
+    output_file: output/vecops_n-1000.out
+    args: -vec_type ${GKVEC} -n 1000 -gpukit_backend {{host cuda}shared output}
+
+TEST*/
