@@ -62,6 +62,17 @@ typedef MatParentState MatState;
    (VecFlag: not a solution) from 3.22 on; the fused solvers do what PETSc's do */
 #define GK_KSP_FLAGS_SOLUTION_ON_PC_FAILURE PETSC_VERSION_GE(3, 22, 0)
 
+/* MatCreateGraph() (PCGAMG's strength graph, the operation MATOP_CREATE_GRAPH) took the
+   vertices' index list from 3.21 on: GK_CREATEGRAPH_ARGS declares an implementation's arguments,
+   GKCreateGraphCall(B) passes them on to MatCreateGraph() of another matrix B */
+#if PETSC_VERSION_LT(3, 21, 0)
+  #define GK_CREATEGRAPH_ARGS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *G
+  #define GKCreateGraphCall(B) MatCreateGraph(B, sym, scale, filter, G)
+#else
+  #define GK_CREATEGRAPH_ARGS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G
+  #define GKCreateGraphCall(B) MatCreateGraph(B, sym, scale, filter, index_size, index, G)
+#endif
+
 /* A PETSc built with CUDA: its device contexts, and whether a stream type is one that does not
    wait for CUDA's legacy default stream (renamed in 3.21: GLOBAL_BLOCKING, DEFAULT_BLOCKING and
    GLOBAL_NONBLOCKING became DEFAULT, NONBLOCKING and their _WITH_BARRIER kinds) */

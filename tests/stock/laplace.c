@@ -402,6 +402,41 @@ int main(int argc, char **argv)
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -ksp_type bicggpu -pc_type ssorgpu
     filter: grep -o "PC ssorgpu applies its transpose only where the matrix is known symmetric"
 
+  # PCGAMG on the device types (one process): its strength graph from an AIJ copy, its
+  # interpolations and coarse operators the products PETSc makes of the fine matrix's type (DIA's
+  # made ELLPACK-R), so smoothing and transfers run on the device; the same iterations as on AIJ,
+  # with PETSc's cg and with cggpu (the general path); its smoothing estimate by cggpu is PETSc's cg's
+  testset:
+    args: -n 45 -pc_type gamg
+    output_file: output/laplace_gamg.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: gamg_petsc
+      args: -mat_type aij
+    test:
+      suffix: gamg
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output} -vec_type cuda -ksp_type {{cg cggpu}shared output}
+  test:
+    suffix: gamg_types
+    args: -n 45 -pc_type gamg -dll_append ${LIB} -mat_type diacuda -vec_type cuda -ksp_view
+    filter: grep -oE "type: seq(ellr|dia)cuda" | LC_ALL=C sort | uniq -c
+  testset:
+    args: -n 45 -pc_type gamg
+    output_file: output/laplace_gamg_esteig.out
+    filter: grep -E "^(iterations|error norm)"
+    test:
+      suffix: gamg_esteig_petsc
+      args: -mat_type aij -pc_gamg_esteig_ksp_type cg
+    test:
+      suffix: gamg_esteig_cggpu
+      args: -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -pc_gamg_esteig_ksp_type cggpu
+  test:
+    suffix: error_gamg_mpi
+    nsize: 2
+    exit: nonzero
+    args: -n 45 -pc_type gamg -dll_append ${LIB} -mat_type ellrcuda
+    filter: grep -o "PCGAMG runs on mpiellrcuda on one process" | uniq
+
   # the factorizations of PETSc and of the packages it has, on the device types as on AIJ (the
   # packages check the type's name; mumps refused both types before, superlu_dist the MPI ones):
   # the same iterations (a parallel MUMPS's error norms differ from run to run in the 13th digit),
@@ -531,7 +566,7 @@ int main(int argc, char **argv)
   test:
     suffix: cggpu_monitor
     args: -n 45 -dll_append ${LIB} -mat_type diacuda -ksp_type cggpu -pc_type jacobi -ksp_monitor -ksp_cggpu_check_every 3
-    filter: sed -E "s/(KSP Residual norm) .*/\\1/"
+    filter: sed -E "s/(KSP Residual norm) .*$/\\1/"
   # the reason, against PETSc's bicg
   testset:
     args: -n 45 -pc_type none -ksp_converged_reason
@@ -548,7 +583,7 @@ int main(int argc, char **argv)
   # (CUDA IPC mailboxes), else through MPI_Allreduce, -info saying why (one process: the MPI type)
   testset:
     args: -n 45 -dll_append ${LIB} -mat_type mpidiacuda -vec_type cuda -ksp_type cggpu -pc_type none -info :ksp
-    filter: grep -o "The sums over .*" | sed -E "s/processes [0-9]+ and [0-9]+ share the GPU .*/processes I and J share the GPU/" | sort -u
+    filter: grep -o "The sums over .*" | sed -E "s/processes [0-9]+ and [0-9]+ share the GPU .*$/processes I and J share the GPU/" | sort -u
     test:
       suffix: cggpu_device_sums_host
       requires: !gpu
@@ -582,17 +617,17 @@ int main(int argc, char **argv)
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type {{gmres cggpu}shared output} -pc_type jacobi -log_view
     test:
       suffix: petsc_veccuda_no_copies
-      filter: sed -nE "s/.*(host to device) [0-9] copies, [^;]*; (device to host) [0-9] copies.*/\\1 under 10 copies; \\2 under 10 copies/p"
+      filter: sed -nE "s/.*(host to device) [0-9] copies, [^;]*; (device to host) [0-9] copies.*$/\\1 under 10 copies; \\2 under 10 copies/p"
     test:
       suffix: petsc_veccuda_no_copies_mpi
       nsize: {{2 3}shared output}
-      filter: sed -nE "s/.*; (device to host) [0-9] copies.*/\\1 under 10 copies/p"
+      filter: sed -nE "s/.*; (device to host) [0-9] copies.*$/\\1 under 10 copies/p"
 
   # the device products logged as such, and the library's transfers counted
   test:
     suffix: log_view
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -pc_type jacobi -log_view
-    filter: sed -nE "s/^(GKMatMult) +([0-9]+) .*/\\1 \\2/p; s/^(petsc-gpukit transfers) .*(host to device) [1-9][0-9]* copies.*/\\1: \\2 copies/p"
+    filter: sed -nE "s/^(GKMatMult) +([0-9]+) .*$/\\1 \\2/p; s/^(petsc-gpukit transfers) .*(host to device) [1-9][0-9]* copies.*$/\\1: \\2 copies/p"
   # the formats' -mat_view lines
   testset:
     args: -n 45 -dll_append ${LIB} -mat_view ::ascii_info

@@ -5,7 +5,9 @@ This is a plain PETSc program: it gets the GPU types by loading petsc-gpukit at 
 Options:\n\
   -dim <2,3>   : space dimension\n\
   -n <n>       : grid points per side\n\
-  -timing      : also print the time of each solve (not stable across machines)\n\n";
+  -timing      : also print the time of each solve (not stable across machines)\n\
+and PETSc's solver options: CG with Jacobi unless told otherwise; -pc_type gamg is PETSc's algebraic\n\
+multigrid, on the device matrices with -dm_mat_type ellrcuda or diacuda (one process)\n\n";
 
 #include <petscksp.h>
 #include <petscdmda.h>
@@ -159,5 +161,13 @@ int main(int argc, char **argv)
       suffix: 2d_mpi
       nsize: 3
       args: -n 65 -dm_mat_type diacuda -dm_vec_type cuda
+    # PETSc's algebraic multigrid on the device types (one process): a handful of iterations
+    # where Jacobi takes a hundred; cggpu applies it through PETSc's cg (the general path)
+    test:
+      suffix: 2d_gamg
+      args: -n 65 -dm_mat_type ellrcuda -dm_vec_type cuda -pc_type gamg -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 3d_gamg
+      args: -dim 3 -n 17 -dm_mat_type diacuda -dm_vec_type cuda -pc_type gamg -gpukit_backend {{host cuda}shared output}
 
 TEST*/

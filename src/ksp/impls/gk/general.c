@@ -5,7 +5,9 @@
    PETSc (on the device where the PC works on device vectors: ssorgpu, or a multigrid built from
    the plug-in's matrices). The iterations are PETSc's, so are their counts and norms; the outer
    KSP's monitors, residual history and convergence test see every iteration, as with the fused
-   path.
+   path. A KSP asked for extreme singular values (PCGAMG's smoothing estimate, Chebyshev's) takes
+   this path too: PETSc's method estimates them from its Lanczos coefficients (KSPBICG, as PETSc's
+   own, has none to give).
 */
 #include "gkksp.h"
 
@@ -57,11 +59,23 @@ PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
   PetscCall(KSPSetOperators(gk->inner, gk->Adev, P));
   PetscCall(KSPSetTolerances(gk->inner, ksp->rtol, ksp->abstol, ksp->divtol, ksp->max_it));
   PetscCall(KSPSetNormType(gk->inner, ksp->normtype));
+  PetscCall(KSPSetComputeSingularValues(gk->inner, ksp->calc_sings));
   PetscCall(KSPSetInitialGuessNonzero(gk->inner, ksp->guess_zero ? PETSC_FALSE : PETSC_TRUE));
   if (ksp->transpose_solve) PetscCall(KSPSolveTranspose(gk->inner, B, X));
   else PetscCall(KSPSolve(gk->inner, B, X));
   ksp->its    = gk->inner->its;
   ksp->rnorm  = gk->inner->rnorm;
   ksp->reason = gk->inner->reason;
+  PetscFunctionReturn(0);
+}
+
+/* The inner method's estimate (the general path is taken whenever the estimate is asked for) */
+PetscErrorCode KSPComputeExtremeSingularValues_GK(KSP ksp, PetscReal *emax, PetscReal *emin)
+{
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+
+  PetscFunctionBegin;
+  *emax = *emin = -1.0; /* as KSPComputeExtremeSingularValues() for a method that has none */
+  if (gk->inner) PetscCall(KSPComputeExtremeSingularValues(gk->inner, emax, emin));
   PetscFunctionReturn(0);
 }

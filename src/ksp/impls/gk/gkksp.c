@@ -157,7 +157,10 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
   PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
   if (geteis) PetscCall(KSPGKEisenstatFits_Private(ksp, &fits));
   gk->general = isjacobi || isnone || fits ? PETSC_FALSE : PETSC_TRUE;
-  if (gk->general) PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
+  if (ksp->calc_sings && !gk->general) { /* the fused kernels keep no Lanczos coefficients */
+    gk->general = PETSC_TRUE;
+    PetscCall(PetscInfo(ksp, "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates and estimates them\n", gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
+  } else if (gk->general) PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
   PetscFunctionReturn(0);
 }
 
@@ -890,14 +893,15 @@ PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_UNPRECONDITIONED, PC_LEFT, 2));
   if (iscg) PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NATURAL, PC_LEFT, 2));
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_NONE, PC_LEFT, 1));
-  ksp->ops->setup          = KSPSetUp_GK;
-  ksp->ops->solve          = KSPSolve_GK;
-  ksp->ops->destroy        = KSPDestroy_GK;
-  ksp->ops->reset          = KSPReset_GK;
-  ksp->ops->view           = KSPView_GK;
-  ksp->ops->setfromoptions = KSPSetFromOptions_GK;
-  ksp->ops->buildsolution  = KSPBuildSolutionDefault;
-  ksp->ops->buildresidual  = KSPBuildResidualDefault;
+  ksp->ops->setup                        = KSPSetUp_GK;
+  ksp->ops->solve                        = KSPSolve_GK;
+  ksp->ops->destroy                      = KSPDestroy_GK;
+  ksp->ops->reset                        = KSPReset_GK;
+  ksp->ops->view                         = KSPView_GK;
+  ksp->ops->setfromoptions               = KSPSetFromOptions_GK;
+  ksp->ops->buildsolution                = KSPBuildSolutionDefault;
+  ksp->ops->buildresidual                = KSPBuildResidualDefault;
+  ksp->ops->computeextremesingularvalues = KSPComputeExtremeSingularValues_GK;
   /* the preconditioner the kernels apply, unless one is set already */
   PetscCall(KSPGetPC(ksp, &pc));
   if (!((PetscObject)pc)->type_name) PetscCall(PCSetType(pc, PCJACOBI));

@@ -57,5 +57,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
 /* The general path: PETSc's KSPCG or KSPBICG with the outer KSP's settings, on device b and x */
 PETSC_INTERN PetscErrorCode KSPGKSolveGeneral_Private(KSP, Vec, Vec);
+PETSC_INTERN PetscErrorCode KSPComputeExtremeSingularValues_GK(KSP, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode KSPCreate_CGGPU(KSP);
 PETSC_EXTERN PetscErrorCode KSPCreate_BiCGGPU(KSP);

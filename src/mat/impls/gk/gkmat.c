@@ -322,6 +322,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->setfromoptions            = gk->base.setfromoptions;
   A->ops->duplicate                 = gk->base.duplicate;
   A->ops->transpose                 = gk->base.transpose;
+  A->ops->creategraph               = gk->base.creategraph;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
@@ -365,7 +366,20 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
   PetscFunctionReturn(0);
 }
 
-/* Makes a SEQAIJ (or another device matrix) a matrix of the format fmt */
+/* PCGAMG's strength graph: SEQAIJ's graph of an AIJ copy (SEQAIJ's own refuses any type whose
+   name does not begin with "seqaij", and the graph is a host object GAMG coarsens on the host:
+   it gets a plain SEQAIJ) */
+static PetscErrorCode MatCreateGraph_SeqGK(GK_CREATEGRAPH_ARGS)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(GKCreateGraphCall(B));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(0);
+}
+
 /* SEQAIJ's transpose with the type name "seqaij" in place for the call: it gives a new result A's
    type with MatSetType(), which on an assembled SEQAIJ keeps the entries only for a type whose
    name begins with "seqaij" (PETSc's own subclasses, seqaijcusparse...) and would empty the
@@ -455,6 +469,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->setfromoptions            = MatSetFromOptions_SeqGK;
   B->ops->duplicate                 = MatDuplicate_SeqGK;
   B->ops->transpose                 = MatTranspose_SeqGK;
+  B->ops->creategraph               = MatCreateGraph_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
@@ -465,10 +480,14 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   PetscFunctionReturn(0);
 }
 
-/* The creator of a sequential device type: a SEQAIJ converted in place */
+/* The creator of a sequential device type: a SEQAIJ converted in place. A product's result
+   (MatPtAP, MatMatMult: PCGAMG's and PCMG's coarse operators and interpolations, which PETSc
+   makes of the first operand's type) of a DIA matrix is made ELLPACK-R: its nonzeros do not lie
+   on a few diagonals, and DIA would refuse it at its first product */
 PetscErrorCode MatCreate_SeqGK_Private(Mat B, const GKMatFormat *fmt)
 {
   PetscFunctionBegin;
+  if (fmt == &GKFormatDIA && B->product) fmt = &GKFormatELLR;
   PetscCall(MatCreate_SeqAIJ(B));
   PetscCall(MatConvert_SeqAIJ_SeqGK_Private(B, fmt, MAT_INPLACE_MATRIX, &B));
   PetscFunctionReturn(0);

@@ -565,6 +565,15 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
 
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
 
+/* PCGAMG's strength graph: on several processes GAMG's products (MatMatMult, MatPtAP of MPIAIJ)
+   take only types whose names begin with "mpiaij"; until the device types provide their own, a
+   clear refusal where MPIAIJ's would only say it wants (MPI)AIJ */
+static PetscErrorCode MatCreateGraph_MPIGK(GK_CREATEGRAPH_ARGS)
+{
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG runs on %s on one process; on several its products need MPIAIJ matrices for now: give KSPSetOperators() an MPIAIJ preconditioning matrix (GAMG then runs on the host)", ((PetscObject)A)->type_name);
+}
+
 /* Makes an MPIAIJ matrix (in place) a device matrix of the format fmt, named type */
 static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char *type)
 {
@@ -588,6 +597,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->ops->multhermitiantranspose    = MatMultHermitianTranspose_MPIGK;
   B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_MPIGK;
   B->ops->assemblyend               = MatAssemblyEnd_MPIGK;
+  B->ops->creategraph               = MatCreateGraph_MPIGK;
   B->ops->destroy                   = MatDestroy_MPIGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
