@@ -466,7 +466,7 @@ int main(int argc, char **argv)
   # (lap2d_uneven and blockdiag_even also on both backends: the same line)
   testset:
     nsize: {{1 2 3}}
-    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -options_left 0
     test:
       suffix: lap2d_uneven
       args: -type {{ellrcuda diacuda}} -problem lap2d -layout uneven -n 20 -gpukit_backend {{host cuda}shared output}
@@ -510,7 +510,7 @@ int main(int argc, char **argv)
   # the same on 4 processes, whatever RANKS says
   testset:
     nsize: 4
-    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -options_left 0
     test:
       suffix: lap2d_uneven_np4
       args: -type {{ellrcuda diacuda}} -problem lap2d -layout uneven -n 20
@@ -556,7 +556,7 @@ int main(int argc, char **argv)
   # are those without the option (the two cases: no GPU, or a GPU with a CUDA-aware MPI)
   testset:
     nsize: {{2 3}}
-    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -gpukit_cuda_aware_mpi -type ellrcuda -problem random -layout empty -n 60
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -options_left 0 -gpukit_cuda_aware_mpi -type ellrcuda -problem random -layout empty -n 60
     output_file: output/mpimat_random_empty_type-ellrcuda.out
     test:
       suffix: aware_ellrcuda
@@ -566,7 +566,7 @@ int main(int argc, char **argv)
       requires: gpu cuda_aware_mpi
   testset:
     nsize: {{2 3}}
-    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -gpukit_cuda_aware_mpi -type diacuda -problem lap2d -layout uneven -n 20
+    args: -mat_ellrcuda_max_fill 20 -mat_diacuda_max_fill 1000 -options_left 0 -gpukit_cuda_aware_mpi -type diacuda -problem lap2d -layout uneven -n 20
     output_file: output/mpimat_lap2d_uneven_type-diacuda.out
     test:
       suffix: aware_diacuda

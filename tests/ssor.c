@@ -1149,6 +1149,6 @@ int main(int argc, char **argv)
     # CG and cggpu, an indefinite one under GMRES: PCSOR's iterations; refused as failed PCs before)
     test:
       suffix: negative_diagonal
-      args: -mode negdiag -type {{ellrcuda diacuda}shared output} -n 20 -mat_diacuda_max_fill 100
+      args: -mode negdiag -type {{ellrcuda diacuda}shared output} -n 20 -mat_diacuda_max_fill 100 -options_left 0
 
 TEST*/
