@@ -11,17 +11,16 @@
 */
 #include "gkksp.h"
 
-/* The inner method's test: the outer KSP records, monitors and tests the norm, as KSPCG does */
+/* The inner method's test: the outer KSP records, monitors and tests the norm, as on the fused
+   path (PETSc's method has checked it for Inf and NaN already) */
 static PetscErrorCode KSPGKGeneralConverged_Private(KSP inner, PetscInt its, PetscReal rnorm, KSPConvergedReason *reason, void *ctx)
 {
-  KSP ksp = (KSP)ctx;
+  KSP       ksp = (KSP)ctx;
+  PetscBool ok;
 
   PetscFunctionBegin;
-  ksp->its   = its;
-  ksp->rnorm = rnorm;
-  PetscCall(KSPLogResidualHistory(ksp, rnorm));
-  PetscCall(KSPMonitor(ksp, its, rnorm));
-  PetscCall((*ksp->converged)(ksp, its, rnorm, reason, ksp->cnvP));
+  PetscCall(KSPGKTest_Private(ksp, its, rnorm, &ok));
+  *reason = ksp->reason;
   PetscFunctionReturn(0);
 }
 

@@ -116,27 +116,11 @@ static PetscErrorCode KSPGKEisenstatFits_Private(KSP ksp, PetscBool *fits)
   PetscFunctionReturn(0);
 }
 
-/* SSOR by Eisenstat's trick: CG on the transformed system, the PC's sweeps in place of the
-   product with A and its scaling as the preconditioner; the PC keeps the sweeps' arrays. A PC
-   whose settings do not allow it (ssorgpu's neumann series) offers none: the general path. */
-static PetscErrorCode KSPGKSetUpEisenstat_Private(KSP ksp, PC pc, PetscErrorCode (*geteis)(PC, const GKEisenstat **))
-{
-  KSP_GK *gk = (KSP_GK *)ksp->data;
-
-  PetscFunctionBegin;
-  PetscCall(PCSetUp(pc));
-  PetscCall((*geteis)(pc, &gk->eis));
-  if (!gk->eis) {
-    gk->general = PETSC_TRUE;
-    PetscCall(PetscInfo(ksp, "PC %s offers no Eisenstat step with its settings: PETSc's %s applies it\n", ((PetscObject)pc)->type_name, KSPCG));
-    PetscFunctionReturn(0);
-  }
-  gk->Pkey.id = 0; /* no Jacobi diagonal */
-  PetscCall(VecDestroy(&gk->diag));
-  PetscFunctionReturn(0);
-}
-
-/* Whether the solve takes the general path (general.c): a PC the kernels do not apply */
+/* Whether the solve takes the general path (general.c): a PC the kernels do not apply. A PC
+   that offers Eisenstat's trick where it fits is set up and asked for its step (SSOR: CG on the
+   transformed system, the PC's sweeps in place of the product with A and its scaling as the
+   preconditioner; the PC keeps the sweeps' arrays); one whose settings do not allow it
+   (ssorgpu's neumann series) offers none, and the general path applies it. */
 static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
 {
   KSP_GK   *gk = (KSP_GK *)ksp->data;
@@ -146,6 +130,7 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
   PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
 
   PetscFunctionBegin;
+  gk->eis = NULL;
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &type));
   if (!type) {
@@ -156,7 +141,12 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
   PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
   if (geteis) PetscCall(KSPGKEisenstatFits_Private(ksp, &fits));
-  gk->general = isjacobi || isnone || fits ? PETSC_FALSE : PETSC_TRUE;
+  if (fits && !ksp->calc_sings) {
+    PetscCall(PCSetUp(pc));
+    PetscCall((*geteis)(pc, &gk->eis));
+    if (!gk->eis) PetscCall(PetscInfo(ksp, "PC %s offers no Eisenstat step with its settings\n", type));
+  }
+  gk->general = isjacobi || isnone || gk->eis ? PETSC_FALSE : PETSC_TRUE;
   if (ksp->calc_sings && !gk->general) { /* the fused kernels keep no Lanczos coefficients */
     gk->general = PETSC_TRUE;
     PetscCall(PetscInfo(ksp, "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates and estimates them\n", gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
@@ -165,8 +155,8 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
 }
 
 /* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
-   matrix, made as PCJACOBI makes it; PCNONE: no diagonal; a PC that offers Eisenstat's trick
-   (ssorgpu, for cggpu): its operations; the general path: nothing (PETSc applies the PC) */
+   matrix, made as PCJACOBI makes it; PCNONE, Eisenstat's trick (its operations, found by
+   KSPGKChoosePath_Private()) and the general path (PETSc applies the PC): no diagonal */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
   KSP_GK      *gk = (KSP_GK *)ksp->data;
@@ -175,24 +165,14 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   Mat          P;
   PetscBool    isnone, useabs, fix, set, spd;
   PCJacobiType jtype;
-  PetscBool    same                                  = PETSC_FALSE;
-  PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
+  PetscBool    same = PETSC_FALSE;
 
   PetscFunctionBegin;
-  gk->eis = NULL;
-  if (gk->general) {
-    PetscCall(VecDestroy(&gk->diag));
-    PetscFunctionReturn(0);
-  }
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &type));
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
-  PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
-  if (geteis) {
-    PetscCall(KSPGKSetUpEisenstat_Private(ksp, pc, geteis));
-    PetscFunctionReturn(0);
-  }
-  if (isnone) {
+  if (gk->general || gk->eis || isnone) {
+    gk->Pkey.id = 0; /* no Jacobi diagonal */
     PetscCall(VecDestroy(&gk->diag));
     PetscFunctionReturn(0);
   }
@@ -295,7 +275,7 @@ static PetscReal KSPGKNorm_Private(KSP ksp, const GKKrylovState *S)
 }
 
 /* Records a norm as PETSc's Krylov methods do and tests it; false when it is Inf or NaN */
-static PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool *ok)
+PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool *ok)
 {
   PetscFunctionBegin;
   *ok      = PETSC_TRUE;

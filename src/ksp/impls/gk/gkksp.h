@@ -57,6 +57,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
 /* The general path: PETSc's KSPCG or KSPBICG with the outer KSP's settings, on device b and x */
 PETSC_INTERN PetscErrorCode KSPGKSolveGeneral_Private(KSP, Vec, Vec);
+/* Records the norm of iteration its on the KSP as PETSc's methods do (history, monitors) and
+   tests it (ksp->reason); false when it is Inf or NaN */
+PETSC_INTERN PetscErrorCode KSPGKTest_Private(KSP, PetscInt, PetscReal, PetscBool *);
 PETSC_INTERN PetscErrorCode KSPComputeExtremeSingularValues_GK(KSP, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode KSPCreate_CGGPU(KSP);
 PETSC_EXTERN PetscErrorCode KSPCreate_BiCGGPU(KSP);
