@@ -323,6 +323,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->duplicate                 = gk->base.duplicate;
   A->ops->transpose                 = gk->base.transpose;
   A->ops->creategraph               = gk->base.creategraph;
+  A->ops->assemblyend               = gk->base.assemblyend;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
@@ -429,6 +430,16 @@ static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
   PetscFunctionReturn(0);
 }
 
+/* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
+   interpolations for PCMG */
+static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
+{
+  PetscFunctionBegin;
+  PetscCall(((Mat_SeqGK *)A->spptr)->base.assemblyend(A, mode));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatGKAttachDM_Private(A));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, MatReuse reuse, Mat *newmat)
 {
   Mat        B = *newmat;
@@ -470,6 +481,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->duplicate                 = MatDuplicate_SeqGK;
   B->ops->transpose                 = MatTranspose_SeqGK;
   B->ops->creategraph               = MatCreateGraph_SeqGK;
+  B->ops->assemblyend               = MatAssemblyEnd_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));

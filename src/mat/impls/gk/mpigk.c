@@ -544,6 +544,7 @@ static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall(mg->base.assemblyend(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIGKConvertBlocks_Private(A));
+  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatGKAttachDM_Private(A));
   PetscFunctionReturn(0);
 }
 

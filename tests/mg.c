@@ -1,0 +1,209 @@
+static char help[] = "PETSc's multigrid (PCMG on a DMDA, PCGAMG) on the device types, against the same solve on AIJ.\n\
+  -dim <2,3>     : space dimension\n\
+  -n <n>         : grid points per side\n\
+  -copies <bool> : check that a solve copies between host and device no more than the coarsest level\n\
+                   asks for (two copies of its vector per iteration)\n\
+and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...) for both solves.\n\n";
+
+/*
+   The Poisson problem of tutorials/poisson, with the operator computed by the KSP's DM on every
+   level (KSPSetComputeOperators(), as PETSc's ksp ex45 and ex50 do), so that PCMG coarsens the
+   DMDA and takes its interpolations from DMCreateInterpolation(). The DM of the device solve
+   has -dm_mat_type and -dm_vec_type from the options; the reference's is AIJ with standard
+   vectors. Prints one line: whether the iteration counts and the solutions agree, and, with
+   -copies, whether the second solve's host/device copies stay within what the coarsest level's
+   host solve needs, which holds only when every transfer and smoother runs on the device.
+*/
+#include <petscgpukit.h>
+#include <petscksp.h>
+#include <petscdmda.h>
+
+/* The 5-point (7-point) Laplacian scaled by h^2, the boundary rows the identity, on any level */
+static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
+{
+  DM            da;
+  DMDALocalInfo info;
+  MatStencil    row, col[7];
+  PetscScalar   v[7];
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &da));
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++) {
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++) {
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        const PetscBool boundary = (i == 0 || j == 0 || i == info.mx - 1 || j == info.my - 1 || (info.dim == 3 && (k == 0 || k == info.mz - 1)));
+        PetscInt        nc       = 0;
+
+        row.i = i;
+        row.j = j;
+        row.k = k;
+        if (!boundary) {
+          for (PetscInt d = 0; d < info.dim; d++) {
+            for (PetscInt s = -1; s <= 1; s += 2) {
+              col[nc].i = i + (d == 0 ? s : 0);
+              col[nc].j = j + (d == 1 ? s : 0);
+              col[nc].k = k + (d == 2 ? s : 0);
+              v[nc++]   = -1.0;
+            }
+          }
+        }
+        col[nc] = row;
+        v[nc++] = boundary ? 1.0 : 2.0 * info.dim;
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+    }
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ComputeRHS(KSP ksp, Vec b, void *ctx)
+{
+  DM       da;
+  PetscInt mx;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &da));
+  PetscCall(DMDAGetInfo(da, NULL, &mx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(VecSet(b, 1.0 / ((mx - 1) * (mx - 1))));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CreateDM(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
+{
+  PetscFunctionBegin;
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  PetscCall(DMSetFromOptions(*da));
+  if (aij) {
+    PetscCall(DMSetMatType(*da, MATAIJ));
+    PetscCall(DMSetVecType(*da, VECSTANDARD));
+  }
+  PetscCall(DMSetUp(*da));
+  PetscFunctionReturn(0);
+}
+
+/* Two solves of the same system; the second's iterations, solution (copied into x, created
+   here), host/device copies in bytes, and the coarsest level's unknowns */
+static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse)
+{
+  KSP                       ksp, kc;
+  PC                        pc;
+  Mat                       Ac;
+  Vec                       sol;
+  PetscBool                 ismg;
+  PetscGPUKitTransferCounts c0, c1;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetComputeOperators(ksp, ComputeMatrix, NULL));
+  PetscCall(KSPSetComputeRHS(ksp, ComputeRHS, NULL));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(KSPSetFromOptions(ksp));
+  /* the first solve builds the device copies and the smoothers' estimates */
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscGPUKitGetTransferCounts(&c0));
+  PetscCall(KSPSolve(ksp, NULL, NULL));
+  PetscCall(PetscGPUKitGetTransferCounts(&c1));
+  *bytes = (c1.h2d_bytes - c0.h2d_bytes) + (c1.d2h_bytes - c0.d2h_bytes);
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetSolution(ksp, &sol));
+  PetscCall(VecDuplicate(sol, x));
+  PetscCall(VecCopy(sol, *x));
+  *ncoarse = 0;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &ismg, PCMG, PCGAMG, ""));
+  if (ismg) {
+    PetscCall(PCMGGetCoarseSolve(pc, &kc));
+    PetscCall(KSPGetOperators(kc, &Ac, NULL));
+    PetscCall(MatGetSize(Ac, ncoarse, NULL));
+  }
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  DM             da, daaij;
+  Vec            x, xaij, xcopy;
+  PetscInt       dim = 2, n = 65, its, itsaij, ncoarse, nc;
+  PetscBool      copies = PETSC_FALSE;
+  PetscReal      diff, norm;
+  PetscLogDouble bytes, b;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-copies", &copies, NULL));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
+  PetscCall(CreateDM(dim, n, PETSC_FALSE, &da));
+  PetscCall(CreateDM(dim, n, PETSC_TRUE, &daaij));
+
+  PetscCall(Solve(da, &its, &x, &bytes, &ncoarse));
+  PetscCall(Solve(daaij, &itsaij, &xaij, &b, &nc));
+  PetscCall(VecDuplicate(xaij, &xcopy));
+  PetscCall(VecCopy(x, xcopy));
+  PetscCall(VecNorm(xaij, NORM_2, &norm));
+  PetscCall(VecAXPY(xaij, -1.0, xcopy));
+  PetscCall(VecNorm(xaij, NORM_2, &diff));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s", PetscAbs(its - itsaij) <= 1 ? "agree (within one)" : "DIFFER", diff <= 1e-8 * norm ? "agree" : "DIFFER"));
+  if (copies) {
+    /* per iteration and once more for the start: the coarsest level's right-hand side down to
+       the host solve and its solution back */
+    const PetscLogDouble bound = 2.0 * (its + 1) * ncoarse * sizeof(PetscScalar);
+
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; host/device copies %s the coarsest level's bound", ncoarse && bytes <= bound ? "within" : "EXCEED"));
+    if (!(ncoarse && bytes <= bound)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%g bytes, bound %g for %" PetscInt_FMT " unknowns, %" PetscInt_FMT " iterations)", bytes, bound, ncoarse, its));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xaij));
+  PetscCall(VecDestroy(&xcopy));
+  PetscCall(DMDestroy(&da));
+  PetscCall(DMDestroy(&daaij));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  testset:
+    output_file: output/mg_agree_copies.out
+    args: -pc_type mg -mg_levels_pc_type jacobi -copies
+    test:
+      suffix: 2d
+      args: -n 65 -pc_mg_levels 5 -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 3d
+      args: -dim 3 -n 17 -pc_mg_levels 3 -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 2d_galerkin
+      args: -n 65 -pc_mg_levels 4 -pc_mg_galerkin -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+
+  test:
+    suffix: 2d_gamg
+    output_file: output/mg_agree_copies.out
+    args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -copies -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+
+  # PCMG's default smoother (Chebyshev with SOR): the same answers; MatSOR runs on the host
+  test:
+    suffix: 2d_sor
+    output_file: output/mg_agree.out
+    args: -n 65 -pc_type mg -pc_mg_levels 5 -dm_mat_type ellrcuda -dm_vec_type cuda
+
+  # several processes: the interpolations stay MPIAIJ (the MPI products take no other), the
+  # levels' operators and smoothers are the device's
+  test:
+    suffix: 2d_mpi
+    nsize: 2
+    output_file: output/mg_agree.out
+    args: -n 65 -pc_type mg -pc_mg_levels 4 -mg_levels_pc_type jacobi -pc_mg_galerkin {{none both}shared output} -dm_mat_type ellrcuda -dm_vec_type cuda
+
+TEST*/
