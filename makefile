@@ -76,7 +76,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-needs-real plot install clean
+.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-mg bench-needs-real plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -152,6 +152,17 @@ bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 # time to solution with ssorgpu (issue 7): bench/run-ssor, results in bench/
 bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-ssor
+
+# time to solution of PETSc's own ex50 and ex45 (issue 27), unmodified, built from the PETSc
+# examples (Debian: libpetsc3.18-dev-examples; pip: the package's share/petsc/examples)
+PETSC_EXAMPLES ?= $(PETSC_DIR)/share/petsc/examples/src/ksp/ksp/tutorials
+$(BUILD)/bench/ex%: $(PETSC_EXAMPLES)/ex%.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
+$(PETSC_EXAMPLES)/%.c:
+	@echo "make bench-mg: PETSc's $*.c is not in $(PETSC_EXAMPLES): apt-get install -y libpetsc3.18-dev-examples, or set PETSC_EXAMPLES" >&2; exit 1
+bench-mg: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(BUILD)/bench/ex50 $(BUILD)/bench/ex45)
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) python3 bench/run-mg
 
 # the bandwidth plot, from the CSV of the last make bench, with matplotlib: on the development
 # machine (the GPU machine has none)

@@ -128,6 +128,53 @@ def ssor_section(path):
     return lines
 
 
+def mg_section(path):
+    """Issue 27's time to solution from make bench-mg (bench/results-mg.csv), when it has run."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        meta = f.readline().lstrip("# ").strip()
+        rows = list(csv.DictReader(f))
+    num = lambda r, k: float(r[k]) if r.get(k) not in ("", None) else None
+    lines = ["## Multigrid: time to solution of PETSc's ex50 and ex45, unmodified (issue 27, `make bench-mg`)", "",
+             "- " + meta.replace("; ", "\n- "), "",
+             "One run each. `gpu`: one process with the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`);",
+             "`cpu`: PETSc alone, AIJ, on all the host's cores. `-ksp_rtol 1e-8`. Setup is `PCSetUp`, solve `KSPSolve` (both",
+             "from the run's `-log_view`); whole is the process's wall time. `x cpu` is the best CPU multigrid's time (mg or",
+             "gamg, the smaller) over this row's.", ""]
+    checks = []
+    for problem in dict.fromkeys(r["problem"] for r in rows):
+        pr = [r for r in rows if r["problem"] == problem]
+        cpu_mg = [r for r in pr if r["where"] == "cpu" and ("mg" in r["config"]) and num(r, "solve_s")]
+        best_solve = min((num(r, "solve_s") for r in cpu_mg), default=None)
+        best_whole = min((num(r, "whole_s") for r in cpu_mg), default=None)
+        body = []
+        for r in pr:
+            sv, wh = num(r, "solve_s"), num(r, "whole_s")
+            body.append([r["where"], r["config"], r["iterations"] or r["reason"], "%.3f" % num(r, "setup_s") if num(r, "setup_s") is not None else "-",
+                         "%.4f" % sv if sv is not None else "-", "%.2f" % wh if wh is not None else "-",
+                         "%.1fx" % (best_solve / sv) if best_solve and sv else "-", "%.2fx" % (best_whole / wh) if best_whole and wh and sv else "-"])
+        lines += ["### %s" % problem, ""]
+        lines += table(["where", "solver", "iterations", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
+        gmg = [r for r in pr if r["where"] == "gpu" and "mg(" in r["config"] and num(r, "solve_s")]
+        jac = [r for r in pr if r["where"] == "gpu" and r["config"] == "cggpu+jacobi" and num(r, "solve_s")]
+        if gmg and best_solve:
+            b = min(gmg, key=lambda r: num(r, "solve_s"))
+            sp = best_solve / num(b, "solve_s")
+            checks.append(["%s: GPU multigrid solve (%s) >= 10x faster than the CPU's best multigrid" % (problem, b["config"]), "%.1fx" % sp, "met" if sp >= 10 else "**missed**"])
+            if jac:
+                sj = num(jac[0], "solve_s") / num(b, "solve_s")
+                checks.append(["%s: GPU multigrid solve >= 8x faster than cggpu+jacobi on the GPU" % problem, "%.1fx" % sj, "met" if sj >= 8 else "**missed**"])
+        gg = [r for r in pr if r["where"] == "gpu" and "gamg" in r["config"] and num(r, "setup_s")]
+        cg = [r for r in pr if r["where"] == "cpu" and "gamg" in r["config"] and num(r, "setup_s")]
+        if gg and cg:
+            ratio = num(gg[0], "setup_s") / num(cg[0], "setup_s")
+            checks.append(["%s: GAMG setup on the GPU no slower than the CPU's" % problem, "%.1fx the CPU's time" % ratio, "met" if ratio <= 1 else "**missed**"])
+    if checks:
+        lines += ["### Targets (issue 27)", ""] + table(["target", "measured", ""], checks) + [""]
+    return lines
+
+
 def main():
     path, md, device, date, commit = sys.argv[1:6]
     rows = load(path)
@@ -238,6 +285,7 @@ def main():
     lines += table(["target", "measured", ""], checks) + [""]
     lines += mpi_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mpi.csv"))
     lines += ssor_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-ssor.csv"))
+    lines += mg_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mg.csv"))
     analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ANALYSIS.md")
     if os.path.exists(analysis):  # the hand-written account of the misses, from the profiler
         with open(analysis) as f:

@@ -52,7 +52,14 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   }
   /* several processes: PETSc's MPI products (PCMG's -pc_mg_galerkin) take only MPIAIJ
      interpolations for now, so they stay MPIAIJ (docs/multigrid-notes.md) */
-  if (isseqaij) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, &GKFormatELLR, MAT_INPLACE_MATRIX, P));
+  if (isseqaij) {
+    GKOperator op;
+
+    PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, &GKFormatELLR, MAT_INPLACE_MATRIX, P));
+    /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with
+       P^T from its first V-cycle on */
+    PetscCall(MatSeqGKGetOperator(*P, PETSC_TRUE, &op));
+  }
   PetscFunctionReturn(0);
 }
 
