@@ -7,7 +7,9 @@ Options:\n\
   -n <n>       : grid points per side\n\
   -timing      : also print the time of each solve (not stable across machines)\n\
 and PETSc's solver options: CG with Jacobi unless told otherwise; -pc_type gamg is PETSc's algebraic\n\
-multigrid, on the device matrices with -dm_mat_type ellrcuda or diacuda (one process)\n\n";
+multigrid, on the device matrices with -dm_mat_type ellrcuda or diacuda (one process); -pc_type mg\n\
+-pc_mg_levels 4 -pc_mg_galerkin -mg_levels_pc_type jacobi is PETSc's geometric multigrid on the DMDA's\n\
+levels, its interpolations and coarse operators device matrices too (one process)\n\n";
 
 #include <petscksp.h>
 #include <petscdmda.h>
@@ -59,8 +61,23 @@ static PetscErrorCode AssembleOperator(DM da, Mat A)
   PetscFunctionReturn(0);
 }
 
+/* The grid; the AIJ solve's gets AIJ matrices and standard vectors whatever the options say */
+static PetscErrorCode CreateGrid(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
+{
+  PetscFunctionBegin;
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  PetscCall(DMSetFromOptions(*da));
+  if (aij) {
+    PetscCall(DMSetMatType(*da, MATAIJ));
+    PetscCall(DMSetVecType(*da, VECSTANDARD));
+  }
+  PetscCall(DMSetUp(*da));
+  PetscFunctionReturn(0);
+}
+
 /* Solves A x = b with CG and Jacobi (changeable from the options) and reports on it */
-static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool timing, PetscInt *its)
+static PetscErrorCode Solve(DM da, Mat A, Vec b, Vec x, PetscBool timing, PetscInt *its)
 {
   KSP            ksp;
   PC             pc;
@@ -71,6 +88,9 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool timing, PetscInt *its
   PetscFunctionBegin;
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
+  /* the grid, for PCMG's interpolations (-pc_type mg -pc_mg_galerkin); the operator is A's */
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -94,7 +114,7 @@ static PetscErrorCode Solve(Mat A, Vec b, Vec x, PetscBool timing, PetscInt *its
 
 int main(int argc, char **argv)
 {
-  DM        da;
+  DM        da, daaij;
   Mat       A, Aaij;
   Vec       b, x, baij, xaij;
   PetscInt  dim = 2, n = 65, its, itsaij;
@@ -107,10 +127,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &timing, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
-  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
-  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
-  PetscCall(DMSetFromOptions(da)); /* -dm_mat_type, -dm_vec_type */
-  PetscCall(DMSetUp(da));
+  PetscCall(CreateGrid(dim, n, PETSC_FALSE, &da)); /* -dm_mat_type, -dm_vec_type */
+  PetscCall(CreateGrid(dim, n, PETSC_TRUE, &daaij));
 
   /* the matrix in the type from the options, and the same matrix as AIJ */
   PetscCall(DMCreateMatrix(da, &A));
@@ -125,8 +143,8 @@ int main(int argc, char **argv)
   PetscCall(MatCreateVecs(Aaij, &xaij, &baij));
   PetscCall(VecCopy(b, baij));
 
-  PetscCall(Solve(A, b, x, timing, &its));
-  PetscCall(Solve(Aaij, baij, xaij, timing, &itsaij));
+  PetscCall(Solve(da, A, b, x, timing, &its));
+  PetscCall(Solve(daaij, Aaij, baij, xaij, timing, &itsaij));
   PetscCall(VecNorm(xaij, NORM_2, &norm));
   PetscCall(VecAXPY(xaij, -1.0, x));
   PetscCall(VecNorm(xaij, NORM_2, &diff));
@@ -140,6 +158,7 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&Aaij));
   PetscCall(DMDestroy(&da));
+  PetscCall(DMDestroy(&daaij));
   PetscCall(PetscFinalize());
   return 0;
 }
@@ -167,6 +186,11 @@ int main(int argc, char **argv)
     test:
       suffix: 2d_gamg
       args: -n 65 -dm_mat_type ellrcuda -dm_vec_type cuda -pc_type gamg -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+      filter: grep -v "iterations$"
+    # PETSc's geometric multigrid on the DMDA's levels (Galerkin coarse operators)
+    test:
+      suffix: 2d_mg
+      args: -n 65 -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -pc_type mg -pc_mg_levels 4 -pc_mg_galerkin -mg_levels_pc_type jacobi -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
       filter: grep -v "iterations$"
     test:
       suffix: 3d_gamg
