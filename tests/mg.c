@@ -198,12 +198,17 @@ int main(int argc, char **argv)
     output_file: output/mg_agree.out
     args: -n 65 -pc_type mg -pc_mg_levels 5 -dm_mat_type ellrcuda -dm_vec_type cuda
 
-  # several processes: the interpolations stay MPIAIJ (the MPI products take no other), the
-  # levels' operators and smoothers are the device's
+  # several processes: the interpolations and Galerkin products are the device types too
+  # (PETSc's MPIAIJ products on the device matrices); the halo exchanges copy, so no bound
   test:
     suffix: 2d_mpi
-    nsize: 2
+    nsize: {{2 3}shared output}
     output_file: output/mg_agree.out
-    args: -n 65 -pc_type mg -pc_mg_levels 4 -mg_levels_pc_type jacobi -pc_mg_galerkin {{none both}shared output} -dm_mat_type ellrcuda -dm_vec_type cuda
+    args: -n 65 -pc_type mg -pc_mg_levels 4 -mg_levels_pc_type jacobi -pc_mg_galerkin {{none both}shared output} -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda
+  test:
+    suffix: 2d_mpi_gamg
+    nsize: {{2 3}shared output}
+    output_file: output/mg_agree.out
+    args: -n 65 -pc_type gamg -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output}
 
 TEST*/

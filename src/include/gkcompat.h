@@ -68,9 +68,11 @@ typedef MatParentState MatState;
 #if PETSC_VERSION_LT(3, 21, 0)
   #define GK_CREATEGRAPH_ARGS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *G
   #define GKCreateGraphCall(B) MatCreateGraph(B, sym, scale, filter, G)
+  #define GKCreateGraphArgs    A, sym, scale, filter, G
 #else
   #define GK_CREATEGRAPH_ARGS  Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt index_size, PetscInt index[], Mat *G
   #define GKCreateGraphCall(B) MatCreateGraph(B, sym, scale, filter, index_size, index, G)
+  #define GKCreateGraphArgs    A, sym, scale, filter, index_size, index, G
 #endif
 
 /* A PETSc built with CUDA: its device contexts, and whether a stream type is one that does not

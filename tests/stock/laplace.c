@@ -402,19 +402,13 @@ int main(int argc, char **argv)
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -ksp_type bicggpu -pc_type ssorgpu
     filter: grep -o "PC ssorgpu applies its transpose only where the matrix is known symmetric"
 
-  # PCGAMG on the device types (one process): its coarse operators of the device types (DIA's
-  # products made ELLPACK-R); its iterations, which change between PETSc releases, are compared
-  # with PETSc's own in the same release by tests/run
+  # PCGAMG on the device types: its coarse operators of the device types (DIA's products made
+  # ELLPACK-R); its iterations, which change between PETSc releases, are compared with PETSc's own
+  # in the same release by tests/run, on one process and several
   test:
     suffix: gamg_types
     args: -n 45 -pc_type gamg -dll_append ${LIB} -mat_type diacuda -vec_type cuda -ksp_view
     filter: grep -oE "type: seq(ellr|dia)cuda" | LC_ALL=C sort | uniq -c
-  test:
-    suffix: error_gamg_mpi
-    nsize: 2
-    exit: nonzero
-    args: -n 45 -pc_type gamg -dll_append ${LIB} -mat_type ellrcuda
-    filter: grep -o "PCGAMG runs on mpiellrcuda on one process" | uniq
 
   # the factorizations of PETSc and of the packages it has, on the device types as on AIJ (the
   # packages check the type's name; mumps refused both types before, superlu_dist the MPI ones):

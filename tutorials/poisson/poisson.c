@@ -88,12 +88,11 @@ static PetscErrorCode Solve(DM da, Mat A, Vec b, Vec x, PetscBool timing, PetscI
   PetscFunctionBegin;
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
-  /* the grid, for PCMG's interpolations (-pc_type mg -pc_mg_galerkin); the operator is A's */
-  PetscCall(KSPSetDM(ksp, da));
-  PetscCall(KSPSetDMActive(ksp, PETSC_FALSE));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   PetscCall(KSPGetPC(ksp, &pc));
+  /* the grid, for PCMG's interpolations (-pc_type mg -pc_mg_galerkin); the operator stays A */
+  PetscCall(PCSetDM(pc, da));
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetUp(ksp));

@@ -31,12 +31,12 @@ static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
   PetscFunctionReturn(0);
 }
 
-/* The DM's own interpolation, then, on one process and while the fine DM's matrices are the
-   library's, the result made ELLPACK-R (a MAIJ expanded to AIJ first) */
+/* The DM's own interpolation, then, while the fine DM's matrices are the library's, the result
+   made ELLPACK-R, sequential or MPI (a MAIJ expanded to AIJ first) */
 static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Vec *scale)
 {
   GKDMInterpFn base = NULL;
-  PetscBool    ours, isseqaij, ismaij;
+  PetscBool    ours, isseqaij, ismpiaij, ismaij;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)dmc, GK_DM_INTERP_BASE_C, &base));
@@ -44,14 +44,10 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   PetscCall((*base)(dmc, dmf, P, scale));
   PetscCall(GKDMHasDeviceMatType_Private(dmf, &ours));
   if (!ours || !*P) PetscFunctionReturn(0);
-  PetscCall(PetscObjectBaseTypeCompare((PetscObject)*P, MATSEQAIJ, &isseqaij));
-  PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATSEQMAIJ, &ismaij));
-  if (ismaij) {
-    PetscCall(MatConvert(*P, MATSEQAIJ, MAT_INPLACE_MATRIX, P));
-    isseqaij = PETSC_TRUE;
-  }
-  /* several processes: PETSc's MPI products (PCMG's -pc_mg_galerkin) take only MPIAIJ
-     interpolations for now, so they stay MPIAIJ (docs/multigrid-notes.md) */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*P, &ismaij, MATSEQMAIJ, MATMPIMAIJ, ""));
+  if (ismaij) PetscCall(MatConvert(*P, MATAIJ, MAT_INPLACE_MATRIX, P));
+  PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATSEQAIJ, &isseqaij));
+  PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATMPIAIJ, &ismpiaij));
   if (isseqaij) {
     GKOperator op;
 
@@ -59,7 +55,7 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
     /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with
        P^T from its first V-cycle on */
     PetscCall(MatSeqGKGetOperator(*P, PETSC_TRUE, &op));
-  }
+  } else if (ismpiaij) PetscCall(MatConvert(*P, MATMPIELLRCUDA, MAT_INPLACE_MATRIX, P));
   PetscFunctionReturn(0);
 }
 

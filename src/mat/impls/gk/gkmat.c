@@ -343,10 +343,15 @@ static PetscErrorCode MatDestroy_SeqGK(Mat A)
 static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  PetscBool  isgk;
 
   PetscFunctionBegin;
   /* SEQAIJ's duplicate creates the copy with A's type, that is through MatCreate_SeqGK_Private() */
   PetscCall(gk->base.duplicate(A, op, B));
+  /* a block of an MPI device matrix duplicated by PETSc's MPIAIJ code under the name "seqaij"
+     (mpigk.c) gives a plain SEQAIJ */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*B, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (!isgk) PetscFunctionReturn(0);
   ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
   if (gk->fmt->settings) PetscCall(gk->fmt->settings(*B, A));
   PetscFunctionReturn(0);

@@ -557,6 +557,7 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, mg->type));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
   A->ops->destroy = mg->base.destroy;
   PetscCall(PetscFree(A->spptr));
@@ -565,14 +566,199 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
 }
 
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *, const char *);
 
-/* PCGAMG's strength graph: on several processes GAMG's products (MatMatMult, MatPtAP of MPIAIJ)
-   take only types whose names begin with "mpiaij"; until the device types provide their own, a
-   clear refusal where MPIAIJ's would only say it wants (MPI)AIJ */
+/*
+   PETSc's MPIAIJ products (MatPtAP, MatMatMult, MatTransposeMatMult...: PCGAMG's and PCMG's
+   coarse operators and smoothed interpolations) and graph take only matrices whose type names
+   begin with "mpiaij" (MatMPIAIJGetLocalMat() checks), and make their intermediates of their
+   operands' blocks' types with MatSetType(), which would empty an assembled SEQAIJ given ours. So
+   each call into that code sees the device operands under MPIAIJ's names: the matrix "mpiaij",
+   its blocks "seqaij", and its productsetfromoptions MPIAIJ's (so PETSc's dispatch matches
+   operations as for MPIAIJ). The arrays underneath are MPIAIJ's, which that code reads.
+*/
+typedef struct {
+  Mat   A, Ad, Ao;
+  char *name, *dname, *oname;
+  PetscErrorCode (*psfo)(Mat);
+} GKAsMPIAIJ;
+
+static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, GKAsMPIAIJ *s)
+{
+  PetscBool isgk = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  if (!isgk) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &s->Ad, &s->Ao, NULL));
+  s->A                            = A;
+  s->name                         = ((PetscObject)A)->type_name;
+  s->dname                        = ((PetscObject)s->Ad)->type_name;
+  s->oname                        = ((PetscObject)s->Ao)->type_name;
+  s->psfo                         = A->ops->productsetfromoptions;
+  ((PetscObject)A)->type_name     = (char *)MATMPIAIJ;
+  ((PetscObject)s->Ad)->type_name = (char *)MATSEQAIJ;
+  ((PetscObject)s->Ao)->type_name = (char *)MATSEQAIJ;
+  A->ops->productsetfromoptions   = ((Mat_MPIGK *)A->spptr)->base.productsetfromoptions;
+  PetscFunctionReturn(0);
+}
+
+/* Gives the names back; an error when PETSc replaced a block meanwhile (the names would be lost) */
+static PetscErrorCode MatMPIGKAsOwn_Private(GKAsMPIAIJ *s)
+{
+  Mat Ad, Ao;
+
+  PetscFunctionBegin;
+  if (!s->A) PetscFunctionReturn(0);
+  ((PetscObject)s->A)->type_name   = s->name;
+  s->A->ops->productsetfromoptions = s->psfo;
+  ((PetscObject)s->Ad)->type_name  = s->dname;
+  ((PetscObject)s->Ao)->type_name  = s->oname;
+  PetscCall(MatMPIGKGetBlocks_Private(s->A, &Ad, &Ao, NULL));
+  PetscCheck(Ad == s->Ad && Ao == s->Ao, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product replaced the blocks of a %s operand", s->name);
+  s->A = NULL;
+  PetscFunctionReturn(0);
+}
+
+/* The product's operands (A, B and ABC's C; each once), under MPIAIJ's names or back */
+static PetscErrorCode MatProductGKOperands_Private(Mat C, PetscBool asmpiaij, GKAsMPIAIJ s[3])
+{
+  Mat_Product *p    = C->product;
+  Mat          m[3] = {p->A, p->B == p->A ? NULL : p->B, p->type == MATPRODUCT_ABC && p->C != p->A && p->C != p->B ? p->C : NULL};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 3; k++) {
+    if (asmpiaij) PetscCall(MatMPIGKAsMPIAIJ_Private(m[k], &s[k]));
+    else PetscCall(MatMPIGKAsOwn_Private(&s[2 - k]));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's step of the product, kept on the result, and the device type its result is given */
+typedef struct {
+  PetscErrorCode (*symbolic)(Mat);
+  PetscErrorCode (*numeric)(Mat);
+  PetscBool todevice; /* A is a device matrix: an MPIAIJ result is made one */
+} GKProductSteps;
+
+#define GK_PRODUCT_STEPS "GKProductSteps"
+
+static PetscErrorCode MatProductGKSteps_Private(Mat C, GKProductSteps **st)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)C, GK_PRODUCT_STEPS, (PetscObject *)&c));
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product of MPI device matrices without its steps");
+  PetscCall(PetscContainerGetPointer(c, (void **)st));
+  PetscFunctionReturn(0);
+}
+
+/* One of PETSc's steps with the operands under MPIAIJ's names (the result C keeps its own: its
+   assembly is the device matrix's) */
+static PetscErrorCode MatProductGKCall_Private(Mat C, PetscErrorCode (*step)(Mat))
+{
+  GKAsMPIAIJ     s[3];
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, s));
+  ierr = (*step)(C);
+  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatProductNumeric_MPIGK(Mat C)
+{
+  GKProductSteps *st;
+
+  PetscFunctionBegin;
+  PetscCall(MatProductGKSteps_Private(C, &st));
+  PetscCall(MatProductGKCall_Private(C, st->numeric));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's symbolic step, then the result made the device type of A (ELLPACK-R where A is DIA:
+   a product's nonzeros lie on no few diagonals), as PETSc gives a product A's type, and its
+   numeric step wrapped */
+static PetscErrorCode MatProductSymbolic_MPIGK(Mat C)
+{
+  GKProductSteps *st;
+
+  PetscFunctionBegin;
+  PetscCall(MatProductGKSteps_Private(C, &st));
+  PetscCall(MatProductGKCall_Private(C, st->symbolic));
+  if (st->todevice) {
+    PetscBool isaij;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJ, &isaij));
+    if (isaij) PetscCall(MatMPIGKRetype_Private(C, &GKFormatELLR, MATMPIELLRCUDA));
+  }
+  if (C->ops->productnumeric && C->ops->productnumeric != MatProductNumeric_MPIGK) {
+    st->numeric            = C->ops->productnumeric;
+    C->ops->productnumeric = MatProductNumeric_MPIGK;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The products of MPI device matrices (their productsetfromoptions, and "anytype" for a pair with
+   another type): PETSc's choice made for the operands as MPIAIJ, its symbolic step wrapped */
+static PetscErrorCode MatProductSetFromOptions_MPIGK(Mat C)
+{
+  Mat_Product   *p = C->product;
+  Mat            A = p->A, B = p->B, D = p->type == MATPRODUCT_ABC ? p->C : NULL;
+  GKAsMPIAIJ     s[3];
+  PetscErrorCode ierr = 0;
+  PetscErrorCode (*fA)(Mat), (*fB)(Mat), (*fD)(Mat), (*f)(Mat) = NULL;
+  GKProductSteps *st;
+  PetscContainer  c;
+  PetscBool       agk;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &agk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, s));
+  fA = A->ops->productsetfromoptions;
+  fB = B->ops->productsetfromoptions;
+  fD = D ? D->ops->productsetfromoptions : fA;
+  if (fA && fA == fB && fA == fD) ierr = (*fA)(C);
+  else { /* PETSc's next choice, under the operands' MPIAIJ names: a method for the pair of types */ char name[256];
+
+    ierr = PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s%s%s_C", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, D ? "_" : "", D ? ((PetscObject)D)->type_name : "");
+    if (!ierr) ierr = PetscObjectQueryFunction((PetscObject)A, name, &f);
+    if (!ierr && !f) ierr = PetscObjectQueryFunction((PetscObject)B, name, &f);
+    if (!ierr && !f && D) ierr = PetscObjectQueryFunction((PetscObject)D, name, &f);
+    if (!ierr && f) ierr = (*f)(C);
+  }
+  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, s));
+  PetscCall(ierr);
+  if (!C->ops->productsymbolic) PetscFunctionReturn(0); /* PETSc goes on with its fallbacks */
+  PetscCall(PetscNew(&st));
+  st->symbolic = C->ops->productsymbolic;
+  st->todevice = agk;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, st));
+  PetscCall(GKContainerFreeOnDestroy(c));
+  PetscCall(PetscObjectCompose((PetscObject)C, GK_PRODUCT_STEPS, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  C->ops->productsymbolic = MatProductSymbolic_MPIGK;
+  PetscFunctionReturn(0);
+}
+
+/* PCGAMG's strength graph: MPIAIJ's, of the matrix under MPIAIJ's names (a plain MPIAIJ graph,
+   which GAMG coarsens on the host) */
 static PetscErrorCode MatCreateGraph_MPIGK(GK_CREATEGRAPH_ARGS)
 {
+  GKAsMPIAIJ     s;
+  PetscErrorCode ierr;
+
   PetscFunctionBegin;
-  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PCGAMG runs on %s on one process; on several its products need MPIAIJ matrices for now: give KSPSetOperators() an MPIAIJ preconditioning matrix (GAMG then runs on the host)", ((PetscObject)A)->type_name);
+  PetscCall(MatMPIGKAsMPIAIJ_Private(A, &s));
+  ierr = (*((Mat_MPIGK *)A->spptr)->base.creategraph)(GKCreateGraphArgs);
+  PetscCall(MatMPIGKAsOwn_Private(&s));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
 }
 
 /* Makes an MPIAIJ matrix (in place) a device matrix of the format fmt, named type */
@@ -599,8 +785,10 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_MPIGK;
   B->ops->assemblyend               = MatAssemblyEnd_MPIGK;
   B->ops->creategraph               = MatCreateGraph_MPIGK;
+  B->ops->productsetfromoptions     = MatProductSetFromOptions_MPIGK;
   B->ops->destroy                   = MatDestroy_MPIGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_MPIGK));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
   if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
