@@ -7,9 +7,9 @@ Options:\n\
   -n <n>       : grid points per side\n\
   -timing      : also print the time of each solve (not stable across machines)\n\
 and PETSc's solver options: CG with Jacobi unless told otherwise; -pc_type gamg is PETSc's algebraic\n\
-multigrid, on the device matrices with -dm_mat_type ellrcuda or diacuda (one process); -pc_type mg\n\
--pc_mg_levels 4 -pc_mg_galerkin -mg_levels_pc_type jacobi is PETSc's geometric multigrid on the DMDA's\n\
-levels, its interpolations and coarse operators device matrices too (one process)\n\n";
+multigrid, on the device matrices with -dm_mat_type ellrcuda or diacuda; -pc_type mg -pc_mg_levels 4\n\
+-pc_mg_galerkin -mg_levels_pc_type jacobi is PETSc's geometric multigrid on the DMDA's levels, its\n\
+interpolations and coarse operators device matrices too\n\n";
 
 #include <petscksp.h>
 #include <petscdmda.h>
