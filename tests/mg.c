@@ -18,7 +18,8 @@ and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...)
 #include <petscksp.h>
 #include <petscdmda.h>
 
-/* The 5-point (7-point) Laplacian scaled by h^2, the boundary rows the identity, on any level */
+/* The 5-point (7-point) Laplacian scaled by h^2, the boundary rows the identity and their columns
+   left out of the interior rows (symmetric, as CG needs), on any level */
 static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
 {
   DM            da;
@@ -38,12 +39,15 @@ static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
         row.i = i;
         row.j = j;
         row.k = k;
-        if (!boundary) {
+        if (!boundary) { /* the boundary's columns left out: the operator is symmetric */
           for (PetscInt d = 0; d < info.dim; d++) {
             for (PetscInt s = -1; s <= 1; s += 2) {
-              col[nc].i = i + (d == 0 ? s : 0);
-              col[nc].j = j + (d == 1 ? s : 0);
-              col[nc].k = k + (d == 2 ? s : 0);
+              const PetscInt ii = i + (d == 0 ? s : 0), jj = j + (d == 1 ? s : 0), kk = k + (d == 2 ? s : 0);
+
+              if (ii == 0 || jj == 0 || ii == info.mx - 1 || jj == info.my - 1 || (info.dim == 3 && (kk == 0 || kk == info.mz - 1))) continue;
+              col[nc].i = ii;
+              col[nc].j = jj;
+              col[nc].k = kk;
               v[nc++]   = -1.0;
             }
           }
