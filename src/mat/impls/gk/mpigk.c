@@ -543,8 +543,10 @@ static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(mg->base.assemblyend(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIGKConvertBlocks_Private(A));
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatGKAttachDM_Private(A));
+  if (mode == MAT_FINAL_ASSEMBLY) {
+    PetscCall(MatMPIGKConvertBlocks_Private(A));
+    PetscCall(MatGKAttachDM_Private(A));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -723,7 +725,9 @@ static PetscErrorCode MatProductSetFromOptions_MPIGK(Mat C)
   fB = B->ops->productsetfromoptions;
   fD = D ? D->ops->productsetfromoptions : fA;
   if (fA && fA == fB && fA == fD) ierr = (*fA)(C);
-  else { /* PETSc's next choice, under the operands' MPIAIJ names: a method for the pair of types */ char name[256];
+  else {
+    /* PETSc's next choice, under the operands' MPIAIJ names: a method for the pair of types */
+    char name[256];
 
     ierr = PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s%s%s_C", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, D ? "_" : "", D ? ((PetscObject)D)->type_name : "");
     if (!ierr) ierr = PetscObjectQueryFunction((PetscObject)A, name, &f);
