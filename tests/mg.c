@@ -196,11 +196,21 @@ int main(int argc, char **argv)
     output_file: output/mg_agree_copies.out
     args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -copies -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
 
-  # PCMG's default smoother (Chebyshev with SOR): the same answers; MatSOR runs on the host
+  # PCMG's default smoother (Chebyshev with SOR): MatSOR on the device, in colours (red-black here)
+  # or in AIJ's order, and so within the copy bound; the iterations as AIJ's
   test:
     suffix: 2d_sor
+    output_file: output/mg_agree_copies.out
+    args: -n 65 -pc_type mg -pc_mg_levels 5 -copies -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -mat_sor_ordering {{multicolor natural}shared output} -gpukit_backend {{host cuda}shared output}
+  test:
+    suffix: 3d_sor
+    output_file: output/mg_agree_copies.out
+    args: -dim 3 -n 17 -pc_type mg -pc_mg_levels 3 -copies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+  test:
+    suffix: 2d_sor_mpi
+    nsize: {{2 3}shared output}
     output_file: output/mg_agree.out
-    args: -n 65 -pc_type mg -pc_mg_levels 5 -dm_mat_type ellrcuda -dm_vec_type cuda
+    args: -n 65 -pc_type mg -pc_mg_levels 4 -pc_mg_galerkin {{none both}shared output} -dm_mat_type ellrcuda -dm_vec_type cuda
 
   # several processes: the interpolations and Galerkin products are the device types too
   # (PETSc's MPIAIJ products on the device matrices); the halo exchanges copy, so no bound

@@ -34,3 +34,17 @@ PETSC_EXTERN PetscErrorCode GKMallocH2D_Private(size_t, const void *, void **);
 #define GKFree(p)            GKFree_Private((void *)&(p))
 
 PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t);
+
+/* Row orders for the triangular sweeps (gkorder.c), on a CSR pattern of m rows:
+   - the transpose's pattern (*tptr, *tcol allocated);
+   - a greedy colouring in row order of the pattern made symmetric (i and j neighbours when A_ij
+     or A_ji is stored): no row shares a colour with a row it couples to in either direction;
+   - the levels of a triangular solve whose row i reads the rows col[ptr[i]..ptr[i+1]-1] before
+     it (after it when backward; the others are skipped): key[i] = 1 + the largest key of
+     those, nkeys levels;
+   - the rows grouped by key (counting sort, increasing rows within a key), the groups in
+     increasing key order or, descending, decreasing: *lev (nkeys + 1 starts, allocated), rows */
+PETSC_INTERN PetscErrorCode GKGraphTranspose_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt **, PetscInt **);
+PETSC_INTERN PetscErrorCode GKGraphColor_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode GKGraphLevels_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode GKGroupRows_Private(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt **, PetscInt *);

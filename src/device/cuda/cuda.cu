@@ -463,29 +463,34 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 
 /* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
    colour) never read each other's entries, so the order within a launch does not matter. */
-__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, GKSsor S, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
     const PetscInt i = rows ? rows[k] : k;
+    const GKScalar d = ((const GKScalar *)S.d)[i];
     GKScalar       s = 0.0;
+    const bool     l = step == GK_SSOR_LOWER || step == GK_SSOR_SOR, u = step != GK_SSOR_LOWER;
 
-    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
-    if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d[i];
-    else if (step == GK_SSOR_UPPER_MULT) xout[i] = d[i] / omega * xin[i] + s;
-    else xout[i] = omega * (b[i] - s) / d[i];
+    if (l)
+      for (PetscInt e = S.lptr[i]; e < S.lptr[i + 1]; e++) s += ((const GKScalar *)S.lval)[e] * xin[S.lcol[e]];
+    if (u)
+      for (PetscInt e = S.uptr[i]; e < S.uptr[i + 1]; e++) s += ((const GKScalar *)S.uval)[e] * xin[S.ucol[e]];
+    if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d;
+    else if (step == GK_SSOR_UPPER_MULT) xout[i] = d / omega * xin[i] + s;
+    else if (step == GK_SSOR_SOR) xout[i] = (1.0 - omega) * xin[i] + omega * (b[i] - s) / d;
+    else xout[i] = omega * (b[i] - s) / d;
   }
 }
 
 static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
-  const PetscInt  n     = rows ? nrows : S->m;
-  const PetscBool upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt n = rows ? nrows : S->m;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *S, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -424,10 +424,8 @@ static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 /* SSOR's step (device.h), row by row in the list's order */
 static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
-  const PetscBool    upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
-  const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
-  const PetscScalar *val = upper ? S->uval : S->lval;
-  const PetscInt     n   = rows ? nrows : S->m;
+  const PetscBool l = step == GK_SSOR_LOWER || step == GK_SSOR_SOR ? PETSC_TRUE : PETSC_FALSE, u = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt  n = rows ? nrows : S->m;
 
   PetscFunctionBegin;
   if (n) GKCounts.launches += 1;
@@ -435,13 +433,19 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
     const PetscInt i = rows ? rows[k] : k;
     PetscScalar    s = 0.0;
 
-    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    if (l)
+      for (PetscInt e = S->lptr[i]; e < S->lptr[i + 1]; e++) s += S->lval[e] * xin[S->lcol[e]];
+    if (u)
+      for (PetscInt e = S->uptr[i]; e < S->uptr[i + 1]; e++) s += S->uval[e] * xin[S->ucol[e]];
     switch (step) {
     case GK_SSOR_UPPER_SSOR:
       xout[i] = (2.0 - omega) * b[i] - omega * s / S->d[i];
       break;
     case GK_SSOR_UPPER_MULT:
       xout[i] = S->d[i] / omega * xin[i] + s;
+      break;
+    case GK_SSOR_SOR:
+      xout[i] = (1.0 - omega) * xin[i] + omega * (b[i] - s) / S->d[i];
       break;
     default: /* the solves */
       xout[i] = omega * (b[i] - s) / S->d[i];

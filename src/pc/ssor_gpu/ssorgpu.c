@@ -57,50 +57,6 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
 }
 
 /* The transposed pattern of an m-row CSR pattern whose columns are below m (freed by the caller) */
-static PetscErrorCode PCSSORGPUTranspose_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt **tptr, PetscInt **tcol)
-{
-  PetscInt *fill;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(m + 1, tptr));
-  PetscCall(PetscCalloc1(m, &fill));
-  for (PetscInt e = 0; e < ia[m]; e++) (*tptr)[ja[e] + 1]++;
-  for (PetscInt i = 0; i < m; i++) (*tptr)[i + 1] += (*tptr)[i];
-  PetscCall(PetscMalloc1((*tptr)[m], tcol));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) (*tcol)[(*tptr)[ja[e]] + fill[ja[e]]++] = i;
-  PetscCall(PetscFree(fill));
-  PetscFunctionReturn(0);
-}
-
-/* Greedy colouring in row order of the pattern made symmetric (i and j neighbours when A_ij or
-   A_ji is stored): no row shares a colour with a row it couples to in either direction */
-static PetscErrorCode PCSSORGPUColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
-{
-  PetscInt *tptr, *tcol, *mark;
-
-  PetscFunctionBegin;
-  PetscCall(PCSSORGPUTranspose_Private(m, ia, ja, &tptr, &tcol));
-  PetscCall(PetscMalloc1(m + 1, &mark));
-  for (PetscInt c = 0; c <= m; c++) mark[c] = -1;
-  *ncolors = 0;
-  for (PetscInt i = 0; i < m; i++) {
-    PetscInt c = 0;
-
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
-      if (ja[e] < i) mark[color[ja[e]]] = i;
-    for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
-      if (tcol[e] < i) mark[color[tcol[e]]] = i;
-    while (mark[c] == i) c++;
-    color[i] = c;
-    *ncolors = PetscMax(*ncolors, c + 1);
-  }
-  PetscCall(PetscFree(tptr));
-  PetscCall(PetscFree(tcol));
-  PetscCall(PetscFree(mark));
-  PetscFunctionReturn(0);
-}
-
 /* Blocks of at most bs rows grown from the matrix's graph (symmetrised), each from the first row
    no block has yet: the next row added is the free neighbour of the block with the most
    couplings into it, then one coupled to the seed, then the first. On the grids of the 5- and
@@ -112,7 +68,7 @@ static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const P
   PetscInt *tptr, *tcol, *conn, *near, *cand, *bia, *bja, *bcolor, *fill, nb = 0, nbc;
 
   PetscFunctionBegin;
-  PetscCall(PCSSORGPUTranspose_Private(m, ia, ja, &tptr, &tcol));
+  PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   PetscCall(PetscMalloc1(m, &s->blk));
   PetscCall(PetscCalloc1(m, &conn));
   PetscCall(PetscMalloc2(m, &near, m, &cand));
@@ -164,33 +120,13 @@ static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const P
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt e = ia[i]; e < ia[i + 1]; e++) bja[fill[s->blk[i]]++] = s->blk[ja[e]];
   PetscCall(PetscMalloc1(nb, &bcolor));
-  PetscCall(PCSSORGPUColor_Private(nb, bia, bja, bcolor, &nbc));
+  PetscCall(GKGraphColor_Private(nb, bia, bja, bcolor, &nbc));
   PetscCall(PetscMalloc1(m, &s->color));
   for (PetscInt i = 0; i < m; i++) s->color[i] = bcolor[s->blk[i]];
   s->ncolors = nbc;
   PetscCall(PetscFree(bia));
   PetscCall(PetscFree2(bja, fill));
   PetscCall(PetscFree(bcolor));
-  PetscFunctionReturn(0);
-}
-
-/* Rows grouped by key (counting sort, rows in increasing order within a key), the groups in
-   increasing key order or, descending, in decreasing order: the level starts and the rows */
-static PetscErrorCode PCSSORGPUGroup_Private(PetscInt m, const PetscInt *key, PetscInt nkeys, PetscBool descending, PetscInt **lev, PetscInt *rows)
-{
-  PetscInt *cnt;
-
-  PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nkeys + 1, lev));
-  PetscCall(PetscCalloc1(nkeys, &cnt));
-  for (PetscInt i = 0; i < m; i++) (*lev)[(descending ? nkeys - 1 - key[i] : key[i]) + 1]++;
-  for (PetscInt l = 0; l < nkeys; l++) (*lev)[l + 1] += (*lev)[l];
-  for (PetscInt i = 0; i < m; i++) {
-    const PetscInt l = descending ? nkeys - 1 - key[i] : key[i];
-
-    rows[(*lev)[l] + cnt[l]++] = i;
-  }
-  PetscCall(PetscFree(cnt));
   PetscFunctionReturn(0);
 }
 
@@ -504,7 +440,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
   if (s->bsz > 1) PetscCall(PCSSORGPUBlocks_Private(s, m, ia, ja)); /* the blocks and their colours */
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscMalloc1(m, &s->color));
-    PetscCall(PCSSORGPUColor_Private(m, ia, ja, s->color, &s->ncolors));
+    PetscCall(GKGraphColor_Private(m, ia, ja, s->color, &s->ncolors));
   }
   /* L and U: the entries before and after each row's own in the order, and the diagonal */
   lptr[0] = uptr[0] = 0;
@@ -559,19 +495,8 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
       if (s->color) {
         PetscCall(PetscArraycpy(key, s->color, m));
         nkeys = s->ncolors;
-      } else if (!k)
-        for (PetscInt i = 0; i < m; i++) { /* forward: after every row of L_i */
-          key[i] = 0;
-          for (PetscInt e = lptr[i]; e < lptr[i + 1]; e++) key[i] = PetscMax(key[i], key[lcol[e]] + 1);
-          nkeys = PetscMax(nkeys, key[i] + 1);
-        }
-      else
-        for (PetscInt i = m - 1; i >= 0; i--) { /* backward: after every row of U_i */
-          key[i] = 0;
-          for (PetscInt e = uptr[i]; e < uptr[i + 1]; e++) key[i] = PetscMax(key[i], key[ucol[e]] + 1);
-          nkeys = PetscMax(nkeys, key[i] + 1);
-        }
-      PetscCall(PCSSORGPUGroup_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
+      } else PetscCall(GKGraphLevels_Private(m, k ? uptr : lptr, k ? ucol : lcol, (PetscBool)k, key, &nkeys)); /* forward after every row of L_i, backward of U_i */
+      PetscCall(GKGroupRows_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
       s->nlev[k] = nkeys;
       PetscCall(GKMallocH2D(m, hrows, &s->rows[k]));
       if (s->color && !k && size == 1) { /* the forward order, colour by colour: the permuted copy's (cggpu's Eisenstat iterations, one process) */

@@ -93,7 +93,7 @@ static PetscErrorCode MatSeqGKVecValues_Private(Vec x, PetscInt n, PetscScalar *
 }
 
 /* The device array of an input vector: its own for a device vector, else a copy in gk->dx */
-static PetscErrorCode MatSeqGKVecIn_Private(Mat A, Vec x, PetscInt n, const PetscScalar **d)
+PetscErrorCode MatSeqGKVecIn_Private(Mat A, Vec x, PetscInt n, const PetscScalar **d)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
@@ -108,7 +108,7 @@ static PetscErrorCode MatSeqGKVecIn_Private(Mat A, Vec x, PetscInt n, const Pets
 }
 
 /* Ends the input: a device vector's array handed back (PETSc's own VECCUDA counts its accesses) */
-static PetscErrorCode MatSeqGKVecInEnd_Private(Vec x, const PetscScalar **d)
+PetscErrorCode MatSeqGKVecInEnd_Private(Vec x, const PetscScalar **d)
 {
   PetscFunctionBegin;
   if (VecIsGK(x)) PetscCall(VecGPUKitRestoreDeviceArrayRead(x, d));
@@ -118,7 +118,7 @@ static PetscErrorCode MatSeqGKVecInEnd_Private(Vec x, const PetscScalar **d)
 
 /* The device array the result y goes to (its own, or gk->dy for a host vector), holding z's
    values when z is given (y = op(A) x + z) */
-static PetscErrorCode MatSeqGKVecOut_Private(Mat A, Vec y, Vec z, PetscInt n, PetscScalar **d)
+PetscErrorCode MatSeqGKVecOut_Private(Mat A, Vec y, Vec z, PetscInt n, PetscScalar **d)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
@@ -138,7 +138,7 @@ static PetscErrorCode MatSeqGKVecOut_Private(Mat A, Vec y, Vec z, PetscInt n, Pe
 }
 
 /* Ends the result: a device vector has it already; a host vector receives it from gk->dy */
-static PetscErrorCode MatSeqGKVecOutEnd_Private(Mat A, Vec y, PetscInt n, PetscScalar **d)
+PetscErrorCode MatSeqGKVecOutEnd_Private(Mat A, Vec y, PetscInt n, PetscScalar **d)
 {
   PetscScalar *ya;
 
@@ -272,6 +272,7 @@ static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsO
   PetscOptionsHeadBegin(PetscOptionsObject, "Device matrix options");
   PetscCall(PetscOptionsReal(gk->fmt->fillopt, help, gk->fmt->fillsetter, gk->maxfill, &fill, &set));
   if (gk->fmt->setfromoptions) PetscCall(gk->fmt->setfromoptions(A, PetscOptionsObject));
+  PetscCall(MatSeqGKSORSetFromOptions_Private(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatSeqGKSetMaxFill_Private(A, gk->fmt->type, fill));
   PetscFunctionReturn(0);
@@ -311,6 +312,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   PetscCall(PetscFree(gk->data));
   PetscCall(GKFree(gk->dx));
   PetscCall(GKFree(gk->dy));
+  PetscCall(MatSeqGKSORReset_Private(A));
   A->ops->mult                      = gk->base.mult;
   A->ops->multadd                   = gk->base.multadd;
   A->ops->multtranspose             = gk->base.multtranspose;
@@ -324,6 +326,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->transpose                 = gk->base.transpose;
   A->ops->creategraph               = gk->base.creategraph;
   A->ops->assemblyend               = gk->base.assemblyend;
+  A->ops->sor                       = gk->base.sor;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
@@ -487,6 +490,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->transpose                 = MatTranspose_SeqGK;
   B->ops->creategraph               = MatCreateGraph_SeqGK;
   B->ops->assemblyend               = MatAssemblyEnd_SeqGK;
+  B->ops->sor                       = MatSOR_SeqGK_Private;
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));

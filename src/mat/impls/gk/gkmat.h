@@ -56,11 +56,23 @@ typedef struct {
   PetscObjectState   state;   /* object state of that host matrix */
   PetscObjectState   nzstate; /* its nonzero state; -1 before the first build */
   PetscScalar       *dx, *dy; /* device staging of host vectors, max(m, n) each */
+  void              *sor;     /* MatSOR's device arrays (gksor.c), made at its first use */
   struct _MatOps     base;    /* SEQAIJ's operations, called through and restored on conversion back */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
+/* A vector's device array for the kernels: an input's (VecIn: its own, or a copy of a host
+   vector's values in the matrix's staging buffer), an output's (VecOut: its own, or the staging
+   buffer, holding z's values when z is given), handed back (the output copied to a host vector) */
+PETSC_INTERN PetscErrorCode MatSeqGKVecIn_Private(Mat, Vec, PetscInt, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSeqGKVecInEnd_Private(Vec, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSeqGKVecOut_Private(Mat, Vec, Vec, PetscInt, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
+/* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed */
+PETSC_INTERN PetscErrorCode MatSOR_SeqGK_Private(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+PETSC_INTERN PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat, GKOptionItems);
+PETSC_INTERN PetscErrorCode MatSeqGKSORReset_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);
