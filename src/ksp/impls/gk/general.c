@@ -44,9 +44,10 @@ static PetscErrorCode KSPGKGeneralCreate_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
-/* Solves with the outer KSP's settings: operator (the device one), tolerances, norm, guess;
-   X and B device vectors, X holding the guess unless it is zero */
-PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
+/* The inner method set up with the outer KSP's operator (the device one) and PC, in the outer
+   KSP's setup: its work vectors are made there, as PETSc's own method makes them, not in the
+   first solve */
+PetscErrorCode KSPGKSetUpGeneral_Private(KSP ksp)
 {
   KSP_GK *gk = (KSP_GK *)ksp->data;
   Mat     P;
@@ -56,9 +57,21 @@ PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
   if (gk->method != GK_KRYLOV_BICG) PetscCall(KSPCGSetType(gk->inner, gk->method == GK_KRYLOV_COCG ? KSP_CG_SYMMETRIC : KSP_CG_HERMITIAN));
   PetscCall(KSPGetOperators(ksp, NULL, &P));
   PetscCall(KSPSetOperators(gk->inner, gk->Adev, P));
+  PetscCall(KSPSetComputeSingularValues(gk->inner, ksp->calc_sings));
+  PetscCall(KSPSetUp(gk->inner));
+  PetscFunctionReturn(0);
+}
+
+/* Solves with the outer KSP's settings: tolerances, norm, guess; X and B device vectors, X
+   holding the guess unless it is zero */
+PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
+{
+  KSP_GK *gk = (KSP_GK *)ksp->data;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKSetUpGeneral_Private(ksp));
   PetscCall(KSPSetTolerances(gk->inner, ksp->rtol, ksp->abstol, ksp->divtol, ksp->max_it));
   PetscCall(KSPSetNormType(gk->inner, ksp->normtype));
-  PetscCall(KSPSetComputeSingularValues(gk->inner, ksp->calc_sings));
   PetscCall(KSPSetInitialGuessNonzero(gk->inner, ksp->guess_zero ? PETSC_FALSE : PETSC_TRUE));
   if (ksp->transpose_solve) PetscCall(KSPSolveTranspose(gk->inner, B, X));
   else PetscCall(KSPSolve(gk->inner, B, X));

@@ -263,6 +263,7 @@ static PetscErrorCode KSPSetUp_GK(KSP ksp)
     PetscCall(VecSetType(gk->work.r, VECGKCUDA));
   }
   PetscCall(KSPGKSetUpPC_Private(ksp));
+  if (gk->general) PetscCall(KSPGKSetUpGeneral_Private(ksp));
   PetscFunctionReturn(0);
 }
 

@@ -51,11 +51,12 @@ typedef struct {
   PetscObjectState   halostate;
   PetscBool          halonow; /* this solve sends the ghosts GPU to GPU */
   PetscBool          general; /* a PC the fused kernels do not apply: PETSc's method iterates (general.c) */
-  KSP                inner;   /* that method, made at its first solve */
+  KSP                inner;   /* that method, made and set up in the KSP's setup */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
 /* The general path: PETSc's KSPCG or KSPBICG with the outer KSP's settings, on device b and x */
+PETSC_INTERN PetscErrorCode KSPGKSetUpGeneral_Private(KSP);
 PETSC_INTERN PetscErrorCode KSPGKSolveGeneral_Private(KSP, Vec, Vec);
 /* Records the norm of iteration its on the KSP as PETSc's methods do (history, monitors) and
    tests it (ksp->reason); false when it is Inf or NaN */
