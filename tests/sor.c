@@ -79,7 +79,7 @@ static PetscErrorCode ColourOrder(Mat A, IS *is)
   PetscCall(PetscMalloc2(m, &color, m, &perm));
   for (PetscInt i = 0; i < m; i++) {
     PetscInt c = 0;
-    for (PetscBool clash = PETSC_TRUE; clash; ) { /* the least colour no earlier neighbour has */
+    for (PetscBool clash = PETSC_TRUE; clash;) { /* the least colour no earlier neighbour has */
       clash = PETSC_FALSE;
       for (PetscInt e = ia[i]; e < ia[i + 1] && !clash; e++) clash = (PetscBool)(ja[e] < i && color[ja[e]] == c);
       for (PetscInt e = ta[i]; e < ta[i + 1] && !clash; e++) clash = (PetscBool)(tj[e] < i && color[tj[e]] == c);
@@ -176,7 +176,11 @@ int main(int argc, char **argv)
   /* the sweeps MatSOR takes on one process; MPIAIJ takes only the local ones */
   const MatSORType seqflags[] = {SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, SOR_SYMMETRIC_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP}, mpiflags[] = {SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP};
   const PetscReal  omegas[] = {1.0, 1.3, 0.8}, shifts[] = {0.0, 0.0, 0.5};
-  const PetscInt   counts[][2] = {{1, 1}, {2, 1}, {1, 3}};
+  const PetscInt   counts[][2] = {
+    {1, 1},
+    {2, 1},
+    {1, 3}
+  };
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
