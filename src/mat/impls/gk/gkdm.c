@@ -48,14 +48,11 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   if (ismaij) PetscCall(MatConvert(*P, MATAIJ, MAT_INPLACE_MATRIX, P));
   PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATSEQAIJ, &isseqaij));
   PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATMPIAIJ, &ismpiaij));
-  if (isseqaij) {
-    GKOperator op;
-
-    PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, &GKFormatELLR, MAT_INPLACE_MATRIX, P));
-    /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with
-       P^T from its first V-cycle on */
-    PetscCall(MatSeqGKGetOperator(*P, PETSC_TRUE, &op));
-  } else if (ismpiaij) PetscCall(MatConvert(*P, MATMPIELLRCUDA, MAT_INPLACE_MATRIX, P));
+  if (isseqaij) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, &GKFormatELLR, MAT_INPLACE_MATRIX, P));
+  else if (ismpiaij) PetscCall(MatConvert(*P, MATMPIELLRCUDA, MAT_INPLACE_MATRIX, P));
+  /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with P^T
+     from its first V-cycle on */
+  PetscCall(MatGKPrepareInterpolation_Private(*P));
   PetscFunctionReturn(0);
 }
 

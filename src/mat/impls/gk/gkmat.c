@@ -444,7 +444,11 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
   PetscFunctionBegin;
   PetscCall(((Mat_SeqGK *)A->spptr)->base.assemblyend(A, mode));
-  if (mode == MAT_FINAL_ASSEMBLY) PetscCall(MatGKAttachDM_Private(A));
+  if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
+  PetscCall(MatGKAttachDM_Private(A));
+  /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every
+     V-cycle, so its device copies are made now, in the PC's setup */
+  if (A->product && A->product->type == MATPRODUCT_PtAP && A->product->B) PetscCall(MatGKPrepareInterpolation_Private(A->product->B));
   PetscFunctionReturn(0);
 }
 

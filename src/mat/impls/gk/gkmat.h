@@ -84,6 +84,8 @@ PETSC_INTERN PetscErrorCode    MatSeqGKSetMaxFill_Private(Mat, const char *, Pet
 PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
+/* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
+PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */
 PETSC_INTERN PetscErrorCode MatGKAttachDM_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);

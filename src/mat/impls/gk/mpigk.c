@@ -73,6 +73,28 @@ static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const P
   PetscFunctionReturn(0);
 }
 
+/* An interpolation's device copies, made now: the matrix's and its transpose's (an MPI matrix's
+   blocks', whose transposed products its MatMultTranspose runs), so that PCMG's first V-cycle
+   does not build them inside KSPSolve. Any other type: nothing. */
+PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
+{
+  PetscBool  seq, mpi;
+  GKOperator op;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &seq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  if (seq) PetscCall(MatSeqGKGetOperator(P, PETSC_TRUE, &op));
+  else if (mpi) {
+    Mat Ad, Ao;
+
+    PetscCall(MatMPIGKGetBlocks_Private(P, &Ad, &Ao, NULL));
+    PetscCall(MatSeqGKGetOperator(Ad, PETSC_TRUE, &op));
+    if (Ao->cmap->n) PetscCall(MatSeqGKGetOperator(Ao, PETSC_TRUE, &op));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* staging memory, or device memory when MPI takes it */
 static PetscErrorCode MatMPIGKBufMalloc_Private(Mat_MPIGK *mg, PetscInt n, PetscScalar **p)
 {
@@ -679,6 +701,7 @@ static PetscErrorCode MatProductNumeric_MPIGK(Mat C)
   PetscFunctionBegin;
   PetscCall(MatProductGKSteps_Private(C, &st));
   PetscCall(MatProductGKCall_Private(C, st->numeric));
+  if (C->product && C->product->type == MATPRODUCT_PtAP) PetscCall(MatGKPrepareInterpolation_Private(C->product->B)); /* a coarse operator's P */
   PetscFunctionReturn(0);
 }
 
