@@ -11,9 +11,10 @@
      lists the levels of its triangular solve on the pattern made symmetric (a launch per
      level: thousands on a large grid).
    The arrays (L and U in that order, the diagonal plus the shift) are made on the host at the
-   first MatSOR after each change of the matrix. A zero diagonal entry, Eisenstat's and the
-   triangular products (SOR_EISENSTAT, SOR_APPLY_UPPER/LOWER, PCEisenstat's) are left to SEQAIJ's
-   MatSOR on the host, which gives PETSc's own errors and results.
+   first MatSOR after each change of the matrix. PCEisenstat's operations (SOR_EISENSTAT,
+   SOR_APPLY_UPPER) split the matrix in the same order as the sweeps, as Eisenstat's trick needs
+   (any order does, if every operation takes the same). A zero diagonal entry and anything else
+   (SOR_APPLY_LOWER) are left to SEQAIJ's MatSOR on the host, which gives PETSc's own errors.
 */
 #include "gkmat.h"
 #include "../../../vec/impls/cuda/gkvec.h"
@@ -34,6 +35,8 @@ typedef struct {
   PetscInt         ncolors;  /* multicolor's colours */
   PetscInt         nnz;      /* entries off the diagonal */
   GKSsor           S;        /* device: L, U, d + shift (device.h) */
+  PetscScalar     *diag;     /* device: the diagonal itself (Eisenstat's middle term) */
+  PetscScalar     *work;     /* device, m: Eisenstat's t, made at its first use */
   PetscInt         nlev[2];  /* lists of the forward and the backward sweep */
   PetscInt        *lev[2];   /* host: the lists' starts in rows[] */
   PetscInt        *rows[2];  /* device: the rows list by list */
@@ -49,6 +52,8 @@ static PetscErrorCode GKSorFreeArrays_Private(GKSor *so)
   PetscCall(GKFree(so->S.ucol));
   PetscCall(GKFree(so->S.uval));
   PetscCall(GKFree(so->S.d));
+  PetscCall(GKFree(so->diag));
+  PetscCall(GKFree(so->work));
   for (int k = 0; k < 2; k++) {
     PetscCall(PetscFree(so->lev[k]));
     PetscCall(GKFree(so->rows[k]));
@@ -200,6 +205,8 @@ static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so
   PetscCall(GKMallocH2D(nu, ucol, (PetscInt **)&so->S.ucol));
   PetscCall(GKMallocH2D(nu, uval, (PetscScalar **)&so->S.uval));
   PetscCall(GKMallocH2D(m, d, (PetscScalar **)&so->S.d));
+  for (PetscInt i = 0; i < m; i++) d[i] -= shift;
+  PetscCall(GKMallocH2D(m, d, &so->diag));
   PetscCall(PetscFree4(lcol, lval, ucol, uval));
   PetscCall(PetscFree5(key, hrows, lptr, uptr, d));
   PetscCall(PetscFree(color));
@@ -229,6 +236,7 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
   const MatSORType   sweeps = (MatSORType)(SOR_FORWARD_SWEEP | SOR_BACKWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP | SOR_ZERO_INITIAL_GUESS);
   const PetscBool    fwd = (flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE, bwd = (flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE;
   const PetscBool    zero = (flag & SOR_ZERO_INITIAL_GUESS) ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool    eis  = (flag & SOR_EISENSTAT) ? PETSC_TRUE : PETSC_FALSE; /* as MatSOR_SeqAIJ tests it: the other bits ignored */
   const PetscInt     m    = A->rmap->n;
   GKSor             *so;
   const PetscScalar *b;
@@ -237,7 +245,7 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSORGet_Private(A, &so));
-  if ((flag & ~sweeps) || A->rmap->n != A->cmap->n) { /* Eisenstat's, the triangular products; a rectangular block: SEQAIJ's */
+  if (((flag & ~sweeps) && flag != SOR_APPLY_UPPER && !eis) || A->rmap->n != A->cmap->n) { /* SOR_APPLY_LOWER and the like; a rectangular block: SEQAIJ's */
     PetscCall(gk->base.sor(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }
@@ -248,8 +256,22 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
     PetscFunctionReturn(0);
   }
   PetscCall(MatSeqGKVecIn_Private(A, bb, m, &b));
-  PetscCall(MatSeqGKVecOut_Private(A, xx, zero ? NULL : xx, m, &x));
+  PetscCall(MatSeqGKVecOut_Private(A, xx, zero || flag == SOR_APPLY_UPPER || eis ? NULL : xx, m, &x));
   PetscCall(PetscLogEventBegin(GK_SSOR, A, bb, xx, 0));
+  if (flag == SOR_APPLY_UPPER) { /* x = (U + D/omega) b */
+    PetscCall(GKDev->ssorrows(&so->S, GK_SSOR_UPPER_MULT, 0, NULL, omega, b, b, x));
+    nsweeps = 1;
+    n       = 0;
+  } else if (eis) { /* x = (E + U)^-1 b, t = (E + L)^-1 (b - (2 E - D) x), x += t; E = D/omega */
+    if (!so->work) PetscCall(GKMalloc(m, &so->work));
+    PetscCall(GKSorSweep_Private(so, 1, GK_SSOR_UPPER, omega, b, x));
+    PetscCall(GKDev->pointwise(m, GK_POINTWISE_MULT, so->work, so->diag, x));
+    PetscCall(GKDev->axpbypczd(m, 1.0, b, 0.0, NULL, -(2.0 / omega - 1.0), 0.0, so->work));
+    PetscCall(GKSorSweep_Private(so, 0, GK_SSOR_LOWER, omega, so->work, so->work));
+    PetscCall(GKDev->axpbypczd(m, 1.0, so->work, 0.0, NULL, 1.0, 0.0, x));
+    nsweeps = 2;
+    n       = 0;
+  }
   if (zero && n > 0) {
     if (fwd) PetscCall(GKSorSweep_Private(so, 0, GK_SSOR_LOWER, omega, b, x));
     if (bwd) PetscCall(GKSorSweep_Private(so, 1, fwd ? GK_SSOR_SOR : GK_SSOR_UPPER, omega, b, x));
