@@ -3,6 +3,9 @@ static char help[] = "The implicit 2D heat equation of Michels (section 7) on an
 the grid left out (zero), warm-started from u_old. A plain PETSc program: the GPU types come from\n\
 loading petsc-gpukit at run time,\n\
   -dll_append /path/to/libpetscgpukit.so -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu\n\
+PETSc's multigrid takes the grid's levels with -pc_type mg -pc_mg_galerkin -pc_mg_levels <l> (n - 1\n\
+and m - 1 divisible by 2^(l-1)), or builds its own with -pc_type gamg; set up once, before the\n\
+first step, it serves every step (the matrix does not change).\n\
 Options:\n\
   -n <n>, -m <m>     : the grid, n columns and m rows (default 256 x 256; an image sets both)\n\
   -image <file>      : the initial temperature from a grey PGM (P2/P5) or a PNG image, white hot\n\
@@ -261,6 +264,7 @@ static PetscErrorCode Run(DM da, PetscReal k, const PetscReal *img, PetscInt ste
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, KSPCG)); /* CG and Jacobi unless the options say otherwise */
   PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetDM(pc, da)); /* the grid, for -pc_type mg -pc_mg_galerkin (the operator stays A) */
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE)); /* warm start: the last temperature */
@@ -410,6 +414,17 @@ int main(int argc, char **argv)
       suffix: mpi
       nsize: 3
       args: -n 40 -steps 3 -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi
+    # PETSc's multigrid, set up once for all steps: on the grid's levels (Galerkin) and GAMG's
+    test:
+      suffix: mg
+      args: -n 65 -m 33 -steps 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: mg_mpi
+      nsize: 2
+      args: -n 65 -m 33 -steps 3 -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cg -pc_type mg -pc_mg_levels 3 -pc_mg_galerkin
+    test:
+      suffix: gamg
+      args: -n 48 -m 40 -steps 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cg -pc_type gamg -gpukit_backend {{host cuda}shared output}
     test:
       suffix: image
       localrunfiles: emblem.pgm
