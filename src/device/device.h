@@ -79,12 +79,10 @@ typedef struct {
      GK_SSOR_UPPER_SSOR: xout_i = (2 - omega) b_i - omega/d_i sum_j U_ij xin_j
      GK_SSOR_UPPER:      xout_i = omega/d_i (b_i - sum_j U_ij xin_j)
      GK_SSOR_UPPER_MULT: xout_i = d_i/omega xin_i + sum_j U_ij xin_j  (out of place)
-     GK_SSOR_SOR:        xout_i = (1 - omega) xin_i + omega/d_i (b_i - sum_j (L_ij + U_ij) xin_j)
    In place (xin = xout, and b = x for UPPER_SSOR) and level by level LOWER and UPPER_SSOR are
    the forward and backward sweeps of SSOR from a zero guess, x = ((2-w)/w) (D/w + U)^-1 D (D/w +
    L)^-1 b; LOWER and UPPER alone are the solves with D/w + L and D/w + U, UPPER_MULT the product
-   with D/w + U (Eisenstat's transformation), SOR the step of PETSc's MatSOR on a row (in place
-   over the lists forward, then backward, a sweep of each direction). Out of place on all rows LOWER and UPPER_SSOR are the
+   with D/w + U (Eisenstat's transformation). Out of place on all rows LOWER and UPPER_SSOR are the
    Jacobi-like steps of a truncated Neumann series of SSOR's triangular solves.
    Block SSOR (multicolor with blocks, GKSsor's bs > 1) is the same with D the block diagonal: a
    block's rows take one step together, D_B x_B for d_i x_i and D_B^-1 for the division, and
@@ -96,8 +94,7 @@ typedef enum {
   GK_SSOR_UPPER_SSOR,
   GK_SSOR_UPPER,
   GK_SSOR_UPPER_MULT,
-  GK_SSOR_BLOCK_Z,
-  GK_SSOR_SOR
+  GK_SSOR_BLOCK_Z
 } GKSsorStep;
 
 #define GK_SSOR_MAX_BS 8
@@ -337,6 +334,17 @@ typedef struct {
   /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the
      vectors in its numbering: S, step, colour, omega, b, xin, xout */
   PetscErrorCode (*ssorblocks)(const GKSsor *, GKSsorStep, const GKSsorColor *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* PETSc's MatSOR on a format's own arrays (the device matrices' MatSOR, gksor.c): each listed
+     row (ELLPACK-R: slot t, whose row is perm[t], or t; NULL list: all) relaxed in place against
+     all its entries,
+       x_i = (1 - omega) x_i + omega/d_i (b_i - sum_{j != i} A_ij x_j),
+     d the diagonal plus MatSOR's shift (device, by row); the rows of one list must not couple.
+     And SOR_APPLY_UPPER's product on every row, y_i = d_i/omega x_i + sum A_ij x_j over the j
+     after i in the sweeps' order: key[j] > key[i] (the colours), or j > i where key is NULL */
+  PetscErrorCode (*ellrsor)(const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*ellrsorupper)(const GKEllr *, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*diasorupper)(const GKDia *, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);

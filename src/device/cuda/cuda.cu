@@ -463,34 +463,147 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 
 /* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
    colour) never read each other's entries, so the order within a launch does not matter. */
-__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, GKSsor S, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
     const PetscInt i = rows ? rows[k] : k;
-    const GKScalar d = ((const GKScalar *)S.d)[i];
     GKScalar       s = 0.0;
-    const bool     l = step == GK_SSOR_LOWER || step == GK_SSOR_SOR, u = step != GK_SSOR_LOWER;
 
-    if (l)
-      for (PetscInt e = S.lptr[i]; e < S.lptr[i + 1]; e++) s += ((const GKScalar *)S.lval)[e] * xin[S.lcol[e]];
-    if (u)
-      for (PetscInt e = S.uptr[i]; e < S.uptr[i + 1]; e++) s += ((const GKScalar *)S.uval)[e] * xin[S.ucol[e]];
-    if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d;
-    else if (step == GK_SSOR_UPPER_MULT) xout[i] = d / omega * xin[i] + s;
-    else if (step == GK_SSOR_SOR) xout[i] = (1.0 - omega) * xin[i] + omega * (b[i] - s) / d;
-    else xout[i] = omega * (b[i] - s) / d;
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d[i];
+    else if (step == GK_SSOR_UPPER_MULT) xout[i] = d[i] / omega * xin[i] + s;
+    else xout[i] = omega * (b[i] - s) / d[i];
   }
 }
 
 static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
-  const PetscInt n = rows ? nrows : S->m;
+  const PetscInt  n     = rows ? nrows : S->m;
+  const PetscBool upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *S, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* MatSOR's step (device.h) on ELLPACK-R: a thread per listed slot, its row against every entry */
+__global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ b, GKScalar *x)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) {
+    const PetscInt  t = slots ? slots[k] : k, i = A.perm ? A.perm[t] : t;
+    const GKScalar *val = (const GKScalar *)A.val;
+    GKScalar        s   = 0.0;
+    PetscInt        base, st;
+
+    GKEllrSlot(t, A.h, A.sliceptr, A.wfirst, A.wptr, &base, &st);
+    for (PetscInt e = 0; e < A.rl[t]; e++) {
+      const PetscInt j = GKEllrCol<-1>(t, A.col, A.dcol, base + e * st);
+
+      if (j != i) s += val[base + e * st] * x[j];
+    }
+    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+  }
+}
+
+/* SOR_APPLY_UPPER's product (device.h) on ELLPACK-R: a thread per slot */
+__global__ void GKEllrSorUpperKernel(GKEllr A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
+{
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t < A.m) {
+    const PetscInt  i   = A.perm ? A.perm[t] : t;
+    const GKScalar *val = (const GKScalar *)A.val;
+    GKScalar        s   = 0.0;
+    PetscInt        base, st;
+
+    GKEllrSlot(t, A.h, A.sliceptr, A.wfirst, A.wptr, &base, &st);
+    for (PetscInt e = 0; e < A.rl[t]; e++) {
+      const PetscInt j = GKEllrCol<-1>(t, A.col, A.dcol, base + e * st);
+
+      if (key ? key[j] > key[i] : j > i) s += val[base + e * st] * x[j];
+    }
+    y[i] = d[i] / omega * x[i] + s;
+  }
+}
+
+/* the same two on DIA: a thread per row, its diagonals but the main one */
+__global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ b, GKScalar *x)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) {
+    const PetscInt  i   = rows ? rows[k] : k;
+    const GKScalar *val = (const GKScalar *)A.val;
+    GKScalar        s   = 0.0;
+
+    for (PetscInt q = 0; q < A.ndiag; q++) {
+      const PetscInt j = i + A.off[q];
+
+      if (j != i && j >= 0 && j < A.n) s += val[q * A.m + i] * x[j];
+    }
+    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+  }
+}
+
+__global__ void GKDiaSorUpperKernel(GKDia A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < A.m) {
+    const GKScalar *val = (const GKScalar *)A.val;
+    GKScalar        s   = 0.0;
+
+    for (PetscInt q = 0; q < A.ndiag; q++) {
+      const PetscInt j = i + A.off[q];
+
+      if (j >= 0 && j < A.n && (key ? key[j] > key[i] : j > i)) s += val[q * A.m + i] * x[j];
+    }
+    y[i] = d[i] / omega * x[i] + s;
+  }
+}
+
+static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+{
+  const PetscInt n = slots ? nrows : A->m;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKEllrSorKernel<<<GKBlocks(n), GK_BLOCK>>>(n, slots, *A, (const GKScalar *)d, omega, (const GKScalar *)b, (GKScalar *)x);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+{
+  const PetscInt n = rows ? nrows : A->m;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKDiaSorKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *A, (const GKScalar *)d, omega, (const GKScalar *)b, (GKScalar *)x);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAEllrSorUpper(const GKEllr *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  GKEllrSorUpperKernel<<<GKBlocks(A->m), GK_BLOCK>>>(*A, key, (const GKScalar *)d, omega, (const GKScalar *)x, (GKScalar *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDADiaSorUpper(const GKDia *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  GKDiaSorUpperKernel<<<GKBlocks(A->m), GK_BLOCK>>>(*A, key, (const GKScalar *)d, omega, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -572,6 +685,10 @@ const GKBackendOps GKBackendCUDA = {
   .scatteradd         = GKCUDAScatterAdd,
   .ssorrows           = GKCUDASsorRows,
   .ssorblocks         = GKCUDASsorBlocks,
+  .ellrsor            = GKCUDAEllrSor,
+  .diasor             = GKCUDADiaSor,
+  .ellrsorupper       = GKCUDAEllrSorUpper,
+  .diasorupper        = GKCUDADiaSorUpper,
   .hostmalloc         = GKCUDAHostMalloc,
   .hostfree           = GKCUDAHostFree,
   .krylovcreate       = GKCUDAKrylovCreate,

@@ -424,8 +424,10 @@ static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 /* SSOR's step (device.h), row by row in the list's order */
 static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
-  const PetscBool l = step == GK_SSOR_LOWER || step == GK_SSOR_SOR ? PETSC_TRUE : PETSC_FALSE, u = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
-  const PetscInt  n = rows ? nrows : S->m;
+  const PetscBool    upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
+  const PetscScalar *val = upper ? S->uval : S->lval;
+  const PetscInt     n   = rows ? nrows : S->m;
 
   PetscFunctionBegin;
   if (n) GKCounts.launches += 1;
@@ -433,10 +435,7 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
     const PetscInt i = rows ? rows[k] : k;
     PetscScalar    s = 0.0;
 
-    if (l)
-      for (PetscInt e = S->lptr[i]; e < S->lptr[i + 1]; e++) s += S->lval[e] * xin[S->lcol[e]];
-    if (u)
-      for (PetscInt e = S->uptr[i]; e < S->uptr[i + 1]; e++) s += S->uval[e] * xin[S->ucol[e]];
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
     switch (step) {
     case GK_SSOR_UPPER_SSOR:
       xout[i] = (2.0 - omega) * b[i] - omega * s / S->d[i];
@@ -444,12 +443,92 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
     case GK_SSOR_UPPER_MULT:
       xout[i] = S->d[i] / omega * xin[i] + s;
       break;
-    case GK_SSOR_SOR:
-      xout[i] = (1.0 - omega) * xin[i] + omega * (b[i] - s) / S->d[i];
-      break;
     default: /* the solves */
       xout[i] = omega * (b[i] - s) / S->d[i];
     }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* MatSOR's step (device.h) on ELLPACK-R and DIA, row after row of the list, and
+   SOR_APPLY_UPPER's product */
+static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+{
+  const PetscInt n = slots ? nrows : A->m;
+
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt t = slots ? slots[k] : k, i = A->perm ? A->perm[t] : t;
+    PetscScalar    s = 0.0;
+    size_t         base;
+    PetscInt       st;
+
+    GKHostEllrSlot(A, t, &base, &st);
+    for (PetscInt e = 0; e < A->rl[t]; e++) {
+      const PetscInt j = GKHostEllrCol(A, t, base + (size_t)e * st);
+
+      if (j != i) s += A->val[base + (size_t)e * st] * x[j];
+    }
+    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+{
+  const PetscInt n = rows ? nrows : A->m;
+
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt i = rows ? rows[k] : k;
+    PetscScalar    s = 0.0;
+
+    for (PetscInt q = 0; q < A->ndiag; q++) {
+      const PetscInt j = i + A->off[q];
+
+      if (j != i && j >= 0 && j < A->n) s += A->val[(size_t)q * A->m + i] * x[j];
+    }
+    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostEllrSorUpper(const GKEllr *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
+  for (PetscInt t = 0; t < A->m; t++) {
+    const PetscInt i = A->perm ? A->perm[t] : t;
+    PetscScalar    s = 0.0;
+    size_t         base;
+    PetscInt       st;
+
+    GKHostEllrSlot(A, t, &base, &st);
+    for (PetscInt e = 0; e < A->rl[t]; e++) {
+      const PetscInt j = GKHostEllrCol(A, t, base + (size_t)e * st);
+
+      if (key ? key[j] > key[i] : j > i) s += A->val[base + (size_t)e * st] * x[j];
+    }
+    y[i] = d[i] / omega * x[i] + s;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDiaSorUpper(const GKDia *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->m) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < A->m; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt q = 0; q < A->ndiag; q++) {
+      const PetscInt j = i + A->off[q];
+
+      if (j >= 0 && j < A->n && (key ? key[j] > key[i] : j > i)) s += A->val[(size_t)q * A->m + i] * x[j];
+    }
+    y[i] = d[i] / omega * x[i] + s;
   }
   PetscFunctionReturn(0);
 }
@@ -555,6 +634,10 @@ const GKBackendOps GKBackendHost = {
   .scatteradd         = GKHostScatterAdd,
   .ssorrows           = GKHostSsorRows,
   .ssorblocks         = GKHostSsorBlocks,
+  .ellrsor            = GKHostEllrSor,
+  .diasor             = GKHostDiaSor,
+  .ellrsorupper       = GKHostEllrSorUpper,
+  .diasorupper        = GKHostDiaSorUpper,
   .hostmalloc         = GKHostMalloc,
   .hostfree           = GKHostFree,
   .krylovcreate       = GKHostKrylovCreate,

@@ -43,6 +43,7 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckColumns_Private(A));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
+  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKSORInvalidate_Private(A)); /* its lists name the old layout's slots */
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
   PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name, gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
   gk->state   = state;

@@ -69,10 +69,12 @@ PETSC_INTERN PetscErrorCode MatSeqGKVecIn_Private(Mat, Vec, PetscInt, const Pets
 PETSC_INTERN PetscErrorCode MatSeqGKVecInEnd_Private(Vec, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecOut_Private(Mat, Vec, Vec, PetscInt, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
-/* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed */
+/* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed (all, or
+   those the device copy's structure made: rebuilt at the next MatSOR) */
 PETSC_INTERN PetscErrorCode MatSOR_SeqGK_Private(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
 PETSC_INTERN PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat, GKOptionItems);
 PETSC_INTERN PetscErrorCode MatSeqGKSORReset_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqGKSORInvalidate_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);

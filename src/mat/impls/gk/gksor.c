@@ -1,8 +1,9 @@
 /*
    MatSOR of the sequential device matrices (and so of the MPI ones' diagonal blocks, which
-   MPIAIJ's MatSOR sweeps): PETSc's relaxation, flag for flag as MatSOR_SeqAIJ, with the sweeps
-   on the device. A sweep is a list of row lists, each list rows that do not couple, so that a
-   launch relaxes a list's rows at once (GKDev->ssorrows, step GK_SSOR_SOR):
+   MPIAIJ's MatSOR sweeps): PETSc's relaxation, flag for flag as MatSOR_SeqAIJ, on the device and
+   on the format's own arrays (no second copy of the matrix). A sweep is a list of row lists,
+   each list rows that do not couple, so that a launch relaxes a list's rows at once, each
+   against all its entries (GKDev->ellrsor, diasor):
    - multicolor (the default): the rows coloured greedily (the symmetrised pattern), the lists
      the colours, forward in increasing colour order and backward in decreasing: exactly SOR of
      the matrix permuted colour by colour (red-black Gauss-Seidel on a 5- or 7-point grid), a
@@ -10,10 +11,12 @@
    - natural: the matrix's own order, MatSOR_SeqAIJ's sweeps to rounding, each direction's
      lists the levels of its triangular solve on the pattern made symmetric (a launch per
      level: thousands on a large grid).
-   The arrays (L and U in that order, the diagonal plus the shift) are made on the host at the
-   first MatSOR after each change of the matrix. PCEisenstat's operations (SOR_EISENSTAT,
+   From a zero guess x starts at zero, so that the rows not yet relaxed add nothing: the
+   triangular solves of SEQAIJ's zero-guess sweeps. PCEisenstat's operations (SOR_EISENSTAT,
    SOR_APPLY_UPPER) split the matrix in the same order as the sweeps, as Eisenstat's trick needs
-   (any order does, if every operation takes the same). A zero diagonal entry and anything else
+   (any order does, if every operation takes the same). The order is made on the host from the
+   CSR pattern at the first MatSOR after each change of the device copy's structure, the
+   diagonal after each change of the values. A zero diagonal entry and anything else
    (SOR_APPLY_LOWER) are left to SEQAIJ's MatSOR on the host, which gives PETSc's own errors.
 */
 #include "gkmat.h"
@@ -28,38 +31,36 @@ static const char *const GKSorOrderings[] = {"multicolor", "natural", "GKSorOrde
 
 typedef struct {
   PetscBool        set;      /* ordering chosen by MatSetFromOptions (else read at the setup) */
-  GKSorOrdering    ordering; /* of the arrays below */
-  PetscObjectState state;    /* the matrix's object state they were made from; -1: none */
-  PetscReal        shift;    /* in S.d */
+  GKSorOrdering    ordering; /* of the lists below */
+  PetscBool        haslists; /* the lists (and key) are those of the device copy's structure */
+  PetscObjectState state;    /* the matrix's object state d and diag were made from; -1: none */
+  PetscReal        shift;    /* in d */
   PetscInt         badrow;   /* the first row whose diagonal plus shift is 0 (SEQAIJ's MatSOR then), or -1 */
   PetscInt         ncolors;  /* multicolor's colours */
-  PetscInt         nnz;      /* entries off the diagonal */
-  GKSsor           S;        /* device: L, U, d + shift (device.h) */
+  PetscInt         nnz;      /* the matrix's entries, for the flop counts */
+  PetscScalar     *d;        /* device: the diagonal plus the shift */
   PetscScalar     *diag;     /* device: the diagonal itself (Eisenstat's middle term) */
-  PetscScalar     *work;     /* device, m: Eisenstat's t, made at its first use */
+  PetscInt        *key;      /* device: each row's colour (multicolor; natural: NULL, the row itself) */
   PetscInt         nlev[2];  /* lists of the forward and the backward sweep */
   PetscInt        *lev[2];   /* host: the lists' starts in rows[] */
-  PetscInt        *rows[2];  /* device: the rows list by list */
+  PetscInt        *rows[2];  /* device: the lists' ELLPACK-R slots (DIA: rows), list by list */
+  PetscScalar     *work;     /* device, 2 m: Eisenstat's t and y, made at its first use */
 } GKSor;
 
 static PetscErrorCode GKSorFreeArrays_Private(GKSor *so)
 {
   PetscFunctionBegin;
-  PetscCall(GKFree(so->S.lptr));
-  PetscCall(GKFree(so->S.lcol));
-  PetscCall(GKFree(so->S.lval));
-  PetscCall(GKFree(so->S.uptr));
-  PetscCall(GKFree(so->S.ucol));
-  PetscCall(GKFree(so->S.uval));
-  PetscCall(GKFree(so->S.d));
+  PetscCall(GKFree(so->d));
   PetscCall(GKFree(so->diag));
+  PetscCall(GKFree(so->key));
   PetscCall(GKFree(so->work));
   for (int k = 0; k < 2; k++) {
     PetscCall(PetscFree(so->lev[k]));
     PetscCall(GKFree(so->rows[k]));
     so->nlev[k] = 0;
   }
-  so->state = -1;
+  so->haslists = PETSC_FALSE;
+  so->state    = -1;
   PetscFunctionReturn(0);
 }
 
@@ -91,6 +92,15 @@ PetscErrorCode MatSeqGKSORReset_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatSeqGKSORInvalidate_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (gk->sor) PetscCall(GKSorFreeArrays_Private((GKSor *)gk->sor));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat A, GKOptionItems PetscOptionsObject)
 {
   GKSor    *so;
@@ -109,70 +119,30 @@ PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat A, GKOptionItems PetscOptio
   PetscFunctionReturn(0);
 }
 
-/* The arrays for the matrix as it is now and this shift: the order, L and U in it, the lists */
-static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so)
+/* The lists, for the device copy's structure: the order (colours, or the levels of the
+   symmetrised pattern, so that a row relaxed against all its entries reads the rows after it,
+   before it backward, before they move, even where they do not read it), its rows grouped list
+   by list, as ELLPACK-R's slots where its rows are sorted into other slots */
+static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSor *so)
 {
-  PetscObjectState   state;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *aa;
-  PetscInt           m, nl = 0, nu = 0, *color = NULL, *key, *hrows, *lptr, *uptr, *lcol, *ucol, *sptr = NULL, *scol = NULL;
-  PetscScalar       *lval, *uval, *d;
-  PetscBool          done;
+  const PetscInt *ia, *ja;
+  PetscInt        m, *key, *hrows, *sptr = NULL, *scol = NULL, *slot = NULL;
+  PetscBool       done;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (so->state == state && so->shift == shift) PetscFunctionReturn(0);
-  PetscCall(GKSorFreeArrays_Private(so));
   if (!so->set) {
     PetscEnum o = (PetscEnum)GK_SOR_MULTICOLOR;
 
     PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_sor_ordering", GKSorOrderings, &o, NULL));
     so->ordering = (GKSorOrdering)o;
   }
-  PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatSOR of the %s matrix could not read its rows", ((PetscObject)A)->type_name);
-  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  PetscCall(PetscMalloc5(m, &key, m, &hrows, m + 1, &lptr, m + 1, &uptr, m, &d));
+  PetscCall(PetscMalloc2(m, &key, m, &hrows));
   if (so->ordering == GK_SOR_MULTICOLOR) {
-    PetscCall(PetscMalloc1(m, &color));
-    PetscCall(GKGraphColor_Private(m, ia, ja, color, &so->ncolors));
-  }
-  /* L: the entries of rows before the row's own in the order, U: after it */
-  so->badrow = -1;
-  lptr[0] = uptr[0] = 0;
-  for (PetscInt i = 0; i < m; i++) {
-    d[i] = shift;
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
-      const PetscInt j = ja[e];
-
-      if (j == i) d[i] += aa[e];
-      else if (color ? color[j] < color[i] : j < i) nl++;
-      else nu++;
-    }
-    lptr[i + 1] = nl;
-    uptr[i + 1] = nu;
-    if (so->badrow < 0 && d[i] == (PetscScalar)0.0) so->badrow = i;
-  }
-  PetscCall(PetscMalloc4(nl, &lcol, nl, &lval, nu, &ucol, nu, &uval));
-  nl = nu = 0;
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
-      const PetscInt j = ja[e];
-
-      if (j == i) continue;
-      if (color ? color[j] < color[i] : j < i) {
-        lcol[nl]   = j;
-        lval[nl++] = aa[e];
-      } else {
-        ucol[nu]   = j;
-        uval[nu++] = aa[e];
-      }
-    }
-  /* the lists: the colours (forward increasing, backward decreasing), or the levels of the
-     pattern made symmetric, so that a row relaxed against all its entries reads the rows after
-     it (before it, backward) before they move, even where they do not read it */
-  if (!color) {
+    PetscCall(GKGraphColor_Private(m, ia, ja, key, &so->ncolors));
+    PetscCall(GKMallocH2D(m, key, &so->key));
+  } else {
     PetscInt *tptr, *tcol;
 
     PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
@@ -186,50 +156,95 @@ static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so
     PetscCall(PetscFree(tptr));
     PetscCall(PetscFree(tcol));
   }
+  if (op->ellr && op->ellr->perm) { /* each row's slot: the inverse of the layout's rows */
+    PetscInt *perm;
+
+    PetscCall(PetscMalloc1(m, &perm));
+    PetscCall(PetscMalloc1(m, &slot));
+    PetscCall(GKMemcpyD2H(perm, op->ellr->perm, (size_t)m * sizeof(PetscInt)));
+    for (PetscInt t = 0; t < m; t++) slot[perm[t]] = t;
+    PetscCall(PetscFree(perm));
+  }
   for (int k = 0; k < 2; k++) {
     PetscInt nkeys = so->ncolors;
 
-    if (color) PetscCall(PetscArraycpy(key, color, m));
-    else PetscCall(GKGraphLevels_Private(m, sptr, scol, (PetscBool)k, key, &nkeys));
-    PetscCall(GKGroupRows_Private(m, key, nkeys, (PetscBool)(k && color), &so->lev[k], hrows));
+    if (so->ordering == GK_SOR_NATURAL) PetscCall(GKGraphLevels_Private(m, sptr, scol, (PetscBool)k, key, &nkeys));
+    PetscCall(GKGroupRows_Private(m, key, nkeys, (PetscBool)(k && so->ordering == GK_SOR_MULTICOLOR), &so->lev[k], hrows));
     so->nlev[k] = nkeys;
+    if (slot)
+      for (PetscInt q = 0; q < m; q++) hrows[q] = slot[hrows[q]];
     PetscCall(GKMallocH2D(m, hrows, &so->rows[k]));
   }
-  if (!color) PetscCall(PetscFree2(sptr, scol));
-  so->nnz = nl + nu;
-  so->S.m = m;
-  PetscCall(GKMallocH2D(m + 1, lptr, (PetscInt **)&so->S.lptr));
-  PetscCall(GKMallocH2D(nl, lcol, (PetscInt **)&so->S.lcol));
-  PetscCall(GKMallocH2D(nl, lval, (PetscScalar **)&so->S.lval));
-  PetscCall(GKMallocH2D(m + 1, uptr, (PetscInt **)&so->S.uptr));
-  PetscCall(GKMallocH2D(nu, ucol, (PetscInt **)&so->S.ucol));
-  PetscCall(GKMallocH2D(nu, uval, (PetscScalar **)&so->S.uval));
-  PetscCall(GKMallocH2D(m, d, (PetscScalar **)&so->S.d));
-  for (PetscInt i = 0; i < m; i++) d[i] -= shift;
+  PetscCall(PetscFree2(sptr, scol));
+  PetscCall(PetscFree(slot));
+  PetscCall(PetscFree2(key, hrows));
+  so->nnz = ia[m];
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
+  PetscCall(PetscInfo(A, "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT " backward\n", GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1]));
+  so->haslists = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The device arrays for the matrix as it is now and this shift: the lists (after a change of
+   structure), the diagonal plus the shift and the diagonal (after a change of values) */
+static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so, GKOperator *op)
+{
+  PetscObjectState   state;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *aa;
+  PetscScalar       *d;
+  PetscInt           m;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKGetOperator(A, PETSC_FALSE, op)); /* the device copy up to date (a new structure drops the lists) */
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (so->haslists && so->state == state && so->shift == shift) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
+  if (!so->haslists) PetscCall(MatSeqGKSORLists_Private(A, op, so));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  PetscCall(PetscMalloc1(m, &d));
+  so->badrow = -1;
+  for (PetscInt i = 0; i < m; i++) {
+    d[i] = 0.0;
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
+      if (ja[e] == i) d[i] += aa[e];
+  }
+  PetscCall(GKFree(so->diag));
   PetscCall(GKMallocH2D(m, d, &so->diag));
-  PetscCall(PetscFree4(lcol, lval, ucol, uval));
-  PetscCall(PetscFree5(key, hrows, lptr, uptr, d));
-  PetscCall(PetscFree(color));
+  for (PetscInt i = 0; i < m; i++) {
+    d[i] += shift;
+    if (so->badrow < 0 && d[i] == (PetscScalar)0.0) so->badrow = i;
+  }
+  PetscCall(GKFree(so->d));
+  PetscCall(GKMallocH2D(m, d, &so->d));
+  PetscCall(PetscFree(d));
   PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT " backward\n", GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1]));
   so->state = state;
   so->shift = shift;
   PetscFunctionReturn(0);
 }
 
 /* One sweep: the lists of direction k (0 forward, 1 backward) in order, each a launch */
-static PetscErrorCode GKSorSweep_Private(GKSor *so, int k, GKSsorStep step, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+static PetscErrorCode GKSorSweep_Private(GKSor *so, const GKOperator *op, int k, PetscReal omega, const PetscScalar *b, PetscScalar *x)
 {
   PetscFunctionBegin;
-  for (PetscInt l = 0; l < so->nlev[k]; l++) PetscCall(GKDev->ssorrows(&so->S, step, so->lev[k][l + 1] - so->lev[k][l], so->rows[k] + so->lev[k][l], omega, b, x, x));
+  for (PetscInt l = 0; l < so->nlev[k]; l++) {
+    const PetscInt n = so->lev[k][l + 1] - so->lev[k][l], *rows = so->rows[k] + so->lev[k][l];
+
+    if (op->ellr) PetscCall(GKDev->ellrsor(op->ellr, n, rows, so->d, omega, b, x));
+    else PetscCall(GKDev->diasor(op->dia, n, rows, so->d, omega, b, x));
+  }
   PetscFunctionReturn(0);
 }
 
-/* MatSOR_SeqAIJ's cases: from a zero guess the forward sweep reads only L (the rows after are
-   zero), a backward sweep alone only U; every other sweep relaxes each row against all its
-   entries, which in either order equals SEQAIJ's saved lower part. its x lits sweeps. */
+/* MatSOR_SeqAIJ's cases: from a zero guess x starts at zero (the forward sweep then solves with
+   D/omega + L, a backward sweep alone with D/omega + U); every other sweep relaxes each row
+   against all its entries, which in either order equals SEQAIJ's saved lower part. its x lits
+   sweeps. */
 PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_SeqGK         *gk     = (Mat_SeqGK *)A->spptr;
@@ -242,6 +257,7 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
   const PetscScalar *b;
   PetscScalar       *x;
   PetscInt           n = its * lits, nsweeps = 0;
+  GKOperator         op;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSORGet_Private(A, &so));
@@ -250,7 +266,7 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
     PetscFunctionReturn(0);
   }
   PetscCall(PetscGPUKitBackendSetUp_Private());
-  PetscCall(MatSeqGKSORSetUp_Private(A, fshift, so));
+  PetscCall(MatSeqGKSORSetUp_Private(A, fshift, so, &op));
   if (so->badrow >= 0) { /* SEQAIJ's error, or its zero-pivot flag with a shift */
     PetscCall(gk->base.sor(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
@@ -259,28 +275,29 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
   PetscCall(MatSeqGKVecOut_Private(A, xx, zero || flag == SOR_APPLY_UPPER || eis ? NULL : xx, m, &x));
   PetscCall(PetscLogEventBegin(GK_SSOR, A, bb, xx, 0));
   if (flag == SOR_APPLY_UPPER) { /* x = (U + D/omega) b */
-    PetscCall(GKDev->ssorrows(&so->S, GK_SSOR_UPPER_MULT, 0, NULL, omega, b, b, x));
+    if (op.ellr) PetscCall(GKDev->ellrsorupper(op.ellr, so->key, so->d, omega, b, x));
+    else PetscCall(GKDev->diasorupper(op.dia, so->key, so->d, omega, b, x));
     nsweeps = 1;
     n       = 0;
-  } else if (eis) { /* x = (E + U)^-1 b, t = (E + L)^-1 (b - (2 E - D) x), x += t; E = D/omega */
-    if (!so->work) PetscCall(GKMalloc(m, &so->work));
-    PetscCall(GKSorSweep_Private(so, 1, GK_SSOR_UPPER, omega, b, x));
-    PetscCall(GKDev->pointwise(m, GK_POINTWISE_MULT, so->work, so->diag, x));
-    PetscCall(GKDev->axpbypczd(m, 1.0, b, 0.0, NULL, -(2.0 / omega - 1.0), 0.0, so->work));
-    PetscCall(GKSorSweep_Private(so, 0, GK_SSOR_LOWER, omega, so->work, so->work));
-    PetscCall(GKDev->axpbypczd(m, 1.0, so->work, 0.0, NULL, 1.0, 0.0, x));
+  } else if (eis) { /* x = (E + U)^-1 b, t = b - (2 E - D) x, y = (E + L)^-1 t, x += y; E = D/omega */
+    PetscScalar *t, *y;
+
+    if (!so->work) PetscCall(GKMalloc(2 * m, &so->work));
+    t = so->work;
+    y = so->work + m;
+    PetscCall(GKDev->memzero(x, (size_t)m * sizeof(PetscScalar)));
+    PetscCall(GKSorSweep_Private(so, &op, 1, omega, b, x));
+    PetscCall(GKDev->pointwise(m, GK_POINTWISE_MULT, t, so->diag, x));
+    PetscCall(GKDev->axpbypczd(m, 1.0, b, 0.0, NULL, -(2.0 / omega - 1.0), 0.0, t));
+    PetscCall(GKDev->memzero(y, (size_t)m * sizeof(PetscScalar)));
+    PetscCall(GKSorSweep_Private(so, &op, 0, omega, t, y));
+    PetscCall(GKDev->axpbypczd(m, 1.0, y, 0.0, NULL, 1.0, 0.0, x));
     nsweeps = 2;
     n       = 0;
-  }
-  if (zero && n > 0) {
-    if (fwd) PetscCall(GKSorSweep_Private(so, 0, GK_SSOR_LOWER, omega, b, x));
-    if (bwd) PetscCall(GKSorSweep_Private(so, 1, fwd ? GK_SSOR_SOR : GK_SSOR_UPPER, omega, b, x));
-    nsweeps += fwd + bwd;
-    n--;
-  }
+  } else if (zero && n > 0) PetscCall(GKDev->memzero(x, (size_t)m * sizeof(PetscScalar)));
   for (; n > 0; n--) {
-    if (fwd) PetscCall(GKSorSweep_Private(so, 0, GK_SSOR_SOR, omega, b, x));
-    if (bwd) PetscCall(GKSorSweep_Private(so, 1, GK_SSOR_SOR, omega, b, x));
+    if (fwd) PetscCall(GKSorSweep_Private(so, &op, 0, omega, b, x));
+    if (bwd) PetscCall(GKSorSweep_Private(so, &op, 1, omega, b, x));
     nsweeps += fwd + bwd;
   }
   PetscCall(PetscGPUKitLogSync_Private());
