@@ -122,7 +122,7 @@ check: tests
 
 # the memory checks run before an issue is resolved: a subset of the cases, one process, under
 # valgrind (host backend) or compute-sanitizer (a GPU)
-MEMCHECK_CASES := ^(vecops_n-1000_nsize-1|products_(lap2d|random)_type-(ellrcuda|diacuda)(_host|_cuda)?|products_sliced_random_32|solvers_compare_(real|complex)_(ellrcuda|diacuda)_nsize-1|solvers_reuse_(ellrcuda|diacuda|aij)_nsize-1|solvers_errors_nsize-1|ssor_(apply_2d_type-ellrcuda_(host|cuda)|zero_diagonal_(host|cuda)|cggpu_zero_diagonal|negative_diagonal_ellrcuda)|products_ellr_auto_sliced|products_denserow_n-46341|laplace_factor_lu_(petsc|mumps)_ellrcuda|laplace_hypre_ellrcuda|stock-gamg-diacuda-cggpu|general_aij|mg_2d_ellrcuda_cg_(host|cuda)|mg_2d_galerkin_(host|cuda)|fuzz-(mm|bin)-.*)$$
+MEMCHECK_CASES := ^(vecops_n-1000_nsize-1|products_(lap2d|random)_type-(ellrcuda|diacuda)(_host|_cuda)?|products_sliced_random_32|solvers_compare_(real|complex)_(ellrcuda|diacuda)_nsize-1|solvers_reuse_(ellrcuda|diacuda|aij)_nsize-1|solvers_errors_nsize-1|ssor_(apply_2d_type-ellrcuda_(host|cuda)|zero_diagonal_(host|cuda)|cggpu_zero_diagonal|negative_diagonal_ellrcuda)|products_ellr_auto_sliced|products_denserow_n-46341|laplace_factor_lu_(petsc|mumps)_ellrcuda|laplace_hypre_ellrcuda|stock-gamg-diacuda-cggpu|general_aij|mg_2d_ellrcuda_cg_(host|cuda)|mg_2d_galerkin_(host|cuda)|sor_lap2d_ellrcuda_0_(host|cuda)|sor_lap2d_diacuda_1_(host|cuda)|sor_random_(host|cuda)|mg_2d_sor_ellrcuda_multicolor_(host|cuda)|fuzz-(mm|bin)-.*)$$
 check-valgrind: tests
 	@$(TESTS_ENV) VALGRIND=1 RANKS=1 BACKEND=host ONLY='$(MEMCHECK_CASES)' sh tests/run
 check-sanitizer: tests
