@@ -334,17 +334,17 @@ typedef struct {
   /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the
      vectors in its numbering: S, step, colour, omega, b, xin, xout */
   PetscErrorCode (*ssorblocks)(const GKSsor *, GKSsorStep, const GKSsorColor *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
-  /* PETSc's MatSOR on a format's own arrays (the device matrices' MatSOR, gksor.c): each listed
-     row (ELLPACK-R: slot t, whose row is perm[t], or t; NULL list: all) relaxed in place against
-     all its entries,
-       x_i = (1 - omega) x_i + omega/d_i (b_i - sum_{j != i} A_ij x_j),
-     d the diagonal plus MatSOR's shift (device, by row); the rows of one list must not couple.
-     And SOR_APPLY_UPPER's product on every row, y_i = d_i/omega x_i + sum A_ij x_j over the j
-     after i in the sweeps' order: key[j] > key[i] (the colours), or j > i where key is NULL */
-  PetscErrorCode (*ellrsor)(const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
-  PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
-  PetscErrorCode (*ellrsorupper)(const GKEllr *, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
-  PetscErrorCode (*diasorupper)(const GKDia *, const PetscInt *, const PetscScalar *, PetscReal, const PetscScalar *, PetscScalar *);
+  /* PETSc's MatSOR on a format's own arrays (the device matrices' MatSOR, gksor.c), on each
+     listed row (ELLPACK-R: slot t, whose row is perm[t], or t; NULL list: all), with d the
+     diagonal plus MatSOR's shift (device, by row):
+       relaxed in place (y = x) against all its entries, the rows of one list not coupled:
+         x_i = (1 - omega) x_i + omega/d_i (b_i - sum_{j != i} A_ij x_j);
+       with upper, SOR_APPLY_UPPER's product, over the j after i in the sweeps' order (key[j] >
+       key[i], the colours; j > i where key is NULL):
+         y_i = d_i/omega x_i + sum A_ij x_j
+     E, n, rows, key, upper, d, omega, b, x, y */
+  PetscErrorCode (*ellrsor)(const GKEllr *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);

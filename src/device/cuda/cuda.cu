@@ -490,8 +490,24 @@ static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* MatSOR's step (device.h) on ELLPACK-R: a thread per listed slot, its row against every entry */
-__global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ b, GKScalar *x)
+/* MatSOR's step, or SOR_APPLY_UPPER's product (UPPER), on ELLPACK-R and DIA (device.h): a thread
+   per listed row; which entries a row sums */
+template <bool UPPER>
+static __device__ __forceinline__ bool GKSorTakes(PetscInt i, PetscInt j, const PetscInt *__restrict__ key)
+{
+  if constexpr (UPPER) return key ? key[j] > key[i] : j > i;
+  else return j != i;
+}
+
+template <bool UPPER>
+static __device__ __forceinline__ void GKSorStore(PetscInt i, GKScalar s, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
+{
+  if constexpr (UPPER) y[i] = d[i] / omega * x[i] + s;
+  else y[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+}
+
+template <bool UPPER>
+__global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -505,35 +521,14 @@ __global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, 
     for (PetscInt e = 0; e < A.rl[t]; e++) {
       const PetscInt j = GKEllrCol<-1>(t, A.col, A.dcol, base + e * st);
 
-      if (j != i) s += val[base + e * st] * x[j];
+      if (GKSorTakes<UPPER>(i, j, key)) s += val[base + e * st] * x[j];
     }
-    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+    GKSorStore<UPPER>(i, s, d, omega, b, x, y);
   }
 }
 
-/* SOR_APPLY_UPPER's product (device.h) on ELLPACK-R: a thread per slot */
-__global__ void GKEllrSorUpperKernel(GKEllr A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
-{
-  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-
-  if (t < A.m) {
-    const PetscInt  i   = A.perm ? A.perm[t] : t;
-    const GKScalar *val = (const GKScalar *)A.val;
-    GKScalar        s   = 0.0;
-    PetscInt        base, st;
-
-    GKEllrSlot(t, A.h, A.sliceptr, A.wfirst, A.wptr, &base, &st);
-    for (PetscInt e = 0; e < A.rl[t]; e++) {
-      const PetscInt j = GKEllrCol<-1>(t, A.col, A.dcol, base + e * st);
-
-      if (key ? key[j] > key[i] : j > i) s += val[base + e * st] * x[j];
-    }
-    y[i] = d[i] / omega * x[i] + s;
-  }
-}
-
-/* the same two on DIA: a thread per row, its diagonals but the main one */
-__global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ b, GKScalar *x)
+template <bool UPPER>
+__global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -545,65 +540,30 @@ __global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GK
     for (PetscInt q = 0; q < A.ndiag; q++) {
       const PetscInt j = i + A.off[q];
 
-      if (j != i && j >= 0 && j < A.n) s += val[q * A.m + i] * x[j];
+      if (j >= 0 && j < A.n && GKSorTakes<UPPER>(i, j, key)) s += val[q * A.m + i] * x[j];
     }
-    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+    GKSorStore<UPPER>(i, s, d, omega, b, x, y);
   }
 }
 
-__global__ void GKDiaSorUpperKernel(GKDia A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
-{
-  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
-
-  if (i < A.m) {
-    const GKScalar *val = (const GKScalar *)A.val;
-    GKScalar        s   = 0.0;
-
-    for (PetscInt q = 0; q < A.ndiag; q++) {
-      const PetscInt j = i + A.off[q];
-
-      if (j >= 0 && j < A.n && (key ? key[j] > key[i] : j > i)) s += val[q * A.m + i] * x[j];
-    }
-    y[i] = d[i] / omega * x[i] + s;
-  }
-}
-
-static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = slots ? nrows : A->m;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKEllrSorKernel<<<GKBlocks(n), GK_BLOCK>>>(n, slots, *A, (const GKScalar *)d, omega, (const GKScalar *)b, (GKScalar *)x);
+  (upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>)<<<GKBlocks(n), GK_BLOCK>>>(n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = rows ? nrows : A->m;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKDiaSorKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *A, (const GKScalar *)d, omega, (const GKScalar *)b, (GKScalar *)x);
-  GKCheckLaunch();
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKCUDAEllrSorUpper(const GKEllr *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
-{
-  PetscFunctionBegin;
-  if (!A->m) PetscFunctionReturn(0);
-  GKEllrSorUpperKernel<<<GKBlocks(A->m), GK_BLOCK>>>(*A, key, (const GKScalar *)d, omega, (const GKScalar *)x, (GKScalar *)y);
-  GKCheckLaunch();
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKCUDADiaSorUpper(const GKDia *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
-{
-  PetscFunctionBegin;
-  if (!A->m) PetscFunctionReturn(0);
-  GKDiaSorUpperKernel<<<GKBlocks(A->m), GK_BLOCK>>>(*A, key, (const GKScalar *)d, omega, (const GKScalar *)x, (GKScalar *)y);
+  (upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>)<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -687,8 +647,6 @@ const GKBackendOps GKBackendCUDA = {
   .ssorblocks         = GKCUDASsorBlocks,
   .ellrsor            = GKCUDAEllrSor,
   .diasor             = GKCUDADiaSor,
-  .ellrsorupper       = GKCUDAEllrSorUpper,
-  .diasorupper        = GKCUDADiaSorUpper,
   .hostmalloc         = GKCUDAHostMalloc,
   .hostfree           = GKCUDAHostFree,
   .krylovcreate       = GKCUDAKrylovCreate,

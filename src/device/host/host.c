@@ -450,9 +450,21 @@ static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* MatSOR's step (device.h) on ELLPACK-R and DIA, row after row of the list, and
-   SOR_APPLY_UPPER's product */
-static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+/* MatSOR's step, or SOR_APPLY_UPPER's product, on ELLPACK-R and DIA (device.h), row after row of
+   the list: which entries a row sums, and what it stores */
+static inline PetscBool GKHostSorTakes(PetscBool upper, PetscInt i, PetscInt j, const PetscInt *key)
+{
+  if (upper) return (PetscBool)(key ? key[j] > key[i] : j > i);
+  return (PetscBool)(j != i);
+}
+
+static inline void GKHostSorStore(PetscBool upper, PetscInt i, PetscScalar s, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+{
+  if (upper) y[i] = d[i] / omega * x[i] + s;
+  else y[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+}
+
+static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = slots ? nrows : A->m;
 
@@ -468,14 +480,14 @@ static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const Petsc
     for (PetscInt e = 0; e < A->rl[t]; e++) {
       const PetscInt j = GKHostEllrCol(A, t, base + (size_t)e * st);
 
-      if (j != i) s += A->val[base + (size_t)e * st] * x[j];
+      if (GKHostSorTakes(upper, i, j, key)) s += A->val[base + (size_t)e * st] * x[j];
     }
-    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
+    GKHostSorStore(upper, i, s, d, omega, b, x, y);
   }
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscScalar *d, PetscReal omega, const PetscScalar *b, PetscScalar *x)
+static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = rows ? nrows : A->m;
 
@@ -488,47 +500,9 @@ static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscIn
     for (PetscInt q = 0; q < A->ndiag; q++) {
       const PetscInt j = i + A->off[q];
 
-      if (j != i && j >= 0 && j < A->n) s += A->val[(size_t)q * A->m + i] * x[j];
+      if (j >= 0 && j < A->n && GKHostSorTakes(upper, i, j, key)) s += A->val[(size_t)q * A->m + i] * x[j];
     }
-    x[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKHostEllrSorUpper(const GKEllr *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
-{
-  PetscFunctionBegin;
-  if (A->m) GKCounts.launches += 1;
-  for (PetscInt t = 0; t < A->m; t++) {
-    const PetscInt i = A->perm ? A->perm[t] : t;
-    PetscScalar    s = 0.0;
-    size_t         base;
-    PetscInt       st;
-
-    GKHostEllrSlot(A, t, &base, &st);
-    for (PetscInt e = 0; e < A->rl[t]; e++) {
-      const PetscInt j = GKHostEllrCol(A, t, base + (size_t)e * st);
-
-      if (key ? key[j] > key[i] : j > i) s += A->val[base + (size_t)e * st] * x[j];
-    }
-    y[i] = d[i] / omega * x[i] + s;
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKHostDiaSorUpper(const GKDia *A, const PetscInt *key, const PetscScalar *d, PetscReal omega, const PetscScalar *x, PetscScalar *y)
-{
-  PetscFunctionBegin;
-  if (A->m) GKCounts.launches += 1;
-  for (PetscInt i = 0; i < A->m; i++) {
-    PetscScalar s = 0.0;
-
-    for (PetscInt q = 0; q < A->ndiag; q++) {
-      const PetscInt j = i + A->off[q];
-
-      if (j >= 0 && j < A->n && (key ? key[j] > key[i] : j > i)) s += A->val[(size_t)q * A->m + i] * x[j];
-    }
-    y[i] = d[i] / omega * x[i] + s;
+    GKHostSorStore(upper, i, s, d, omega, b, x, y);
   }
   PetscFunctionReturn(0);
 }
@@ -636,8 +610,6 @@ const GKBackendOps GKBackendHost = {
   .ssorblocks         = GKHostSsorBlocks,
   .ellrsor            = GKHostEllrSor,
   .diasor             = GKHostDiaSor,
-  .ellrsorupper       = GKHostEllrSorUpper,
-  .diasorupper        = GKHostDiaSorUpper,
   .hostmalloc         = GKHostMalloc,
   .hostfree           = GKHostFree,
   .krylovcreate       = GKHostKrylovCreate,

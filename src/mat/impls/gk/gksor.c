@@ -186,15 +186,14 @@ static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSo
 }
 
 /* The device arrays for the matrix as it is now and this shift: the lists (after a change of
-   structure), the diagonal plus the shift and the diagonal (after a change of values) */
+   structure), the diagonal (the format's own, on the device) and it plus the shift, checked for
+   a zero on the host (after a change of values) */
 static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so, GKOperator *op)
 {
-  PetscObjectState   state;
-  const PetscInt    *ia, *ja;
-  const PetscScalar *aa;
-  PetscScalar       *d;
-  PetscInt           m;
-  PetscBool          done;
+  Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
+  const PetscInt   m  = A->rmap->n;
+  PetscObjectState state;
+  PetscScalar     *d;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKGetOperator(A, PETSC_FALSE, op)); /* the device copy up to date (a new structure drops the lists) */
@@ -202,26 +201,16 @@ static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so
   if (so->haslists && so->state == state && so->shift == shift) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   if (!so->haslists) PetscCall(MatSeqGKSORLists_Private(A, op, so));
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  if (!so->diag) PetscCall(GKMalloc(m, &so->diag));
+  if (!so->d) PetscCall(GKMalloc(m, &so->d));
+  PetscCall(gk->fmt->getdiagonal(A, so->diag));
+  PetscCall(GKDev->axpbypczd(m, 1.0, so->diag, 0.0, NULL, 0.0, shift, so->d));
   PetscCall(PetscMalloc1(m, &d));
+  PetscCall(GKMemcpyD2H(d, so->d, (size_t)m * sizeof(PetscScalar)));
   so->badrow = -1;
-  for (PetscInt i = 0; i < m; i++) {
-    d[i] = 0.0;
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
-      if (ja[e] == i) d[i] += aa[e];
-  }
-  PetscCall(GKFree(so->diag));
-  PetscCall(GKMallocH2D(m, d, &so->diag));
-  for (PetscInt i = 0; i < m; i++) {
-    d[i] += shift;
-    if (so->badrow < 0 && d[i] == (PetscScalar)0.0) so->badrow = i;
-  }
-  PetscCall(GKFree(so->d));
-  PetscCall(GKMallocH2D(m, d, &so->d));
+  for (PetscInt i = 0; i < m && so->badrow < 0; i++)
+    if (d[i] == (PetscScalar)0.0) so->badrow = i;
   PetscCall(PetscFree(d));
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
   so->state = state;
   so->shift = shift;
@@ -235,8 +224,8 @@ static PetscErrorCode GKSorSweep_Private(GKSor *so, const GKOperator *op, int k,
   for (PetscInt l = 0; l < so->nlev[k]; l++) {
     const PetscInt n = so->lev[k][l + 1] - so->lev[k][l], *rows = so->rows[k] + so->lev[k][l];
 
-    if (op->ellr) PetscCall(GKDev->ellrsor(op->ellr, n, rows, so->d, omega, b, x));
-    else PetscCall(GKDev->diasor(op->dia, n, rows, so->d, omega, b, x));
+    if (op->ellr) PetscCall(GKDev->ellrsor(op->ellr, n, rows, NULL, PETSC_FALSE, so->d, omega, b, x, x));
+    else PetscCall(GKDev->diasor(op->dia, n, rows, NULL, PETSC_FALSE, so->d, omega, b, x, x));
   }
   PetscFunctionReturn(0);
 }
@@ -275,8 +264,8 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
   PetscCall(MatSeqGKVecOut_Private(A, xx, zero || flag == SOR_APPLY_UPPER || eis ? NULL : xx, m, &x));
   PetscCall(PetscLogEventBegin(GK_SSOR, A, bb, xx, 0));
   if (flag == SOR_APPLY_UPPER) { /* x = (U + D/omega) b */
-    if (op.ellr) PetscCall(GKDev->ellrsorupper(op.ellr, so->key, so->d, omega, b, x));
-    else PetscCall(GKDev->diasorupper(op.dia, so->key, so->d, omega, b, x));
+    if (op.ellr) PetscCall(GKDev->ellrsor(op.ellr, 0, NULL, so->key, PETSC_TRUE, so->d, omega, NULL, b, x));
+    else PetscCall(GKDev->diasor(op.dia, 0, NULL, so->key, PETSC_TRUE, so->d, omega, NULL, b, x));
     nsweeps = 1;
     n       = 0;
   } else if (eis) { /* x = (E + U)^-1 b, t = b - (2 E - D) x, y = (E + L)^-1 t, x += y; E = D/omega */
