@@ -9,7 +9,7 @@
 #include "gkcompat.h"
 
 PETSC_EXTERN PetscClassId  GK_CLASSID;
-PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;
+PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit;
 
 /* The backend this process runs on; set by PetscGPUKitBackendSetUp_Private() */
 PETSC_EXTERN const GKBackendOps *GKDev;
@@ -17,6 +17,7 @@ PETSC_EXTERN const GKBackendOps *GKDev;
 PETSC_EXTERN PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *);
 PETSC_EXTERN PetscErrorCode PetscGPUKitBackendSetUp_Private(void);
 PETSC_EXTERN PetscErrorCode PetscGPUKitLogSync_Private(void);
+PETSC_EXTERN PetscErrorCode PetscGPUKitDeviceReady_Private(void);
 /* whether the halo exchanges hand device memory to MPI (-gpukit_cuda_aware_mpi) */
 PETSC_EXTERN PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *);
 

@@ -3,6 +3,7 @@
    host/device copies every layer above the backend goes through. It knows no type of the
    layers above; src/gpukitreg.c registers those.
 */
+#include <unistd.h> /* access: whether NVIDIA MPS runs */
 #include "../include/gpukitimpl.h"
 #if defined(OPEN_MPI) && OPEN_MPI
   #include <mpi-ext.h> /* MPIX_Query_cuda_support() */
@@ -11,12 +12,13 @@
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
 PetscClassId        GK_CLASSID;
-PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR;
+PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
+static PetscBool                 gk_early         = PETSC_FALSE; /* the CUDA backend's early start is under way */
 static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes device memory */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 static PetscGPUKitTransferCounts gk_counts;
@@ -56,6 +58,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
     if (tot[4] > 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
     if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
+  PetscCall(PetscGPUKitDeviceReady_Private()); /* before the library can be unloaded */
   if (GKDev) PetscCall(GKDev->finalize());
   GKDev            = NULL;
   gk_backend       = PETSCGPUKIT_BACKEND_AUTO;
@@ -79,6 +82,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   if (gk_initialized) PetscFunctionReturn(0);
   gk_initialized = PETSC_TRUE;
   PetscCall(PetscClassIdRegister("GPU kit", &GK_CLASSID));
+  PetscCall(PetscLogEventRegister("GKDeviceInit", GK_CLASSID, &GK_DeviceInit));
   PetscCall(PetscLogEventRegister("GKMatMult", GK_CLASSID, &GK_MatMult));
   PetscCall(PetscLogEventRegister("GKMatMultTr", GK_CLASSID, &GK_MatMultT));
   PetscCall(PetscLogEventRegister("GKMatGetDiag", GK_CLASSID, &GK_MatGetDiag));
@@ -93,6 +97,23 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   PetscCallMPI(MPI_Comm_size(node, &gk_localsize));
   PetscCallMPI(MPI_Comm_free(&node));
   PetscCall(PetscRegisterFinalize(PetscGPUKitFinalizePackage));
+#if !defined(PETSC_HAVE_CUDA) /* a PETSc with CUDA chooses the device itself, later */
+  {                           /* the CUDA driver and context start now, beside the program's first host work (the CUDA
+       backend's earlystart), unless the host backend is asked for */
+    char      bname[16] = "auto";
+    PetscInt  dev       = -1;
+    PetscBool early     = PETSC_TRUE, ishost;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-gpukit_backend", bname, sizeof(bname), NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device", &dev, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpukit_start_early", &early, NULL));
+    PetscCall(PetscStrcasecmp(bname, "host", &ishost));
+    if (early && !ishost && GKBackendCUDA.earlystart) {
+      PetscCall(GKBackendCUDA.earlystart(dev >= 0 ? (int)dev : -1, gk_localrank));
+      gk_early = PETSC_TRUE;
+    }
+  }
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -112,11 +133,13 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
   PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
   PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu, and each matrix product, start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_start_early", "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)", NULL, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));
   PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -gpukit_backend %s: use auto, cuda or host", bname);
 
+  PetscCall(PetscLogEventBegin(GK_DeviceInit, 0, 0, 0, 0));
   if (req != PETSCGPUKIT_BACKEND_HOST) PetscCall(GKBackendCUDA.getdevicecount(&count, why, sizeof(why)));
   if (req == PETSCGPUKIT_BACKEND_CUDA) PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_GPU, "-gpukit_backend cuda, but no CUDA device can be used: %s. Run where an NVIDIA GPU and its driver are visible, or use -gpukit_backend host", why);
   if (count > 0) {
@@ -142,13 +165,21 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     PetscCheck(dev >= 0 && dev < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device %" PetscInt_FMT " is not a device of this process: it sees %d (0 to %d)", dev, count, count - 1);
     PetscCall(GKBackendCUDA.setdevice((int)dev));
     PetscCall(GKBackendCUDA.getdevicename((int)dev, devname, sizeof(devname)));
+    PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
     GKDev      = &GKBackendCUDA;
     gk_backend = PETSCGPUKIT_BACKEND_CUDA;
     gk_device  = (int)dev;
     PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
     /* said once, by the node's first process */
-    if (!devset && gk_localsize > count && !gk_localrank)
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d); one process per device runs fastest\n", gk_localsize, count, count > 1 ? "s" : "", count));
+    if (!devset && gk_localsize > count && !gk_localrank) {
+      char        pipe[PETSC_MAX_PATH_LEN];
+      const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+
+      /* NVIDIA MPS runs their kernels side by side; without it they take turns */
+      PetscCall(PetscSNPrintf(pipe, sizeof(pipe), "%s/control", dir && dir[0] ? dir : "/tmp/nvidia-mps"));
+      if (access(pipe, F_OK))
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d) without NVIDIA MPS, so their kernels take turns: start MPS first (nvidia-cuda-mps-control -d), or run one process per device\n", gk_localsize, count, count > 1 ? "s" : "", count));
+    }
     if (gk_aware) {
       int         aware = 0;
       const char *how   = "it offers no MPIX_Query_cuda_support()";
@@ -161,6 +192,14 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     }
   } else {
     PetscMPIInt rank;
+
+    if (gk_early) { /* the early start found no device: its thread has ended */
+      PetscBool waited;
+
+      gk_early = PETSC_FALSE;
+      PetscCall(GKBackendCUDA.ready(&waited));
+    }
+    PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
 
     if (req == PETSCGPUKIT_BACKEND_AUTO) {
       PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -265,9 +304,25 @@ PetscErrorCode PetscGPUKitLogSync_Private(void)
   PetscFunctionReturn(0);
 }
 
+/* Waits for the CUDA backend's early start to end (the first allocation does, so that the wait
+   shows as its own event, not inside whatever made the first device array) */
+PetscErrorCode PetscGPUKitDeviceReady_Private(void)
+{
+  PetscBool waited;
+
+  PetscFunctionBegin;
+  if (!gk_early) PetscFunctionReturn(0);
+  gk_early = PETSC_FALSE;
+  PetscCall(PetscLogEventBegin(GK_DeviceInit, 0, 0, 0, 0));
+  PetscCall(GKBackendCUDA.ready(&waited));
+  PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKMalloc_Private(size_t bytes, void **p)
 {
   PetscFunctionBegin;
+  if (PetscUnlikely(gk_early)) PetscCall(PetscGPUKitDeviceReady_Private());
   PetscCall(GKDev->malloc(bytes, p));
   PetscFunctionReturn(0);
 }

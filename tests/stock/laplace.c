@@ -402,6 +402,13 @@ int main(int argc, char **argv)
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -ksp_type bicggpu -pc_type ssorgpu
     filter: grep -o "PC ssorgpu applies its transpose only where the matrix is known symmetric"
 
+  # the device's start-up is an event of its own (GKDeviceInit), made early on a thread of its
+  # own or when the first object needs it, and the answer is the same either way
+  test:
+    suffix: device_init
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -gpukit_start_early {{0 1}shared output} -log_view
+    filter: grep -E "^(iterations|error norm|GKDeviceInit )" | sed -E "s/^(GKDeviceInit) .+/\1 logged/"
+
   # PCGAMG on the device types: its coarse operators of the device types (DIA's products made
   # ELLPACK-R); its iterations, which change between PETSc releases, are compared with PETSc's own
   # in the same release by tests/run, on one process and several

@@ -2,7 +2,79 @@
    The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
    kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
 */
+#include <pthread.h>
 #include "cudaimpl.h"
+
+/* The early start (device.h, earlystart): a thread of its own counts the devices, reads the
+   chosen one's properties (then tells the waiting process), and creates its context. No PETSc
+   call is made on it. The process's own thread keeps device 0 current unless it is told another:
+   its first call that needs the context waits inside the runtime until the thread made it. */
+static struct {
+  pthread_t       thread;
+  pthread_mutex_t lock;
+  pthread_cond_t  found;
+  int             started, counted, joined, dev, localrank, count, major;
+  cudaError_t     err; /* of the count, or of the context */
+  cudaDeviceProp  prop;
+} gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, -1, 0, 0, 0, cudaSuccess, {}};
+
+static void *GKCUDAEarlyStart_Thread(void *arg)
+{
+  int         n   = 0, dev;
+  cudaError_t err = cudaGetDeviceCount(&n);
+
+  (void)arg;
+  if (err != cudaSuccess) n = 0;
+  dev = gk_early.dev >= 0 ? gk_early.dev : (n > 0 ? gk_early.localrank % n : -1);
+  if (n > 0 && dev < n) {
+    if (cudaGetDeviceProperties(&gk_early.prop, dev) != cudaSuccess) dev = -1;
+    else gk_early.major = gk_early.prop.major;
+  }
+  pthread_mutex_lock(&gk_early.lock);
+  gk_early.err     = err;
+  gk_early.count   = n;
+  gk_early.dev     = dev;
+  gk_early.counted = 1;
+  pthread_cond_broadcast(&gk_early.found);
+  pthread_mutex_unlock(&gk_early.lock);
+  if (dev >= 0 && dev < n && cudaSetDevice(dev) == cudaSuccess) (void)cudaFree(NULL);
+  return NULL;
+}
+
+static PetscErrorCode GKCUDAEarlyStart(int dev, int localrank)
+{
+  PetscFunctionBegin;
+  if (gk_early.started) PetscFunctionReturn(0);
+  gk_early.dev       = dev;
+  gk_early.localrank = localrank;
+  gk_early.counted = gk_early.joined = 0;
+  PetscCheck(!pthread_create(&gk_early.thread, NULL, GKCUDAEarlyStart_Thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not start the thread that starts the CUDA device");
+  gk_early.started = 1;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAReady(PetscBool *waited)
+{
+  PetscFunctionBegin;
+  *waited = PETSC_FALSE;
+  if (gk_early.started && !gk_early.joined) {
+    PetscCheck(!pthread_join(gk_early.thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not wait for the thread that starts the CUDA device");
+    gk_early.joined  = 1;
+    gk_early.started = 0;
+    *waited          = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* whether the early start is under way or ended unjoined; then waits until it counted */
+static PetscBool GKCUDAEarlyCounted(void)
+{
+  if (!gk_early.started) return PETSC_FALSE;
+  pthread_mutex_lock(&gk_early.lock);
+  while (!gk_early.counted) pthread_cond_wait(&gk_early.found, &gk_early.lock);
+  pthread_mutex_unlock(&gk_early.lock);
+  return PETSC_TRUE;
+}
 
 static PetscErrorCode GKCUDAGetDeviceCount(int *count, char *why, size_t len)
 {
@@ -10,7 +82,10 @@ static PetscErrorCode GKCUDAGetDeviceCount(int *count, char *why, size_t len)
 
   PetscFunctionBegin;
   *count = 0;
-  err    = cudaGetDeviceCount(count);
+  if (GKCUDAEarlyCounted()) {
+    err    = gk_early.err;
+    *count = gk_early.count;
+  } else err = cudaGetDeviceCount(count);
   if (err != cudaSuccess) {
     /* no driver, or no device: a finding for the caller to report, not an error here */
     *count = 0;
@@ -30,9 +105,19 @@ static PetscErrorCode GKCUDASetDevice(int dev)
   int major = 0;
 
   PetscFunctionBegin;
-  GKCallCUDA(cudaSetDevice(dev));
-  GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
-  GKCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  if (GKCUDAEarlyCounted() && dev == gk_early.dev) {
+    /* the context is being made on the early start's thread; this thread's current device is
+       0 until set, and setting another waits for the context */
+    if (dev) GKCallCUDA(cudaSetDevice(dev));
+    major = gk_early.major;
+  } else {
+    PetscBool waited;
+
+    PetscCall(GKCUDAReady(&waited)); /* a device other than the one started */
+    GKCallCUDA(cudaSetDevice(dev));
+    GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
+    GKCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  }
   GKCUDAOverlap = GKOverlapKernels && major >= 9 ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -42,7 +127,8 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
   cudaDeviceProp prop;
 
   PetscFunctionBegin;
-  GKCallCUDA(cudaGetDeviceProperties(&prop, dev));
+  if (GKCUDAEarlyCounted() && dev == gk_early.dev) prop = gk_early.prop;
+  else GKCallCUDA(cudaGetDeviceProperties(&prop, dev));
   PetscCall(PetscSNPrintf(name, len, "%s (compute capability %d.%d, %.1f GiB)", prop.name, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0));
   PetscFunctionReturn(0);
 }
@@ -620,6 +706,8 @@ const GKBackendOps GKBackendCUDA = {
   .getdevicecount     = GKCUDAGetDeviceCount,
   .setdevice          = GKCUDASetDevice,
   .getdevicename      = GKCUDAGetDeviceName,
+  .earlystart         = GKCUDAEarlyStart,
+  .ready              = GKCUDAReady,
   .malloc             = GKCUDAMalloc,
   .free               = GKCUDAFree,
   .memcpy             = GKCUDAMemcpy,
