@@ -308,6 +308,15 @@ typedef struct {
   PetscErrorCode (*diamulttranspose)(const GKDia *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
   /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
   PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
+  /* the formats filled on the device from an m-row CSR matrix already there (ai: m + 1, aj and
+     aa: ai[m]): ellrshortfits says whether every column of E's rows lies within 16 bits of its
+     slot (E's m and perm only are read); ellrfill writes each slot's row length (rl), columns
+     (col or dcol, whichever E has) and values into E's layout (sliceptr, wfirst, wptr, perm set,
+     padding already zero), only the values with valuesonly (aj then unread); diafill writes the
+     values of D's diagonals (off set, val zeroed, every entry's offset among them) */
+  PetscErrorCode (*ellrshortfits)(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
+  PetscErrorCode (*ellrfill)(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
+  PetscErrorCode (*diafill)(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
   PetscErrorCode (*diagetdiagonal)(const GKDia *, PetscScalar *);
 
   /* Vectors of length n. Every BLAS-1 update (VecAXPY, VecAYPX, VecAXPBY, VecAXPBYPCZ,

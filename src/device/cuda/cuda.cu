@@ -2,6 +2,7 @@
    The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
    kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
 */
+#include <limits.h>
 #include <pthread.h>
 #include "cudaimpl.h"
 
@@ -490,6 +491,93 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
   PetscFunctionReturn(0);
 }
 
+/* the formats filled from CSR arrays on the device (device.h, ellrfill, diafill): a thread a slot
+   (ELLPACK-R: consecutive slots write consecutive entries of a slice) or a row (DIA) */
+static __device__ int gk_flag; /* ellrshortfits: set where some column does not fit */
+
+__global__ void GKEllrShortFitsKernel(PetscInt m, const PetscInt *__restrict__ perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj)
+{
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t < m) {
+    const PetscInt i = perm ? perm[t] : t;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      if (aj[k] - t < SHRT_MIN || aj[k] - t > SHRT_MAX) gk_flag = 1;
+  }
+}
+
+static PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, const PetscInt *aj, PetscBool *fits)
+{
+  int flag = 0;
+
+  PetscFunctionBegin;
+  *fits = PETSC_TRUE;
+  if (!E->m) PetscFunctionReturn(0);
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, 0));
+  GKCounts.launches += 1;
+  GKEllrShortFitsKernel<<<GKBlocks(E->m), GK_BLOCK>>>(E->m, E->perm, ai, aj);
+  GKCheckLaunch();
+  GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
+  *fits = flag ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+__global__ void GKEllrFillKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscInt *__restrict__ rl, PetscInt *__restrict__ col, short *__restrict__ dcol, GKScalar *__restrict__ val)
+{
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
+
+  if (t < m) {
+    const PetscInt i = perm ? perm[t] : t, a0 = ai[i], len = ai[i + 1] - a0;
+    PetscInt       base, st;
+
+    GKEllrSlot(t, h, sliceptr, wfirst, wptr, &base, &st);
+    if (rl) rl[t] = len;
+    for (PetscInt k = 0; k < len; k++) {
+      val[base + k * st] = aa[a0 + k];
+      if (dcol) dcol[base + k * st] = (short)(aj[a0 + k] - t);
+      else if (col) col[base + k * st] = aj[a0 + k];
+    }
+  }
+}
+
+static PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly)
+{
+  PetscFunctionBegin;
+  if (!E->m) PetscFunctionReturn(0);
+  GKEllrFillKernel<<<GKBlocks(E->m), GK_BLOCK>>>(E->m, E->h, E->sliceptr, E->wfirst, E->wptr, E->perm, ai, aj, (const GKScalar *)aa, valuesonly ? NULL : E->rl, valuesonly ? NULL : E->col, valuesonly ? NULL : E->dcol, (GKScalar *)E->val);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+__global__ void GKDiaFillKernel(PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, GKScalar *__restrict__ val)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      PetscInt lo = 0, hi = ndiag - 1; /* the diagonal of offset aj[k] - i, by bisection */
+
+      while (lo < hi) {
+        const PetscInt mid = (lo + hi) / 2;
+
+        if (off[mid] < aj[k] - i) lo = mid + 1;
+        else hi = mid;
+      }
+      val[(size_t)lo * m + i] = aa[k];
+    }
+  }
+}
+
+static PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  PetscFunctionBegin;
+  if (!D->m) PetscFunctionReturn(0);
+  GKDiaFillKernel<<<GKBlocks(D->m), GK_BLOCK>>>(D->m, D->ndiag, D->off, ai, aj, (const GKScalar *)aa, (GKScalar *)D->val);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 /* d[i] = A(i,i): row i of the offset-0 diagonal */
 __global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
 {
@@ -717,6 +805,9 @@ const GKBackendOps GKBackendCUDA = {
   .diamult            = GKCUDADiaMult,
   .diamulttranspose   = GKCUDADiaMultTranspose,
   .ellrgetdiagonal    = GKCUDAEllrGetDiagonal,
+  .ellrshortfits      = GKCUDAEllrShortFits,
+  .ellrfill           = GKCUDAEllrFill,
+  .diafill            = GKCUDADiaFill,
   .diagetdiagonal     = GKCUDADiaGetDiagonal,
   .axpbypczd          = GKCUDAAxpbypczd,
   .maxpy              = GKCUDAMaxpy,

@@ -2,6 +2,7 @@
    The host backend: every entry point of device.h as plain loops over ordinary memory. These
    are the reference the CUDA kernels are tested against, and the sequential CPU version.
 */
+#include <limits.h>
 #include "hostimpl.h"
 
 GKDeviceCounts GKCounts;
@@ -184,6 +185,64 @@ static PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
       if (GKHostEllrCol(A, t, base + (size_t)k * st) == i) s += A->val[base + (size_t)k * st];
     diag[i] = s;
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostEllrShortFits(const GKEllr *E, const PetscInt *ai, const PetscInt *aj, PetscBool *fits)
+{
+  PetscFunctionBegin;
+  *fits = PETSC_TRUE;
+  if (!E->m) PetscFunctionReturn(0);
+  GKCounts.launches += 2; /* the CUDA backend's: the flag set, the test; then it waits for the flag */
+  GKCounts.syncs += 1;
+  for (PetscInt t = 0; t < E->m; t++) {
+    const PetscInt i = E->perm ? E->perm[t] : t;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      if (aj[k] - t < SHRT_MIN || aj[k] - t > SHRT_MAX) *fits = PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostEllrFill(GKEllr *E, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly)
+{
+  PetscFunctionBegin;
+  if (E->m) GKCounts.launches += 1;
+  for (PetscInt t = 0; t < E->m; t++) { /* slot t holds row i */
+    const PetscInt i = E->perm ? E->perm[t] : t, len = ai[i + 1] - ai[i];
+    size_t         base;
+    PetscInt       st;
+
+    GKHostEllrSlot(E, t, &base, &st);
+    if (!valuesonly) E->rl[t] = len;
+    for (PetscInt k = 0; k < len; k++) {
+      const size_t e = base + (size_t)k * st;
+
+      E->val[e] = aa[ai[i] + k];
+      if (valuesonly) continue;
+      if (E->dcol) E->dcol[e] = (short)(aj[ai[i] + k] - t);
+      else E->col[e] = aj[ai[i] + k];
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDiaFill(GKDia *D, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  PetscFunctionBegin;
+  if (D->m) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < D->m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      PetscInt lo = 0, hi = D->ndiag - 1; /* the diagonal of offset aj[k] - i, by bisection */
+
+      while (lo < hi) {
+        const PetscInt mid = (lo + hi) / 2;
+
+        if (D->off[mid] < aj[k] - i) lo = mid + 1;
+        else hi = mid;
+      }
+      D->val[(size_t)lo * D->m + i] = aa[k];
+    }
   PetscFunctionReturn(0);
 }
 
@@ -592,6 +651,9 @@ const GKBackendOps GKBackendHost = {
   .diamult            = GKHostDiaMult,
   .diamulttranspose   = GKHostDiaMultTranspose,
   .ellrgetdiagonal    = GKHostEllrGetDiagonal,
+  .ellrshortfits      = GKHostEllrShortFits,
+  .ellrfill           = GKHostEllrFill,
+  .diafill            = GKHostDiaFill,
   .diagetdiagonal     = GKHostDiaGetDiagonal,
   .axpbypczd          = GKHostAxpbypczd,
   .maxpy              = GKHostMaxpy,

@@ -1,7 +1,8 @@
 /*
    MATSEQDIACUDA: the DIA format of Jost, Contassot-Vivier and Vialle, 3.2 (one row of values
-   per diagonal holding a nonzero, and the diagonals' offsets), built on the host from the
-   SEQAIJ master copy and kept on the device. Transposed products read the same arrays.
+   per diagonal holding a nonzero, and the diagonals' offsets), built from the SEQAIJ master
+   copy (the offsets on the host, the values on the device from its CSR arrays) and kept on the
+   device. Transposed products read the same arrays.
 */
 #include "../../gk/gkmat.h"
 
@@ -28,9 +29,9 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   Mat_SeqDIA     *d  = (Mat_SeqDIA *)gk->data;
   const PetscInt  m = A->rmap->n, n = A->cmap->n;
   const PetscInt *ai, *aj;
-  PetscScalar    *aa, *val;
+  PetscScalar    *aa, *daa = NULL;
   PetscMemType    mtype;
-  PetscInt       *slot, ndiag = 0; /* slot[k + m - 1]: the row of val holding offset k, or -1 */
+  PetscInt       *dai = NULL, *daj = NULL, *slot, ndiag = 0; /* slot[k + m - 1]: the row of val holding offset k, or -1 */
   char            why[160], msg[512];
   PetscBool       fits;
 
@@ -58,12 +59,16 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
     PetscCall(GKMalloc((size_t)ndiag * m, &d->A.val));
     PetscCall(GKMemcpyH2D(d->A.off, d->hoff, (size_t)ndiag * sizeof(PetscInt)));
   }
-  PetscCall(PetscCalloc1((size_t)ndiag * m, &val));
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) val[(size_t)slot[aj[k] - i + m - 1] * m + i] = aa[k];
-  PetscCall(GKMemcpyH2D(d->A.val, val, (size_t)ndiag * m * sizeof(PetscScalar)));
-  PetscCall(PetscFree(val));
   PetscCall(PetscFree(slot));
+  /* the CSR arrays go to the device once and the diagonals are filled there (diafill) */
+  PetscCall(GKMallocH2D(m + 1, ai, &dai));
+  PetscCall(GKMallocH2D(ai[m], aj, &daj));
+  PetscCall(GKMallocH2D(ai[m], aa, &daa));
+  PetscCall(GKDev->memzero(d->A.val, (size_t)ndiag * m * sizeof(PetscScalar)));
+  PetscCall(GKDev->diafill(&d->A, dai, daj, daa));
+  PetscCall(GKFree(dai));
+  PetscCall(GKFree(daj));
+  PetscCall(GKFree(daa));
   gk->nnz   = ai[m];
   gk->bytes = (size_t)ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
   PetscFunctionReturn(0);

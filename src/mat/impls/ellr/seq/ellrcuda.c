@@ -1,6 +1,7 @@
 /*
    MATSEQELLRCUDA: the ELLPACK-R format of Michels, "Sparse-Matrix-CG-Solver in CUDA", 5.3.1,
-   built on the host from the SEQAIJ master copy and kept on the device. Transposed products
+   built from the SEQAIJ master copy (the layout on the host, the entries on the device from its
+   CSR arrays) and kept on the device. Transposed products
    use an explicit transposed copy, built on first use (as De Donno et al. precompute A^H).
 */
 #include "../../gk/gkmat.h"
@@ -51,25 +52,25 @@ static int GKRowLenCompare(const void *a, const void *b)
   return x->row < y->row ? -1 : (x->row > y->row);
 }
 
-/* The (sliced, sorted) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) built on the host
-   and copied to E on the device: with sort window sigma > 1 the rows of each window of sigma
-   ordered longest first into slots (perm), else slot i is row i; slices of h0 slots (0: one
-   slice of all m), each an h x (its longest row) column-major block, entry k of slot s at
-   sliceptr[s / h] + k*h + s % h, padding value 0 and column 0, or in slices at least
+/* The (sliced, sorted) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) in E on the device.
+   The layout comes from the row lengths on the host: with sort window sigma > 1 the rows of
+   each window of sigma ordered longest first into slots (perm), else slot i is row i; slices of
+   h0 slots (0: one slice of all m), each an h x (its longest row) column-major block, entry k of
+   slot s at sliceptr[s / h] + k*h + s % h, padding value 0 and column 0, or in slices at least
    GK_ELLR_WIDE wide row by row from wptr (device.h): one row after the other where sliced, the
    slice rounded up to a multiple of h entries, each row padded to Nz in the one slice of the
-   paper's layout; with shortcols the columns as 16-bit
-   offsets from the slot where all of them fit (device.h), padding offset 0. With valuesonly E
-   keeps its structure and receives the values. When the padding exceeds the fill limit nothing
-   is built and fits is false, msg says why. */
+   paper's layout; with shortcols the columns as 16-bit offsets from the slot where all of them
+   fit (device.h), padding offset 0. The entries are placed on the device, from the CSR arrays
+   copied there once (ellrshortfits, ellrfill). With valuesonly E keeps its structure and
+   receives the values. When the padding exceeds the fill limit nothing is built and fits is
+   false, msg says why. */
 static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *rl, *col, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0;
+  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL;
   PetscInt64     start;
-  PetscScalar   *val;
-  short         *dcol = NULL;
+  PetscScalar   *daa = NULL;
   char           why[320];
 
   PetscFunctionBegin;
@@ -128,69 +129,45 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscFunctionReturn(0);
   }
   total = (PetscInt)start;
-  PetscCall(PetscMalloc1(m, &rl));
-  PetscCall(PetscCalloc2(total, &col, total, &val));
-  if (!valuesonly && shortcols) PetscCall(PetscCalloc1(total, &dcol)); /* dropped below unless every offset fits */
-  for (PetscInt t = 0; t < m; t++) {
-    const PetscInt g = wfirst[t / h], i = GK_ROW(t);
-    const PetscInt base = g >= 0 ? wptr[g + t % h] : sp[t / h] + t % h, st = g >= 0 ? 1 : h;
-
-    rl[t] = ai[i + 1] - ai[i];
-    for (PetscInt k = 0; k < rl[t]; k++) {
-      col[base + k * st] = aj[ai[i] + k];
-      val[base + k * st] = aa[ai[i] + k];
-      if (dcol) {
-        const PetscInt d = aj[ai[i] + k] - t; /* the offset from the slot, in 16 bits or none */
-
-        if (d < SHRT_MIN || d > SHRT_MAX) PetscCall(PetscFree(dcol));
-        else dcol[base + k * st] = (short)d;
-      }
-    }
-  }
-#undef GK_UP
-#undef GK_LEN
-#undef GK_ROW
+  /* the CSR arrays go to the device once and the format is filled there (ellrfill) */
+  PetscCall(GKMallocH2D(m + 1, ai, &dai));
+  PetscCall(GKMallocH2D(ai[m], aa, &daa));
   if (!valuesonly) {
+    PetscBool fits16 = PETSC_FALSE;
+
+    PetscCall(GKMallocH2D(ai[m], aj, &daj));
     PetscCall(GKEllrFree_Private(E));
     E->m  = m;
     E->n  = n;
     E->nz = nz;
     E->h  = h;
-    PetscCall(GKMalloc(ns + 1, &E->sliceptr));
-    PetscCall(GKMalloc(ns, &E->wfirst));
+    PetscCall(GKMallocH2D(ns + 1, sp, &E->sliceptr));
+    PetscCall(GKMallocH2D(ns, wfirst, &E->wfirst));
     PetscCall(GKMalloc(m, &E->rl));
     PetscCall(GKMalloc(total, &E->val));
-    PetscCall(GKMemcpyH2D(E->sliceptr, sp, (size_t)(ns + 1) * sizeof(PetscInt)));
-    PetscCall(GKMemcpyH2D(E->wfirst, wfirst, (size_t)ns * sizeof(PetscInt)));
-    PetscCall(GKMemcpyH2D(E->rl, rl, (size_t)m * sizeof(PetscInt)));
-    if (dcol) {
-      PetscCall(GKMalloc(total, &E->dcol));
-      PetscCall(GKMemcpyH2D(E->dcol, dcol, (size_t)total * sizeof(short)));
-    } else {
-      PetscCall(GKMalloc(total, &E->col));
-      PetscCall(GKMemcpyH2D(E->col, col, (size_t)total * sizeof(PetscInt)));
-    }
-    if (perm) {
-      PetscCall(GKMalloc(m, &E->perm));
-      PetscCall(GKMemcpyH2D(E->perm, perm, (size_t)m * sizeof(PetscInt)));
-    }
+    if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
     E->sigma = perm ? sigma : 0;
     E->nwide = nwide;
     if (nwide) {
-      PetscCall(GKMalloc(nwide, &E->wide));
-      PetscCall(GKMalloc(nwide, &E->wptr));
-      PetscCall(GKMemcpyH2D(E->wide, wide, (size_t)nwide * sizeof(PetscInt)));
-      PetscCall(GKMemcpyH2D(E->wptr, wptr, (size_t)nwide * sizeof(PetscInt)));
+      PetscCall(GKMallocH2D(nwide, wide, &E->wide));
+      PetscCall(GKMallocH2D(nwide, wptr, &E->wptr));
     }
+    if (shortcols) PetscCall(GKDev->ellrshortfits(E, dai, daj, &fits16)); /* 16-bit offsets where every one fits */
+    if (fits16) PetscCall(GKMalloc(total, &E->dcol));
+    else PetscCall(GKMalloc(total, &E->col));
+    /* padding: value 0, column 0 (offset 0) */
+    PetscCall(GKDev->memzero(E->val, (size_t)total * sizeof(PetscScalar)));
+    if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
+    else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
   }
-  PetscCall(GKMemcpyH2D(E->val, val, (size_t)total * sizeof(PetscScalar)));
+  PetscCall(GKDev->ellrfill(E, dai, daj, daa, valuesonly));
+  PetscCall(GKFree(dai));
+  PetscCall(GKFree(daj));
+  PetscCall(GKFree(daa));
   *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
-  PetscCall(PetscFree(rl));
-  PetscCall(PetscFree2(col, val));
-  PetscCall(PetscFree(dcol));
   PetscFunctionReturn(0);
 }
 
