@@ -317,6 +317,8 @@ typedef struct {
   PetscErrorCode (*ellrshortfits)(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
   PetscErrorCode (*ellrfill)(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
   PetscErrorCode (*diafill)(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
+  /* diaoffsets(m, ai, aj, flag): flag[j - i + m - 1] = 1 for every entry (i, j) (flag zeroed) */
+  PetscErrorCode (*diaoffsets)(PetscInt, const PetscInt *, const PetscInt *, char *);
   PetscErrorCode (*diagetdiagonal)(const GKDia *, PetscScalar *);
 
   /* Vectors of length n. Every BLAS-1 update (VecAXPY, VecAYPX, VecAXPBY, VecAXPBYPCZ,

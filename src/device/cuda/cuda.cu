@@ -550,6 +550,23 @@ static PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscI
   PetscFunctionReturn(0);
 }
 
+__global__ void GKDiaOffsetsKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, char *__restrict__ flag)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) flag[aj[k] - i + m - 1] = 1; /* every writer writes 1 */
+}
+
+static PetscErrorCode GKCUDADiaOffsets(PetscInt m, const PetscInt *ai, const PetscInt *aj, char *flag)
+{
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(0);
+  GKDiaOffsetsKernel<<<GKBlocks(m), GK_BLOCK>>>(m, ai, aj, flag);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 __global__ void GKDiaFillKernel(PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, GKScalar *__restrict__ val)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -808,6 +825,7 @@ const GKBackendOps GKBackendCUDA = {
   .ellrshortfits      = GKCUDAEllrShortFits,
   .ellrfill           = GKCUDAEllrFill,
   .diafill            = GKCUDADiaFill,
+  .diaoffsets         = GKCUDADiaOffsets,
   .diagetdiagonal     = GKCUDADiaGetDiagonal,
   .axpbypczd          = GKCUDAAxpbypczd,
   .maxpy              = GKCUDAMaxpy,

@@ -227,6 +227,15 @@ static PetscErrorCode GKHostEllrFill(GKEllr *E, const PetscInt *ai, const PetscI
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GKHostDiaOffsets(PetscInt m, const PetscInt *ai, const PetscInt *aj, char *flag)
+{
+  PetscFunctionBegin;
+  if (m) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) flag[aj[k] - i + m - 1] = 1;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKHostDiaFill(GKDia *D, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   PetscFunctionBegin;
@@ -654,6 +663,7 @@ const GKBackendOps GKBackendHost = {
   .ellrshortfits      = GKHostEllrShortFits,
   .ellrfill           = GKHostEllrFill,
   .diafill            = GKHostDiaFill,
+  .diaoffsets         = GKHostDiaOffsets,
   .diagetdiagonal     = GKHostDiaGetDiagonal,
   .axpbypczd          = GKHostAxpbypczd,
   .maxpy              = GKHostMaxpy,

@@ -31,46 +31,56 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   const PetscInt *ai, *aj;
   PetscScalar    *aa, *daa = NULL;
   PetscMemType    mtype;
-  PetscInt       *dai = NULL, *daj = NULL, *slot, ndiag = 0; /* slot[k + m - 1]: the row of val holding offset k, or -1 */
-  char            why[160], msg[512];
-  PetscBool       fits;
+  PetscInt       *dai = NULL, *daj = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(PetscMalloc1(m + n, &slot));
-  for (PetscInt k = 0; k < m + n; k++) slot[k] = -1;
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) slot[aj[k] - i + m - 1] = 0;
-  for (PetscInt k = 0; k < m + n; k++)
-    if (!slot[k]) slot[k] = ndiag++;
-  PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
-  PetscCall(MatSeqGKCheckFill_Private(A, "DIA", (double)m * ndiag, ai[m], why, &fits, msg, sizeof(msg)));
-  if (!fits) PetscCall(PetscFree(slot));
-  PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
-  if (!valuesonly) {
-    PetscCall(MatSeqDIAReset_Private(A));
-    PetscCall(PetscMalloc1(ndiag, &d->hoff));
-    for (PetscInt k = 0; k < m + n; k++)
-      if (slot[k] >= 0) d->hoff[slot[k]] = k - m + 1;
-    d->A.m     = m;
-    d->A.n     = n;
-    d->A.ndiag = ndiag;
-    PetscCall(GKMalloc(ndiag, &d->A.off));
-    PetscCall(GKMalloc((size_t)ndiag * m, &d->A.val));
-    PetscCall(GKMemcpyH2D(d->A.off, d->hoff, (size_t)ndiag * sizeof(PetscInt)));
-  }
-  PetscCall(PetscFree(slot));
-  /* the CSR arrays go to the device once and the diagonals are filled there (diafill) */
+  /* the CSR arrays go to the device once; the diagonals are found (a values-only build keeps
+     them) and filled there */
   PetscCall(GKMallocH2D(m + 1, ai, &dai));
   PetscCall(GKMallocH2D(ai[m], aj, &daj));
   PetscCall(GKMallocH2D(ai[m], aa, &daa));
-  PetscCall(GKDev->memzero(d->A.val, (size_t)ndiag * m * sizeof(PetscScalar)));
+  if (!valuesonly) {
+    char     *flag, *dflag; /* flag[k + m - 1]: whether offset k holds a nonzero */
+    PetscInt  ndiag = 0;
+    char      why[160], msg[512];
+    PetscBool fits;
+
+    PetscCall(GKMalloc(m + n, &dflag));
+    PetscCall(GKDev->memzero(dflag, (size_t)(m + n)));
+    PetscCall(GKDev->diaoffsets(m, dai, daj, dflag));
+    PetscCall(PetscMalloc1(m + n, &flag));
+    PetscCall(GKMemcpyD2H(flag, dflag, (size_t)(m + n)));
+    PetscCall(GKFree(dflag));
+    for (PetscInt k = 0; k < m + n; k++) ndiag += flag[k] ? 1 : 0;
+    PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
+    PetscCall(MatSeqGKCheckFill_Private(A, "DIA", (double)m * ndiag, ai[m], why, &fits, msg, sizeof(msg)));
+    if (!fits) {
+      PetscCall(PetscFree(flag));
+      PetscCall(GKFree(dai));
+      PetscCall(GKFree(daj));
+      PetscCall(GKFree(daa));
+    }
+    PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
+    PetscCall(MatSeqDIAReset_Private(A));
+    PetscCall(PetscMalloc1(ndiag, &d->hoff));
+    ndiag = 0;
+    for (PetscInt k = 0; k < m + n; k++)
+      if (flag[k]) d->hoff[ndiag++] = k - m + 1;
+    PetscCall(PetscFree(flag));
+    d->A.m     = m;
+    d->A.n     = n;
+    d->A.ndiag = ndiag;
+    PetscCall(GKMallocH2D(ndiag, d->hoff, &d->A.off));
+    PetscCall(GKMalloc((size_t)ndiag * m, &d->A.val));
+  }
+  PetscCall(GKDev->memzero(d->A.val, (size_t)d->A.ndiag * m * sizeof(PetscScalar)));
   PetscCall(GKDev->diafill(&d->A, dai, daj, daa));
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
   gk->nnz   = ai[m];
-  gk->bytes = (size_t)ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
+  gk->bytes = (size_t)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
   PetscFunctionReturn(0);
 }
 
