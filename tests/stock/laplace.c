@@ -406,7 +406,7 @@ int main(int argc, char **argv)
   # own or when the first object needs it, and the answer is the same either way
   test:
     suffix: device_init
-    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -gpukit_start_early {{0 1}shared output} -log_view
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type jacobi -gpukit_start_early {{0 1}shared output} -log_view
     filter: grep -E "^(iterations|error norm|GKDeviceInit )" | sed -E "s/^(GKDeviceInit) .+/\1 logged/"
 
   # PCGAMG on the device types: its coarse operators of the device types (DIA's products made
