@@ -70,10 +70,21 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   const PetscInt ns = (m + h - 1) / h;
   PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL;
   PetscInt64     start;
-  PetscScalar   *daa = NULL;
+  PetscScalar   *daa    = NULL;
+  PetscBool      fits16 = PETSC_FALSE;
   char           why[320];
 
   PetscFunctionBegin;
+  if (valuesonly) { /* the same pattern: E keeps its layout, and only the row starts and values go to the device */
+    PetscCheck(E->m == m && (E->val || !ai[m]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A values-only build of %s needs the layout of a full one", what);
+    PetscCall(GKMallocH2D(m + 1, ai, &dai));
+    PetscCall(GKMallocH2D(ai[m], aa, &daa));
+    PetscCall(GKDev->ellrfill(E, dai, NULL, daa, PETSC_TRUE));
+    PetscCall(GKFree(dai));
+    PetscCall(GKFree(daa));
+    *fits = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   if (sigma > 1 && m > 1) { /* SELL-C-sigma: the slots' rows */
     GKRowLen *rows;
 
@@ -132,35 +143,31 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   /* the CSR arrays go to the device once and the format is filled there (ellrfill) */
   PetscCall(GKMallocH2D(m + 1, ai, &dai));
   PetscCall(GKMallocH2D(ai[m], aa, &daa));
-  if (!valuesonly) {
-    PetscBool fits16 = PETSC_FALSE;
-
-    PetscCall(GKMallocH2D(ai[m], aj, &daj));
-    PetscCall(GKEllrFree_Private(E));
-    E->m  = m;
-    E->n  = n;
-    E->nz = nz;
-    E->h  = h;
-    PetscCall(GKMallocH2D(ns + 1, sp, &E->sliceptr));
-    PetscCall(GKMallocH2D(ns, wfirst, &E->wfirst));
-    PetscCall(GKMalloc(m, &E->rl));
-    PetscCall(GKMalloc(total, &E->val));
-    if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
-    E->sigma = perm ? sigma : 0;
-    E->nwide = nwide;
-    if (nwide) {
-      PetscCall(GKMallocH2D(nwide, wide, &E->wide));
-      PetscCall(GKMallocH2D(nwide, wptr, &E->wptr));
-    }
-    if (shortcols) PetscCall(GKDev->ellrshortfits(E, dai, daj, &fits16)); /* 16-bit offsets where every one fits */
-    if (fits16) PetscCall(GKMalloc(total, &E->dcol));
-    else PetscCall(GKMalloc(total, &E->col));
-    /* padding: value 0, column 0 (offset 0) */
-    PetscCall(GKDev->memzero(E->val, (size_t)total * sizeof(PetscScalar)));
-    if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
-    else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
+  PetscCall(GKMallocH2D(ai[m], aj, &daj));
+  PetscCall(GKEllrFree_Private(E));
+  E->m  = m;
+  E->n  = n;
+  E->nz = nz;
+  E->h  = h;
+  PetscCall(GKMallocH2D(ns + 1, sp, &E->sliceptr));
+  PetscCall(GKMallocH2D(ns, wfirst, &E->wfirst));
+  PetscCall(GKMalloc(m, &E->rl));
+  PetscCall(GKMalloc(total, &E->val));
+  if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
+  E->sigma = perm ? sigma : 0;
+  E->nwide = nwide;
+  if (nwide) {
+    PetscCall(GKMallocH2D(nwide, wide, &E->wide));
+    PetscCall(GKMallocH2D(nwide, wptr, &E->wptr));
   }
-  PetscCall(GKDev->ellrfill(E, dai, daj, daa, valuesonly));
+  if (shortcols) PetscCall(GKDev->ellrshortfits(E, dai, daj, &fits16)); /* 16-bit offsets where every one fits */
+  if (fits16) PetscCall(GKMalloc(total, &E->dcol));
+  else PetscCall(GKMalloc(total, &E->col));
+  /* padding: value 0, column 0 (offset 0) */
+  PetscCall(GKDev->memzero(E->val, (size_t)total * sizeof(PetscScalar)));
+  if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
+  else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
+  PetscCall(GKDev->ellrfill(E, dai, daj, daa, PETSC_FALSE));
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
