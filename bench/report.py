@@ -138,10 +138,12 @@ def mg_section(path):
     num = lambda r, k: float(r[k]) if r.get(k) not in ("", None) else None
     lines = ["## Multigrid: time to solution of PETSc's ex50 and ex45, unmodified (issue 27, `make bench-mg`)", "",
              "- " + meta.replace("; ", "\n- "), "",
-             "One run each. `gpu`: one process with the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`);",
-             "`cpu`: PETSc alone, AIJ, on all the host's cores. `-ksp_rtol 1e-8`. Setup is `PCSetUp`, solve `KSPSolve` (both",
-             "from the run's `-log_view`); whole is the process's wall time. `x cpu` is the best CPU multigrid's time (mg or",
-             "gamg, the smaller) over this row's.", ""]
+             "One run each. `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
+             "on the one GPU; `cpu`: PETSc alone, AIJ, on all the host's cores. `-ksp_rtol 1e-8`. From the run's `-log_view`:",
+             "start-up is the CUDA start-up the program waited for (`GKDeviceInit`), DM matrices PETSc's `DMCreateMatrix`,",
+             "to device the matrices' copies to the GPU (`GKMatToDevice`), setup `PCSetUp`, solve `KSPSolve`; whole is the",
+             "run's wall time (`mpiexec` included where used). `x cpu` is the best CPU multigrid's time (mg or gamg, the",
+             "smaller) over this row's.", ""]
     checks = []
     for problem in dict.fromkeys(r["problem"] for r in rows):
         pr = [r for r in rows if r["problem"] == problem]
@@ -149,13 +151,14 @@ def mg_section(path):
         best_solve = min((num(r, "solve_s") for r in cpu_mg), default=None)
         best_whole = min((num(r, "whole_s") for r in cpu_mg), default=None)
         body = []
+        f3 = lambda r, k: "%.3f" % num(r, k) if num(r, k) is not None else "-"
         for r in pr:
             sv, wh = num(r, "solve_s"), num(r, "whole_s")
-            body.append([r["where"], r["config"], r["iterations"] or r["reason"], "%.3f" % num(r, "setup_s") if num(r, "setup_s") is not None else "-",
+            body.append([r["where"], r["ranks"], r["config"], r["iterations"] or r["reason"], f3(r, "startup_s"), f3(r, "dmmat_s"), f3(r, "todevice_s"), f3(r, "setup_s"),
                          "%.4f" % sv if sv is not None else "-", "%.2f" % wh if wh is not None else "-",
                          "%.1fx" % (best_solve / sv) if best_solve and sv else "-", "%.2fx" % (best_whole / wh) if best_whole and wh and sv else "-"])
         lines += ["### %s" % problem, ""]
-        lines += table(["where", "solver", "iterations", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
+        lines += table(["where", "ranks", "solver", "iterations", "start-up s", "DM matrices s", "to device s", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
         gmg = [r for r in pr if r["where"] == "gpu" and "mg(" in r["config"] and num(r, "solve_s")]
         jac = [r for r in pr if r["where"] == "gpu" and r["config"] == "cggpu+jacobi" and num(r, "solve_s")]
         if gmg and best_solve:
@@ -168,10 +171,15 @@ def mg_section(path):
         gg = [r for r in pr if r["where"] == "gpu" and "gamg" in r["config"] and num(r, "setup_s")]
         cg = [r for r in pr if r["where"] == "cpu" and "gamg" in r["config"] and num(r, "setup_s")]
         if gg and cg:
-            ratio = num(gg[0], "setup_s") / num(cg[0], "setup_s")
-            checks.append(["%s: GAMG setup on the GPU no slower than the CPU's" % problem, "%.1fx the CPU's time" % ratio, "met" if ratio <= 1 else "**missed**"])
+            g = min(gg, key=lambda r: num(r, "setup_s"))
+            ratio = num(g, "setup_s") / num(cg[0], "setup_s")
+            checks.append(["%s: GAMG setup on the GPU (%s process%s) no slower than the CPU's" % (problem, g["ranks"], "" if str(g["ranks"]) == "1" else "es"), "%.2fx the CPU's time" % ratio, "met" if ratio <= 1 else "**missed**"])
+        gw = [r for r in pr if r["where"] == "gpu" and num(r, "whole_s") and num(r, "solve_s")]
+        if gw and best_whole:
+            w = min(gw, key=lambda r: num(r, "whole_s"))
+            checks.append(["%s: whole run on the GPU (%s, %s process%s) faster than the CPU's best multigrid's (issue 28)" % (problem, w["config"], w["ranks"], "" if str(w["ranks"]) == "1" else "es"), "%.2fx the CPU's time" % (num(w, "whole_s") / best_whole), "met" if num(w, "whole_s") < best_whole else "**missed**"])
     if checks:
-        lines += ["### Targets (issue 27)", ""] + table(["target", "measured", ""], checks) + [""]
+        lines += ["### Targets (issues 27, 28)", ""] + table(["target", "measured", ""], checks) + [""]
     return lines
 
 
