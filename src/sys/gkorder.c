@@ -21,12 +21,38 @@ PetscErrorCode GKGraphTranspose_Private(PetscInt m, const PetscInt *ia, const Pe
   PetscFunctionReturn(0);
 }
 
+/* Whether every entry (i, j) has its mirror (j, i), found by bisection in row j (AIJ's columns are
+   sorted; where a row's are not, a mirror may be missed and the answer is no, never a wrong yes) */
+static PetscBool GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja)
+{
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+      const PetscInt j = ja[e];
+      PetscInt       lo, hi;
+
+      if (j == i) continue;
+      if (j < 0 || j >= m) return PETSC_FALSE;
+      lo = ia[j];
+      hi = ia[j + 1];
+      while (lo < hi) {
+        const PetscInt mid = lo + (hi - lo) / 2;
+
+        if (ja[mid] < i) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo == ia[j + 1] || ja[lo] != i) return PETSC_FALSE;
+    }
+  return PETSC_TRUE;
+}
+
 PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
 {
-  PetscInt *tptr, *tcol, *mark;
+  PetscInt *tptr = NULL, *tcol = NULL, *mark;
 
   PetscFunctionBegin;
-  PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
+  /* the neighbours of the symmetrised pattern: a row's own where the pattern is symmetric (DMDA's
+     stencils), else its row's and its column's (the transpose) */
+  if (!GKGraphSymmetric_Private(m, ia, ja)) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   PetscCall(PetscMalloc1(m + 1, &mark));
   for (PetscInt c = 0; c <= m; c++) mark[c] = -1;
   *ncolors = 0;
@@ -35,8 +61,9 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
 
     for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
       if (ja[e] < i) mark[color[ja[e]]] = i;
-    for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
-      if (tcol[e] < i) mark[color[tcol[e]]] = i;
+    if (tptr)
+      for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
+        if (tcol[e] < i) mark[color[tcol[e]]] = i;
     while (mark[c] == i) c++;
     color[i] = c;
     *ncolors = PetscMax(*ncolors, c + 1);
