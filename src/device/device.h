@@ -291,9 +291,9 @@ typedef struct {
      on a thread of its own, what the first use of device dev (-1: localrank modulo the device
      count) would wait for, the driver and the context, so that it overlaps the program's host
      work; getdevicecount, setdevice and getdevicename then take what it found; ready waits for
-     it to end (*waited: whether it had to) */
+     it to end */
   PetscErrorCode (*earlystart)(int, int);
-  PetscErrorCode (*ready)(PetscBool *);
+  PetscErrorCode (*ready)(void);
   /* memory; malloc of 0 bytes gives NULL */
   PetscErrorCode (*malloc)(size_t, void **);
   PetscErrorCode (*free)(void *);

@@ -97,9 +97,11 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   PetscCallMPI(MPI_Comm_size(node, &gk_localsize));
   PetscCallMPI(MPI_Comm_free(&node));
   PetscCall(PetscRegisterFinalize(PetscGPUKitFinalizePackage));
-#if !defined(PETSC_HAVE_CUDA) /* a PETSc with CUDA chooses the device itself, later */
-  {                           /* the CUDA driver and context start now, beside the program's first host work (the CUDA
-       backend's earlystart), unless the host backend is asked for */
+  /* the CUDA driver and context start now, beside the program's first host work (the CUDA
+     backend's earlystart), unless the host backend is asked for; a PETSc with CUDA chooses the
+     device itself, later */
+#if !defined(PETSC_HAVE_CUDA)
+  {
     char      bname[16] = "auto";
     PetscInt  dev       = -1;
     PetscBool early     = PETSC_TRUE, ishost;
@@ -194,10 +196,8 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
     PetscMPIInt rank;
 
     if (gk_early) { /* the early start found no device: its thread has ended */
-      PetscBool waited;
-
       gk_early = PETSC_FALSE;
-      PetscCall(GKBackendCUDA.ready(&waited));
+      PetscCall(GKBackendCUDA.ready());
     }
     PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
 
@@ -308,13 +308,11 @@ PetscErrorCode PetscGPUKitLogSync_Private(void)
    shows as its own event, not inside whatever made the first device array) */
 PetscErrorCode PetscGPUKitDeviceReady_Private(void)
 {
-  PetscBool waited;
-
   PetscFunctionBegin;
   if (!gk_early) PetscFunctionReturn(0);
   gk_early = PETSC_FALSE;
   PetscCall(PetscLogEventBegin(GK_DeviceInit, 0, 0, 0, 0));
-  PetscCall(GKBackendCUDA.ready(&waited));
+  PetscCall(GKBackendCUDA.ready());
   PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }

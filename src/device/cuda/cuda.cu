@@ -14,10 +14,10 @@ static struct {
   pthread_t       thread;
   pthread_mutex_t lock;
   pthread_cond_t  found;
-  int             started, counted, joined, dev, localrank, count, major;
-  cudaError_t     err; /* of the count, or of the context */
+  int             started, counted, dev, localrank, count, major; /* started: under way or ended, not yet joined */
+  cudaError_t     err;                                            /* of the count */
   cudaDeviceProp  prop;
-} gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, -1, 0, 0, 0, cudaSuccess, {}};
+} gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, -1, 0, 0, 0, cudaSuccess, {}};
 
 static void *GKCUDAEarlyStart_Thread(void *arg)
 {
@@ -48,26 +48,23 @@ static PetscErrorCode GKCUDAEarlyStart(int dev, int localrank)
   if (gk_early.started) PetscFunctionReturn(0);
   gk_early.dev       = dev;
   gk_early.localrank = localrank;
-  gk_early.counted = gk_early.joined = 0;
+  gk_early.counted   = 0;
   PetscCheck(!pthread_create(&gk_early.thread, NULL, GKCUDAEarlyStart_Thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not start the thread that starts the CUDA device");
   gk_early.started = 1;
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKCUDAReady(PetscBool *waited)
+static PetscErrorCode GKCUDAReady(void)
 {
   PetscFunctionBegin;
-  *waited = PETSC_FALSE;
-  if (gk_early.started && !gk_early.joined) {
+  if (gk_early.started) {
     PetscCheck(!pthread_join(gk_early.thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not wait for the thread that starts the CUDA device");
-    gk_early.joined  = 1;
     gk_early.started = 0;
-    *waited          = PETSC_TRUE;
   }
   PetscFunctionReturn(0);
 }
 
-/* whether the early start is under way or ended unjoined; then waits until it counted */
+/* whether the early start is under way or ended unjoined; then waits until it has counted */
 static PetscBool GKCUDAEarlyCounted(void)
 {
   if (!gk_early.started) return PETSC_FALSE;
@@ -112,9 +109,7 @@ static PetscErrorCode GKCUDASetDevice(int dev)
     if (dev) GKCallCUDA(cudaSetDevice(dev));
     major = gk_early.major;
   } else {
-    PetscBool waited;
-
-    PetscCall(GKCUDAReady(&waited)); /* a device other than the one started */
+    PetscCall(GKCUDAReady()); /* a device other than the one started */
     GKCallCUDA(cudaSetDevice(dev));
     GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
     GKCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));

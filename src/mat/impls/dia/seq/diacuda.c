@@ -1,8 +1,8 @@
 /*
    MATSEQDIACUDA: the DIA format of Jost, Contassot-Vivier and Vialle, 3.2 (one row of values
    per diagonal holding a nonzero, and the diagonals' offsets), built from the SEQAIJ master
-   copy (the offsets on the host, the values on the device from its CSR arrays) and kept on the
-   device. Transposed products read the same arrays.
+   copy (its CSR arrays copied to the device, where the diagonals are found and the values
+   placed) and kept on the device. Transposed products read the same arrays.
 */
 #include "../../gk/gkmat.h"
 

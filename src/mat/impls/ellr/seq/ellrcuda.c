@@ -128,6 +128,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     start     = next;
     sp[s + 1] = (PetscInt)PetscMin(start, PETSC_MAX_INT);
   }
+#undef GK_UP
+#undef GK_LEN
+#undef GK_ROW
   PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0, h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)start, ai[m], why, fits, msg, len));
   if (*fits && start > PETSC_MAX_INT) {
