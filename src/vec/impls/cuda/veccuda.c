@@ -63,9 +63,30 @@ static PetscErrorCode VecGKGetData_Private(Vec v, Vec_GK **g)
   PetscFunctionReturn(0);
 }
 
+/* VECSEQ's and VECMPI's data both open with this header */
+typedef struct {
+  VECHEADER
+} Vec_GKHost;
+
 static inline PetscScalar *VecGKHostArray_Private(Vec v)
 {
-  return *((PetscScalar **)v->data); /* VECSEQ and VECMPI data start with the array */
+  return ((Vec_GKHost *)v->data)->array;
+}
+
+/* The host array is made when the host first needs it (the creator makes none: most device
+   vectors, a Krylov method's or a smoother's work vectors, never do, and allocating and zeroing
+   one costs more host time than the device spends on the vector); zeroed where it holds the
+   values (UNALLOCATED), as the creator's would have been */
+static PetscErrorCode VecGKHostAlloc_Private(Vec v, Vec_GK *g)
+{
+  Vec_GKHost *s = (Vec_GKHost *)v->data;
+
+  PetscFunctionBegin;
+  if (s->array || !v->map->n) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(v->map->n, &s->array));
+  s->array_allocated = s->array;
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(PetscArrayzero(s->array, v->map->n));
+  PetscFunctionReturn(0);
 }
 
 /* Makes the device array valid (UNALLOCATED or CPU to BOTH) */
@@ -76,7 +97,7 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   PetscFunctionBegin;
   if (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   if (!g->d && n) PetscCall(GKMalloc(n, &g->d));
-  /* a new vector's host array is zeroed at creation: zero the device one, copy nothing */
+  /* a new vector is zero: zero the device array, copy nothing */
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
   else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
   g->mask    = PETSC_OFFLOAD_BOTH;
@@ -88,6 +109,7 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
 static PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
 {
   PetscFunctionBegin;
+  PetscCall(VecGKHostAlloc_Private(v, g));
   if (g->mask == PETSC_OFFLOAD_GPU) {
     PetscScalar *h = VecGKHostArray_Private(v);
 
@@ -816,16 +838,30 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
 
 .seealso: `VECCUDA`, `VECMPICUDA`, `VecGPUKitGetDeviceArrayRead()`, `MATELLRCUDA`
 M*/
-/* PETSc's own creator of type t (VECSEQ, VECMPI), found in VecList: VecCreate_Seq is not
-   exported since 3.20 */
+/* PETSc's own creator of type t (VECSEQ, VECMPI), found in VecList (VecCreate_Seq is not
+   exported since 3.20), run while the layout's sizes read 0, so that it allocates and zeroes no
+   host array (VecGKHostAlloc_Private makes it when needed; the layout is set up first, as the
+   creator would, and its sizes restored after) */
 static PetscErrorCode VecGKCreateBase_Private(Vec v, VecType t)
 {
   PetscErrorCode (*create)(Vec) = NULL;
+  PetscLayout    map;
+  PetscInt       n, N;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(PetscFunctionListFind(VecList, t, &create));
   PetscCheck(create, PetscObjectComm((PetscObject)v), PETSC_ERR_PLIB, "PETSc's vector type %s is not registered", t);
-  PetscCall((*create)(v));
+  PetscCall(PetscLayoutSetUp(v->map));
+  map    = v->map;
+  n      = map->n;
+  N      = map->N;
+  map->n = map->oldn = 0;
+  map->N = map->oldN = 0;
+  ierr               = (*create)(v);
+  map->n = map->oldn = n;
+  map->N = map->oldN = N;
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
