@@ -6,6 +6,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
                         mpi (one GPU per process): cggpu on the MPI device types, weak and strong\n\
                         scaling\n\
   -mode ssor          : time to solution of cggpu with none, jacobi and ssorgpu, 2D 2048^2 and 3D 160^3\n\
+  -mode vcycle        : one V-cycle (PCApply) of PCMG (Chebyshev/Jacobi, rediscretized on a DMDA) and of\n\
+                        PCGAMG, 2D 2049^2 and 3D 129^3, against the sum of its operations' rooflines\n\
   -weak <n>           : mpi: an n x (n P) grid on P processes (default 2048: 4M rows a GPU)\n\
   -strong <n>         : mpi: an n x n grid on any number of processes (default 4096: 16M rows)\n\
   -csv <file>         : append the results to this CSV file\n\
@@ -32,6 +34,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
      6, the norm dot 1).
 */
 #include <petscksp.h>
+#include <petscdmda.h>
 #include <petscgpukit.h>
 #include <petsctime.h>
 
@@ -596,6 +599,179 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
   PetscFunctionReturn(0);
 }
 
+/* The Poisson operator of ex50 (2D: 4 and -1) and ex45 (3D: 6 and -1, times h), Dirichlet rows
+   holding their diagonal alone, on any level of the DMDA hierarchy (KSPSetComputeOperators) */
+static PetscErrorCode VCycleOperator(KSP ksp, Mat J, Mat A, void *ctx)
+{
+  DM            da;
+  DMDALocalInfo info;
+  MatStencil    row, col[7];
+  PetscScalar   v[7];
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetDM(ksp, &da));
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        const PetscReal h = info.dim == 3 ? 1.0 / (info.mx - 1) : 1.0, d = 2.0 * info.dim * h;
+        PetscBool       edge = (PetscBool)(i == 0 || j == 0 || i == info.mx - 1 || j == info.my - 1);
+        PetscInt        nc   = 0;
+
+        if (info.dim == 3) edge = (PetscBool)(edge || k == 0 || k == info.mz - 1);
+        row.i   = i;
+        row.j   = j;
+        row.k   = k;
+        col[nc] = row;
+        v[nc++] = d;
+        if (!edge) {
+          const PetscInt di[6][3] = {
+            {-1, 0,  0 },
+            {1,  0,  0 },
+            {0,  -1, 0 },
+            {0,  1,  0 },
+            {0,  0,  -1},
+            {0,  0,  1 }
+          };
+          for (PetscInt q = 0; q < 2 * info.dim; q++) {
+            col[nc]   = row;
+            col[nc].i = i + di[q][0];
+            col[nc].j = j + di[q][1];
+            col[nc].k = k + di[q][2];
+            v[nc++]   = -h;
+          }
+        }
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* One V-cycle (PCApply) of a set-up preconditioner: its time, and the bytes and launches the
+   library counted for it (PetscGPUKitDeviceCounts), each the mean of reps cycles after a solve
+   that set everything up (the Chebyshev estimates included). The roofline is bytes / B: the
+   sum over the levels of their products' and vector operations' rooflines (the coarsest
+   solve's host work and copies add time, no bytes). */
+static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, const char *opts)
+{
+  DM                      da;
+  KSP                     ksp;
+  PC                      pc;
+  Vec                     x, b;
+  PetscInt                its, levels = 0;
+  PetscLogDouble          t0, t1;
+  PetscGPUKitDeviceCounts c0, c1;
+  const int               reps = 20;
+  char                    what[128];
+  Problem                 P = {{0}};
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsInsertString(NULL, opts)); /* the runs' options carry the prefix vc_ */
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetMatType(da, MATELLRCUDA));
+  PetscCall(DMSetVecType(da, VECCUDA));
+  PetscCall(DMSetFromOptions(da));
+  PetscCall(DMSetUp(da));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, da));
+  PetscCall(KSPSetComputeOperators(ksp, VCycleOperator, NULL));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 1000));
+  PetscCall(KSPSetOptionsPrefix(ksp, "vc_"));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(DMCreateGlobalVector(da, &x));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCMGGetLevels(pc, &levels));
+  PetscCall(PCApply(pc, b, x));
+  BenchCall(BenchSync());
+  PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+  PetscCall(PetscTime(&t0));
+  for (int k = 0; k < reps; k++) PetscCall(PCApply(pc, b, x));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+  PetscCall(PetscSNPrintf(P.name, sizeof(P.name), "%dd-%d", (int)dim, (int)n));
+  P.m = dim == 2 ? n * n : n * n * n;
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, (double)(c1.launches - c0.launches) / reps));
+  PetscCall(Record("vcycle", &P, what, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+  for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's) */
+    KSP      smoother;
+    Mat      Al;
+    Vec      xl, yl;
+    Problem  L = {{0}};
+    PetscInt m;
+    double   us;
+
+    PetscCall(PCMGGetSmoother(pc, l, &smoother));
+    PetscCall(KSPGetOperators(smoother, &Al, NULL));
+    PetscCall(MatGetSize(Al, &m, NULL));
+    PetscCall(MatCreateVecs(Al, &xl, &yl));
+    PetscCall(VecSet(xl, 1.0));
+    PetscCall(MatMult(Al, xl, yl));
+    BenchCall(BenchSync());
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(PetscTime(&t0));
+    for (int k = 0; k < reps; k++) PetscCall(MatMult(Al, xl, yl));
+    BenchCall(BenchSync());
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    us = 1e6 * (t1 - t0) / reps;
+    PetscCall(PetscSNPrintf(L.name, sizeof(L.name), "%s-l%d", P.name, (int)l));
+    L.m = m;
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s level %d MatMult", name, (int)l));
+    PetscCall(Record("vcycle-level", &L, what, us, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+    PetscCall(VecDestroy(&xl));
+    PetscCall(VecDestroy(&yl));
+  }
+  { /* the run's options cleared: the next run sets only its own */
+    char buf[512], *tok;
+
+    PetscCall(PetscStrncpy(buf, opts, sizeof(buf)));
+    for (tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
+      if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RunVCycles(void)
+{
+  PetscFunctionBegin;
+  { /* the floor under a small level: the time of one small vector operation, launch and all */
+    Vec            x, y;
+    PetscLogDouble t0, t1;
+    const int      reps = 2000;
+
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+    PetscCall(VecSetSizes(x, PETSC_DECIDE, 1000));
+    PetscCall(VecSetType(x, VECCUDA));
+    PetscCall(VecDuplicate(x, &y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(VecSet(y, 1.0));
+    BenchCall(BenchSync());
+    PetscCall(PetscTime(&t0));
+    for (int k = 0; k < reps; k++) PetscCall(VecAXPY(y, 1e-3, x));
+    BenchCall(BenchSync());
+    PetscCall(PetscTime(&t1));
+    PetscCall(Record("vcycle-floor", NULL, "VecAXPY n=1000", 1e6 * (t1 - t0) / reps, 0.0, PETSC_FALSE));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+  }
+  PetscCall(RunVCycle(2, 2049, "mg(cheb/jacobi)", "-vc_ksp_type cg -vc_pc_type mg -vc_pc_mg_levels 8 -vc_mg_levels_pc_type jacobi"));
+  PetscCall(RunVCycle(2, 2049, "gamg", "-vc_ksp_type cg -vc_pc_type gamg"));
+  PetscCall(RunVCycle(3, 129, "mg(cheb/jacobi)", "-vc_ksp_type cg -vc_pc_type mg -vc_pc_mg_levels 6 -vc_mg_levels_pc_type jacobi"));
+  PetscCall(RunVCycle(3, 129, "gamg", "-vc_ksp_type cg -vc_pc_type gamg"));
+  PetscFunctionReturn(0);
+}
+
 /* irregular rows: sliced (and sorted) ELLPACK-R against cuSPARSE CSR */
 static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
 {
@@ -660,7 +836,7 @@ int main(int argc, char **argv)
   PetscInt               grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
   PetscInt               cgits = 400, cpuits = 10, plrows = 2097152, plonly = -1, weak = 2048, strong = 4096;
   char                   mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
-  PetscBool              gpu, cpu, mpi, ssor, set;
+  PetscBool              gpu, cpu, mpi, ssor, vcycle, set;
   PetscMPIInt            size, rank;
   PetscGPUKitBackendType backend;
 
@@ -668,7 +844,7 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petsc-gpukit benchmarks", NULL);
-  PetscCall(PetscOptionsString("-mode", "gpu, cpu, mpi or ssor", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-mode", "gpu, cpu, mpi, ssor or vcycle", NULL, mode, mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsInt("-weak", "mpi: n x (n P) grid on P processes", NULL, weak, &weak, NULL));
   PetscCall(PetscOptionsInt("-strong", "mpi: n x n grid", NULL, strong, &strong, NULL));
   PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
@@ -694,7 +870,8 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "cpu", &cpu));
   PetscCall(PetscStrcmp(mode, "mpi", &mpi));
   PetscCall(PetscStrcmp(mode, "ssor", &ssor));
-  PetscCheck(gpu || cpu || mpi || ssor, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi or ssor, not %s", mode);
+  PetscCall(PetscStrcmp(mode, "vcycle", &vcycle));
+  PetscCheck(gpu || cpu || mpi || ssor || vcycle, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi, ssor or vcycle, not %s", mode);
   if (file[0] && !rank) {
     csv = fopen(file, "a");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
@@ -719,6 +896,13 @@ int main(int argc, char **argv)
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &B, 1, MPI_DOUBLE, MPI_MIN, PETSC_COMM_WORLD)); /* the slowest GPU's */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  device %s: copy bandwidth B = %.0f GB/s (cudaMemcpy %.0f, copy kernel %.0f)\n", dev, B, gm, gk));
     if (csv) fprintf(csv, "device,-,0,0,%s,,,,,\n", dev);
+    if (vcycle) {
+      PetscCall(Record("vcycle-copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
+      PetscCall(RunVCycles());
+      if (csv) fclose(csv);
+      PetscCall(PetscFinalize());
+      return 0;
+    }
     if (ssor) { /* time to solution: 2D 2048^2 and 3D 160^3 unless given */
       for (PetscInt k = 0; k < (n2 ? n2 : 0); k++)
         if (grids2d[k] > 0) PetscCall(RunSSOR(2, grids2d[k], only));

@@ -128,6 +128,35 @@ def ssor_section(path):
     return lines
 
 
+def vcycle_section(path):
+    """Issue 27's V-cycle against its rooflines, from make bench-vcycle (bench/results-vcycle.csv), when it has run."""
+    if not os.path.exists(path):
+        return []
+    rows = load(path)
+    meta = meta_of(rows)
+    lines = ["## One V-cycle against its rooflines (issue 27, `make bench-vcycle`)", "",
+             "- device: %s; date: %s; commit: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?")),
+             "- one `PCApply` of the preconditioner set up by a solve (rtol 1e-8), the mean of 20; bytes: what the library",
+             "  counted for it (`PetscGPUKitDeviceCounts`: every vector operation's and product's arrays once, the",
+             "  matrices' nonzeros without padding), so the roofline, bytes / B, is the sum of its levels' product and",
+             "  vector rooflines; launches: the library's kernel launches a cycle. PCMG: ex50's and ex45's operators",
+             "  rediscretized on each DMDA level, Chebyshev/Jacobi smoothers, the coarsest grid (17^2, 9^3) on the host", ""]
+    body, checks = [], []
+    for r in rows:
+        if r["section"] != "vcycle":
+            continue
+        parts = r["what"].split()
+        kv = dict(p.split("=") for p in parts[1:])
+        body.append([r["problem"], parts[0], kv.get("levels", "-"), kv.get("its", "-"), fmt_us(r["time_us"]), "%.1f MB" % (r["bytes"] / 1e6),
+                     fmt_us(r["roofline_us"]) if r["roofline_us"] else "-", kv.get("launches", "-"), "%.2fx" % r["ratio"] if r["ratio"] else "-"])
+        if r["ratio"]:
+            checks.append(["%s %s: one V-cycle within 1.5x of the sum of its levels' rooflines" % (r["problem"], parts[0]), "%.2fx" % r["ratio"], "met" if r["ratio"] <= 1.5 else "**missed**"])
+    lines += table(["problem", "PC", "levels", "solve iterations", "V-cycle", "bytes", "roofline", "launches", "x roofline"], body) + [""]
+    if checks:
+        lines += ["Target (issue 27):", ""] + table(["target", "measured", ""], checks) + [""]
+    return lines
+
+
 def mg_section(path):
     """Issue 27's time to solution from make bench-mg (bench/results-mg.csv), when it has run."""
     if not os.path.exists(path):
@@ -294,6 +323,7 @@ def main():
     lines += mpi_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mpi.csv"))
     lines += ssor_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-ssor.csv"))
     lines += mg_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mg.csv"))
+    lines += vcycle_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-vcycle.csv"))
     analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ANALYSIS.md")
     if os.path.exists(analysis):  # the hand-written account of the misses, from the profiler
         with open(analysis) as f:

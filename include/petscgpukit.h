@@ -157,12 +157,16 @@ PETSC_EXTERN PetscErrorCode PetscGPUKitGetTransferCounts(PetscGPUKitTransferCoun
 
 /*S
    PetscGPUKitDeviceCounts - kernel launches, and waits of the host for the device, made by the
-   library since PetscGPUKitInitializePackage() (the host backend counts what the CUDA one would)
+   library since PetscGPUKitInitializePackage() (the host backend counts what the CUDA one would),
+   and the bytes the vector operations, the matrix products and the copies on the device must move
+   at the least (each array read or written once, a matrix's nonzeros without padding: their time
+   at the device's memory bandwidth is their roofline); `MatSOR()`, ssorgpu and the fused
+   iterations of cggpu and bicggpu are not in bytes
 
    Level: advanced
 S*/
 typedef struct {
-  PetscLogDouble launches, syncs;
+  PetscLogDouble launches, syncs, bytes;
 } PetscGPUKitDeviceCounts;
 PETSC_EXTERN PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *);
 

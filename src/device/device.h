@@ -270,11 +270,15 @@ typedef struct _n_GKPeers *GKPeers;
 #define GK_PEERS_MAX 16
 #define GK_PEER_ID   128
 
-/* launches and waits for the device, counted by both backends alike */
+/* launches and waits for the device, counted by both backends alike; bytes, counted by the
+   callers of the vector operations, the products and the device copies (not the fused Krylov
+   kernels, MatSOR's or ssorgpu's sweeps), the least each must move: every array it reads or
+   writes once, a matrix's nonzeros without padding (GK_COUNT_BYTES) */
 typedef struct {
-  PetscLogDouble launches, syncs;
+  PetscLogDouble launches, syncs, bytes;
 } GKDeviceCounts;
 PETSC_EXTERN GKDeviceCounts GKCounts;
+#define GK_COUNT_BYTES(b) (GKCounts.bytes += (PetscLogDouble)(b))
 
 /* -gpukit_overlap_kernels: the CUDA backend may start each of the Krylov methods' fused kernels,
    and each ELLPACK-R or DIA product, while the kernel before it ends (read when the device is

@@ -290,6 +290,7 @@ PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *counts)
   PetscAssertPointer(counts, 1);
   counts->launches = GKCounts.launches;
   counts->syncs    = GKCounts.syncs;
+  counts->bytes    = GKCounts.bytes;
   PetscFunctionReturn(0);
 }
 
@@ -374,6 +375,7 @@ PetscErrorCode GKMemcpyD2D(void *dst, const void *src, size_t bytes)
 {
   PetscFunctionBegin;
   PetscCall(GKDev->memcpy(dst, src, bytes, GK_MEMCPY_D2D));
+  GK_COUNT_BYTES(2 * bytes);
   PetscFunctionReturn(0);
 }
 

@@ -170,6 +170,7 @@ static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
   PetscCall(MatSeqGKVecOut_Private(A, y, z, nout, &yd));
   PetscCall(PetscLogEventBegin(ev, A, x, y, 0));
   PetscCall(gk->fmt->mult(A, op, xd, z ? PETSC_TRUE : PETSC_FALSE, yd));
+  GK_COUNT_BYTES(gk->mbytes[op == GK_OP_N ? 0 : 1] + (double)sizeof(PetscScalar) * (nin + (z ? 2 : 1) * nout));
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogFlops(2.0 * gk->nnz));
   PetscCall(PetscLogEventEnd(ev, A, x, y, 0));

@@ -49,15 +49,16 @@ typedef struct {
 
 typedef struct {
   const GKMatFormat *fmt;
-  void              *data;    /* the format's */
-  PetscReal          maxfill; /* -mat_<type>_max_fill */
-  PetscInt           nnz;     /* nonzeros of the host matrix the device copy was made from */
-  size_t             bytes;   /* device bytes of the format's arrays, set by the format */
-  PetscObjectState   state;   /* object state of that host matrix */
-  PetscObjectState   nzstate; /* its nonzero state; -1 before the first build */
-  PetscScalar       *dx, *dy; /* device staging of host vectors, max(m, n) each */
-  void              *sor;     /* MatSOR's device arrays (gksor.c), made at its first use */
-  struct _MatOps     base;    /* SEQAIJ's operations, called through and restored on conversion back */
+  void              *data;      /* the format's */
+  PetscReal          maxfill;   /* -mat_<type>_max_fill */
+  PetscInt           nnz;       /* nonzeros of the host matrix the device copy was made from */
+  size_t             bytes;     /* device bytes of the format's arrays, set by the format */
+  double             mbytes[2]; /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
+  PetscObjectState   state;     /* object state of that host matrix */
+  PetscObjectState   nzstate;   /* its nonzero state; -1 before the first build */
+  PetscScalar       *dx, *dy;   /* device staging of host vectors, max(m, n) each */
+  void              *sor;       /* MatSOR's device arrays (gksor.c), made at its first use */
+  struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);

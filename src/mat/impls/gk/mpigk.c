@@ -60,6 +60,18 @@ typedef struct {
 /* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
    accepts only type names beginning with "mpiaij"; these matrices are MPIAIJ underneath, so
    it is called with that name in place for the moment of the call. */
+/* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
+   entry and writes one; a scatter-add reads an index and two entries and writes one */
+static inline double GKGatherBytes_Private(PetscInt n)
+{
+  return (double)n * (sizeof(PetscInt) + 2 * sizeof(PetscScalar));
+}
+
+static inline double GKScatterBytes_Private(PetscInt n)
+{
+  return (double)n * (sizeof(PetscInt) + 3 * sizeof(PetscScalar));
+}
+
 static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt **garray)
 {
   char          *name = ((PetscObject)A)->type_name;
@@ -253,6 +265,7 @@ static PetscErrorCode MatMPIGKHaloWait_Private(Mat A)
   if (mg->aware) { /* every ghost arrives once: a scatter-add onto zeros puts it in place */
     PetscCall(GKDev->memzero(mg->ghostbuf, (size_t)mg->nghost * sizeof(PetscScalar)));
     PetscCall(GKDev->scatteradd(mg->nghost, mg->dridx, mg->recvbuf, mg->ghostbuf));
+    GK_COUNT_BYTES(GKScatterBytes_Private(mg->nghost) + (double)sizeof(PetscScalar) * mg->nghost);
   } else
     for (PetscInt k = 0; k < mg->nghost; k++) mg->ghostbuf[mg->ridx[k]] = mg->recvbuf[k];
   PetscFunctionReturn(0);
@@ -271,6 +284,7 @@ static PetscErrorCode MatMPIGKHaloBegin_Private(Mat A, Vec x)
 
     PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
     PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->sendbuf));
+    GK_COUNT_BYTES(GKGatherBytes_Private(ns));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xd));
     if (ns) PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   } else {
@@ -348,8 +362,10 @@ static PetscErrorCode MatMPIGKReverseBegin_Private(Mat A)
   PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
   if (mg->recvbuf) { /* packed by owner */
     pack = mg->recvbuf;
-    if (mg->aware) PetscCall(GKDev->gather(mg->nghost, mg->dridx, mg->ghostbuf, pack));
-    else
+    if (mg->aware) {
+      PetscCall(GKDev->gather(mg->nghost, mg->dridx, mg->ghostbuf, pack));
+      GK_COUNT_BYTES(GKGatherBytes_Private(mg->nghost));
+    } else
       for (PetscInt k = 0; k < mg->nghost; k++) pack[k] = mg->ghostbuf[mg->ridx[k]];
   }
   if (mg->aware && mg->recvbuf) PetscCall(GKDev->synchronize());
@@ -368,7 +384,10 @@ static PetscErrorCode MatMPIGKReverseEnd_Private(Mat A, PetscScalar *zd, PetscSc
   PetscFunctionBegin;
   PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
   if (zd)
-    for (PetscInt r = 0; r < mg->nsr; r++) PetscCall(GKDev->scatteradd(mg->soff[r + 1] - mg->soff[r], mg->dsidx + mg->soff[r], mg->sendbuf + mg->soff[r], zd));
+    for (PetscInt r = 0; r < mg->nsr; r++) {
+      PetscCall(GKDev->scatteradd(mg->soff[r + 1] - mg->soff[r], mg->dsidx + mg->soff[r], mg->sendbuf + mg->soff[r], zd));
+      GK_COUNT_BYTES(GKScatterBytes_Private(mg->soff[r + 1] - mg->soff[r]));
+    }
   else {
     PetscScalar *h = mg->sendbuf;
 

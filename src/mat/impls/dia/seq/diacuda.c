@@ -81,6 +81,8 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   PetscCall(GKFree(daa));
   gk->nnz   = ai[m];
   gk->bytes = (size_t)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
+  /* DIA reads every stored diagonal whole (Jost et al. 3.2) */
+  gk->mbytes[0] = gk->mbytes[1] = (double)gk->bytes;
   PetscFunctionReturn(0);
 }
 

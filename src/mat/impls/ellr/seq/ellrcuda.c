@@ -213,6 +213,13 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
   PetscFunctionReturn(0);
 }
 
+/* What a product reads of E at the least: the nonzeros' values and columns (16-bit offsets or
+   32-bit indices), the row lengths */
+static double GKEllrLeastBytes_Private(const GKEllr *E, PetscInt nnz)
+{
+  return (double)nnz * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : sizeof(PetscInt))) + (double)E->m * sizeof(PetscInt);
+}
+
 static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
@@ -227,10 +234,11 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
   /* the transposed copy is rebuilt at its next use */
   PetscCall(GKEllrFree_Private(&e->At));
-  e->hasAt   = PETSC_FALSE;
-  e->bytesAt = 0;
-  gk->nnz    = ai[m];
-  gk->bytes  = e->bytesA;
+  e->hasAt      = PETSC_FALSE;
+  e->bytesAt    = 0;
+  gk->nnz       = ai[m];
+  gk->bytes     = e->bytesA;
+  gk->mbytes[0] = GKEllrLeastBytes_Private(&e->A, gk->nnz);
   PetscFunctionReturn(0);
 }
 
@@ -265,8 +273,9 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
-  e->hasAt  = PETSC_TRUE;
-  gk->bytes = e->bytesA + e->bytesAt;
+  e->hasAt      = PETSC_TRUE;
+  gk->bytes     = e->bytesA + e->bytesAt;
+  gk->mbytes[1] = GKEllrLeastBytes_Private(&e->At, gk->nnz);
   PetscFunctionReturn(0);
 }
 
