@@ -1,5 +1,5 @@
 static char help[] = "The device matrices' products against SEQAIJ's, before and after changes.\n\
-  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol,denserow>\n\
+  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol,denserow,band>\n\
   -n <n>        : the problem's size parameter\n\
   -m <m>        : rows of the rectangular problem (columns: n)\n\
   -type <type>  : ellrcuda or diacuda\n\n";
@@ -22,9 +22,10 @@ typedef enum {
   EMPTY,
   ONE,
   LONGCOL,
-  DENSEROW
+  DENSEROW,
+  BAND
 } Problem;
-static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "Problem", "", NULL};
+static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "band", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -117,6 +118,11 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
     /* the diagonal and one full row: padding every row to it needs m^2 entries */
     for (PetscInt r = 0; r < m; r++) PetscCall(MatSetValue(A, r, r, 4.0, INSERT_VALUES));
     for (PetscInt c = 1; c < nc; c++) PetscCall(MatSetValue(A, 0, c, -1.0 / nc, INSERT_VALUES));
+    break;
+  case BAND:
+    /* row r: columns r - 16 .. r + 16 + r % 16 (clipped), rows of 33 to 48 entries inside, alike */
+    for (PetscInt r = 0; r < m; r++)
+      for (PetscInt c = PetscMax(r - 16, 0); c <= PetscMin(r + 16 + r % 16, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
     break;
   case EMPTY:
     break;
@@ -353,6 +359,7 @@ int main(int argc, char **argv)
   }
   if (p == RANDOM) nzrow = 61;
   if (p == DENSEROW) nzrow = -1;
+  if (p == BAND) nzrow = 48;
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s: %" PetscInt_FMT " x %" PetscInt_FMT "\n", type, Problems[p], rows, cols));
 
   /* A: the oracle; B: assembled directly as the device type; B2: converted from A */
@@ -799,6 +806,19 @@ int main(int argc, char **argv)
   test:
     suffix: ellr_auto_sliced
     args: -type ellrcuda -problem random -n 1001 -mat_view ::ascii_info -mat_diacuda_max_fill 1000
-    filter: grep -E "^ellrcuda |products equal|sliced automatically" | awk '!/sliced automatically/ || !n++'
+    filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices" | awk '!/sliced automatically|wide slices/ || !n[$1]++'
+
+  # rows of 33 to 48 entries, alike, and rows enough (GK_ELLR_MANY_ROWS): sliced and sorted
+  # automatically, each slice a thread a row (no wide slices), on both backends
+  test:
+    suffix: ellr_auto_band
+    args: -type ellrcuda -problem band -n 66000 -mat_view ::ascii_info -gpukit_backend {{host cuda}shared output}
+    filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices|Nz =" | awk '!/sliced automatically|wide slices|Nz =/ || !n[$1]++'
+
+  # no row 32 long, but the paper's single slice over the fill limit: sliced automatically for that reason
+  test:
+    suffix: ellr_auto_sliced_fill
+    args: -type ellrcuda -problem rect -m 517 -n 333 -mat_view ::ascii_info -mat_ellrcuda_max_fill 2 -mat_diacuda_max_fill 1000
+    filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices" | awk '!/sliced automatically|wide slices/ || !n[$1]++'
 
 TEST*/

@@ -26,9 +26,13 @@
    holds row perm[s], and rl, sliceptr and the entry layout are the slots'. Without sorting
    perm is NULL and slot s is row s.
 
-   Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long) are
-   stored row by row instead, and their rows multiplied a warp per row with contiguous loads:
-   one thread per row would walk a long row alone while the rest of the product waits for it.
+   Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long; where
+   sorted and the matrix has GK_ELLR_MANY_ROWS rows or more, at least GK_ELLR_WIDE_SORTED, or
+   GK_ELLR_WIDE where the slice's rows fill less than half of it: a sorted slice's rows are
+   mostly alike, and a thread a row then reads them with coalesced loads, with rows enough to
+   keep the GPU busy) are stored row by row instead, and their rows multiplied a warp per row
+   with contiguous loads: one thread per row would walk a long row alone while the rest of the
+   product waits for it.
    wide lists their slots in slot order, and entry k of slot s = wide[g] is at wptr[g] + k;
    wfirst[s / h] is the g of the slice's first slot, -1 for a column-major slice. Sliced (h <
    m), a wide slice stores its rows one after the other, without padding (a long row then costs
@@ -41,7 +45,9 @@
    stored as 16-bit offsets instead, entry e of slot s in column s + dcol[e] (padding 0), and col
    is NULL: an entry then takes 10 bytes, not 12 (real).
 */
-#define GK_ELLR_WIDE 32
+#define GK_ELLR_WIDE        32
+#define GK_ELLR_WIDE_SORTED 128
+#define GK_ELLR_MANY_ROWS   65536
 typedef struct {
   PetscInt     m, n;     /* rows, columns */
   PetscInt     nz;       /* Nz, the longest row */

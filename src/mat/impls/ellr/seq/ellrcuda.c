@@ -7,18 +7,26 @@
 #include "../../gk/gkmat.h"
 #include <limits.h>
 
+/* why a layout was chosen automatically: the paper's single slice would exceed the fill limit,
+   or would hold rows of GK_ELLR_WIDE or more entries (a warp each, device.h) */
+typedef enum {
+  GK_ELLR_AUTO_NONE,
+  GK_ELLR_AUTO_FILL,
+  GK_ELLR_AUTO_LONG
+} GKEllrAuto;
+
 typedef struct {
-  PetscInt  sliceheight;       /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
-  PetscInt  sortwindow;        /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
-  PetscInt  shortcols;         /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
-  PetscBool chosen;            /* the slice height or sort window was set (option or setter): the layout is never chosen automatically */
-  GKEllr    A;                 /* the matrix */
-  GKEllr    At;                /* its transpose, when hasAt */
-  PetscInt  layA[2], layAt[2]; /* the slice height and sort window each copy was built with */
-  PetscBool autoA, autoAt;     /* whether that layout was chosen automatically (the paper's would exceed the fill limit) */
-  PetscBool hasAt;
-  size_t    bytesA, bytesAt;
-  PetscInt  storedA; /* entries stored, padding included */
+  PetscInt   sliceheight;       /* -mat_ellrcuda_slice_height: 0 for the paper's single slice */
+  PetscInt   sortwindow;        /* -mat_ellrcuda_sort_window: rows sorted by length within windows of so many (0, 1: not) */
+  PetscInt   shortcols;         /* -mat_ellrcuda_short_columns: 16-bit column offsets where they fit (1, the default) or 32-bit indices (0) */
+  PetscBool  chosen;            /* the slice height or sort window was set (option or setter): the layout is never chosen automatically */
+  GKEllr     A;                 /* the matrix */
+  GKEllr     At;                /* its transpose, when hasAt */
+  PetscInt   layA[2], layAt[2]; /* the slice height and sort window each copy was built with */
+  GKEllrAuto autoA, autoAt;     /* whether, and why, that layout was chosen automatically */
+  PetscBool  hasAt;
+  size_t     bytesA, bytesAt;
+  PetscInt   storedA; /* entries stored, padding included */
 } Mat_SeqELLR;
 
 static PetscErrorCode GKEllrFree_Private(GKEllr *E)
@@ -108,13 +116,18 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   sp[0] = 0;
   for (PetscInt s = 0; s < ns; s++) {
     PetscInt   w = 0;
-    PetscInt64 next;
+    PetscInt64 next, sum = 0;
 
-    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) w = PetscMax(w, GK_LEN(t));
+    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) {
+      w = PetscMax(w, GK_LEN(t));
+      sum += GK_LEN(t);
+    }
     nz        = PetscMax(nz, w);
     next      = start + (PetscInt64)h * w;
     wfirst[s] = -1;
-    if (w >= GK_ELLR_WIDE) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
+    /* wide from GK_ELLR_WIDE entries; a sorted slice under GK_ELLR_WIDE_SORTED only where its
+       rows fill less than half of it (unlike rows: a thread a row would pad and wait) */
+    if (w >= GK_ELLR_WIDE && (!perm || m < GK_ELLR_MANY_ROWS || w >= GK_ELLR_WIDE_SORTED || (PetscInt64)(PetscMin(m, (s + 1) * h) - s * h) * w > 2 * sum)) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
       PetscInt64 e = start;
 
       wfirst[s] = nwide;
@@ -187,9 +200,11 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 #define GK_ELLR_AUTO_SIGMA 1024
 
 /* Builds one copy (the matrix or its transpose) in the layout set; where none was set and the
-   paper's single slice would exceed the fill limit, sliced and sorted instead (lay, automatic say
-   which). A values-only build keeps the layout of the last full one. */
-static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], PetscBool *automatic)
+   paper's single slice would hold rows of GK_ELLR_WIDE or more entries (a warp each, where
+   sorted slices give rows under GK_ELLR_WIDE_SORTED a thread each), or exceed the fill limit,
+   sliced and sorted instead (lay, automatic say which and why). A values-only build keeps the
+   layout of the last full one. */
+static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   char         msg[768];
@@ -197,16 +212,26 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
 
   PetscFunctionBegin;
   if (!valuesonly) {
+    PetscInt longest = 0;
+
     lay[0]     = e->sliceheight;
     lay[1]     = e->sortwindow;
-    *automatic = PETSC_FALSE;
+    *automatic = GK_ELLR_AUTO_NONE;
+    if (!e->chosen && m >= GK_ELLR_MANY_ROWS)
+      for (PetscInt i = 0; i < m; i++) longest = PetscMax(longest, ai[i + 1] - ai[i]);
+    if (longest >= GK_ELLR_WIDE) {
+      PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries; slices of %d rows sorted within windows of %d\n", what, longest, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
+      lay[0]     = GK_ELLR_AUTO_H;
+      lay[1]     = GK_ELLR_AUTO_SIGMA;
+      *automatic = GK_ELLR_AUTO_LONG;
+    }
   }
   PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
-  if (!fits && !valuesonly && !e->chosen) {
+  if (!fits && !valuesonly && !e->chosen && *automatic == GK_ELLR_AUTO_NONE) {
     PetscCall(PetscInfo(A, "%s: the paper's single slice exceeds the fill limit; slices of %d rows sorted within windows of %d instead\n", what, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
     lay[0]     = GK_ELLR_AUTO_H;
     lay[1]     = GK_ELLR_AUTO_SIGMA;
-    *automatic = PETSC_TRUE;
+    *automatic = GK_ELLR_AUTO_FILL;
     PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
   }
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
@@ -325,13 +350,14 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
                                    gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->autoA)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would exceed the fill limit, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
-                                     e->A.h, e->layA[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would %s, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->autoA == GK_ELLR_AUTO_FILL ? "exceed the fill limit" : "hold rows of " PetscStringize(GK_ELLR_WIDE) " or more entries, a warp each", e->A.h, e->layA[1]));
   else {
     if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
     if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
   }
-  if (e->A.nwide && e->A.h < e->A.m) PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %d or more entries wide, stored one row after another without padding, a warp a row\n", e->A.nwide, GK_ELLR_WIDE));
+  if (e->A.nwide && e->A.h < e->A.m)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, e->A.perm && e->A.m >= GK_ELLR_MANY_ROWS ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
   else if (e->A.nwide) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
