@@ -27,10 +27,10 @@
    perm is NULL and slot s is row s.
 
    Wide slices (at least GK_ELLR_WIDE entries wide, so only where some rows are long; where
-   sorted and the matrix has GK_ELLR_MANY_ROWS rows or more, at least GK_ELLR_WIDE_SORTED, or
-   GK_ELLR_WIDE where the slice's rows fill less than half of it: a sorted slice's rows are
-   mostly alike, and a thread a row then reads them with coalesced loads, with rows enough to
-   keep the GPU busy) are stored row by row instead, and their rows multiplied a warp per row
+   sorted, with GK_ELLR_MANY_ROWS rows or more of GK_ELLR_WIDE / 2 entries on average, at least
+   GK_ELLR_WIDE_SORTED, or GK_ELLR_WIDE where the slice's rows fill less than half of it: a
+   sorted slice's rows are mostly alike, and a thread a row then reads them with coalesced
+   loads, with rows enough to keep the GPU busy) are stored row by row instead, and their rows multiplied a warp per row
    with contiguous loads: one thread per row would walk a long row alone while the rest of the
    product waits for it.
    wide lists their slots in slot order, and entry k of slot s = wide[g] is at wptr[g] + k;

@@ -72,6 +72,15 @@ static int GKRowLenCompare(const void *a, const void *b)
    copied there once (ellrshortfits, ellrfill). With valuesonly E keeps its structure and
    receives the values. When the padding exceeds the fill limit nothing is built and fits is
    false, msg says why. */
+/* Whether sorted slices of GK_ELLR_WIDE to GK_ELLR_WIDE_SORTED entries go a thread a row
+   (device.h): rows many, and long on average (at least GK_ELLR_WIDE / 2 entries), so that such
+   slices are most of the product and fill the GPU; measured on one H200, GAMG's coarse
+   operators (34 entries a row) gain 2.3x, a power-law matrix (11 a row, a few long) loses 4% */
+static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sorted)
+{
+  return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
+}
+
 static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
@@ -106,6 +115,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     for (PetscInt s = 0; s < m; s++) perm[s] = rows[s].row;
     PetscCall(PetscFree(rows));
   }
+  const PetscBool threadrows = GKEllrThreadRows(m, ai[m], perm ? PETSC_TRUE : PETSC_FALSE);
 #define GK_ROW(s)   (perm ? perm[s] : (s))
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
 #define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
@@ -125,9 +135,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     nz        = PetscMax(nz, w);
     next      = start + (PetscInt64)h * w;
     wfirst[s] = -1;
-    /* wide from GK_ELLR_WIDE entries; a sorted slice under GK_ELLR_WIDE_SORTED only where its
-       rows fill less than half of it (unlike rows: a thread a row would pad and wait) */
-    if (w >= GK_ELLR_WIDE && (!perm || m < GK_ELLR_MANY_ROWS || w >= GK_ELLR_WIDE_SORTED || (PetscInt64)(PetscMin(m, (s + 1) * h) - s * h) * w > 2 * sum)) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
+    /* wide from GK_ELLR_WIDE entries; with threadrows, a slice under GK_ELLR_WIDE_SORTED only
+       where its rows fill less than half of it (unlike rows: a thread a row would pad and wait) */
+    if (w >= GK_ELLR_WIDE && (!threadrows || w >= GK_ELLR_WIDE_SORTED || (PetscInt64)(PetscMin(m, (s + 1) * h) - s * h) * w > 2 * sum)) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
       PetscInt64 e = start;
 
       wfirst[s] = nwide;
@@ -357,7 +367,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
     if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
   }
   if (e->A.nwide && e->A.h < e->A.m)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, e->A.perm && e->A.m >= GK_ELLR_MANY_ROWS ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, GKEllrThreadRows(e->A.m, gk->nnz, e->A.perm ? PETSC_TRUE : PETSC_FALSE) ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
   else if (e->A.nwide) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
