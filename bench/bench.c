@@ -517,6 +517,18 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
 /* time (us) to solve to rtol 1e-8 from a zero guess with b = 1, and the iterations, with the
    options given; the set-up (the PC's colouring or levels) is timed apart, and the matrix's
    device copy is made before either */
+/* Clears the options a run inserted (PetscOptionsInsertString of opts) */
+static PetscErrorCode ClearOptions(const char *opts)
+{
+  char buf[512], *tok;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(buf, opts, sizeof(buf)));
+  for (tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
+    if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *its, double *setup)
 {
   KSP                ksp;
@@ -548,13 +560,7 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: %s after %" PetscInt_FMT " iterations", opts, KSPConvergedReasons[reason], *its);
   *us    = 1e6 * (t2 - t1);
   *setup = 1e6 * (t1 - t0);
-  { /* the run's options cleared: the next run sets only its own */
-    char buf[256], *tok;
-
-    PetscCall(PetscStrncpy(buf, opts, sizeof(buf)));
-    for (tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
-      if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
-  }
+  PetscCall(ClearOptions(opts)); /* the next run sets only its own */
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -728,13 +734,7 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
     PetscCall(VecDestroy(&xl));
     PetscCall(VecDestroy(&yl));
   }
-  { /* the run's options cleared: the next run sets only its own */
-    char buf[512], *tok;
-
-    PetscCall(PetscStrncpy(buf, opts, sizeof(buf)));
-    for (tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
-      if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
-  }
+  PetscCall(ClearOptions(opts)); /* the next run sets only its own */
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(KSPDestroy(&ksp));
