@@ -109,7 +109,18 @@ int main(int argc, char **argv)
   PetscCall(VecDuplicate(x, &y));
   PetscCall(VecDuplicate(x, &z));
   PetscCall(VecDuplicate(x, &w));
+  { /* a new device vector reads zeros on the host (its host array is made at that first access,
+       here from memory just freed dirty), and so does the reference, compared below */
+    PetscScalar *junk;
+    PetscInt     nl;
+
+    PetscCall(VecGetLocalSize(X, &nl));
+    PetscCall(PetscMalloc1(nl + 1, &junk));
+    for (PetscInt i = 0; i <= nl; i++) junk[i] = 7.0;
+    PetscCall(PetscFree(junk));
+  }
   PetscCall(VecDuplicate(X, &Y));
+  PetscCall(CheckVec(y, Y, "a new vector"));
   PetscCall(VecDuplicate(X, &Z));
   PetscCall(VecDuplicate(X, &W));
   PetscCall(VecDuplicateVecs(x, nv, &vr));
