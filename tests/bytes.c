@@ -30,7 +30,7 @@ static PetscErrorCode Expect(PetscLogDouble *b0, double want, const char *what)
   PetscFunctionBegin;
   PetscCall(Bytes(&b));
   PetscCheck(b - *b0 == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %.0f bytes counted, %.0f expected", what, (double)(b - *b0), want);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-28s %.0f bytes\n", what, (double)(b - *b0)));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: counted as expected\n", what)); /* the figures depend on the scalar's size */
   *b0 = b;
   PetscFunctionReturn(0);
 }
