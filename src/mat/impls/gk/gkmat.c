@@ -280,6 +280,52 @@ static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsO
   PetscFunctionReturn(0);
 }
 
+typedef PetscErrorCode (*GKCOOFn)(Mat, PetscCount, PetscInt[], PetscInt[]);
+
+/* The base type's own MatSetPreallocationCOO(), found on a new matrix of that type (it is not
+   exported) */
+static PetscErrorCode MatGKBaseCOO_Private(MatType base, GKCOOFn *f)
+{
+  Mat T;
+
+  PetscFunctionBegin;
+  *f = NULL;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &T));
+  PetscCall(MatSetType(T, base));
+  PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetPreallocationCOO_C", f));
+  PetscCall(MatDestroy(&T));
+  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc's %s has no MatSetPreallocationCOO()", base);
+  PetscFunctionReturn(0);
+}
+
+/* Every index checked against the global sizes (PETSc 3.18's SEQAIJ does not check, and writes
+   past its arrays), then the base type's */
+static PetscErrorCode MatSetPreallocationCOO_GK(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
+{
+  PetscInt  M, N;
+  PetscBool mpi;
+  GKCOOFn   f;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(A, &M, &N));
+  for (PetscCount k = 0; k < n; k++)
+    PetscCheck(i[k] < M && j[k] < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetPreallocationCOO(): entry %" PetscCount_FMT " is (%" PetscInt_FMT ", %" PetscInt_FMT "), outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix: a negative row or column drops its entry, the others must be below the global sizes", k, i[k], j[k], M, N);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(MatGKBaseCOO_Private(mpi ? MATMPIAIJ : MATSEQAIJ, &f));
+  PetscCall((*f)(A, n, i, j));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGKComposeCOO_Private(Mat B, PetscBool on, MatType base)
+{
+  GKCOOFn f = MatSetPreallocationCOO_GK;
+
+  PetscFunctionBegin;
+  if (!on) PetscCall(MatGKBaseCOO_Private(base, &f));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", f));
+  PetscFunctionReturn(0);
+}
+
 /* Composes (or, with on false, removes) the conversions MatConvert() looks for on a device
    matrix: back to SEQAIJ, and into its format from SEQAIJ and from the other device formats */
 static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
@@ -300,6 +346,7 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
     PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
   }
   if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
+  PetscCall(MatGKComposeCOO_Private(B, on, MATSEQAIJ));
   PetscFunctionReturn(0);
 }
 

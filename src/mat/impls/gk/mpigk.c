@@ -838,6 +838,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
   if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
+  PetscCall(MatGKComposeCOO_Private(B, PETSC_TRUE, MATMPIAIJ));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
   PetscCall(VecGKDefaultType_Private(&vtype));
   PetscCall(PetscStrallocpy(vtype, &B->defaultvectype));
