@@ -48,6 +48,11 @@ def meta_of(rows):
     return {r["what"].split("=", 1)[0]: r["what"].split("=", 1)[1] for r in rows if r["section"] == "meta"}
 
 
+def run_line(meta):
+    """A section's line naming its run: device, date, commit."""
+    return "- device: %s; date: %s; commit: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?"))
+
+
 def mpi_section(path):
     """Issue 6's figures from make bench-mpi (bench/results-mpi.csv), when it has run."""
     if not os.path.exists(path):
@@ -99,7 +104,7 @@ def ssor_section(path):
     rows = load(path)
     meta = meta_of(rows)
     lines = ["## SSOR on the GPU: time to solution (issue 7, `make bench-ssor`)", "",
-             "- device: %s; date: %s; commit: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?")),
+             run_line(meta),
              "- rtol 1e-8 from a zero guess, b = 1, the `diacuda` matrix; the PC's setup (colouring, levels) timed apart;",
              "  `cggpu-ssor-*` apply SSOR by Eisenstat's trick inside the fused CG, `cg-ssor-neumann2` is PETSc's cg", ""]
     body, best = [], {}
@@ -135,7 +140,7 @@ def vcycle_section(path):
     rows = load(path)
     meta = meta_of(rows)
     lines = ["## One V-cycle against its rooflines (issue 27, `make bench-vcycle`)", "",
-             "- device: %s; date: %s; commit: %s" % (meta.get("device", "?"), meta.get("date", "?"), meta.get("commit", "?")),
+             run_line(meta),
              "- one `PCApply` of the preconditioner set up by a solve (rtol 1e-8), the mean of 20; bytes: what the library",
              "  counted for it (`PetscGPUKitDeviceCounts`: every vector operation's and product's arrays once, the",
              "  matrices' nonzeros without padding), so the roofline, bytes / B, is the sum of its levels' product and",
