@@ -321,7 +321,8 @@ PetscErrorCode MatGKComposeCOO_Private(Mat B, PetscBool on, MatType base)
   GKCOOFn f = MatSetPreallocationCOO_GK;
 
   PetscFunctionBegin;
-  if (!on) PetscCall(MatGKBaseCOO_Private(base, &f));
+  if (!on) f = NULL;
+  if (!on && base) PetscCall(MatGKBaseCOO_Private(base, &f));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", f));
   PetscFunctionReturn(0);
 }
@@ -346,7 +347,7 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
     PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
   }
   if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
-  PetscCall(MatGKComposeCOO_Private(B, on, MATSEQAIJ));
+  PetscCall(MatGKComposeCOO_Private(B, on, NULL)); /* off: removed (in a destroy, the object's list may be gone already) */
   PetscFunctionReturn(0);
 }
 
@@ -420,6 +421,7 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(MatSeqGKStrip_Private(B));
+  PetscCall(MatGKComposeCOO_Private(B, PETSC_FALSE, MATSEQAIJ)); /* SEQAIJ's own again */
   *newmat = B;
   PetscFunctionReturn(0);
 }

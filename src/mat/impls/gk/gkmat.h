@@ -87,8 +87,8 @@ PETSC_INTERN PetscErrorCode    MatSeqGKSetMaxFill_Private(Mat, const char *, Pet
 PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
-/* MatSetPreallocationCOO() on a device matrix (composed by MatGKComposeCOO_Private, on or off
-   back to the base type's own, MATSEQAIJ or MATMPIAIJ): every index checked first, then the base
+/* MatSetPreallocationCOO() on a device matrix (composed by MatGKComposeCOO_Private; off: the
+   base type's own, MATSEQAIJ or MATMPIAIJ, or none with base NULL): every index checked first, then the base
    type's; the values (MatSetValuesCOO) are the base type's, and the device copy is brought up to
    date at its next use, only the values where the pattern is the same */
 PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, PetscBool, MatType);
