@@ -30,9 +30,9 @@
    sorted, with GK_ELLR_MANY_ROWS rows or more of GK_ELLR_WIDE / 2 entries on average, at least
    GK_ELLR_WIDE_SORTED, or GK_ELLR_WIDE where the slice's rows fill less than half of it: a
    sorted slice's rows are mostly alike, and a thread a row then reads them with coalesced
-   loads, with rows enough to keep the GPU busy) are stored row by row instead, and their rows multiplied a warp per row
-   with contiguous loads: one thread per row would walk a long row alone while the rest of the
-   product waits for it.
+   loads, with rows enough to keep the GPU busy) are stored row by row instead, and their rows
+   multiplied a warp per row with contiguous loads: one thread per row would walk a long row
+   alone while the rest of the product waits for it.
    wide lists their slots in slot order, and entry k of slot s = wide[g] is at wptr[g] + k;
    wfirst[s / h] is the g of the slice's first slot, -1 for a column-major slice. Sliced (h <
    m), a wide slice stores its rows one after the other, without padding (a long row then costs

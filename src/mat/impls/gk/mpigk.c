@@ -57,9 +57,6 @@ typedef struct {
   PetscBool ellrset[GK_ELLR_LAYOUTS];
 } Mat_MPIGK;
 
-/* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
-   accepts only type names beginning with "mpiaij"; these matrices are MPIAIJ underneath, so
-   it is called with that name in place for the moment of the call. */
 /* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
    entry and writes one; a scatter-add reads an index and two entries and writes one */
 static inline double GKGatherBytes_Private(PetscInt n)
@@ -72,6 +69,9 @@ static inline double GKScatterBytes_Private(PetscInt n)
   return (double)n * (sizeof(PetscInt) + 3 * sizeof(PetscScalar));
 }
 
+/* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
+   accepts only type names beginning with "mpiaij"; these matrices are MPIAIJ underneath, so
+   it is called with that name in place for the moment of the call. */
 static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt **garray)
 {
   char          *name = ((PetscObject)A)->type_name;

@@ -73,6 +73,9 @@ static inline PetscScalar *VecGKHostArray_Private(Vec v)
   return ((Vec_GKHost *)v->data)->array;
 }
 
+/* GK_COUNT_BYTES of an operation passing k times over n entries */
+#define VecGKCountPasses(n, k) GK_COUNT_BYTES((double)sizeof(PetscScalar) * (n) * (k))
+
 /* The host array is made when the host first needs it (the creator makes none: most device
    vectors, a Krylov method's or a smoother's work vectors, never do, and allocating and zeroing
    one costs more host time than the device spends on the vector); zeroed where it holds the
@@ -100,7 +103,7 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   /* a new vector is zero: zero the device array, copy nothing */
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
     PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
-    GK_COUNT_BYTES((double)sizeof(PetscScalar) * n);
+    VecGKCountPasses(n, 1);
   } else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
   g->mask    = PETSC_OFFLOAD_BOTH;
   g->isconst = PETSC_FALSE;
@@ -289,7 +292,7 @@ static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScal
   PetscCall(VecGKDevice_Private(z, c == (PetscScalar)0.0 ? GK_WRITE : GK_READWRITE, &zd));
   PetscCall(PetscLogEventBegin(GK_VecOp, z, 0, 0, 0));
   PetscCall(GKDev->axpbypczd(z->map->n, a, xd, b, yd, c, d, zd));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * z->map->n * ((xd ? 1 : 0) + (yd ? 1 : 0) + (c == (PetscScalar)0.0 ? 1 : 2)));
+  VecGKCountPasses(z->map->n, (xd ? 1 : 0) + (yd ? 1 : 0) + (c == (PetscScalar)0.0 ? 1 : 2));
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogEventEnd(GK_VecOp, z, 0, 0, 0));
   PetscFunctionReturn(0);
@@ -411,7 +414,7 @@ static PetscErrorCode VecMAXPY_GK(Vec y, PetscInt nv, const PetscScalar *alpha, 
     PetscCall(VecGKDevice_Private(y, GK_READWRITE, &yd));
     PetscCall(PetscLogEventBegin(GK_VecOp, y, 0, 0, 0));
     PetscCall(GKDev->maxpy(y->map->n, kn, alpha + k0, xd, yd));
-    GK_COUNT_BYTES((double)sizeof(PetscScalar) * y->map->n * (kn + 2));
+    VecGKCountPasses(y->map->n, kn + 2);
     PetscCall(PetscGPUKitLogSync_Private());
     PetscCall(PetscLogEventEnd(GK_VecOp, y, 0, 0, 0));
   }
@@ -452,7 +455,7 @@ static PetscErrorCode VecSwap_GK(Vec x, Vec y)
   PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
   PetscCall(VecGKDevice_Private(y, GK_READWRITE, &yd));
   PetscCall(GKDev->swap(x->map->n, xd, yd));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n * 4);
+  VecGKCountPasses(x->map->n, 4);
   PetscFunctionReturn(0);
 }
 
@@ -475,7 +478,7 @@ static PetscErrorCode VecPointwise_GK(Vec w, Vec x, Vec y, GKPointwiseOp op)
   PetscCall(VecGKDevice_Private(w, (w == x || w == y) ? GK_READWRITE : GK_WRITE, &wd));
   PetscCall(PetscLogEventBegin(GK_VecOp, w, 0, 0, 0));
   PetscCall(GKDev->pointwise(w->map->n, op, wd, xd, yd));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * w->map->n * 3);
+  VecGKCountPasses(w->map->n, 3);
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogEventEnd(GK_VecOp, w, 0, 0, 0));
   PetscCall(PetscLogFlops(w->map->n));
@@ -503,7 +506,7 @@ static PetscErrorCode VecReciprocal_GK(Vec x)
   PetscFunctionBegin;
   PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
   PetscCall(GKDev->reciprocal(x->map->n, xd));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n * 2);
+  VecGKCountPasses(x->map->n, 2);
   PetscFunctionReturn(0);
 }
 
@@ -515,7 +518,7 @@ static PetscErrorCode VecConjugate_GK(Vec x)
   if (!PetscDefined(USE_COMPLEX)) PetscFunctionReturn(0);
   PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
   PetscCall(GKDev->conjugate(x->map->n, xd));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n * 2);
+  VecGKCountPasses(x->map->n, 2);
   PetscFunctionReturn(0);
 }
 
@@ -540,7 +543,7 @@ static PetscErrorCode VecGKDots_Private(Vec x, PetscInt nv, const Vec *y, PetscB
     for (PetscInt k = 0; k < kn; k++) PetscCall(VecGPUKitGetDeviceArrayRead(y[k0 + k], &yd[k]));
     PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
     PetscCall(GKDev->dots(x->map->n, xd, kn, yd, conjugate, r + k0));
-    GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n * (kn + 1));
+    VecGKCountPasses(x->map->n, kn + 1);
     PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   }
   PetscCall(PetscLogFlops(2.0 * nv * x->map->n));
@@ -634,7 +637,7 @@ static PetscErrorCode VecGKNorm_Private(Vec x, NormType type, PetscBool global, 
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
   PetscCall(GKDev->norms(x->map->n, xd, type == NORM_1 ? GK_NORM_ABS : type == NORM_INFINITY ? GK_NORM_MAX : type == NORM_1_AND_2 ? GK_NORM_ABS | GK_NORM_SQ : GK_NORM_SQ, r));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n);
+  VecGKCountPasses(x->map->n, 1);
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   if (global && g->mpi) {
     if (type == NORM_INFINITY) { /* MPI's maximum may drop a NaN: a flag beside it keeps it */
@@ -694,7 +697,7 @@ static PetscErrorCode VecDotNorm2_GK(Vec s, Vec t, PetscScalar *dp, PetscScalar 
   PetscCall(VecGPUKitGetDeviceArrayRead(t, &td));
   PetscCall(PetscLogEventBegin(GK_VecReduce, s, 0, 0, 0));
   PetscCall(GKDev->dotnorm2(s->map->n, sd, td, &r[0], &nr));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * s->map->n * 2);
+  VecGKCountPasses(s->map->n, 2);
   PetscCall(PetscLogEventEnd(GK_VecReduce, s, 0, 0, 0));
   r[1] = nr;
   if (g->mpi) PetscCall(VecGKAllreduce_Private(s, r, 2, MPIU_SCALAR, MPIU_SUM));
@@ -713,7 +716,7 @@ static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
   PetscCall(GKDev->sum(x->map->n, xd, s));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n);
+  VecGKCountPasses(x->map->n, 1);
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   PetscFunctionReturn(0);
 }
@@ -730,7 +733,7 @@ static PetscErrorCode VecGKExtreme_Private(Vec x, GKExtremeOp op, PetscInt *idx,
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
   PetscCall(GKDev->extreme(x->map->n, xd, op, &j, z));
-  GK_COUNT_BYTES((double)sizeof(PetscScalar) * x->map->n);
+  VecGKCountPasses(x->map->n, 1);
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   if (g->mpi) {
     struct {
