@@ -106,6 +106,37 @@ int main(int argc, char **argv)
     PetscCall(MatMultTranspose(A, x, w));
     PetscCall(Expect(&b0, mat + S * 2 * n, "MatMultTranspose"));
   }
+  { /* COO assembly from device values: the lists (jmap, perm), the values, the sums written */
+    Mat                B;
+    Vec                cv;
+    PetscInt          *ci, *cj;
+    const PetscScalar *d;
+    const PetscInt     nc = 3 * n - 1, nz = 2 * n - 1; /* (i, i) twice, (i, i + 1) */
+
+    PetscCall(PetscMalloc2(nc, &ci, nc, &cj));
+    for (PetscInt i = 0, c = 0; i < n; i++)
+      for (PetscInt k = 0; k < (i < n - 1 ? 3 : 2); k++, c++) {
+        ci[c] = i;
+        cj[c] = k == 2 ? i + 1 : i;
+      }
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+    PetscCall(MatSetSizes(B, n, n, n, n));
+    PetscCall(MatSetType(B, type));
+    PetscCall(MatSetPreallocationCOO(B, nc, ci, cj));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(VecCreate(PETSC_COMM_SELF, &cv));
+    PetscCall(VecSetSizes(cv, nc, nc));
+    PetscCall(VecSetType(cv, VECGKCUDA));
+    PetscCall(VecSet(cv, 1.0));
+    PetscCall(VecGPUKitGetDeviceArrayRead(cv, &d));
+    PetscCall(MatSetValuesCOO(B, d, INSERT_VALUES)); /* the device copy built first */
+    PetscCall(Bytes(&b0));
+    PetscCall(MatSetValuesCOO(B, d, INSERT_VALUES));
+    PetscCall(Expect(&b0, (double)sizeof(PetscCount) * (nz + 1 + nc) + S * (nc + nz), "MatSetValuesCOO"));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(cv, &d));
+    PetscCall(VecDestroy(&cv));
+    PetscCall(MatDestroy(&B));
+  }
   for (PetscInt k = 0; k < 3; k++) PetscCall(VecDestroy(&v[k]));
   PetscCall(VecDestroy(&w));
   PetscCall(VecDestroy(&x));

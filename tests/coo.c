@@ -1,10 +1,13 @@
 static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of the device matrices against AIJ's,\n\
 1 to 3 processes: repeated pairs summed, negative indices dropped, entries of other processes'\n\
 rows, INSERT_VALUES and ADD_VALUES, new values on the same pattern; an index past the matrix is\n\
-an error.\n\
+an error; values in device memory (a device vector's array), summed on the device by the\n\
+sequential types with no copy to the device; MatSetValuesCOO() after the pattern changed is an\n\
+error.\n\
   -type <type> : ellrcuda or diacuda\n\
   -n <n>       : rows (default 60)\n\
-  -outside     : give one entry a column past the matrix (the error)\n\n";
+  -outside     : give one entry a column past the matrix (the error)\n\
+  -repattern   : add a nonzero after the first values, then set values again (the error)\n\n";
 
 #include <petscgpukit.h>
 
@@ -41,6 +44,7 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
 {
   Vec       x, y, xb, yb;
   PetscReal nd, na;
+  PetscBool eq;
 
   PetscFunctionBegin;
   PetscCall(MatCreateVecs(A, &x, &y));
@@ -54,7 +58,10 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscCall(VecNorm(x, NORM_2, &nd));
   PetscCall(VecNorm(y, NORM_2, &na));
   PetscCheck(nd <= 1e-13 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the device matrix's product differs from AIJ's by %g (relative)", what, (double)(nd / na));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: products equal\n", what));
+  /* the host matrix underneath, entry by entry (the sums are exact) */
+  PetscCall(MatEqual(A, B, &eq));
+  PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the device matrix's host entries differ from AIJ's", what);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: products and entries equal\n", what));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&xb));
@@ -66,10 +73,11 @@ int main(int argc, char **argv)
 {
   PetscInt     n = 60, nl, rs = 0;
   char         type[64] = "ellrcuda";
-  PetscBool    outside  = PETSC_FALSE, isdev;
+  PetscBool    outside = PETSC_FALSE, repattern = PETSC_FALSE, isdev;
   Mat          M[2];
+  Vec          dv;
   PetscMPIInt  rank, size;
-  PetscScalar *v;
+  PetscScalar *v, *a;
   PetscCount   nc = 0;
 
   PetscFunctionBeginUser;
@@ -78,6 +86,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-outside", &outside, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-repattern", &repattern, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   nl = n / size + (rank < n % size ? 1 : 0);
@@ -104,6 +113,43 @@ int main(int argc, char **argv)
   for (PetscCount k = 0; k < nc; k++) v[k] = -Value(rank, k, 2);
   for (PetscInt t = 0; t < 2; t++) PetscCall(MatSetValuesCOO(M[t], v, INSERT_VALUES));
   PetscCall(Compare(M[0], M[1], "new values, INSERT_VALUES"));
+  if (repattern) { /* a nonzero the entries do not have: MatSetValuesCOO() must refuse */
+    PetscCall(MatSetOption(M[1], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(MatSetValue(M[1], rs, (rs + n / 2) % n, 1.0, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(M[1], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(M[1], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatSetValuesCOO(M[1], v, INSERT_VALUES));
+  }
+  /* values in device memory: a device vector's array (the host backend's "device" memory alike) */
+  PetscCall(VecCreate(PETSC_COMM_SELF, &dv));
+  PetscCall(VecSetSizes(dv, nc, nc));
+  PetscCall(VecSetType(dv, VECGKCUDA));
+  for (PetscInt round = 3; round < 5; round++) {
+    PetscGPUKitTransferCounts c0, c1;
+    const PetscScalar        *d;
+    Vec                       diag;
+
+    PetscCall(VecGetArrayWrite(dv, &a));
+    for (PetscCount k = 0; k < nc; k++) v[k] = a[k] = Value(rank, k, round);
+    PetscCall(VecRestoreArrayWrite(dv, &a));
+    if (round == 4) /* the values added to changed on the host */
+      for (PetscInt t = 0; t < 2; t++) PetscCall(MatScale(M[t], 2.0));
+    PetscCall(MatCreateVecs(M[1], NULL, &diag));
+    PetscCall(VecGPUKitGetDeviceArrayRead(dv, &d));
+    PetscCall(PetscGPUKitGetTransferCounts(&c0));
+    PetscCall(MatSetValuesCOO(M[1], d, round == 3 ? INSERT_VALUES : ADD_VALUES));
+    PetscCall(MatGetDiagonal(M[1], diag)); /* a device operation: the device copy must be current */
+    PetscCall(PetscGPUKitGetTransferCounts(&c1));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(dv, &d));
+    PetscCall(VecDestroy(&diag));
+    /* one process: summed on the device, the host matrix given the sums (one copy down); an
+       INSERT sends nothing up, an ADD after MatScale() the host's values only */
+    if (size == 1)
+      PetscCheck(c1.h2d_count - c0.h2d_count == (round == 3 ? 0 : 1) && c1.d2h_count - c0.d2h_count == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() with device values copied %g times to the device and %g times to the host", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+    PetscCall(MatSetValuesCOO(M[0], v, round == 3 ? INSERT_VALUES : ADD_VALUES));
+    PetscCall(Compare(M[0], M[1], round == 3 ? "device values, INSERT_VALUES" : "device values, ADD_VALUES after MatScale"));
+  }
+  PetscCall(VecDestroy(&dv));
   PetscCall(PetscFree(v));
   PetscCall(MatDestroy(&M[0]));
   PetscCall(MatDestroy(&M[1]));
@@ -126,5 +172,12 @@ int main(int argc, char **argv)
     exit: nonzero
     args: -type ellrcuda -outside
     filter: grep -o "outside the 60 x 60 matrix" | head -1
+
+  # a nonzero added after MatSetPreallocationCOO(): MatSetValuesCOO() says to call it again
+  test:
+    suffix: repattern
+    exit: nonzero
+    args: -type {{ellrcuda diacuda}shared output} -repattern
+    filter: grep -o "changed after MatSetPreallocationCOO()" | head -1
 
 TEST*/

@@ -357,6 +357,12 @@ typedef struct {
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+  /* COO assembly (MatSetValuesCOO) into a CSR's values, PETSc's semantics: for p < nnz,
+     a[p] = (add ? a[p] : 0) + the sum of v[perm[q]], jmap[p] <= q < jmap[p + 1] */
+  PetscErrorCode (*cooscatter)(PetscInt, const PetscCount *, const PetscCount *, const PetscScalar *, PetscBool, PetscScalar *);
+  /* whether p points into device memory: CUDA's device or managed memory; the host backend's
+     own malloc (so that both backends take the same paths) */
+  PetscErrorCode (*ondevice)(const void *, PetscBool *);
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
   PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the

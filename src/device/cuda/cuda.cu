@@ -630,6 +630,45 @@ static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscS
   PetscFunctionReturn(0);
 }
 
+/* COO assembly (device.h): a thread a nonzero, summing its entries in PETSc's order */
+__global__ void GKCooScatterKernel(PetscInt nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const GKScalar *__restrict__ v, int add, GKScalar *__restrict__ a)
+{
+  const PetscInt p = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (p < nnz) {
+    GKScalar sum = 0.0;
+
+    for (PetscCount q = jmap[p]; q < jmap[p + 1]; q++) sum += v[perm[q]];
+    a[p] = (add ? a[p] : GKScalar(0.0)) + sum;
+  }
+}
+
+static PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add, PetscScalar *a)
+{
+  PetscFunctionBegin;
+  if (!nnz) PetscFunctionReturn(0);
+  GKCooScatterKernel<<<GKBlocks(nnz), GK_BLOCK>>>(nnz, jmap, perm, (const GKScalar *)v, add ? 1 : 0, (GKScalar *)a);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* CUDA's own answer: device or managed memory (pageable host memory is "unregistered", pinned
+   host memory "host"); a pointer CUDA does not know is host memory */
+static PetscErrorCode GKCUDAOnDevice(const void *p, PetscBool *dev)
+{
+  cudaPointerAttributes attr;
+
+  PetscFunctionBegin;
+  *dev = PETSC_FALSE;
+  if (!p) PetscFunctionReturn(0);
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    PetscFunctionReturn(0);
+  }
+  *dev = attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* y[idx[k]] += buf[k], the indices distinct: what one other process sends back */
 __global__ void GKScatterAddKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ buf, GKScalar *__restrict__ y)
 {
@@ -835,6 +874,8 @@ const GKBackendOps GKBackendCUDA = {
   .extreme            = GKCUDAExtreme,
   .gather             = GKCUDAGather,
   .scatteradd         = GKCUDAScatterAdd,
+  .cooscatter         = GKCUDACooScatter,
+  .ondevice           = GKCUDAOnDevice,
   .ssorrows           = GKCUDASsorRows,
   .ssorblocks         = GKCUDASsorBlocks,
   .ellrsor            = GKCUDAEllrSor,

@@ -3,6 +3,7 @@
    are the reference the CUDA kernels are tested against, and the sequential CPU version.
 */
 #include <limits.h>
+#include <stdlib.h>
 #include "hostimpl.h"
 
 GKDeviceCounts GKCounts;
@@ -49,6 +50,60 @@ static PetscErrorCode GKHostFree(void *p)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree(p));
+  PetscFunctionReturn(0);
+}
+
+/* The backend's "device" allocations, kept so that ondevice tells them from other host memory
+   as CUDA's pointer attributes do: the callers then take the same paths on both backends (the
+   staging buffers of hostmalloc are not among them). Plain C memory: bookkeeping, not data. */
+typedef struct {
+  const char *p;
+  size_t      n;
+} GKHostBlock;
+
+static GKHostBlock *gk_blocks;
+static size_t       gk_nblocks, gk_maxblocks;
+
+static PetscErrorCode GKHostDeviceMalloc(size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  PetscCall(GKHostMalloc(bytes, p));
+  if (!*p) PetscFunctionReturn(0);
+  if (gk_nblocks == gk_maxblocks) {
+    size_t       max = gk_maxblocks ? 2 * gk_maxblocks : 64;
+    GKHostBlock *b   = (GKHostBlock *)realloc(gk_blocks, max * sizeof(GKHostBlock));
+
+    if (!b) PetscCall(PetscFree(*p));
+    PetscCheck(b, PETSC_COMM_SELF, PETSC_ERR_MEM, "Host backend out of memory: %zu bytes requested", bytes);
+    gk_blocks    = b;
+    gk_maxblocks = max;
+  }
+  gk_blocks[gk_nblocks].p = (const char *)*p;
+  gk_blocks[gk_nblocks].n = bytes;
+  gk_nblocks++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostDeviceFree(void *p)
+{
+  PetscFunctionBegin;
+  for (size_t b = gk_nblocks; p && b-- > 0;) /* the latest first: frees mostly follow mallocs */
+    if (gk_blocks[b].p == (const char *)p) {
+      gk_blocks[b] = gk_blocks[--gk_nblocks];
+      break;
+    }
+  PetscCall(GKHostFree(p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostOnDevice(const void *p, PetscBool *dev)
+{
+  const char *c = (const char *)p;
+
+  PetscFunctionBegin;
+  *dev = PETSC_FALSE;
+  for (size_t b = 0; c && b < gk_nblocks && !*dev; b++)
+    if (c >= gk_blocks[b].p && c < gk_blocks[b].p + gk_blocks[b].n) *dev = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -446,6 +501,10 @@ static PetscErrorCode GKHostExtreme(PetscInt n, const PetscScalar *x, GKExtremeO
 static PetscErrorCode GKHostFinalize(void)
 {
   PetscFunctionBegin;
+  free(gk_blocks);
+  gk_blocks    = NULL;
+  gk_nblocks   = 0;
+  gk_maxblocks = 0;
   PetscFunctionReturn(0);
 }
 
@@ -478,6 +537,19 @@ static PetscErrorCode GKHostGather(PetscInt n, const PetscInt *idx, const PetscS
   PetscFunctionBegin;
   if (n) GKCounts.launches += 1;
   for (PetscInt k = 0; k < n; k++) buf[k] = x[idx[k]];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKHostCooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add, PetscScalar *a)
+{
+  PetscFunctionBegin;
+  if (nnz) GKCounts.launches += 1;
+  for (PetscInt p = 0; p < nnz; p++) {
+    PetscScalar sum = 0.0;
+
+    for (PetscCount q = jmap[p]; q < jmap[p + 1]; q++) sum += v[perm[q]];
+    a[p] = (add ? a[p] : 0.0) + sum;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -651,8 +723,8 @@ const GKBackendOps GKBackendHost = {
   .getdevicecount     = GKHostGetDeviceCount,
   .setdevice          = GKHostSetDevice,
   .getdevicename      = GKHostGetDeviceName,
-  .malloc             = GKHostMalloc,
-  .free               = GKHostFree,
+  .malloc             = GKHostDeviceMalloc,
+  .free               = GKHostDeviceFree,
   .memcpy             = GKHostMemcpy,
   .memzero            = GKHostMemzero,
   .synchronize        = GKHostSynchronize,
@@ -678,6 +750,8 @@ const GKBackendOps GKBackendHost = {
   .extreme            = GKHostExtreme,
   .gather             = GKHostGather,
   .scatteradd         = GKHostScatterAdd,
+  .cooscatter         = GKHostCooScatter,
+  .ondevice           = GKHostOnDevice,
   .ssorrows           = GKHostSsorRows,
   .ssorblocks         = GKHostSsorBlocks,
   .ellrsor            = GKHostEllrSor,

@@ -31,13 +31,12 @@ static PetscErrorCode MatSeqGKCheckColumns_Private(Mat A)
 
 /* Brings the device copy up to date with the host matrix: a full rebuild after a change of the
    nonzero pattern (its columns checked first), the values alone after any other change. */
-PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
+static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
   PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before it is copied to the device (MatAssemblyBegin/End)", gk->fmt->type);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
@@ -48,6 +47,14 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
   PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name, gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
   gk->state   = state;
   gk->nzstate = A->nonzerostate;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before it is copied to the device (MatAssemblyBegin/End)", ((Mat_SeqGK *)A->spptr)->fmt->type);
+  PetscCall(MatSeqGKBuildDevice_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -280,50 +287,182 @@ static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsO
   PetscFunctionReturn(0);
 }
 
-typedef PetscErrorCode (*GKCOOFn)(Mat, PetscCount, PetscInt[], PetscInt[]);
-
-/* The base type's own MatSetPreallocationCOO(), found on a new matrix of that type (it is not
-   exported) */
-static PetscErrorCode MatGKBaseCOO_Private(MatType base, GKCOOFn *f)
+/* The base type's own COO functions (not exported), found once on a new matrix of that type */
+PetscErrorCode MatGKCOOBase_Private(PetscBool mpi, const GKCOOBase **base)
 {
-  Mat T;
+  static GKCOOBase found[2];
+  const int        t = mpi ? 1 : 0;
 
   PetscFunctionBegin;
-  *f = NULL;
-  PetscCall(MatCreate(PETSC_COMM_SELF, &T));
-  PetscCall(MatSetType(T, base));
-  PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetPreallocationCOO_C", f));
-  PetscCall(MatDestroy(&T));
-  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc's %s has no MatSetPreallocationCOO()", base);
+  if (!found[t].prealloc || !found[t].values) {
+    Mat T;
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, &T));
+    PetscCall(MatSetType(T, mpi ? MATMPIAIJ : MATSEQAIJ));
+    PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetPreallocationCOO_C", &found[t].prealloc));
+    PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetValuesCOO_C", &found[t].values));
+    PetscCall(MatDestroy(&T));
+    PetscCheck(found[t].prealloc && found[t].values, PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc's %s has no COO assembly (MatSetPreallocationCOO())", mpi ? MATMPIAIJ : MATSEQAIJ);
+  }
+  *base = &found[t];
   PetscFunctionReturn(0);
 }
 
-/* Every index checked against the global sizes (PETSc 3.18's SEQAIJ does not check, and writes
-   past its arrays), then the base type's */
-static PetscErrorCode MatSetPreallocationCOO_GK(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
+/* Every index checked against the global sizes: PETSc 3.18's SEQAIJ does not check, and writes
+   past its arrays */
+PetscErrorCode MatGKCOOCheck_Private(Mat A, PetscCount n, const PetscInt i[], const PetscInt j[])
 {
-  PetscInt  M, N;
-  PetscBool mpi;
-  GKCOOFn   f;
+  PetscInt M, N;
 
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &M, &N));
   for (PetscCount k = 0; k < n; k++)
     PetscCheck(i[k] < M && j[k] < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetPreallocationCOO(): entry %" PetscCount_FMT " is (%" PetscInt_FMT ", %" PetscInt_FMT "), outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix: a negative row or column drops its entry, the others must be below the global sizes", k, i[k], j[k], M, N);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
-  PetscCall(MatGKBaseCOO_Private(mpi ? MATMPIAIJ : MATSEQAIJ, &f));
-  PetscCall((*f)(A, n, i, j));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatGKComposeCOO_Private(Mat B, PetscBool on, MatType base)
+PetscErrorCode MatGKComposeCOO_Private(Mat B, GKCOOPreallocFn prealloc, GKCOOValuesFn values)
 {
-  GKCOOFn f = MatSetPreallocationCOO_GK;
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", prealloc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetValuesCOO_C", values));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
+{
+  GKCoo *coo = ((Mat_SeqGK *)A->spptr)->coo;
 
   PetscFunctionBegin;
-  if (!on) f = NULL;
-  if (!on && base) PetscCall(MatGKBaseCOO_Private(base, &f));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", f));
+  if (!coo) PetscFunctionReturn(0);
+  PetscCall(GKFree(coo->jmap));
+  PetscCall(GKFree(coo->perm));
+  PetscCall(GKFree(coo->ai));
+  PetscCall(GKFree(coo->aj));
+  PetscCall(GKFree(coo->val));
+  PetscCall(GKFree(coo->v));
+  PetscCall(PetscFree(((Mat_SeqGK *)A->spptr)->coo));
+  PetscFunctionReturn(0);
+}
+
+/* The lists of PETSc's COO assembly (its jmap and perm), made from the entries and the pattern
+   AIJ's preallocation made of them, and put on the device with that pattern. Each entry's
+   nonzero is found in its row (AIJ's columns are sorted); the entries summed into one nonzero
+   keep their order. */
+static PetscErrorCode MatSeqGKCOOLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  const PetscInt  m  = A->rmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscCount     *jmap, *perm, *at, *next;
+  GKCoo          *coo;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(PetscCalloc1(ai[m] + 1, &jmap));
+  PetscCall(PetscMalloc1(n, &at));
+  for (PetscCount k = 0; k < n; k++) {
+    PetscInt loc = -1;
+
+    at[k] = -1;
+    if (ci[k] < 0 || cj[k] < 0) continue; /* dropped, as AIJ drops it */
+    PetscCall(PetscFindInt(cj[k], ai[ci[k] + 1] - ai[ci[k]], aj + ai[ci[k]], &loc));
+    PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the nonzeros AIJ's MatSetPreallocationCOO() made", k, ci[k], cj[k]);
+    at[k] = ai[ci[k]] + loc;
+    jmap[at[k] + 1]++;
+  }
+  for (PetscInt p = 0; p < ai[m]; p++) jmap[p + 1] += jmap[p];
+  PetscCall(PetscMalloc2(jmap[ai[m]], &perm, ai[m], &next));
+  PetscCall(PetscArraycpy(next, jmap, ai[m]));
+  for (PetscCount k = 0; k < n; k++)
+    if (at[k] >= 0) perm[next[at[k]]++] = k;
+  PetscCall(PetscNew(&coo));
+  gk->coo    = coo;
+  coo->n     = n;
+  coo->nnz   = ai[m];
+  coo->nperm = jmap[ai[m]];
+  PetscCall(GKMallocH2D(ai[m] + 1, jmap, &coo->jmap));
+  PetscCall(GKMallocH2D(coo->nperm, perm, &coo->perm));
+  PetscCall(GKMallocH2D(m + 1, ai, &coo->ai));
+  PetscCall(GKMallocH2D(ai[m], aj, &coo->aj));
+  PetscCall(GKMalloc(ai[m], &coo->val));
+  PetscCall(PetscFree(jmap));
+  PetscCall(PetscFree(at));
+  PetscCall(PetscFree2(perm, next));
+  PetscFunctionReturn(0);
+}
+
+/* Indices checked, AIJ's preallocation (which may reorder i and j: the lists take a copy), then
+   the lists */
+static PetscErrorCode MatSetPreallocationCOO_SeqGK(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
+{
+  const GKCOOBase *base;
+  PetscInt        *ci, *cj;
+
+  PetscFunctionBegin;
+  PetscCall(MatGKCOOCheck_Private(A, n, i, j));
+  PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
+  PetscCall(MatSeqGKCOOReset_Private(A));
+  PetscCall(PetscMalloc2(n, &ci, n, &cj));
+  PetscCall(PetscArraycpy(ci, i, n));
+  PetscCall(PetscArraycpy(cj, j, n));
+  PetscCall((*base->prealloc)(A, n, i, j));
+  PetscCall(MatSeqGKCOOLists_Private(A, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscFunctionReturn(0);
+}
+
+/* The values summed on the device into the device copy, from device memory where v is there
+   (else one copy of v up); the host matrix then gets them by one copy down, so that PETSc's AIJ
+   code, which reads its own arrays, stays right. The assembly MatSetValuesCOO() ends with finds
+   the device copy current (MatAssemblyEnd_SeqGK). */
+static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], InsertMode imode)
+{
+  Mat_SeqGK         *gk  = (Mat_SeqGK *)A->spptr;
+  GKCoo             *coo = gk->coo;
+  const PetscBool    add = imode == INSERT_VALUES ? PETSC_FALSE : PETSC_TRUE; /* AIJ's rule */
+  const PetscScalar *dv  = v;
+  PetscScalar       *aa;
+  PetscBool          dev;
+  PetscObjectState   state;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->ondevice(v, &dev));
+  if (!coo) { /* preallocated before it was a device matrix: AIJ's lists, host values only */
+    const GKCOOBase *base;
+
+    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", gk->fmt->type);
+    PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
+    PetscCall((*base->values)(A, v, imode));
+    PetscFunctionReturn(0);
+  }
+  if (!coo->nzstate) coo->nzstate = A->nonzerostate; /* the state MatSetPreallocationCOO() left */
+  PetscCheck(coo->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before MatSetValuesCOO()", gk->fmt->type);
+  /* the layout, made at the first values (before MatSetValuesCOO()'s first assembly: the pattern
+     is final); after that every value is written below, and nothing need go up first */
+  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKBuildDevice_Private(A));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (add && coo->valstate != state) { /* the values added to are the host matrix's */
+    const PetscScalar *ha;
+
+    PetscCall(MatSeqAIJGetArrayRead(A, &ha));
+    PetscCall(GKMemcpyH2D(coo->val, ha, (size_t)coo->nnz * sizeof(PetscScalar)));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &ha));
+  }
+  if (!dev && coo->n) {
+    if (!coo->v) PetscCall(GKMalloc(coo->n, &coo->v));
+    PetscCall(GKMemcpyH2D(coo->v, v, (size_t)coo->n * sizeof(PetscScalar)));
+    dv = coo->v;
+  }
+  PetscCall(GKDev->cooscatter(coo->nnz, coo->jmap, coo->perm, dv, add, coo->val));
+  GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm) * sizeof(PetscCount) + (double)coo->nperm * sizeof(PetscScalar) + (double)(add ? 2 : 1) * coo->nnz * sizeof(PetscScalar));
+  PetscCall(gk->fmt->setvalues(A, coo->ai, coo->aj, coo->val));
+  PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
+  PetscCall(GKMemcpyD2H(aa, coo->val, (size_t)coo->nnz * sizeof(PetscScalar)));
+  PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
+  coo->pending = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -347,7 +486,8 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
     PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
   }
   if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
-  PetscCall(MatGKComposeCOO_Private(B, on, NULL)); /* off: removed (in a destroy, the object's list may be gone already) */
+  /* off: removed (in a destroy, the object's list may be gone already) */
+  PetscCall(MatGKComposeCOO_Private(B, on ? MatSetPreallocationCOO_SeqGK : NULL, on ? MatSetValuesCOO_SeqGK : NULL));
   PetscFunctionReturn(0);
 }
 
@@ -363,6 +503,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   PetscCall(GKFree(gk->dx));
   PetscCall(GKFree(gk->dy));
   PetscCall(MatSeqGKSORReset_Private(A));
+  PetscCall(MatSeqGKCOOReset_Private(A));
   A->ops->mult                      = gk->base.mult;
   A->ops->multadd                   = gk->base.multadd;
   A->ops->multtranspose             = gk->base.multtranspose;
@@ -412,7 +553,8 @@ static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B = *newmat;
+  Mat              B = *newmat;
+  const GKCOOBase *base;
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {
@@ -421,7 +563,8 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(MatSeqGKStrip_Private(B));
-  PetscCall(MatGKComposeCOO_Private(B, PETSC_FALSE, MATSEQAIJ)); /* SEQAIJ's own again */
+  PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
+  PetscCall(MatGKComposeCOO_Private(B, base->prealloc, base->values)); /* SEQAIJ's own again */
   *newmat = B;
   PetscFunctionReturn(0);
 }
@@ -493,9 +636,18 @@ static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
    interpolations for PCMG */
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
   PetscFunctionBegin;
-  PetscCall(((Mat_SeqGK *)A->spptr)->base.assemblyend(A, mode));
+  PetscCall(gk->base.assemblyend(A, mode));
   if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
+  if (gk->coo && gk->coo->pending) { /* MatSetValuesCOO_SeqGK's: the device copy holds the values */
+    PetscObjectState state;
+
+    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+    gk->coo->pending = PETSC_FALSE;
+    if (gk->nzstate == A->nonzerostate) gk->state = gk->coo->valstate = state + 1; /* MatAssemblyEnd() counts this assembly next */
+  }
   PetscCall(MatGKAttachDM_Private(A));
   /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every
      V-cycle, so its device copies are made now, in the PC's setup */

@@ -27,6 +27,9 @@ typedef struct {
   size_t      datasize;    /* bytes of the format's own data, zeroed at creation */
   /* (re)build the device copy from the host CSR; only the values when the nonzero pattern is unchanged */
   PetscErrorCode (*build)(Mat, PetscBool);
+  /* the device copy's values from CSR values on the device, its pattern (ai, aj, also on the
+     device) unchanged: COO assembly */
+  PetscErrorCode (*setvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *);
   /* free the device copy */
   PetscErrorCode (*reset)(Mat);
   /* y = op(A) x (+ y), all device pointers */
@@ -47,6 +50,21 @@ typedef struct {
   PetscErrorCode (*compose)(Mat, PetscBool);
 } GKMatFormat;
 
+/* COO assembly on the device (MatSetPreallocationCOO, MatSetValuesCOO; gkmat.c): the entries'
+   sums straight into the device copy, which then gives the host matrix its values */
+typedef struct {
+  PetscCount       n;           /* the entries MatSetPreallocationCOO was given */
+  PetscInt         nnz;         /* the nonzeros they land on */
+  PetscCount       nperm;       /* the entries not dropped */
+  PetscCount      *jmap, *perm; /* device: nonzero p sums the entries perm[jmap[p]] .. perm[jmap[p + 1] - 1] */
+  PetscInt        *ai, *aj;     /* device: the pattern (CSR) */
+  PetscScalar     *val;         /* device: the values in CSR order, as last set */
+  PetscScalar     *v;           /* device: host values staged, n, made at their first use */
+  PetscObjectState nzstate;     /* the nonzero state the lists hold for (0: not yet seen) */
+  PetscObjectState valstate;    /* the object state at which val held the matrix's values */
+  PetscBool        pending;     /* values set: the device copy is current after the assembly that follows */
+} GKCoo;
+
 typedef struct {
   const GKMatFormat *fmt;
   void              *data;      /* the format's */
@@ -58,6 +76,7 @@ typedef struct {
   PetscObjectState   nzstate;   /* its nonzero state; -1 before the first build */
   PetscScalar       *dx, *dy;   /* device staging of host vectors, max(m, n) each */
   void              *sor;       /* MatSOR's device arrays (gksor.c), made at its first use */
+  GKCoo             *coo;       /* COO assembly's lists, made by MatSetPreallocationCOO */
   struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
 } Mat_SeqGK;
 
@@ -87,11 +106,20 @@ PETSC_INTERN PetscErrorCode    MatSeqGKSetMaxFill_Private(Mat, const char *, Pet
 PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
-/* MatSetPreallocationCOO() on a device matrix (composed by MatGKComposeCOO_Private; off: the
-   base type's own, MATSEQAIJ or MATMPIAIJ, or none with base NULL): every index checked first, then the base
-   type's; the values (MatSetValuesCOO) are the base type's, and the device copy is brought up to
-   date at its next use, only the values where the pattern is the same */
-PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, PetscBool, MatType);
+/* COO assembly: the base type's (SEQAIJ's or MPIAIJ's) own functions, found once; every index
+   checked against the global sizes; both functions composed on a device matrix (NULL: removed).
+   The sequential types sum the values on the device (gkmat.c); the MPI types run MPIAIJ's, on
+   host values (device values copied to the host first), and their blocks' device copies are
+   brought up to date at their next use, only the values where the pattern is the same. */
+typedef PetscErrorCode (*GKCOOPreallocFn)(Mat, PetscCount, PetscInt[], PetscInt[]);
+typedef PetscErrorCode (*GKCOOValuesFn)(Mat, const PetscScalar[], InsertMode);
+typedef struct {
+  GKCOOPreallocFn prealloc;
+  GKCOOValuesFn   values;
+} GKCOOBase;
+PETSC_INTERN PetscErrorCode MatGKCOOBase_Private(PetscBool, const GKCOOBase **);
+PETSC_INTERN PetscErrorCode MatGKCOOCheck_Private(Mat, PetscCount, const PetscInt[], const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, GKCOOPreallocFn, GKCOOValuesFn);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

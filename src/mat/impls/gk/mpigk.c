@@ -53,8 +53,9 @@ typedef struct {
   PetscBool haveslots;
   /* ELLPACK-R layout settings made on this matrix (MatELLRCUDASetSliceHeight, ...SortWindow,
      ...ShortColumns), given to its blocks again whenever MPIAIJ makes them anew */
-  PetscInt  ellr[GK_ELLR_LAYOUTS];
-  PetscBool ellrset[GK_ELLR_LAYOUTS];
+  PetscInt   ellr[GK_ELLR_LAYOUTS];
+  PetscBool  ellrset[GK_ELLR_LAYOUTS];
+  PetscCount coon; /* the entries of the last MatSetPreallocationCOO() */
 } Mat_MPIGK;
 
 /* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
@@ -611,6 +612,40 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *, const char *);
 
+/* COO assembly: indices checked, then MPIAIJ's, which sends the entries of other processes'
+   rows through the host */
+static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
+{
+  const GKCOOBase *base;
+
+  PetscFunctionBegin;
+  PetscCall(MatGKCOOCheck_Private(A, n, i, j));
+  PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
+  PetscCall((*base->prealloc)(A, n, i, j));
+  ((Mat_MPIGK *)A->spptr)->coon = n;
+  PetscFunctionReturn(0);
+}
+
+/* MPIAIJ's on host values: values in device memory are copied to the host first */
+static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], InsertMode imode)
+{
+  const GKCOOBase *base;
+  const PetscCount n = ((Mat_MPIGK *)A->spptr)->coon;
+  PetscScalar     *h = NULL;
+  PetscBool        dev;
+
+  PetscFunctionBegin;
+  PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
+  PetscCall(GKDev->ondevice(v, &dev));
+  if (dev) {
+    PetscCall(PetscMalloc1(n, &h));
+    PetscCall(GKMemcpyD2H(h, v, (size_t)n * sizeof(PetscScalar)));
+  }
+  PetscCall((*base->values)(A, h ? h : v, imode));
+  PetscCall(PetscFree(h));
+  PetscFunctionReturn(0);
+}
+
 /*
    PETSc's MPIAIJ products (MatPtAP, MatMatMult, MatTransposeMatMult...: PCGAMG's and PCMG's
    coarse operators and smoothed interpolations) and graph take only matrices whose type names
@@ -838,7 +873,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
   if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
-  PetscCall(MatGKComposeCOO_Private(B, PETSC_TRUE, MATMPIAIJ));
+  PetscCall(MatGKComposeCOO_Private(B, MatSetPreallocationCOO_MPIGK, MatSetValuesCOO_MPIGK));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
   PetscCall(VecGKDefaultType_Private(&vtype));
   PetscCall(PetscStrallocpy(vtype, &B->defaultvectype));

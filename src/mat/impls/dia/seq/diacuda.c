@@ -86,6 +86,17 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   PetscFunctionReturn(0);
 }
 
+/* New values from CSR values on the device, the pattern unchanged (COO assembly) */
+static PetscErrorCode MatSeqDIASetValues_Private(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *val)
+{
+  Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->memzero(d->A.val, (size_t)d->A.ndiag * d->A.m * sizeof(PetscScalar)));
+  PetscCall(GKDev->diafill(&d->A, ai, aj, val));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSeqDIAMult_Private(Mat A, GKMatOp op, const PetscScalar *x, PetscBool add, PetscScalar *y)
 {
   Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
@@ -148,6 +159,7 @@ const GKMatFormat GKFormatDIA = {
   .defaultfill = 3.0,
   .datasize    = sizeof(Mat_SeqDIA),
   .build       = MatSeqDIABuild_Private,
+  .setvalues   = MatSeqDIASetValues_Private,
   .reset       = MatSeqDIAReset_Private,
   .mult        = MatSeqDIAMult_Private,
   .getdiagonal = MatSeqDIAGetDiagonal_Private,

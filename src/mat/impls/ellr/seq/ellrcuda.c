@@ -255,6 +255,20 @@ static double GKEllrLeastBytes_Private(const GKEllr *E, PetscInt nnz)
   return (double)nnz * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : sizeof(PetscInt))) + (double)E->m * sizeof(PetscInt);
 }
 
+/* The transposed copy dropped, after a change of values: rebuilt at its next use */
+static PetscErrorCode MatSeqELLRDropTranspose_Private(Mat A)
+{
+  Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
+  Mat_SeqELLR *e  = (Mat_SeqELLR *)gk->data;
+
+  PetscFunctionBegin;
+  PetscCall(GKEllrFree_Private(&e->At));
+  e->hasAt   = PETSC_FALSE;
+  e->bytesAt = 0;
+  gk->bytes  = e->bytesA;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
@@ -267,13 +281,21 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
-  /* the transposed copy is rebuilt at its next use */
-  PetscCall(GKEllrFree_Private(&e->At));
-  e->hasAt      = PETSC_FALSE;
-  e->bytesAt    = 0;
+  PetscCall(MatSeqELLRDropTranspose_Private(A));
   gk->nnz       = ai[m];
-  gk->bytes     = e->bytesA;
   gk->mbytes[0] = GKEllrLeastBytes_Private(&e->A, gk->nnz);
+  PetscFunctionReturn(0);
+}
+
+/* New values from CSR values on the device, the pattern unchanged (COO assembly) */
+static PetscErrorCode MatSeqELLRSetValues_Private(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *val)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  (void)aj;
+  PetscCall(GKDev->ellrfill(&e->A, ai, NULL, val, PETSC_TRUE));
+  PetscCall(MatSeqELLRDropTranspose_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -438,6 +460,7 @@ const GKMatFormat GKFormatELLR = {
   .defaultfill    = 4.0,
   .datasize       = sizeof(Mat_SeqELLR),
   .build          = MatSeqELLRBuild_Private,
+  .setvalues      = MatSeqELLRSetValues_Private,
   .reset          = MatSeqELLRReset_Private,
   .mult           = MatSeqELLRMult_Private,
   .getdiagonal    = MatSeqELLRGetDiagonal_Private,
