@@ -76,7 +76,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-mg bench-needs-real plot install clean
+.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-needs-real plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -156,6 +156,10 @@ bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 # one V-cycle of PCMG and PCGAMG against the sum of its levels' rooflines (issue 27): bench/run-vcycle
 bench-vcycle: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-vcycle
+
+# COO assembly into SEQAIJ and the device types from host and device values (issue 28): bench/run-coo
+bench-coo: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+	@BUILD=$(BUILD) sh bench/run-coo
 
 # time to solution of PETSc's own ex50 and ex45 (issue 27), unmodified, built from the PETSc
 # examples (Debian: libpetsc3.18-dev-examples; pip: the package's share/petsc/examples)

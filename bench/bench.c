@@ -8,6 +8,8 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
   -mode ssor          : time to solution of cggpu with none, jacobi and ssorgpu, 2D 2048^2 and 3D 160^3\n\
   -mode vcycle        : one V-cycle (PCApply) of PCMG (Chebyshev/Jacobi, rediscretized on a DMDA) and of\n\
                         PCGAMG, 2D 2049^2 and 3D 129^3, against the sum of its operations' rooflines\n\
+  -mode coo           : MatSetValuesCOO into SEQAIJ (host) and the device types from host and device\n\
+                        values, 2D 2049^2 and 3D 129^3 unless -grids2d/-grids3d\n\
   -weak <n>           : mpi: an n x (n P) grid on P processes (default 2048: 4M rows a GPU)\n\
   -strong <n>         : mpi: an n x n grid on any number of processes (default 4096: 16M rows)\n\
   -csv <file>         : append the results to this CSV file\n\
@@ -831,12 +833,105 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
   PetscFunctionReturn(0);
 }
 
+/* One MatSetValuesCOO() of a matrix of type, preallocated from the COO lists (ci, cj, nc), from
+   host values or a device vector's array: the mean of reps after one, device waited for */
+static PetscErrorCode TimeCOO(MatType type, PetscInt m, PetscCount nc, PetscInt *ci, PetscInt *cj, const PetscScalar *v, PetscBool device, PetscInt reps, double *us)
+{
+  Mat                A;
+  Vec                dv = NULL;
+  const PetscScalar *d  = v;
+  PetscInt          *ti, *tj;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nc, &ti, nc, &tj)); /* MatSetPreallocationCOO() may reorder them */
+  PetscCall(PetscArraycpy(ti, ci, nc));
+  PetscCall(PetscArraycpy(tj, cj, nc));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetSizes(A, m, m, m, m));
+  PetscCall(MatSetType(A, type));
+  PetscCall(MatSetPreallocationCOO(A, nc, ti, tj));
+  PetscCall(PetscFree2(ti, tj));
+  if (device) {
+    PetscScalar *a;
+
+    PetscCall(VecCreate(PETSC_COMM_SELF, &dv));
+    PetscCall(VecSetSizes(dv, nc, nc));
+    PetscCall(VecSetType(dv, VECGKCUDA));
+    PetscCall(VecGetArrayWrite(dv, &a));
+    PetscCall(PetscArraycpy(a, v, nc));
+    PetscCall(VecRestoreArrayWrite(dv, &a));
+    PetscCall(VecGPUKitGetDeviceArrayRead(dv, &d));
+  }
+  PetscCall(MatSetValuesCOO(A, d, INSERT_VALUES)); /* the first builds the device copy */
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t0));
+  for (PetscInt r = 0; r < reps; r++) PetscCall(MatSetValuesCOO(A, d, INSERT_VALUES));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  *us = (t1 - t0) * 1e6 / reps;
+  if (dv) PetscCall(VecGPUKitRestoreDeviceArrayRead(dv, &d));
+  PetscCall(VecDestroy(&dv));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* COO assembly (issue 28): the 5-point or 7-point Laplacian as an assembly gives it, each
+   diagonal entry in two halves (a repeated pair, summed), into SEQAIJ on the host (PETSc's own
+   path, one core) and into the device types from host and from device values. Bytes: what the
+   device's sum moves (the lists, the entries, the sums) and the host copy's values (one copy
+   down); the roofline is that over B, so the copy down over PCIe shows as the gap. */
+static PetscErrorCode RunCOO(PetscInt dim, PetscInt n)
+{
+  Problem        P;
+  PetscInt      *ci, *cj;
+  PetscScalar   *v;
+  PetscCount     nc = 0;
+  double         us;
+  const PetscInt reps = 10;
+  struct {
+    MatType     type;
+    PetscBool   device;
+    const char *what;
+  } runs[] = {
+    {MATSEQAIJ,      PETSC_FALSE, "coo aij host-values"       },
+    {MATSEQELLRCUDA, PETSC_FALSE, "coo ellrcuda host-values"  },
+    {MATSEQELLRCUDA, PETSC_TRUE,  "coo ellrcuda device-values"},
+    {MATSEQDIACUDA,  PETSC_TRUE,  "coo diacuda device-values" },
+  };
+
+  PetscFunctionBegin;
+  PetscCall(Laplacian(dim, n, 0, 0, dim == 2 ? n * n : n * n * n, &P));
+  PetscCall(PetscMalloc3(P.nnz + P.m, &ci, P.nnz + P.m, &cj, P.nnz + P.m, &v));
+  for (PetscInt i = 0; i < P.m; i++)
+    for (PetscInt k = P.rowptr[i]; k < P.rowptr[i + 1]; k++) {
+      const PetscBool diag = P.col[k] == i ? PETSC_TRUE : PETSC_FALSE;
+
+      for (PetscInt h = 0; h < (diag ? 2 : 1); h++, nc++) {
+        ci[nc] = i;
+        cj[nc] = P.col[k];
+        v[nc]  = diag ? P.val[k] / 2 : P.val[k];
+      }
+    }
+  for (size_t r = 0; r < PETSC_STATIC_ARRAY_LENGTH(runs); r++) {
+    const double S = sizeof(PetscScalar), bytes = (double)sizeof(PetscCount) * (P.nnz + 1 + nc) + S * (nc + P.nnz) + S * P.nnz;
+    char         what[64];
+
+    PetscCall(TimeCOO(runs[r].type, P.m, nc, ci, cj, v, runs[r].device, reps, &us));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s entries=%" PetscCount_FMT, runs[r].what, nc));
+    PetscCall(Record("coo", &P, what, us, bytes, runs[r].type == MATSEQAIJ ? PETSC_FALSE : PETSC_TRUE));
+  }
+  PetscCall(PetscFree3(ci, cj, v));
+  PetscCall(ProblemFree(&P));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt               grids2d[8] = {256, 512, 1024, 2048, 4096}, n2 = 8, grids3d[8] = {128, 256}, n3 = 8;
   PetscInt               cgits = 400, cpuits = 10, plrows = 2097152, plonly = -1, weak = 2048, strong = 4096;
   char                   mode[16] = "gpu", file[PETSC_MAX_PATH_LEN] = "", dev[256], only[64] = "";
-  PetscBool              gpu, cpu, mpi, ssor, vcycle, set;
+  PetscBool              gpu, cpu, mpi, ssor, vcycle, coo, set;
   PetscMPIInt            size, rank;
   PetscGPUKitBackendType backend;
 
@@ -844,12 +939,16 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "petsc-gpukit benchmarks", NULL);
-  PetscCall(PetscOptionsString("-mode", "gpu, cpu, mpi, ssor or vcycle", NULL, mode, mode, sizeof(mode), NULL));
+  PetscCall(PetscOptionsString("-mode", "gpu, cpu, mpi, ssor, vcycle or coo", NULL, mode, mode, sizeof(mode), NULL));
   PetscCall(PetscOptionsInt("-weak", "mpi: n x (n P) grid on P processes", NULL, weak, &weak, NULL));
   PetscCall(PetscOptionsInt("-strong", "mpi: n x n grid", NULL, strong, &strong, NULL));
   PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsIntArray("-grids2d", "2D grids n (n x n)", NULL, grids2d, &n2, &set));
   if (!set) n2 = 5;
+  if (!set && !strcmp(mode, "coo")) { /* issue 28's sizes: ex50's */
+    grids2d[0] = 2049;
+    n2         = 1;
+  }
   if (!set && !strcmp(mode, "ssor")) { /* issue 7's sizes */
     grids2d[0] = 2048;
     n2         = 1;
@@ -858,6 +957,10 @@ int main(int argc, char **argv)
   if (!set) n3 = 2;
   if (!set && !strcmp(mode, "ssor")) {
     grids3d[0] = 160;
+    n3         = 1;
+  }
+  if (!set && !strcmp(mode, "coo")) { /* ex45's */
+    grids3d[0] = 129;
     n3         = 1;
   }
   PetscCall(PetscOptionsInt("-cg_its", "CG iterations timed on the GPU", NULL, cgits, &cgits, NULL));
@@ -871,7 +974,8 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "mpi", &mpi));
   PetscCall(PetscStrcmp(mode, "ssor", &ssor));
   PetscCall(PetscStrcmp(mode, "vcycle", &vcycle));
-  PetscCheck(gpu || cpu || mpi || ssor || vcycle, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi, ssor or vcycle, not %s", mode);
+  PetscCall(PetscStrcmp(mode, "coo", &coo));
+  PetscCheck(gpu || cpu || mpi || ssor || vcycle || coo, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi, ssor, vcycle or coo, not %s", mode);
   if (file[0] && !rank) {
     csv = fopen(file, "a");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
@@ -899,6 +1003,16 @@ int main(int argc, char **argv)
     if (vcycle) {
       PetscCall(Record("vcycle-copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
       PetscCall(RunVCycles());
+      if (csv) fclose(csv);
+      PetscCall(PetscFinalize());
+      return 0;
+    }
+    if (coo) { /* COO assembly: 2D 2049^2 and 3D 129^3 unless given */
+      PetscCall(Record("coo-copy", NULL, "copy-bandwidth", 2.0 * (1 << 30) / (B * 1e3), 2.0 * (1 << 30), PETSC_TRUE));
+      for (PetscInt k = 0; k < n2; k++)
+        if (grids2d[k] > 0) PetscCall(RunCOO(2, grids2d[k]));
+      for (PetscInt k = 0; k < n3; k++)
+        if (grids3d[k] > 0) PetscCall(RunCOO(3, grids3d[k]));
       if (csv) fclose(csv);
       PetscCall(PetscFinalize());
       return 0;

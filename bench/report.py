@@ -162,6 +162,29 @@ def vcycle_section(path):
     return lines
 
 
+def coo_section(path):
+    """Issue 28's COO assembly from make bench-coo (bench/results-coo.csv), when it has run."""
+    if not os.path.exists(path):
+        return []
+    rows = load(path)
+    lines = ["## COO assembly (issue 28, `make bench-coo`)", "", run_line(meta_of(rows)),
+             "- one `MatSetValuesCOO(INSERT_VALUES)` (the mean of 10 after one), the Laplacian's entries as an assembly gives",
+             "  them (each diagonal entry in two halves, summed): into SEQAIJ on one host core (PETSc's own path), and into the",
+             "  device types from host values (copied up first) and from a device vector's array. The device types sum on the",
+             "  device and give the host matrix the sums by one copy down; bytes: the sums' lists, entries and results, and",
+             "  the values copied down, so bytes / B is the roofline and the copy over PCIe is most of the gap.", ""]
+    body = []
+    for r in rows:
+        if r["section"] != "coo":
+            continue
+        parts = r["what"].split()
+        kv = dict(p.split("=") for p in parts[3:])
+        aij = [q for q in rows if q["section"] == "coo" and q["problem"] == r["problem"] and q["what"].split()[1] == "aij"]
+        body.append([r["problem"], parts[1], parts[2], kv.get("entries", "-"), fmt_us(r["time_us"]), fmt_us(r["roofline_us"]) if r["roofline_us"] else "-",
+                     "%.2fx" % r["ratio"] if r["ratio"] else "-", "%.1fx" % (aij[0]["time_us"] / r["time_us"]) if aij else "-"])
+    return lines + table(["problem", "type", "values", "entries", "time", "roofline", "x roofline", "AIJ's time / this"], body) + [""]
+
+
 def mg_section(path):
     """Issue 27's time to solution from make bench-mg (bench/results-mg.csv), when it has run."""
     if not os.path.exists(path):
@@ -329,6 +352,7 @@ def main():
     lines += ssor_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-ssor.csv"))
     lines += mg_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mg.csv"))
     lines += vcycle_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-vcycle.csv"))
+    lines += coo_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-coo.csv"))
     analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ANALYSIS.md")
     if os.path.exists(analysis):  # the hand-written account of the misses, from the profiler
         with open(analysis) as f:
