@@ -363,6 +363,11 @@ typedef struct {
   /* whether p points into device memory: CUDA's device or managed memory; the host backend's
      own malloc (so that both backends take the same paths) */
   PetscErrorCode (*ondevice)(const void *, PetscBool *);
+  /* optional (NULL: nothing to do): host memory someone else allocated made fast to copy to and
+     from (page-locked in place: CUDA's cudaHostRegister), *ok false where it cannot be; and made
+     ordinary again, before its owner frees it */
+  PetscErrorCode (*hostregister)(void *, size_t, PetscBool *);
+  PetscErrorCode (*hostunregister)(void *);
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
   PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the

@@ -669,6 +669,25 @@ static PetscErrorCode GKCUDAOnDevice(const void *p, PetscBool *dev)
   PetscFunctionReturn(0);
 }
 
+/* Page-locks host memory in place (a copy to or from it then runs at the bus's speed); where
+   CUDA refuses (already registered, out of locked memory) the memory stays as it was */
+static PetscErrorCode GKCUDAHostRegister(void *p, size_t bytes, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  if (!p || !bytes) PetscFunctionReturn(0);
+  if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) *ok = PETSC_TRUE;
+  else (void)cudaGetLastError();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAHostUnregister(void *p)
+{
+  PetscFunctionBegin;
+  if (p && cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+  PetscFunctionReturn(0);
+}
+
 /* y[idx[k]] += buf[k], the indices distinct: what one other process sends back */
 __global__ void GKScatterAddKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ buf, GKScalar *__restrict__ y)
 {
@@ -876,6 +895,8 @@ const GKBackendOps GKBackendCUDA = {
   .scatteradd         = GKCUDAScatterAdd,
   .cooscatter         = GKCUDACooScatter,
   .ondevice           = GKCUDAOnDevice,
+  .hostregister       = GKCUDAHostRegister,
+  .hostunregister     = GKCUDAHostUnregister,
   .ssorrows           = GKCUDASsorRows,
   .ssorblocks         = GKCUDASsorBlocks,
   .ellrsor            = GKCUDAEllrSor,

@@ -335,6 +335,7 @@ static PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
 
   PetscFunctionBegin;
   if (!coo) PetscFunctionReturn(0);
+  if (coo->pinned) PetscCall(GKDev->hostunregister(coo->pinned)); /* before AIJ frees it */
   PetscCall(GKFree(coo->jmap));
   PetscCall(GKFree(coo->perm));
   PetscCall(GKFree(coo->ai));
@@ -460,6 +461,14 @@ static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], Insert
   GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm) * sizeof(PetscCount) + (double)coo->nperm * sizeof(PetscScalar) + (double)(add ? 2 : 1) * coo->nnz * sizeof(PetscScalar));
   PetscCall(gk->fmt->setvalues(A, coo->ai, coo->aj, coo->val));
   PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
+  if (GKDev->hostregister && aa != coo->tried) { /* page-locked once: a copy into pageable memory runs at a fraction of the bus's speed */
+    PetscBool ok;
+
+    if (coo->pinned) PetscCall(GKDev->hostunregister(coo->pinned));
+    PetscCall(GKDev->hostregister(aa, (size_t)coo->nnz * sizeof(PetscScalar), &ok));
+    coo->pinned = ok ? aa : NULL;
+    coo->tried  = aa;
+  }
   PetscCall(GKMemcpyD2H(aa, coo->val, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
   coo->pending = PETSC_TRUE;

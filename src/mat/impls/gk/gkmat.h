@@ -60,6 +60,8 @@ typedef struct {
   PetscInt        *ai, *aj;     /* device: the pattern (CSR) */
   PetscScalar     *val;         /* device: the values in CSR order, as last set */
   PetscScalar     *v;           /* device: host values staged, n, made at their first use */
+  PetscScalar     *pinned;      /* the host matrix's values, page-locked for the copy down (hostregister), or NULL */
+  PetscScalar     *tried;       /* the values array last offered to hostregister */
   PetscObjectState nzstate;     /* the nonzero state the lists hold for (0: not yet seen) */
   PetscObjectState valstate;    /* the object state at which val held the matrix's values */
   PetscBool        pending;     /* values set: the device copy is current after the assembly that follows */
