@@ -111,6 +111,11 @@ $(BUILD)/tutorials/%: tutorials/%.c
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $(PNG_FLAGS) $< -o $@ $(PETSC_LINK) $(PNG_LINK) -lm
 
+# the tutorial that hands MatSetValuesCOO device memory: linked with the library (its device arrays)
+$(BUILD)/tutorials/assembly/assembly: tutorials/assembly/assembly.c $(LIB) include/petscgpukit.h
+	@mkdir -p $(dir $@)
+	$(MPICC) $(ALL_CFLAGS) -Iinclude $< -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -lm
+
 tests: lib $(TESTS_LINKED) $(TESTS_STOCK) $(TUTORIALS)
 
 # what tests/run is told of this build
