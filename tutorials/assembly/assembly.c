@@ -36,8 +36,8 @@ static PetscReal Coefficient(PetscReal x, PetscReal y, PetscReal t)
 int main(int argc, char **argv)
 {
   PetscInt     n = 128, steps = 5, rs, re, nl;
-  PetscReal    dt = 0.01, h, c;
-  PetscBool    check = PETSC_FALSE;
+  PetscReal    dt       = 0.01, h, c;
+  PetscBool    check    = PETSC_FALSE;
   char         type[64] = MATELLRCUDA;
   Mat          A, Acheck = NULL;
   Vec          X, Y, S, Id, V, u, uold;
@@ -132,10 +132,10 @@ int main(int argc, char **argv)
   PetscCall(KSPSetFromOptions(ksp));
 
   for (PetscInt step = 1; step <= steps; step++) {
-    const PetscReal          t = step * dt;
-    const PetscScalar       *dv;
-    PetscInt                 its;
-    PetscReal                nrm;
+    const PetscReal           t = step * dt;
+    const PetscScalar        *dv;
+    PetscInt                  its;
+    PetscReal                 nrm;
     PetscGPUKitTransferCounts c0, c1;
 
     /* the values on the device: V = S (1 + t X^2 Y^2) + I */

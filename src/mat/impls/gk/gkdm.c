@@ -66,18 +66,6 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
   PetscFunctionReturn(0);
 }
 
-typedef struct {
-  PetscInt    col;
-  PetscScalar v;
-} GKInterpEntry;
-
-static int GKInterpEntryCompare(const void *a, const void *b)
-{
-  const PetscInt ca = ((const GKInterpEntry *)a)->col, cb = ((const GKInterpEntry *)b)->col;
-
-  return ca < cb ? -1 : (ca > cb ? 1 : 0);
-}
-
 /* DMDA's Q1 interpolation (PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1, the same entries
    and values, expression for expression, in PETSc 3.18 to 3.26) written as CSR arrays directly,
    where PETSc sets each row with MatSetValues (about 0.1 us a row: 0.5 s for the 4.2M rows of a
@@ -87,9 +75,10 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
   ISLocalToGlobalMapping ltogf, ltogc;
   const PetscInt        *idxf, *idxc;
   /* a 2D grid as one plane of a 3D one */
-  PetscInt     s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, sc[3] = {0, 0, 0}, mc[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, nrows, *ai, *aj, nz = 0;
-  PetscScalar *aa;
-  Mat          T;
+  PetscInt       s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, sc[3] = {0, 0, 0}, mc[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, nrows, *ai, *aj, nz = 0;
+  PetscScalar   *aa;
+  void          *arrays;
+  PetscContainer c;
 
   PetscFunctionBegin;
   PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
@@ -102,8 +91,16 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
   PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogf, &idxf));
   PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogc, &idxc));
   nrows = m[0] * m[1] * m[2];
-  PetscCall(PetscCalloc1(nrows + 1, &ai));
-  PetscCall(PetscMalloc2((size_t)nrows * (dim == 3 ? 8 : 4), &aj, (size_t)nrows * (dim == 3 ? 8 : 4), &aa));
+  /* the arrays in one allocation, the values first (aligned), which the matrix keeps */
+  {
+    const size_t most = (size_t)nrows * (dim == 3 ? 8 : 4);
+
+    PetscCall(PetscMalloc(most * (sizeof(PetscScalar) + sizeof(PetscInt)) + (size_t)(nrows + 1) * sizeof(PetscInt), &arrays));
+    aa    = (PetscScalar *)arrays;
+    aj    = (PetscInt *)(aa + most);
+    ai    = aj + most;
+    ai[0] = 0;
+  }
   /* each fine point's entries, in PETSc's order, placed at its row (its global number) */
   for (PetscInt pass = 0; pass < 2; pass++) {
     if (pass == 1)
@@ -118,6 +115,10 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
           PetscScalar    v[8], x, y, z;
 
           PetscCheck(r >= 0 && r < nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Fine point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") numbered %" PetscInt_FMT ", outside the %" PetscInt_FMT " rows", i, j, l, r, nrows);
+          if (pass == 0) { /* the row's length: a coarse neighbour more in each direction the point lies between two */
+            ai[r + 1] = (ic * ratio[0] != i ? 2 : 1) * (jc * ratio[1] != j ? 2 : 1) * (dim == 3 && lc * ratio[2] != l ? 2 : 1);
+            continue;
+          }
           x = ((PetscReal)(i - ic * ratio[0])) / ((PetscReal)ratio[0]);
           y = ((PetscReal)(j - jc * ratio[1])) / ((PetscReal)ratio[1]);
           if (dim == 2) { /* DMCreateInterpolation_DA_2D_Q1 */
@@ -171,35 +172,31 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
               v[nc++]  = .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.));
             }
           }
-          if (pass == 0) {
-            ai[r + 1] = nc;
-            continue;
-          }
-          { /* MatSetValues() would keep the row's columns sorted */
-            GKInterpEntry e[8];
+          PetscCheck(nc == ai[r + 1] - ai[r], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the interpolation has %" PetscInt_FMT " entries, not %" PetscInt_FMT, r, nc, ai[r + 1] - ai[r]);
+          /* the row's columns sorted, as MatSetValues() keeps them (at most 8: insertion) */
+          for (PetscInt k = 0; k < nc; k++) {
+            PetscInt q = ai[r] + k;
 
-            for (PetscInt k = 0; k < nc; k++) {
-              e[k].col = cols[k];
-              e[k].v   = v[k];
+            for (; q > ai[r] && aj[q - 1] > cols[k]; q--) {
+              aj[q] = aj[q - 1];
+              aa[q] = aa[q - 1];
             }
-            qsort(e, (size_t)nc, sizeof(GKInterpEntry), GKInterpEntryCompare);
-            for (PetscInt k = 0; k < nc; k++) {
-              aj[ai[r] + k] = e[k].col;
-              aa[ai[r] + k] = e[k].v;
-            }
-            nz += nc;
+            aj[q] = cols[k];
+            aa[q] = v[k];
           }
+          nz += nc;
         }
   }
   PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &idxf));
   PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &idxc));
   PetscCheck(nz == ai[nrows], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The interpolation's rows were not each set once");
-  /* a matrix owning its arrays: a copy of one made on ours (a copy is a memcpy) */
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nrows, Mc[0] * Mc[1] * Mc[2], ai, aj, aa, &T));
-  PetscCall(MatDuplicate(T, MAT_COPY_VALUES, P));
-  PetscCall(MatDestroy(&T));
-  PetscCall(PetscFree(ai));
-  PetscCall(PetscFree2(aj, aa));
+  /* the matrix on the arrays, which a container composed on it frees with it */
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nrows, Mc[0] * Mc[1] * Mc[2], ai, aj, aa, P));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, arrays));
+  PetscCall(GKContainerFreeOnDestroy(c));
+  PetscCall(PetscObjectCompose((PetscObject)*P, "GKInterpolationArrays", (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
   PetscFunctionReturn(0);
 }
 
