@@ -34,7 +34,8 @@ static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
 
 /* Whether DMDA's Q1 interpolation from dmc to dmf is one this file builds itself: one process,
    2D or 3D, one component, no periodic or ghosted boundary, the two DMDAs alike but for their
-   sizes, each size (M - 1) times an integer (r - 1) + 1. Anything else goes to PETSc's own. */
+   sizes, each fine size (Mc - 1) r + 1 for an integer ratio r. Anything else goes to PETSc's
+   own. */
 static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscInt ratio[3], PetscBool *fits)
 {
   PetscInt              dc, df, Mc[3], Mf[3], dofc, doff, sc, sf;
@@ -68,14 +69,13 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
 
 /* DMDA's Q1 interpolation (PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1, the same entries
    and values, expression for expression, in PETSc 3.18 to 3.26) written as CSR arrays directly,
-   where PETSc sets each row with MatSetValues (about 0.1 us a row: 0.5 s for the 4.2M rows of a
-   2049^2 grid); a plain SEQAIJ, as PETSc's is for these types */
+   where PETSc sets each row with MatSetValues; a plain SEQAIJ, as PETSc's is for these types */
 static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P)
 {
   ISLocalToGlobalMapping ltogf, ltogc;
   const PetscInt        *idxf, *idxc;
   /* a 2D grid as one plane of a 3D one */
-  PetscInt       s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, sc[3] = {0, 0, 0}, mc[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, nrows, *ai, *aj, nz = 0;
+  PetscInt       s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, nrows, *ai, *aj, nz = 0;
   PetscScalar   *aa;
   void          *arrays;
   PetscContainer c;
@@ -84,7 +84,6 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
   PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetCorners(dmf, &s[0], &s[1], dim == 3 ? &s[2] : NULL, &m[0], &m[1], dim == 3 ? &m[2] : NULL));
   PetscCall(DMDAGetGhostCorners(dmf, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
-  PetscCall(DMDAGetCorners(dmc, &sc[0], &sc[1], dim == 3 ? &sc[2] : NULL, &mc[0], &mc[1], dim == 3 ? &mc[2] : NULL));
   PetscCall(DMDAGetGhostCorners(dmc, &gsc[0], &gsc[1], dim == 3 ? &gsc[2] : NULL, &gmc[0], &gmc[1], dim == 3 ? &gmc[2] : NULL));
   PetscCall(DMGetLocalToGlobalMapping(dmf, &ltogf));
   PetscCall(DMGetLocalToGlobalMapping(dmc, &ltogc));

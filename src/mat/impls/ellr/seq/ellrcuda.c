@@ -60,6 +60,15 @@ static int GKRowLenCompare(const void *a, const void *b)
   return x->row < y->row ? -1 : (x->row > y->row);
 }
 
+/* Whether sorted slices of GK_ELLR_WIDE to GK_ELLR_WIDE_SORTED entries go a thread a row
+   (device.h): rows many, and long on average (at least GK_ELLR_WIDE / 2 entries), so that such
+   slices are most of the product and fill the GPU (GAMG's coarse operators); where few rows are
+   long (power-law matrices) the warp a row serves them better (bench/RESULTS.md) */
+static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sorted)
+{
+  return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* The (sliced, sorted) ELLPACK-R arrays of an m x n CSR matrix (ai, aj, aa) in E on the device.
    The layout comes from the row lengths on the host: with sort window sigma > 1 the rows of
    each window of sigma ordered longest first into slots (perm), else slot i is row i; slices of
@@ -72,15 +81,6 @@ static int GKRowLenCompare(const void *a, const void *b)
    copied there once (ellrshortfits, ellrfill). With valuesonly E keeps its structure and
    receives the values. When the padding exceeds the fill limit nothing is built and fits is
    false, msg says why. */
-/* Whether sorted slices of GK_ELLR_WIDE to GK_ELLR_WIDE_SORTED entries go a thread a row
-   (device.h): rows many, and long on average (at least GK_ELLR_WIDE / 2 entries), so that such
-   slices are most of the product and fill the GPU (GAMG's coarse operators); where few rows are
-   long (power-law matrices) the warp a row serves them better (bench/RESULTS.md) */
-static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sorted)
-{
-  return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
-}
-
 static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
