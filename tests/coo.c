@@ -10,6 +10,7 @@ error.\n\
   -repattern   : add a nonzero after the first values, then set values again (the error)\n\n";
 
 #include <petscgpukit.h>
+#include "testutil.h"
 
 /* Each process's entries: for each of its rows i, (i, i) twice, (i, i + 1) and (i, i - 1) (a
    5-point-like band that wraps), one pair with a negative row and one with a negative column
@@ -54,9 +55,7 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscCall(MatMult(A, x, y));
   PetscCall(MatMult(B, xb, yb));
   PetscCall(VecCopy(yb, x)); /* B's result on a host vector */
-  PetscCall(VecAXPY(x, -1.0, y));
-  PetscCall(VecNorm(x, NORM_2, &nd));
-  PetscCall(VecNorm(y, NORM_2, &na));
+  PetscCall(TestDiffNorms(y, x, NORM_2, &nd, &na));
   PetscCheck(nd <= 1e-13 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the device matrix's product differs from AIJ's by %g (relative)", what, (double)(nd / na));
   /* the host matrix underneath, entry by entry (the sums are exact) */
   PetscCall(MatEqual(A, B, &eq));
