@@ -80,7 +80,7 @@ static PetscErrorCode EditOnHost(Vec ref, Vec dev, PetscScalar v)
 
 int main(int argc, char **argv)
 {
-  PetscInt                  n = 1000, N, nv = 11, idr, idd;
+  PetscInt                  n = 1000, N, nl, nv = 11, idr, idd;
   PetscRandom               rnd;
   Vec                       x, y, z, w, X, Y, Z, W, *vr, *vd;
   PetscScalar               sr, sd, mr[11], md[11], alpha[11];
@@ -194,6 +194,36 @@ int main(int argc, char **argv)
   PetscCall(VecCopy(x, w));
   PetscCall(VecCopy(X, W));
   PetscCall(CheckVec(w, W, "VecCopy (device)"));
+
+  /* a copy of values only the host holds: they go up once, into the source as well (no host copy
+     for the target's next device operation to copy up, nothing for the source's); a new vector's
+     zeros are set, not copied */
+  PetscCall(EditOnHost(x, X, 2.0));
+  PetscCall(VecGetLocalSize(X, &nl));
+  PetscCall(PetscGPUKitGetTransferCounts(&c0));
+  PetscCall(VecCopy(x, w));
+  PetscCall(VecCopy(X, W));
+  PetscCall(VecAXPY(w, 1.0, x));
+  PetscCall(VecAXPY(W, 1.0, X));
+  PetscCall(PetscGPUKitGetTransferCounts(&c1));
+  PetscCheck(c1.h2d_count - c0.h2d_count == (nl ? 1 : 0) && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecCopy of host values and VecAXPY: %g copies to the device (%d expected), %g back", c1.h2d_count - c0.h2d_count, nl ? 1 : 0, c1.d2h_count - c0.d2h_count);
+  PetscCall(CheckVec(w, W, "VecCopy of host values, then VecAXPY"));
+  {
+    Vec t, T;
+
+    PetscCall(VecDuplicate(x, &t));
+    PetscCall(VecDuplicate(X, &T));
+    PetscCall(PetscGPUKitGetTransferCounts(&c0));
+    PetscCall(VecCopy(t, w));
+    PetscCall(VecCopy(T, W));
+    PetscCall(VecAXPY(W, 1.0, X));
+    PetscCall(VecAXPY(w, 1.0, x));
+    PetscCall(PetscGPUKitGetTransferCounts(&c1));
+    PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecCopy of a new vector: %g copies to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+    PetscCall(CheckVec(w, W, "VecCopy of a new vector, then VecAXPY"));
+    PetscCall(VecDestroy(&t));
+    PetscCall(VecDestroy(&T));
+  }
 
   /* reductions */
   PetscCall(VecTDot(x, y, &sr));

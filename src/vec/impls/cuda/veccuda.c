@@ -422,7 +422,9 @@ static PetscErrorCode VecMAXPY_GK(Vec y, PetscInt nv, const PetscScalar *alpha, 
   PetscFunctionReturn(0);
 }
 
-/* y = x: on the device when x's values are there, else on the host */
+/* y = x, on the device: where only the host holds x's values (a right-hand side the program
+   computed there, copied into a solver's work vector) they go up once and x keeps them, instead of
+   a host copy that y's next device operation would copy up; a new x's zeros are set, not copied */
 static PetscErrorCode VecCopy_GK(Vec x, Vec y)
 {
   Vec_GK            *g;
@@ -431,8 +433,12 @@ static PetscErrorCode VecCopy_GK(Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(x, &g));
-  if (!VecGKAll2(x, y) || g->mask == PETSC_OFFLOAD_CPU || g->mask == PETSC_OFFLOAD_UNALLOCATED) {
+  if (!VecGKAll2(x, y)) {
     PetscCall(g->base.copy(x, y));
+    PetscFunctionReturn(0);
+  }
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
+    PetscCall(VecSet_GK(y, 0.0));
     PetscFunctionReturn(0);
   }
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
