@@ -5,7 +5,8 @@ built by the library; the rest is PETSc's, converted).\n\
   -n <n>       : coarse points a side (default 5)\n\
   -ratio <r>   : the refinement ratio (default 2)\n\
   -periodic    : a periodic x boundary (PETSc's own interpolation)\n\
-  -dof <k>     : components (default 1)\n\n";
+  -dof <k>     : components (default 1)\n\
+  -own <0,1>   : whether the library built it (checked)\n\n";
 
 #include <petscdmda.h>
 #include <petscgpukit.h>
@@ -39,12 +40,13 @@ static PetscErrorCode Grids(PetscInt dim, PetscInt n, PetscInt ratio, PetscBool 
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, n = 5, ratio = 2, dof = 1;
-  PetscBool periodic = PETSC_FALSE, eq, isdev;
-  DM        dac[2], daf[2];
-  Mat       P[2], Paij;
-  Vec       scale[2];
-  PetscReal d;
+  PetscInt    dim = 2, n = 5, ratio = 2, dof = 1;
+  PetscBool   periodic = PETSC_FALSE, own = PETSC_TRUE, eq, isdev;
+  PetscObject arrays;
+  DM          dac[2], daf[2];
+  Mat         P[2], Paij;
+  Vec         scale[2];
+  PetscReal   d;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -54,11 +56,15 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ratio", &ratio, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dof", &dof, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-periodic", &periodic, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-own", &own, NULL));
   /* [0]: PETSc alone (AIJ); [1]: the device type */
   for (PetscInt t = 0; t < 2; t++) PetscCall(Grids(dim, n, ratio, periodic, dof, t ? MATELLRCUDA : MATAIJ, &dac[t], &daf[t]));
   for (PetscInt t = 0; t < 2; t++) PetscCall(DMCreateInterpolation(dac[t], daf[t], &P[t], &scale[t]));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)P[1], &isdev, MATSEQELLRCUDA, MATMPIELLRCUDA, ""));
   PetscCheck(isdev, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation is not a device matrix");
+  /* the library's own wraps arrays that it composes on the matrix */
+  PetscCall(PetscObjectQuery((PetscObject)P[1], "GKInterpolationArrays", &arrays));
+  PetscCheck(!arrays == !own, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation was %s, not %s", arrays ? "the library's own" : "PETSc's", own ? "the library's own" : "PETSc's");
   /* entry by entry (a MAIJ of PETSc's expanded as the library expands it) */
   PetscCall(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &Paij));
   if (dof > 1) PetscCall(MatConvert(P[0], MATAIJ, MAT_INPLACE_MATRIX, &P[0]));
@@ -81,22 +87,25 @@ int main(int argc, char **argv)
 
 /*TEST
 
-  # the library's own Q1 (one process), 2D and 3D, ratios 2 and 3, both backends
+  # the library's own Q1, 2D and 3D, ratios 2 and 3, one to three processes, both backends
   test:
     suffix: q1
+    nsize: {{1 2 3}shared output}
     args: -dim {{2 3}separate output} -ratio {{2 3}separate output} -n {{2 5}shared output} -gpukit_backend {{host cuda}shared output}
 
-  # PETSc's own, converted: several processes, a periodic boundary, two components
-  test:
-    suffix: petsc
-    nsize: {{1 2}shared output}
-    args: -dim {{2 3}separate output} -periodic
-  test:
-    suffix: dof
-    args: -dim 2 -dof 2
   test:
     suffix: mpi
     nsize: 3
     args: -dim 3 -n 6
+
+  # PETSc's own, converted: a periodic boundary, two components
+  test:
+    suffix: petsc
+    nsize: {{1 2}shared output}
+    args: -dim {{2 3}separate output} -periodic -own 0
+  test:
+    suffix: dof
+    nsize: {{1 2}shared output}
+    args: -dim 2 -dof 2 -own 0
 
 TEST*/

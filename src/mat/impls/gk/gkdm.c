@@ -32,18 +32,19 @@ static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
   PetscFunctionReturn(0);
 }
 
-/* Whether DMDA's Q1 interpolation from dmc to dmf is one this file builds itself: one process,
-   2D or 3D, one component, no periodic or ghosted boundary, the two DMDAs alike but for their
-   sizes, each fine size (Mc - 1) r + 1 for an integer ratio r. Anything else goes to PETSc's
-   own. */
+/* Whether DMDA's Q1 interpolation from dmc to dmf is one this file builds itself: 2D or 3D, one
+   component, no periodic or ghosted boundary, the two DMDAs alike but for their sizes, each fine
+   size (Mc - 1) r + 1 for an integer ratio r, and on every process the coarse points its fine
+   points need inside its coarse ghosted patch (as DMCoarsen() and DMRefine() make them; PETSc's
+   own stops with an error otherwise). Anything else goes to PETSc's own. Collective. */
 static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscInt ratio[3], PetscBool *fits)
 {
-  PetscInt              dc, df, Mc[3], Mf[3], dofc, doff, sc, sf;
+  PetscInt              dc, df, Mc[3], Mf[3], dofc, doff, sc, sf, s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1};
   DMBoundaryType        bc[3], bf[3];
   DMDAStencilType       stc, stf;
   DMDAInterpolationType it;
   PetscMPIInt           sizec, sizef;
-  PetscBool             dac, daf;
+  PetscBool             dac, daf, covered = PETSC_TRUE;
 
   PetscFunctionBegin;
   *fits = PETSC_FALSE;
@@ -52,7 +53,7 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
   if (!dac || !daf) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dmc), &sizec));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dmf), &sizef));
-  if (sizec != 1 || sizef != 1) PetscFunctionReturn(0);
+  if (sizec != sizef) PetscFunctionReturn(0);
   PetscCall(DMDAGetInterpolationType(dmc, &it));
   if (it != DMDA_Q1) PetscFunctionReturn(0);
   PetscCall(DMDAGetInfo(dmc, &dc, &Mc[0], &Mc[1], &Mc[2], NULL, NULL, NULL, &dofc, &sc, &bc[0], &bc[1], &bc[2], &stc));
@@ -62,144 +63,199 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
     if (bc[d] != DM_BOUNDARY_NONE || bf[d] != DM_BOUNDARY_NONE || Mc[d] < 2 || (Mf[d] - 1) % (Mc[d] - 1)) PetscFunctionReturn(0);
     ratio[d] = (Mf[d] - 1) / (Mc[d] - 1);
   }
+  PetscCall(DMDAGetCorners(dmf, &s[0], &s[1], dc == 3 ? &s[2] : NULL, &m[0], &m[1], dc == 3 ? &m[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dmc, &gsc[0], &gsc[1], dc == 3 ? &gsc[2] : NULL, &gmc[0], &gmc[1], dc == 3 ? &gmc[2] : NULL));
+  if (m[0] * m[1] * m[2] > 0)
+    for (PetscInt d = 0; d < dc; d++) {
+      const PetscInt last = s[d] + m[d] - 1, lo = s[d] / ratio[d], hi = last / ratio[d] + (last % ratio[d] ? 1 : 0);
+
+      if (lo < gsc[d] || hi >= gsc[d] + gmc[d]) covered = PETSC_FALSE;
+    }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &covered, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dmf)));
+  if (!covered) PetscFunctionReturn(0);
   *dim  = dc;
   *fits = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
-/* DMDA's Q1 interpolation (PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1, the same entries
-   and values, expression for expression, in PETSc 3.18 to 3.26) written as CSR arrays directly,
-   where PETSc sets each row with MatSetValues; a plain SEQAIJ, as PETSc's is for these types */
-static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P)
+/* The Q1 entries of fine point (i, j, l), as PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1
+   compute them (expression for expression, PETSc 3.18 to 3.26), in their order: the columns as
+   global numbers (idxc: the coarse ghosted patch's, gsc/gmc its corners and sizes), the values
+   only where v is given; returns how many */
+static inline PetscInt GKDMDAQ1Row(PetscInt dim, PetscInt i, PetscInt j, PetscInt l, const PetscInt ratio[3], const PetscInt gsc[3], const PetscInt gmc[3], const PetscInt *idxc, PetscInt cols[8], PetscScalar *v)
 {
-  ISLocalToGlobalMapping ltogf, ltogc;
-  const PetscInt        *idxf, *idxc;
-  /* a 2D grid as one plane of a 3D one */
-  PetscInt       s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, nrows, *ai, *aj, nz = 0;
-  PetscScalar   *aa;
-  void          *arrays;
+  const PetscInt  ic = i / ratio[0], jc = j / ratio[1], lc = dim == 3 ? l / ratio[2] : 0;
+  const PetscInt  col = gmc[0] * gmc[1] * (lc - gsc[2]) + gmc[0] * (jc - gsc[1]) + (ic - gsc[0]), mn = gmc[0] * gmc[1];
+  const PetscBool di = (PetscBool)(ic * ratio[0] != i), dj = (PetscBool)(jc * ratio[1] != j), dl = (PetscBool)(dim == 3 && lc * ratio[2] != l);
+  PetscScalar     x = 0, y = 0, z = 0;
+  PetscInt        nc = 0;
+
+  if (v) {
+    x = ((PetscReal)(i - ic * ratio[0])) / ((PetscReal)ratio[0]);
+    y = ((PetscReal)(j - jc * ratio[1])) / ((PetscReal)ratio[1]);
+    if (dim == 3) z = ((PetscReal)(l - lc * ratio[2])) / ((PetscReal)ratio[2]);
+  }
+#define GK_Q1_ENTRY(off, val) \
+  do { \
+    cols[nc] = idxc[col + (off)]; \
+    if (v) v[nc] = (val); \
+    nc++; \
+  } while (0)
+  if (dim == 2) { /* DMCreateInterpolation_DA_2D_Q1 */
+    GK_Q1_ENTRY(0, x * y - x - y + 1.0);
+    if (di) GK_Q1_ENTRY(1, -x * y + x);
+    if (dj) GK_Q1_ENTRY(gmc[0], -x * y + y);
+    if (dj && di) GK_Q1_ENTRY(gmc[0] + 1, x * y);
+  } else { /* DMCreateInterpolation_DA_3D_Q1 */
+    GK_Q1_ENTRY(0, .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
+    if (di) GK_Q1_ENTRY(1, .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
+    if (dj) GK_Q1_ENTRY(gmc[0], .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
+    if (dl) GK_Q1_ENTRY(mn, .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
+    if (dj && di) GK_Q1_ENTRY(gmc[0] + 1, .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
+    if (dj && dl) GK_Q1_ENTRY(mn + gmc[0], .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
+    if (di && dl) GK_Q1_ENTRY(mn + 1, .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
+    if (di && dl && dj) GK_Q1_ENTRY(mn + gmc[0] + 1, .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
+  }
+#undef GK_Q1_ENTRY
+  return nc;
+}
+
+/* The CSR arrays of one block of the interpolation: its values first (aligned), columns, row
+   offsets, in one allocation that a container composed on P (name) frees with it */
+typedef struct {
+  void        *mem;
+  PetscScalar *a;
+  PetscInt    *j, *i;
+} GKQ1Block;
+
+static PetscErrorCode GKQ1BlockAlloc_Private(PetscInt nrows, PetscInt nz, GKQ1Block *b)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc((size_t)nz * (sizeof(PetscScalar) + sizeof(PetscInt)) + (size_t)(nrows + 1) * sizeof(PetscInt), &b->mem));
+  b->a = (PetscScalar *)b->mem;
+  b->j = (PetscInt *)(b->a + nz);
+  b->i = b->j + nz;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKQ1BlockCompose_Private(Mat P, const char *name, GKQ1Block *b)
+{
   PetscContainer c;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(DMDAGetCorners(dmf, &s[0], &s[1], dim == 3 ? &s[2] : NULL, &m[0], &m[1], dim == 3 ? &m[2] : NULL));
-  PetscCall(DMDAGetGhostCorners(dmf, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
-  PetscCall(DMDAGetGhostCorners(dmc, &gsc[0], &gsc[1], dim == 3 ? &gsc[2] : NULL, &gmc[0], &gmc[1], dim == 3 ? &gmc[2] : NULL));
-  PetscCall(DMGetLocalToGlobalMapping(dmf, &ltogf));
-  PetscCall(DMGetLocalToGlobalMapping(dmc, &ltogc));
-  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogf, &idxf));
-  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogc, &idxc));
-  nrows = m[0] * m[1] * m[2];
-  /* the arrays in one allocation, the values first (aligned), which the matrix keeps */
-  {
-    const size_t most = (size_t)nrows * (dim == 3 ? 8 : 4);
-
-    PetscCall(PetscMalloc(most * (sizeof(PetscScalar) + sizeof(PetscInt)) + (size_t)(nrows + 1) * sizeof(PetscInt), &arrays));
-    aa    = (PetscScalar *)arrays;
-    aj    = (PetscInt *)(aa + most);
-    ai    = aj + most;
-    ai[0] = 0;
-  }
-  /* each fine point's entries, in PETSc's order, placed at its row (its global number) */
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    if (pass == 1)
-      for (PetscInt r = 0; r < nrows; r++) ai[r + 1] += ai[r];
-    for (PetscInt l = s[2]; l < s[2] + m[2]; l++)
-      for (PetscInt j = s[1]; j < s[1] + m[1]; j++)
-        for (PetscInt i = s[0]; i < s[0] + m[0]; i++) {
-          const PetscInt r  = idxf[gm[0] * gm[1] * (l - gs[2]) + gm[0] * (j - gs[1]) + (i - gs[0])];
-          const PetscInt ic = i / ratio[0], jc = j / ratio[1], lc = dim == 3 ? l / ratio[2] : 0;
-          const PetscInt col = gmc[0] * gmc[1] * (lc - gsc[2]) + gmc[0] * (jc - gsc[1]) + (ic - gsc[0]);
-          PetscInt       cols[8], nc = 0;
-          PetscScalar    v[8], x, y, z;
-
-          PetscCheck(r >= 0 && r < nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Fine point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") numbered %" PetscInt_FMT ", outside the %" PetscInt_FMT " rows", i, j, l, r, nrows);
-          if (pass == 0) { /* the row's length: a coarse neighbour more in each direction the point lies between two */
-            ai[r + 1] = (ic * ratio[0] != i ? 2 : 1) * (jc * ratio[1] != j ? 2 : 1) * (dim == 3 && lc * ratio[2] != l ? 2 : 1);
-            continue;
-          }
-          x = ((PetscReal)(i - ic * ratio[0])) / ((PetscReal)ratio[0]);
-          y = ((PetscReal)(j - jc * ratio[1])) / ((PetscReal)ratio[1]);
-          if (dim == 2) { /* DMCreateInterpolation_DA_2D_Q1 */
-            cols[nc] = idxc[col];
-            v[nc++]  = x * y - x - y + 1.0;
-            if (ic * ratio[0] != i) {
-              cols[nc] = idxc[col + 1];
-              v[nc++]  = -x * y + x;
-            }
-            if (jc * ratio[1] != j) {
-              cols[nc] = idxc[col + gmc[0]];
-              v[nc++]  = -x * y + y;
-            }
-            if (jc * ratio[1] != j && ic * ratio[0] != i) {
-              cols[nc] = idxc[col + (gmc[0] + 1)];
-              v[nc++]  = x * y;
-            }
-          } else { /* DMCreateInterpolation_DA_3D_Q1 */
-            const PetscBool di = (PetscBool)(ic * ratio[0] != i), dj = (PetscBool)(jc * ratio[1] != j), dl = (PetscBool)(lc * ratio[2] != l);
-            const PetscInt  mn = gmc[0] * gmc[1];
-
-            z        = ((PetscReal)(l - lc * ratio[2])) / ((PetscReal)ratio[2]);
-            cols[nc] = idxc[col];
-            v[nc++]  = .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.));
-            if (di) {
-              cols[nc] = idxc[col + 1];
-              v[nc++]  = .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.));
-            }
-            if (dj) {
-              cols[nc] = idxc[col + gmc[0]];
-              v[nc++]  = .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.));
-            }
-            if (dl) {
-              cols[nc] = idxc[col + mn];
-              v[nc++]  = .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.));
-            }
-            if (dj && di) {
-              cols[nc] = idxc[col + (gmc[0] + 1)];
-              v[nc++]  = .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.));
-            }
-            if (dj && dl) {
-              cols[nc] = idxc[col + (mn + gmc[0])];
-              v[nc++]  = .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.));
-            }
-            if (di && dl) {
-              cols[nc] = idxc[col + (mn + 1)];
-              v[nc++]  = .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.));
-            }
-            if (di && dl && dj) {
-              cols[nc] = idxc[col + (mn + gmc[0] + 1)];
-              v[nc++]  = .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.));
-            }
-          }
-          PetscCheck(nc == ai[r + 1] - ai[r], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the interpolation has %" PetscInt_FMT " entries, not %" PetscInt_FMT, r, nc, ai[r + 1] - ai[r]);
-          /* the row's columns sorted, as MatSetValues() keeps them (at most 8: insertion) */
-          for (PetscInt k = 0; k < nc; k++) {
-            PetscInt q = ai[r] + k;
-
-            for (; q > ai[r] && aj[q - 1] > cols[k]; q--) {
-              aj[q] = aj[q - 1];
-              aa[q] = aa[q - 1];
-            }
-            aj[q] = cols[k];
-            aa[q] = v[k];
-          }
-          nz += nc;
-        }
-  }
-  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &idxf));
-  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &idxc));
-  PetscCheck(nz == ai[nrows], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The interpolation's rows were not each set once");
-  /* the matrix on the arrays, which a container composed on it frees with it */
-  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nrows, Mc[0] * Mc[1] * Mc[2], ai, aj, aa, P));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-  PetscCall(PetscContainerSetPointer(c, arrays));
+  PetscCall(PetscContainerSetPointer(c, b->mem));
   PetscCall(GKContainerFreeOnDestroy(c));
-  PetscCall(PetscObjectCompose((PetscObject)*P, "GKInterpolationArrays", (PetscObject)c));
+  PetscCall(PetscObjectCompose((PetscObject)P, name, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
   PetscFunctionReturn(0);
 }
 
-/* The DM's own interpolation (DMDA's Q1 on one process built here instead, see above), then,
+/* DMDA's Q1 interpolation (the same entries and values as PETSc's) written as CSR arrays
+   directly, where PETSc sets each row with MatSetValues: the process's fine points' rows, split
+   between the coarse columns it owns (local numbers) and the others (global numbers), wrapped
+   by a SEQAIJ on one process and an MPIAIJ on several, as PETSc's is for these types */
+static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P)
+{
+  MPI_Comm               comm = PetscObjectComm((PetscObject)dmf);
+  ISLocalToGlobalMapping ltogf, ltogc;
+  const PetscInt        *idxf, *idxc;
+  /* a 2D grid as one plane of a 3D one */
+  PetscInt    s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, mc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, Mf[3] = {1, 1, 1};
+  PetscInt    nrows, ncols, rstart, cstart, cend, nzd = 0, nzo = 0, *dcount, *ocount;
+  PetscMPIInt size;
+  GKQ1Block   D, O = {NULL, NULL, NULL, NULL};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetInfo(dmf, NULL, &Mf[0], &Mf[1], dim == 3 ? &Mf[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(dmf, &s[0], &s[1], dim == 3 ? &s[2] : NULL, &m[0], &m[1], dim == 3 ? &m[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dmf, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
+  PetscCall(DMDAGetCorners(dmc, NULL, NULL, NULL, &mc[0], &mc[1], dim == 3 ? &mc[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dmc, &gsc[0], &gsc[1], dim == 3 ? &gsc[2] : NULL, &gmc[0], &gmc[1], dim == 3 ? &gmc[2] : NULL));
+  nrows = m[0] * m[1] * m[2];
+  ncols = mc[0] * mc[1] * mc[2];
+  /* a DMDA numbers each process's points after the previous processes' */
+  PetscCallMPI(MPI_Scan(&nrows, &rstart, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Scan(&ncols, &cend, 1, MPIU_INT, MPI_SUM, comm));
+  rstart -= nrows;
+  cstart = cend - ncols;
+  PetscCall(DMGetLocalToGlobalMapping(dmf, &ltogf));
+  PetscCall(DMGetLocalToGlobalMapping(dmc, &ltogc));
+  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogf, &idxf));
+  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogc, &idxc));
+  /* each row's entries in the coarse columns of this process and of the others (pass 0), then
+     each fine point's entries sorted (as MatSetValues() keeps them) placed at its row (pass 1) */
+  PetscCall(PetscCalloc2(nrows + 1, &dcount, nrows + 1, &ocount));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    if (pass == 1) { /* the arrays, their row offsets */
+      for (PetscInt r = 0; r < nrows; r++) {
+        nzd += dcount[r + 1];
+        nzo += ocount[r + 1];
+      }
+      PetscCall(GKQ1BlockAlloc_Private(nrows, nzd, &D));
+      if (size > 1) PetscCall(GKQ1BlockAlloc_Private(nrows, nzo, &O));
+      D.i[0] = 0;
+      for (PetscInt r = 0; r < nrows; r++) D.i[r + 1] = D.i[r] + dcount[r + 1];
+      if (O.i) {
+        O.i[0] = 0;
+        for (PetscInt r = 0; r < nrows; r++) O.i[r + 1] = O.i[r] + ocount[r + 1];
+      }
+    }
+    for (PetscInt l = s[2]; l < s[2] + m[2]; l++)
+      for (PetscInt j = s[1]; j < s[1] + m[1]; j++)
+        for (PetscInt i = s[0]; i < s[0] + m[0]; i++) {
+          const PetscInt r = idxf[gm[0] * gm[1] * (l - gs[2]) + gm[0] * (j - gs[1]) + (i - gs[0])] - rstart;
+          PetscInt       cols[8], nc, pd, po;
+          PetscScalar    v[8];
+
+          PetscCheck(r >= 0 && r < nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Fine point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") numbered %" PetscInt_FMT ", outside this process's %" PetscInt_FMT " rows", i, j, l, r + rstart, nrows);
+          nc = GKDMDAQ1Row(dim, i, j, l, ratio, gsc, gmc, idxc, cols, pass ? v : NULL);
+          if (pass == 0) {
+            for (PetscInt k = 0; k < nc; k++) {
+              if (cols[k] >= cstart && cols[k] < cend) dcount[r + 1]++;
+              else ocount[r + 1]++;
+            }
+            continue;
+          }
+          for (PetscInt k = 1; k < nc; k++) /* insertion, at most 8 */
+            for (PetscInt q = k; q > 0 && cols[q - 1] > cols[q]; q--) {
+              const PetscInt    tc = cols[q];
+              const PetscScalar tv = v[q];
+
+              cols[q]     = cols[q - 1];
+              v[q]        = v[q - 1];
+              cols[q - 1] = tc;
+              v[q - 1]    = tv;
+            }
+          pd = D.i[r];
+          po = O.i ? O.i[r] : 0;
+          for (PetscInt k = 0; k < nc; k++) {
+            if (cols[k] >= cstart && cols[k] < cend) {
+              D.j[pd]   = cols[k] - cstart;
+              D.a[pd++] = v[k];
+            } else {
+              PetscCheck(O.i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column %" PetscInt_FMT " outside the coarse grid's %" PetscInt_FMT " points", cols[k], cend);
+              O.j[po]   = cols[k];
+              O.a[po++] = v[k];
+            }
+          }
+          PetscCheck(pd == D.i[r + 1] && (!O.i || po == O.i[r + 1]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the interpolation was set twice", r + rstart);
+        }
+  }
+  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &idxf));
+  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &idxc));
+  PetscCall(PetscFree2(dcount, ocount));
+  /* the matrix on the arrays, which containers composed on it free with it */
+  if (size == 1) PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nrows, ncols, D.i, D.j, D.a, P));
+  else PetscCall(MatCreateMPIAIJWithSplitArrays(comm, nrows, ncols, Mf[0] * Mf[1] * Mf[2], Mc[0] * Mc[1] * Mc[2], D.i, D.j, D.a, O.i, O.j, O.a, P));
+  PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArrays", &D));
+  if (O.mem) PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArraysOff", &O));
+  PetscFunctionReturn(0);
+}
+
+/* The DM's own interpolation (DMDA's Q1 built here instead, see above), then,
    while the fine DM's matrices are the library's, the result made ELLPACK-R, sequential or MPI
    (a MAIJ expanded to AIJ first) */
 static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Vec *scale)
