@@ -3,7 +3,8 @@ static char help[] = "Assembly on the GPU: implicit diffusion with a coefficient
 on the unit square (n x n cells, finite volumes, u = 0 outside). The matrix changes each step. Its\n\
 pattern is given once (MatSetPreallocationCOO); each step its values are computed on the GPU, with\n\
 the library's vector operations on device vectors, and handed to MatSetValuesCOO from device\n\
-memory: on one process they are summed on the GPU straight into the device matrix.\n\
+memory: they are summed on the GPU straight into the device matrix (on several processes the\n\
+entries of other processes' rows pass through the host).\n\
 Linked with the library (-lpetscgpukit, petscgpukit.h) for the device arrays.\n\
 Options:\n\
   -n <n>       : cells a side (default 128)\n\

@@ -338,6 +338,8 @@ static PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
   if (coo->pinned) PetscCall(GKDev->hostunregister(coo->pinned)); /* before AIJ frees it */
   PetscCall(GKFree(coo->jmap));
   PetscCall(GKFree(coo->perm));
+  PetscCall(GKFree(coo->jmap2));
+  PetscCall(GKFree(coo->perm2));
   PetscCall(GKFree(coo->ai));
   PetscCall(GKFree(coo->aj));
   PetscCall(GKFree(coo->val));
@@ -346,19 +348,17 @@ static PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* The lists of PETSc's COO assembly (its jmap and perm), made from the entries and the pattern
-   AIJ's preallocation made of them, and put on the device with that pattern. Each entry's
+/* The lists of PETSc's COO assembly (its jmap and perm) for n entries of A's pattern (negative
+   indices: dropped), on the device: nonzero p sums the entries perm[jmap[p]] ... Each entry's
    nonzero is found in its row (AIJ's columns are sorted); the entries summed into one nonzero
    keep their order. */
-static PetscErrorCode MatSeqGKCOOLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[])
+static PetscErrorCode MatSeqGKCOOMakeLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount **djmap, PetscCount **dperm, PetscCount *nperm)
 {
-  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
-  const PetscInt  m  = A->rmap->n;
+  const PetscInt  m = A->rmap->n;
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscMemType    mtype;
   PetscCount     *jmap, *perm, *at, *next;
-  GKCoo          *coo;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
@@ -379,19 +379,38 @@ static PetscErrorCode MatSeqGKCOOLists_Private(Mat A, PetscCount n, const PetscI
   PetscCall(PetscArraycpy(next, jmap, ai[m]));
   for (PetscCount k = 0; k < n; k++)
     if (at[k] >= 0) perm[next[at[k]]++] = k;
-  PetscCall(PetscNew(&coo));
-  gk->coo    = coo;
-  coo->n     = n;
-  coo->nnz   = ai[m];
-  coo->nperm = jmap[ai[m]];
-  PetscCall(GKMallocH2D(ai[m] + 1, jmap, &coo->jmap));
-  PetscCall(GKMallocH2D(coo->nperm, perm, &coo->perm));
-  PetscCall(GKMallocH2D(m + 1, ai, &coo->ai));
-  PetscCall(GKMallocH2D(ai[m], aj, &coo->aj));
-  PetscCall(GKMalloc(ai[m], &coo->val));
+  *nperm = jmap[ai[m]];
+  PetscCall(GKMallocH2D(ai[m] + 1, jmap, djmap));
+  PetscCall(GKMallocH2D(*nperm, perm, dperm));
   PetscCall(PetscFree(jmap));
   PetscCall(PetscFree(at));
   PetscCall(PetscFree2(perm, next));
+  PetscFunctionReturn(0);
+}
+
+/* The lists for the entries MatSetPreallocationCOO() was given (n) and, for an MPI matrix's
+   block, for the other processes' sums (nr), with the pattern, on the device */
+PetscErrorCode MatSeqGKCOOSetLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount nr, const PetscInt ri[], const PetscInt rj[])
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  const PetscInt  m  = A->rmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  GKCoo          *coo;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKCOOReset_Private(A));
+  PetscCall(PetscNew(&coo));
+  gk->coo = coo;
+  PetscCall(MatSeqGKCOOMakeLists_Private(A, n, ci, cj, &coo->jmap, &coo->perm, &coo->nperm));
+  if (nr) PetscCall(MatSeqGKCOOMakeLists_Private(A, nr, ri, rj, &coo->jmap2, &coo->perm2, &coo->nperm2));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  coo->n   = n;
+  coo->nnz = ai[m];
+  PetscCall(GKMallocH2D(m + 1, ai, &coo->ai));
+  PetscCall(GKMallocH2D(ai[m], aj, &coo->aj));
+  PetscCall(GKMalloc(ai[m], &coo->val));
   PetscFunctionReturn(0);
 }
 
@@ -410,35 +429,24 @@ static PetscErrorCode MatSetPreallocationCOO_SeqGK(Mat A, PetscCount n, PetscInt
   PetscCall(PetscArraycpy(ci, i, n));
   PetscCall(PetscArraycpy(cj, j, n));
   PetscCall((*base->prealloc)(A, n, i, j));
-  PetscCall(MatSeqGKCOOLists_Private(A, n, ci, cj));
+  PetscCall(MatSeqGKCOOSetLists_Private(A, n, ci, cj, 0, NULL, NULL));
   PetscCall(PetscFree2(ci, cj));
   PetscFunctionReturn(0);
 }
 
-/* The values summed on the device into the device copy, from device memory where v is there
-   (else one copy of v up); the host matrix then gets them by one copy down, so that PETSc's AIJ
-   code, which reads its own arrays, stays right. The assembly MatSetValuesCOO() ends with finds
-   the device copy current (MatAssemblyEnd_SeqGK). */
-static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], InsertMode imode)
+/* The values (dv: device, the entries'; drv: device, the other processes' sums, or NULL)
+   summed into the device copy, which then gives the host matrix its values by one copy down, so
+   that PETSc's AIJ code, which reads its own arrays, stays right. The assembly MatSetValuesCOO()
+   ends with finds the device copy current (MatAssemblyEnd_SeqGK). */
+PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const PetscScalar drv[], InsertMode imode)
 {
-  Mat_SeqGK         *gk  = (Mat_SeqGK *)A->spptr;
-  GKCoo             *coo = gk->coo;
-  const PetscBool    add = imode == INSERT_VALUES ? PETSC_FALSE : PETSC_TRUE; /* AIJ's rule */
-  const PetscScalar *dv  = v;
-  PetscScalar       *aa;
-  PetscBool          dev;
-  PetscObjectState   state;
+  Mat_SeqGK       *gk  = (Mat_SeqGK *)A->spptr;
+  GKCoo           *coo = gk->coo;
+  const PetscBool  add = imode == INSERT_VALUES ? PETSC_FALSE : PETSC_TRUE; /* AIJ's rule */
+  PetscScalar     *aa;
+  PetscObjectState state;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->ondevice(v, &dev));
-  if (!coo) { /* preallocated before it was a device matrix: AIJ's lists, host values only */
-    const GKCOOBase *base;
-
-    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", gk->fmt->type);
-    PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
-    PetscCall((*base->values)(A, v, imode));
-    PetscFunctionReturn(0);
-  }
   if (!coo->nzstate) coo->nzstate = A->nonzerostate; /* the state MatSetPreallocationCOO() left */
   PetscCheck(coo->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before MatSetValuesCOO()", gk->fmt->type);
   /* the layout, made at the first values (before MatSetValuesCOO()'s first assembly: the pattern
@@ -452,13 +460,12 @@ static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], Insert
     PetscCall(GKMemcpyH2D(coo->val, ha, (size_t)coo->nnz * sizeof(PetscScalar)));
     PetscCall(MatSeqAIJRestoreArrayRead(A, &ha));
   }
-  if (!dev && coo->n) {
-    if (!coo->v) PetscCall(GKMalloc(coo->n, &coo->v));
-    PetscCall(GKMemcpyH2D(coo->v, v, (size_t)coo->n * sizeof(PetscScalar)));
-    dv = coo->v;
-  }
   PetscCall(GKDev->cooscatter(coo->nnz, coo->jmap, coo->perm, dv, add, coo->val));
   GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm) * sizeof(PetscCount) + (double)coo->nperm * sizeof(PetscScalar) + (double)(add ? 2 : 1) * coo->nnz * sizeof(PetscScalar));
+  if (drv && coo->jmap2) {
+    PetscCall(GKDev->cooscatter(coo->nnz, coo->jmap2, coo->perm2, drv, PETSC_TRUE, coo->val));
+    GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm2) * sizeof(PetscCount) + (double)coo->nperm2 * sizeof(PetscScalar) + 2.0 * coo->nnz * sizeof(PetscScalar));
+  }
   PetscCall(gk->fmt->setvalues(A, coo->ai, coo->aj, coo->val));
   PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
   if (GKDev->hostregister && aa != coo->tried) { /* page-locked once: a copy into pageable memory runs at a fraction of the bus's speed */
@@ -472,6 +479,33 @@ static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], Insert
   PetscCall(GKMemcpyD2H(aa, coo->val, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
   coo->pending = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* From device memory where v is there, else after one copy of v up */
+static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], InsertMode imode)
+{
+  Mat_SeqGK         *gk  = (Mat_SeqGK *)A->spptr;
+  GKCoo             *coo = gk->coo;
+  const PetscScalar *dv  = v;
+  PetscBool          dev;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->ondevice(v, &dev));
+  if (!coo) { /* preallocated before it was a device matrix: AIJ's lists, host values only */
+    const GKCOOBase *base;
+
+    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", gk->fmt->type);
+    PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
+    PetscCall((*base->values)(A, v, imode));
+    PetscFunctionReturn(0);
+  }
+  if (!dev && coo->n) {
+    if (!coo->v) PetscCall(GKMalloc(coo->n, &coo->v));
+    PetscCall(GKMemcpyH2D(coo->v, v, (size_t)coo->n * sizeof(PetscScalar)));
+    dv = coo->v;
+  }
+  PetscCall(MatSeqGKCOOSetValues_Private(A, dv, NULL, imode));
   PetscFunctionReturn(0);
 }
 

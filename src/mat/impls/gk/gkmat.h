@@ -53,18 +53,20 @@ typedef struct {
 /* COO assembly on the device (MatSetPreallocationCOO, MatSetValuesCOO; gkmat.c): the entries'
    sums straight into the device copy, which then gives the host matrix its values */
 typedef struct {
-  PetscCount       n;           /* the entries MatSetPreallocationCOO was given */
-  PetscInt         nnz;         /* the nonzeros they land on */
-  PetscCount       nperm;       /* the entries not dropped */
-  PetscCount      *jmap, *perm; /* device: nonzero p sums the entries perm[jmap[p]] .. perm[jmap[p + 1] - 1] */
-  PetscInt        *ai, *aj;     /* device: the pattern (CSR) */
-  PetscScalar     *val;         /* device: the values in CSR order, as last set */
-  PetscScalar     *v;           /* device: host values staged, n, made at their first use */
-  PetscScalar     *pinned;      /* the host matrix's values, page-locked for the copy down (hostregister), or NULL */
-  PetscScalar     *tried;       /* the values array last offered to hostregister */
-  PetscObjectState nzstate;     /* the nonzero state the lists hold for (0: not yet seen) */
-  PetscObjectState valstate;    /* the object state at which val held the matrix's values */
-  PetscBool        pending;     /* values set: the device copy is current after the assembly that follows */
+  PetscCount       n;             /* the entries MatSetPreallocationCOO was given */
+  PetscInt         nnz;           /* the nonzeros they land on */
+  PetscCount       nperm;         /* the entries not dropped */
+  PetscCount      *jmap, *perm;   /* device: nonzero p sums the entries perm[jmap[p]] .. perm[jmap[p + 1] - 1] */
+  PetscCount       nperm2;        /* an MPI matrix's block: the other processes' sums, nonzero p */
+  PetscCount      *jmap2, *perm2; /* adding rv[perm2[jmap2[p]]] .. (device; NULL: none) */
+  PetscInt        *ai, *aj;       /* device: the pattern (CSR) */
+  PetscScalar     *val;           /* device: the values in CSR order, as last set */
+  PetscScalar     *v;             /* device: host values staged, n, made at their first use */
+  PetscScalar     *pinned;        /* the host matrix's values, page-locked for the copy down (hostregister), or NULL */
+  PetscScalar     *tried;         /* the values array last offered to hostregister */
+  PetscObjectState nzstate;       /* the nonzero state the lists hold for (0: not yet seen) */
+  PetscObjectState valstate;      /* the object state at which val held the matrix's values */
+  PetscBool        pending;       /* values set: the device copy is current after the assembly that follows */
 } GKCoo;
 
 typedef struct {
@@ -110,9 +112,10 @@ PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
 /* COO assembly: the base type's (SEQAIJ's or MPIAIJ's) own functions, found once; every index
    checked against the global sizes; both functions composed on a device matrix (NULL: removed).
-   The sequential types sum the values on the device (gkmat.c); the MPI types run MPIAIJ's, on
-   host values (device values copied to the host first), and their blocks' device copies are
-   brought up to date at their next use, only the values where the pattern is the same. */
+   The values are summed on the device (gkmat.c); an MPI type's blocks each sum the process's
+   entries of its own rows and the sums of other processes' entries, which go through the host
+   (mpigk.c). A matrix preallocated before it was a device matrix has the base type's lists only,
+   and takes host values only. */
 typedef PetscErrorCode (*GKCOOPreallocFn)(Mat, PetscCount, PetscInt[], PetscInt[]);
 typedef PetscErrorCode (*GKCOOValuesFn)(Mat, const PetscScalar[], InsertMode);
 typedef struct {
@@ -122,6 +125,11 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatGKCOOBase_Private(PetscBool, const GKCOOBase **);
 PETSC_INTERN PetscErrorCode MatGKCOOCheck_Private(Mat, PetscCount, const PetscInt[], const PetscInt[]);
 PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, GKCOOPreallocFn, GKCOOValuesFn);
+/* An MPI device matrix's block (mpigk.c): its lists for the process's own entries (n of them,
+   block rows and columns, negative: not this block's) and for the other processes' sums (nr),
+   and the values of both, device arrays, summed into its device copy */
+PETSC_INTERN PetscErrorCode MatSeqGKCOOSetLists_Private(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscCount, const PetscInt[], const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatSeqGKCOOSetValues_Private(Mat, const PetscScalar[], const PetscScalar[], InsertMode);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

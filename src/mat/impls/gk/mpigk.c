@@ -53,9 +53,20 @@ typedef struct {
   PetscBool haveslots;
   /* ELLPACK-R layout settings made on this matrix (MatELLRCUDASetSliceHeight, ...SortWindow,
      ...ShortColumns), given to its blocks again whenever MPIAIJ makes them anew */
-  PetscInt   ellr[GK_ELLR_LAYOUTS];
-  PetscBool  ellrset[GK_ELLR_LAYOUTS];
-  PetscCount coon; /* the entries of the last MatSetPreallocationCOO() */
+  PetscInt  ellr[GK_ELLR_LAYOUTS];
+  PetscBool ellrset[GK_ELLR_LAYOUTS];
+  /* COO assembly on the device (MatSetPreallocationCOO_MPIGK): the blocks keep the lists of
+     this process's entries of its own rows; its entries of other processes' rows (coonr, at
+     positions dremote of the values) are gathered on the device and sent through a host MPIAIJ
+     of their pattern (cooremote, PETSc's own COO assembly), whose sums on this process's rows
+     (coonrecv: its diagonal block's nonzeros, then its off-diagonal block's) the blocks add in */
+  PetscCount   coon;                               /* the entries of the last MatSetPreallocationCOO() */
+  PetscBool    coodevice;                          /* lists made (else MPIAIJ's own, on host values) */
+  PetscBool    cooany;                             /* some process has entries of another's rows */
+  PetscCount   coonr, coonrecv, coonrd;            /* coonrd: of the sums, those of cooremote's diagonal block */
+  PetscCount  *dremote, *diota;                    /* device: the gather's positions and its jmap (0, 1, ..., coonr) */
+  PetscScalar *dsend, *hsend, *drecv, *hrecv, *dv; /* dv: host values staged on the device */
+  Mat          cooremote;
 } Mat_MPIGK;
 
 /* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
@@ -592,6 +603,21 @@ static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatMPIGKCOOReset_Private(Mat_MPIGK *mg)
+{
+  PetscFunctionBegin;
+  PetscCall(GKFree(mg->dremote));
+  PetscCall(GKFree(mg->diota));
+  PetscCall(GKFree(mg->dsend));
+  PetscCall(GKFree(mg->drecv));
+  PetscCall(GKFree(mg->dv));
+  PetscCall(PetscFree2(mg->hsend, mg->hrecv));
+  PetscCall(MatDestroy(&mg->cooremote));
+  mg->coodevice = mg->cooany = PETSC_FALSE;
+  mg->coonr = mg->coonrecv = mg->coonrd = 0;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatDestroy_MPIGK(Mat A)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
@@ -603,6 +629,7 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
+  PetscCall(MatMPIGKCOOReset_Private(mg));
   A->ops->destroy = mg->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall((*A->ops->destroy)(A)); /* MPIAIJ's */
@@ -612,37 +639,167 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *, const char *);
 
-/* COO assembly: indices checked, then MPIAIJ's, which sends the entries of other processes'
-   rows through the host */
+/* COO assembly: indices checked, MPIAIJ's preallocation (the pattern, its blocks), then the
+   lists on the device: each block's for this process's entries of its own rows (block rows and
+   columns: the off-diagonal block's columns are the ghosts' positions), and, where any process
+   has entries of another's rows, a host MPIAIJ of those entries alone, whose COO assembly sends
+   their values to the owners, and each block's list for the sums it receives. MPIAIJ's may
+   reorder i and j: the lists take a copy. */
 static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
 {
+  Mat_MPIGK       *mg = (Mat_MPIGK *)A->spptr;
   const GKCOOBase *base;
+  const PetscInt   rstart = A->rmap->rstart, rend = A->rmap->rend, cstart = A->cmap->rstart, cend = A->cmap->rend;
+  const PetscInt  *garray, *rgarray;
+  PetscInt        *ci, *cj, *di, *dj, *oi, *oj, *ri, *rj, nghost;
+  PetscCount       nr = 0, *remote, nrecv = 0, nrd = 0;
+  Mat              Ad, Ao;
 
   PetscFunctionBegin;
   PetscCall(MatGKCOOCheck_Private(A, n, i, j));
   PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
+  PetscCall(MatMPIGKCOOReset_Private(mg));
+  PetscCall(PetscMalloc2(n, &ci, n, &cj));
+  PetscCall(PetscArraycpy(ci, i, n));
+  PetscCall(PetscArraycpy(cj, j, n));
   PetscCall((*base->prealloc)(A, n, i, j));
-  ((Mat_MPIGK *)A->spptr)->coon = n;
+  mg->coon = n;
+  PetscCall(MatMPIGKConvertBlocks_Private(A)); /* MPIAIJ's made them anew, as SEQAIJ */
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
+  nghost = Ao->cmap->n;
+  /* this process's entries, by block; the others' rows' */
+  PetscCall(PetscMalloc4(n, &di, n, &dj, n, &oi, n, &oj));
+  PetscCall(PetscMalloc3(n, &remote, n, &ri, n, &rj));
+  for (PetscCount k = 0; k < n; k++) {
+    di[k] = dj[k] = oi[k] = oj[k] = -1;
+    if (ci[k] < 0 || cj[k] < 0) continue;
+    if (ci[k] < rstart || ci[k] >= rend) {
+      remote[nr] = k;
+      ri[nr]     = ci[k];
+      rj[nr++]   = cj[k];
+    } else if (cj[k] >= cstart && cj[k] < cend) {
+      di[k] = ci[k] - rstart;
+      dj[k] = cj[k] - cstart;
+    } else {
+      PetscInt loc;
+
+      PetscCall(PetscFindInt(cj[k], nghost, garray, &loc));
+      PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the ghost columns MPIAIJ's MatSetPreallocationCOO() made", k, ci[k], cj[k]);
+      oi[k] = ci[k] - rstart;
+      oj[k] = loc;
+    }
+  }
+  mg->cooany = nr ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mg->cooany, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (mg->cooany) { /* the entries of other processes' rows through a host MPIAIJ of them */
+    Mat             Rd, Ro;
+    const PetscInt *rdi, *rdj, *roi, *roj;
+    PetscInt       *qdi, *qdj, *qoi, *qoj, m = A->rmap->n, nro;
+    PetscScalar    *ra;
+    PetscMemType    mtype;
+    PetscCount     *iota;
+
+    PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &mg->cooremote));
+    PetscCall(MatSetSizes(mg->cooremote, A->rmap->n, A->cmap->n, A->rmap->N, A->cmap->N));
+    PetscCall(MatSetType(mg->cooremote, MATMPIAIJ));
+    PetscCall(MatSetPreallocationCOO(mg->cooremote, nr, ri, rj)); /* ri, rj may be reordered: not read after */
+    PetscCall(MatMPIAIJGetSeqAIJ(mg->cooremote, &Rd, &Ro, &rgarray));
+    PetscCall(MatSeqAIJGetCSRAndMemType(Rd, &rdi, &rdj, &ra, &mtype));
+    PetscCall(MatSeqAIJGetCSRAndMemType(Ro, &roi, &roj, &ra, &mtype));
+    nrd   = rdi[m];
+    nro   = roi[m];
+    nrecv = nrd + nro;
+    /* the sums received, Rd's nonzeros then Ro's, as entries of A's blocks */
+    PetscCall(PetscMalloc4(nrecv, &qdi, nrecv, &qdj, nrecv, &qoi, nrecv, &qoj));
+    for (PetscInt r = 0; r < m; r++) {
+      for (PetscInt q = rdi[r]; q < rdi[r + 1]; q++) {
+        qdi[q] = r;
+        qdj[q] = rdj[q];
+        qoi[q] = qoj[q] = -1;
+      }
+      for (PetscInt q = roi[r]; q < roi[r + 1]; q++) {
+        PetscInt loc;
+
+        PetscCall(PetscFindInt(rgarray[roj[q]], nghost, garray, &loc));
+        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sum received for (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the ghost columns", r + rstart, rgarray[roj[q]]);
+        qdi[nrd + q] = qdj[nrd + q] = -1;
+        qoi[nrd + q]                = r;
+        qoj[nrd + q]                = loc;
+      }
+    }
+    PetscCall(MatSeqGKCOOSetLists_Private(Ad, n, di, dj, nrecv, qdi, qdj));
+    PetscCall(MatSeqGKCOOSetLists_Private(Ao, n, oi, oj, nrecv, qoi, qoj));
+    PetscCall(PetscFree4(qdi, qdj, qoi, qoj));
+    PetscCall(PetscMalloc1(nr + 1, &iota));
+    for (PetscCount k = 0; k <= nr; k++) iota[k] = k;
+    PetscCall(GKMallocH2D(nr + 1, iota, &mg->diota));
+    PetscCall(PetscFree(iota));
+    PetscCall(GKMallocH2D(nr, remote, &mg->dremote));
+    PetscCall(GKMalloc(nr, &mg->dsend));
+    PetscCall(GKMalloc(nrecv, &mg->drecv));
+    PetscCall(PetscMalloc2(nr, &mg->hsend, nrecv, &mg->hrecv));
+  } else {
+    PetscCall(MatSeqGKCOOSetLists_Private(Ad, n, di, dj, 0, NULL, NULL));
+    PetscCall(MatSeqGKCOOSetLists_Private(Ao, n, oi, oj, 0, NULL, NULL));
+  }
+  mg->coonr     = nr;
+  mg->coonrecv  = nrecv;
+  mg->coonrd    = nrd;
+  mg->coodevice = PETSC_TRUE;
+  PetscCall(PetscFree4(di, dj, oi, oj));
+  PetscCall(PetscFree3(remote, ri, rj));
+  PetscCall(PetscFree2(ci, cj));
   PetscFunctionReturn(0);
 }
 
-/* MPIAIJ's on host values: values in device memory are copied to the host first */
+/* The values (from device memory where v is there, else after one copy up) summed into the
+   blocks' device copies: this process's entries of its own rows on the device; its entries of
+   other processes' rows gathered on the device, copied down and sent through the host MPIAIJ's
+   COO assembly, whose sums here go up and are added in. So only the entries crossing between
+   processes pass through the host (and the blocks' host copies get the sums, one copy down). */
 static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], InsertMode imode)
 {
-  const GKCOOBase *base;
-  const PetscCount n = ((Mat_MPIGK *)A->spptr)->coon;
-  PetscScalar     *h = NULL;
-  PetscBool        dev;
+  Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
+  const PetscScalar *dv = v, *drecv = NULL;
+  PetscBool          dev;
+  Mat                Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
   PetscCall(GKDev->ondevice(v, &dev));
-  if (dev) {
-    PetscCall(PetscMalloc1(n, &h));
-    PetscCall(GKMemcpyD2H(h, v, (size_t)n * sizeof(PetscScalar)));
+  if (!mg->coodevice) { /* preallocated before it was a device matrix: MPIAIJ's, on host values */
+    const GKCOOBase *base;
+
+    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", mg->type);
+    PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
+    PetscCall((*base->values)(A, v, imode));
+    PetscFunctionReturn(0);
   }
-  PetscCall((*base->values)(A, h ? h : v, imode));
-  PetscCall(PetscFree(h));
+  if (!dev && mg->coon) {
+    if (!mg->dv) PetscCall(GKMalloc(mg->coon, &mg->dv));
+    PetscCall(GKMemcpyH2D(mg->dv, v, (size_t)mg->coon * sizeof(PetscScalar)));
+    dv = mg->dv;
+  }
+  if (mg->cooany) {
+    Mat                Rd, Ro;
+    const PetscScalar *ra;
+
+    PetscCall(GKDev->cooscatter((PetscInt)mg->coonr, mg->diota, mg->dremote, dv, PETSC_FALSE, mg->dsend));
+    GK_COUNT_BYTES((double)(2 * mg->coonr + 1) * sizeof(PetscCount) + 2.0 * mg->coonr * sizeof(PetscScalar));
+    PetscCall(GKMemcpyD2H(mg->hsend, mg->dsend, (size_t)mg->coonr * sizeof(PetscScalar)));
+    PetscCall(MatSetValuesCOO(mg->cooremote, mg->hsend, INSERT_VALUES));
+    PetscCall(MatMPIAIJGetSeqAIJ(mg->cooremote, &Rd, &Ro, NULL));
+    PetscCall(MatSeqAIJGetArrayRead(Rd, &ra));
+    PetscCall(PetscArraycpy(mg->hrecv, ra, mg->coonrd));
+    PetscCall(MatSeqAIJRestoreArrayRead(Rd, &ra));
+    PetscCall(MatSeqAIJGetArrayRead(Ro, &ra));
+    PetscCall(PetscArraycpy(mg->hrecv + mg->coonrd, ra, mg->coonrecv - mg->coonrd));
+    PetscCall(MatSeqAIJRestoreArrayRead(Ro, &ra));
+    PetscCall(GKMemcpyH2D(mg->drecv, mg->hrecv, (size_t)mg->coonrecv * sizeof(PetscScalar)));
+    drecv = mg->drecv;
+  }
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  PetscCall(MatSeqGKCOOSetValues_Private(Ad, dv, drecv, imode));
+  PetscCall(MatSeqGKCOOSetValues_Private(Ao, dv, drecv, imode));
   PetscFunctionReturn(0);
 }
 
