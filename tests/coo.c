@@ -7,7 +7,8 @@ after the pattern changed is an error.\n\
   -type <type> : ellrcuda or diacuda\n\
   -n <n>       : rows (default 60)\n\
   -outside     : give one entry a column past the matrix (the error)\n\
-  -repattern   : add a nonzero after the first values, then set values again (the error)\n\n";
+  -repattern   : add a nonzero after the first values, then set values again (the error)\n\
+  -idle        : process 0 gives no entries; the last process gives those of process 0's rows\n\n";
 
 #include <petscgpukit.h>
 #include "testutil.h"
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 {
   PetscInt     n = 60, nl, rs = 0;
   char         type[64] = "ellrcuda";
-  PetscBool    outside = PETSC_FALSE, repattern = PETSC_FALSE, isdev;
+  PetscBool    outside = PETSC_FALSE, repattern = PETSC_FALSE, idle = PETSC_FALSE, isdev;
   Mat          M[2];
   Vec          dv;
   PetscMPIInt  rank, size;
@@ -86,18 +87,23 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-outside", &outside, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-repattern", &repattern, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-idle", &idle, NULL));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   nl = n / size + (rank < n % size ? 1 : 0);
   PetscCallMPI(MPI_Exscan(&nl, &rs, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
   if (!rank) rs = 0;
   for (PetscInt t = 0; t < 2; t++) { /* M[0] AIJ, the oracle; M[1] the device type */
-    PetscInt *ci, *cj;
+    PetscInt *ci, *cj, lo = rs, hi = rs + nl;
 
     PetscCall(MatCreate(PETSC_COMM_WORLD, &M[t]));
     PetscCall(MatSetSizes(M[t], nl, nl, n, n));
     PetscCall(MatSetType(M[t], t ? type : MATAIJ));
-    PetscCall(Entries(rs, rs + nl, n, (PetscBool)(t && outside), &nc, &ci, &cj));
+    if (idle && size > 1) { /* process 0 idle, its rows' entries all another process's */
+      if (rank == 0) hi = lo;
+      if (rank == size - 1) lo = 0;
+    }
+    PetscCall(Entries(lo, hi, n, (PetscBool)(t && outside), &nc, &ci, &cj));
     PetscCall(MatSetPreallocationCOO(M[t], nc, ci, cj));
     PetscCall(PetscFree2(ci, cj));
   }
@@ -147,7 +153,7 @@ int main(int argc, char **argv)
       PetscCheck(c1.h2d_count - c0.h2d_count == (round == 3 ? 0 : 1) && c1.d2h_count - c0.d2h_count == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() with device values copied %g times to the device and %g times to the host", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
     /* several: an INSERT sends up only the sums of other processes' entries of this one's rows
        (at most 7 nonzeros, (i + 7, i)), not the blocks' values */
-    else if (round == 3)
+    else if (round == 3 && !idle)
       PetscCheck(c1.h2d_bytes - c0.h2d_bytes <= 7 * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() with device values on %d processes copied %g bytes to the device, more than the other processes' sums", (int)size, c1.h2d_bytes - c0.h2d_bytes);
     PetscCall(MatSetValuesCOO(M[0], v, round == 3 ? INSERT_VALUES : ADD_VALUES));
     PetscCall(Compare(M[0], M[1], round == 3 ? "device values, INSERT_VALUES" : "device values, ADD_VALUES after MatScale"));
@@ -167,6 +173,12 @@ int main(int argc, char **argv)
   test:
     nsize: {{1 2 3}shared output}
     args: -type {{ellrcuda diacuda}shared output} -gpukit_backend {{host cuda}shared output}
+
+  # process 0 with no entries, all of its rows' entries sent by another process
+  test:
+    suffix: idle
+    nsize: {{2 3}shared output}
+    args: -type {{ellrcuda diacuda}shared output} -idle -gpukit_backend {{host cuda}shared output}
 
   # an index past the matrix: a PETSc error naming the entry, not a write past PETSc's arrays
   test:
