@@ -325,6 +325,9 @@ typedef struct {
      padding already zero), only the values with valuesonly (aj then unread); diafill writes the
      values of D's diagonals (off set, val zeroed, every entry's offset among them) */
   PetscErrorCode (*ellrshortfits)(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
+  /* checkcols(nnz, n, aj, ok): whether every one of the nnz columns aj (device) lies in [0, n),
+     before a format's build places anything by them */
+  PetscErrorCode (*checkcols)(PetscInt, PetscInt, const PetscInt *, PetscBool *);
   PetscErrorCode (*ellrfill)(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
   PetscErrorCode (*diafill)(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
   /* diaoffsets(m, ai, aj, flag): flag[j - i + m - 1] = 1 for every entry (i, j) (flag zeroed) */

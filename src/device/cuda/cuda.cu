@@ -518,6 +518,28 @@ static PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, c
   PetscFunctionReturn(0);
 }
 
+__global__ void GKCheckColsKernel(PetscInt nnz, PetscInt n, const PetscInt *__restrict__ aj)
+{
+  for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (PetscInt)gridDim.x * blockDim.x)
+    if (aj[k] < 0 || aj[k] >= n) gk_flag = 1;
+}
+
+static PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, PetscBool *ok)
+{
+  int flag = 0;
+
+  PetscFunctionBegin;
+  *ok = PETSC_TRUE;
+  if (!nnz) PetscFunctionReturn(0);
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, 0));
+  GKCounts.launches += 1;
+  GKCheckColsKernel<<<GKBlocks(nnz), GK_BLOCK>>>(nnz, n, aj);
+  GKCheckLaunch();
+  GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
+  *ok = flag ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 __global__ void GKEllrFillKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscInt *__restrict__ rl, PetscInt *__restrict__ col, short *__restrict__ dcol, GKScalar *__restrict__ val)
 {
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
@@ -876,6 +898,7 @@ const GKBackendOps GKBackendCUDA = {
   .diamulttranspose   = GKCUDADiaMultTranspose,
   .ellrgetdiagonal    = GKCUDAEllrGetDiagonal,
   .ellrshortfits      = GKCUDAEllrShortFits,
+  .checkcols          = GKCUDACheckCols,
   .ellrfill           = GKCUDAEllrFill,
   .diafill            = GKCUDADiaFill,
   .diaoffsets         = GKCUDADiaOffsets,

@@ -8,10 +8,13 @@
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 
-/* Every stored column inside the matrix: a device copy built from AIJ arrays that are not
-   (PETSc's MatLoad reads a binary file's column indices unchecked) would read outside x on the
-   device, or write outside the builders' host arrays */
-static PetscErrorCode MatSeqGKCheckColumns_Private(Mat A)
+/* Every row's length not negative and every stored column inside the matrix: a device copy built
+   from AIJ arrays that are not (PETSc's MatLoad reads a binary file's column indices unchecked)
+   would read outside x on the device, or write outside the builders' arrays. The rows are checked
+   on the host before a build (cheap: one pass over the row starts); the columns on the device,
+   once the build has copied them there (MatSeqGKColumnsOK_Private), and on the host only where
+   one lies outside, to name it (columns, true). */
+static PetscErrorCode MatSeqGKCheckCSR_Private(Mat A, PetscBool columns)
 {
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
@@ -22,15 +25,35 @@ static PetscErrorCode MatSeqGKCheckColumns_Private(Mat A)
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   for (PetscInt i = 0; i < m; i++) {
     PetscCheck(ai[i + 1] >= ai[i], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Row %" PetscInt_FMT " of the %s matrix has %" PetscInt_FMT " entries: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, ((PetscObject)A)->type_name, ai[i + 1] - ai[i]);
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
-      PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k],
-                 ((PetscObject)A)->type_name, n);
+    if (columns)
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+        PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k],
+                   ((PetscObject)A)->type_name, n);
   }
   PetscFunctionReturn(0);
 }
 
+/* A format's build, its CSR arrays on the device (daj: nnz columns of a copy with n columns): the
+   columns checked there; where one lies outside, the caller frees what it made and calls
+   MatSeqGKColumnsError_Private */
+PetscErrorCode MatSeqGKColumnsOK_Private(PetscInt nnz, PetscInt n, const PetscInt *daj, PetscBool *ok)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDev->checkcols(nnz, n, daj, ok));
+  PetscFunctionReturn(0);
+}
+
+/* The error naming the first column of A outside it (a copy made from A, its transpose, found one) */
+PetscErrorCode MatSeqGKColumnsError_Private(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_TRUE));
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device copy of the %s matrix found a column outside it that its AIJ arrays do not have", ((PetscObject)A)->type_name);
+}
+
 /* Brings the device copy up to date with the host matrix: a full rebuild after a change of the
-   nonzero pattern (its columns checked first), the values alone after any other change. */
+   nonzero pattern (its rows checked first, its columns by the build), the values alone after any
+   other change. */
 static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
@@ -40,7 +63,7 @@ static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
-  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckColumns_Private(A));
+  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKSORInvalidate_Private(A)); /* its lists name the old layout's slots */
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));

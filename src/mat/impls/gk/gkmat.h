@@ -100,6 +100,9 @@ PETSC_INTERN PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat, GKOptionItems
 PETSC_INTERN PetscErrorCode MatSeqGKSORReset_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKSORInvalidate_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
+/* a full build's columns, on the device, checked inside the matrix (gkmat.c) */
+PETSC_INTERN PetscErrorCode MatSeqGKColumnsOK_Private(PetscInt, PetscInt, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSeqGKColumnsError_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);
 /* the formats; ELLPACK-R's is also the off-diagonal blocks' of every MPI device matrix */

@@ -44,8 +44,15 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
     char     *flag, *dflag; /* flag[k + m - 1]: whether offset k holds a nonzero */
     PetscInt  ndiag = 0;
     char      why[160], msg[512];
-    PetscBool fits;
+    PetscBool fits, ok;
 
+    PetscCall(MatSeqGKColumnsOK_Private(ai[m], n, daj, &ok)); /* before the offsets are marked by them */
+    if (!ok) {
+      PetscCall(GKFree(dai));
+      PetscCall(GKFree(daj));
+      PetscCall(GKFree(daa));
+      PetscCall(MatSeqGKColumnsError_Private(A));
+    }
     PetscCall(GKMalloc(m + n, &dflag));
     PetscCall(GKDev->memzero(dflag, (size_t)(m + n)));
     PetscCall(GKDev->diaoffsets(m, dai, daj, dflag));

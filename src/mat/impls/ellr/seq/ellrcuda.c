@@ -170,6 +170,19 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(GKMallocH2D(m + 1, ai, &dai));
   PetscCall(GKMallocH2D(ai[m], aa, &daa));
   PetscCall(GKMallocH2D(ai[m], aj, &daj));
+  { /* the columns inside the copy, before anything reads x by them */
+    PetscBool ok;
+
+    PetscCall(MatSeqGKColumnsOK_Private(ai[m], n, daj, &ok));
+    if (!ok) {
+      PetscCall(GKFree(dai));
+      PetscCall(GKFree(daj));
+      PetscCall(GKFree(daa));
+      PetscCall(PetscFree(perm));
+      PetscCall(PetscFree4(sp, wfirst, wide, wptr));
+      PetscCall(MatSeqGKColumnsError_Private(A));
+    }
+  }
   PetscCall(GKEllrFree_Private(E));
   E->m  = m;
   E->n  = n;
