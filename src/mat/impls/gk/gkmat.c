@@ -12,8 +12,8 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
    from AIJ arrays that are not (PETSc's MatLoad reads a binary file's column indices unchecked)
    would read outside x on the device, or write outside the builders' arrays. The rows are checked
    on the host before a build (cheap: one pass over the row starts); the columns on the device,
-   once the build has copied them there (MatSeqGKColumnsOK_Private), and on the host only where
-   one lies outside, to name it (columns, true). */
+   once the format's build has copied them there (the backend's checkcols), and on the host only
+   where one lies outside, to name it (columns, true). */
 static PetscErrorCode MatSeqGKCheckCSR_Private(Mat A, PetscBool columns)
 {
   const PetscInt *ai, *aj;
@@ -33,17 +33,8 @@ static PetscErrorCode MatSeqGKCheckCSR_Private(Mat A, PetscBool columns)
   PetscFunctionReturn(0);
 }
 
-/* A format's build, its CSR arrays on the device (daj: nnz columns of a copy with n columns): the
-   columns checked there; where one lies outside, the caller frees what it made and calls
-   MatSeqGKColumnsError_Private */
-PetscErrorCode MatSeqGKColumnsOK_Private(PetscInt nnz, PetscInt n, const PetscInt *daj, PetscBool *ok)
-{
-  PetscFunctionBegin;
-  PetscCall(GKDev->checkcols(nnz, n, daj, ok));
-  PetscFunctionReturn(0);
-}
-
-/* The error naming the first column of A outside it (a copy made from A, its transpose, found one) */
+/* The error naming the first column of A outside it, for a format's build whose checkcols found
+   one (in a copy made from A or its transpose), once it has freed what it made */
 PetscErrorCode MatSeqGKColumnsError_Private(Mat A)
 {
   PetscFunctionBegin;
@@ -505,29 +496,49 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
   PetscFunctionReturn(0);
 }
 
-/* From device memory where v is there, else after one copy of v up */
+/* MatSetValuesCOO() on a device matrix preallocated before it was one (no lists of the library's):
+   the base type's own assembly, on host values only */
+PetscErrorCode MatGKCOOBaseValues_Private(Mat A, PetscBool mpi, const char *type, const PetscScalar v[], InsertMode imode)
+{
+  const GKCOOBase *base;
+  PetscBool        dev;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->ondevice(v, &dev));
+  PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", type);
+  PetscCall(MatGKCOOBase_Private(mpi, &base));
+  PetscCall((*base->values)(A, v, imode));
+  PetscFunctionReturn(0);
+}
+
+/* MatSetValuesCOO()'s n values as a device array: v where it is device memory, else a copy of v
+   up in *stage (made at its first use) */
+PetscErrorCode MatGKCOOStage_Private(PetscCount n, const PetscScalar v[], PetscScalar **stage, const PetscScalar **dv)
+{
+  PetscBool dev;
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->ondevice(v, &dev));
+  *dv = v;
+  if (dev || !n) PetscFunctionReturn(0);
+  if (!*stage) PetscCall(GKMalloc(n, stage));
+  PetscCall(GKMemcpyH2D(*stage, v, (size_t)n * sizeof(PetscScalar)));
+  *dv = *stage;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], InsertMode imode)
 {
   Mat_SeqGK         *gk  = (Mat_SeqGK *)A->spptr;
   GKCoo             *coo = gk->coo;
-  const PetscScalar *dv  = v;
-  PetscBool          dev;
+  const PetscScalar *dv;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->ondevice(v, &dev));
-  if (!coo) { /* preallocated before it was a device matrix: AIJ's lists, host values only */
-    const GKCOOBase *base;
-
-    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", gk->fmt->type);
-    PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
-    PetscCall((*base->values)(A, v, imode));
+  if (!coo) {
+    PetscCall(MatGKCOOBaseValues_Private(A, PETSC_FALSE, gk->fmt->type, v, imode));
     PetscFunctionReturn(0);
   }
-  if (!dev && coo->n) {
-    if (!coo->v) PetscCall(GKMalloc(coo->n, &coo->v));
-    PetscCall(GKMemcpyH2D(coo->v, v, (size_t)coo->n * sizeof(PetscScalar)));
-    dv = coo->v;
-  }
+  PetscCall(MatGKCOOStage_Private(coo->n, v, &coo->v, &dv));
   PetscCall(MatSeqGKCOOSetValues_Private(A, dv, NULL, imode));
   PetscFunctionReturn(0);
 }

@@ -100,8 +100,7 @@ PETSC_INTERN PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat, GKOptionItems
 PETSC_INTERN PetscErrorCode MatSeqGKSORReset_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKSORInvalidate_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double, PetscInt, const char *, PetscBool *, char *, size_t);
-/* a full build's columns, on the device, checked inside the matrix (gkmat.c) */
-PETSC_INTERN PetscErrorCode MatSeqGKColumnsOK_Private(PetscInt, PetscInt, const PetscInt *, PetscBool *);
+/* a full build's columns outside the matrix (the backend's checkcols found one): the error naming it (gkmat.c) */
 PETSC_INTERN PetscErrorCode MatSeqGKColumnsError_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);
@@ -128,6 +127,10 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatGKCOOBase_Private(PetscBool, const GKCOOBase **);
 PETSC_INTERN PetscErrorCode MatGKCOOCheck_Private(Mat, PetscCount, const PetscInt[], const PetscInt[]);
 PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, GKCOOPreallocFn, GKCOOValuesFn);
+/* MatSetValuesCOO() without the library's lists (the base type's, host values only); the values
+   as a device array (v, or a copy up in a staging array) */
+PETSC_INTERN PetscErrorCode MatGKCOOBaseValues_Private(Mat, PetscBool, const char *, const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatGKCOOStage_Private(PetscCount, const PetscScalar[], PetscScalar **, const PetscScalar **);
 /* An MPI device matrix's block (mpigk.c): its lists for the process's own entries (n of them,
    block rows and columns, negative: not this block's) and for the other processes' sums (nr),
    and the values of both, device arrays, summed into its device copy */

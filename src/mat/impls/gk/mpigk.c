@@ -760,25 +760,15 @@ static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt
 static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], InsertMode imode)
 {
   Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
-  const PetscScalar *dv = v, *drecv = NULL;
-  PetscBool          dev;
+  const PetscScalar *dv, *drecv = NULL;
   Mat                Ad, Ao;
 
   PetscFunctionBegin;
-  PetscCall(GKDev->ondevice(v, &dev));
-  if (!mg->coodevice) { /* preallocated before it was a device matrix: MPIAIJ's, on host values */
-    const GKCOOBase *base;
-
-    PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", mg->type);
-    PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
-    PetscCall((*base->values)(A, v, imode));
+  if (!mg->coodevice) {
+    PetscCall(MatGKCOOBaseValues_Private(A, PETSC_TRUE, mg->type, v, imode));
     PetscFunctionReturn(0);
   }
-  if (!dev && mg->coon) {
-    if (!mg->dv) PetscCall(GKMalloc(mg->coon, &mg->dv));
-    PetscCall(GKMemcpyH2D(mg->dv, v, (size_t)mg->coon * sizeof(PetscScalar)));
-    dv = mg->dv;
-  }
+  PetscCall(MatGKCOOStage_Private(mg->coon, v, &mg->dv, &dv));
   if (mg->cooany) {
     Mat                Rd, Ro;
     const PetscScalar *ra;

@@ -46,7 +46,7 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
     char      why[160], msg[512];
     PetscBool fits, ok;
 
-    PetscCall(MatSeqGKColumnsOK_Private(ai[m], n, daj, &ok)); /* before the offsets are marked by them */
+    PetscCall(GKDev->checkcols(ai[m], n, daj, &ok)); /* before the offsets are marked by them */
     if (!ok) {
       PetscCall(GKFree(dai));
       PetscCall(GKFree(daj));

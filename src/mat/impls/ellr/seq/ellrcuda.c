@@ -173,7 +173,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   { /* the columns inside the copy, before anything reads x by them */
     PetscBool ok;
 
-    PetscCall(MatSeqGKColumnsOK_Private(ai[m], n, daj, &ok));
+    PetscCall(GKDev->checkcols(ai[m], n, daj, &ok));
     if (!ok) {
       PetscCall(GKFree(dai));
       PetscCall(GKFree(daj));
