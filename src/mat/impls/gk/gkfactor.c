@@ -68,8 +68,9 @@ static PetscErrorCode MatGKFactorSteps_Private(Mat F, GKFactorSteps **steps)
   PetscFunctionReturn(0);
 }
 
-/* Each wrapper: the package's step with A under its base type's name; a symbolic step then wraps
-   the numeric step it installed */
+/* Each wrapper: the package's step with A under its base type's name (its host values first
+   brought up to date where they are behind, gkhost.c: the packages read them); a symbolic step
+   then wraps the numeric step it installed */
 #define GK_FACTOR_STEP(NAME, FIELD, ARGS, CALL, AFTER) \
   static PetscErrorCode NAME ARGS \
   { \
@@ -78,6 +79,7 @@ static PetscErrorCode MatGKFactorSteps_Private(Mat F, GKFactorSteps **steps)
 \
     PetscFunctionBegin; \
     PetscCall(MatGKFactorSteps_Private(F, &st)); \
+    PetscCall(MatGKHostSyncIf_Private(A)); \
     PetscCall(MatGKAsBase_Private(A, &own)); \
     PetscCall((*st->FIELD)CALL); \
     PetscCall(MatGKAsOwn_Private(A, &own)); \

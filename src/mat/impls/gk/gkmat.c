@@ -7,6 +7,7 @@
 #include "../../../vec/impls/cuda/gkvec.h"
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatSeqGKCOOCopyDown_Private(Mat);
 
 /* Every row's length not negative and every stored column inside the matrix: a device copy built
    from AIJ arrays that are not (PETSc's MatLoad reads a binary file's column indices unchecked)
@@ -53,6 +54,9 @@ static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
+  /* behind, yet written since (its state moved on): what the host matrix holds now is the
+     matrix's, and it is copied up, not overwritten */
+  if (gk->behind) PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE));
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
@@ -449,15 +453,15 @@ static PetscErrorCode MatSetPreallocationCOO_SeqGK(Mat A, PetscCount n, PetscInt
 }
 
 /* The values (dv: device, the entries'; drv: device, the other processes' sums, or NULL)
-   summed into the device copy, which then gives the host matrix its values by one copy down, so
-   that PETSc's AIJ code, which reads its own arrays, stays right. The assembly MatSetValuesCOO()
-   ends with finds the device copy current (MatAssemblyEnd_SeqGK). */
-PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const PetscScalar drv[], InsertMode imode)
+   summed into the device copy. With behind, the host values are left behind (values given from
+   device memory: the next step is likely a solve on the device); else the device copy gives the
+   host matrix its values by one copy down now. The assembly MatSetValuesCOO() ends with finds
+   the device copy current (MatAssemblyEnd_SeqGK). */
+PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const PetscScalar drv[], InsertMode imode, PetscBool behind)
 {
   Mat_SeqGK       *gk  = (Mat_SeqGK *)A->spptr;
   GKCoo           *coo = gk->coo;
   const PetscBool  add = imode == INSERT_VALUES ? PETSC_FALSE : PETSC_TRUE; /* AIJ's rule */
-  PetscScalar     *aa;
   PetscObjectState state;
 
   PetscFunctionBegin;
@@ -481,6 +485,22 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
     GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm2) * sizeof(PetscCount) + (double)coo->nperm2 * sizeof(PetscScalar) + 2.0 * coo->nnz * sizeof(PetscScalar));
   }
   PetscCall(gk->fmt->setvalues(A, coo->ai, coo->aj, coo->val));
+  if (behind) PetscCall(MatSeqGKHostBehind_Private(A));
+  else {
+    PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* the values of an earlier call left behind: these replace them */
+    PetscCall(MatSeqGKCOOCopyDown_Private(A));
+  }
+  coo->pending = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The host matrix given the device copy's values (coo->val) */
+static PetscErrorCode MatSeqGKCOOCopyDown_Private(Mat A)
+{
+  GKCoo       *coo = ((Mat_SeqGK *)A->spptr)->coo;
+  PetscScalar *aa;
+
+  PetscFunctionBegin;
   PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
   if (GKDev->hostregister && aa != coo->tried) { /* page-locked once: a copy into pageable memory runs at a fraction of the bus's speed */
     PetscBool ok;
@@ -492,7 +512,40 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
   }
   PetscCall(GKMemcpyD2H(aa, coo->val, (size_t)coo->nnz * sizeof(PetscScalar)));
   PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
-  coo->pending = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The host values behind the device copy's: the operations wrapped (gkhost.c) */
+PetscErrorCode MatSeqGKHostBehind_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (gk->behind) PetscFunctionReturn(0);
+  PetscCall(MatGKHostWrap_Private(A, &gk->own, PETSC_FALSE));
+  gk->behind = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The host values brought up to date: the device copy's copied down where copy is set and the
+   host matrix was not written since it fell behind (its state is the device copy's); the
+   operations given back. The copy leaves the device copy current (the state it moves on to is
+   the device copy's too). */
+PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
+{
+  Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  if (!gk->behind) PetscFunctionReturn(0);
+  gk->behind = PETSC_FALSE;
+  PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!copy || gk->state != state || gk->nzstate != A->nonzerostate) PetscFunctionReturn(0);
+  PetscCall(PetscInfo(A, "The host values of the %s matrix brought up to date from its device copy\n", gk->fmt->type));
+  PetscCall(MatSeqGKCOOCopyDown_Private(A));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  gk->state = gk->coo->valstate = state;
   PetscFunctionReturn(0);
 }
 
@@ -511,16 +564,14 @@ PetscErrorCode MatGKCOOBaseValues_Private(Mat A, PetscBool mpi, const char *type
   PetscFunctionReturn(0);
 }
 
-/* MatSetValuesCOO()'s n values as a device array: v where it is device memory, else a copy of v
-   up in *stage (made at its first use) */
-PetscErrorCode MatGKCOOStage_Private(PetscCount n, const PetscScalar v[], PetscScalar **stage, const PetscScalar **dv)
+/* MatSetValuesCOO()'s n values as a device array: v where it is device memory (*dev set), else
+   a copy of v up in *stage (made at its first use) */
+PetscErrorCode MatGKCOOStage_Private(PetscCount n, const PetscScalar v[], PetscScalar **stage, const PetscScalar **dv, PetscBool *dev)
 {
-  PetscBool dev;
-
   PetscFunctionBegin;
-  PetscCall(GKDev->ondevice(v, &dev));
+  PetscCall(GKDev->ondevice(v, dev));
   *dv = v;
-  if (dev || !n) PetscFunctionReturn(0);
+  if (*dev || !n) PetscFunctionReturn(0);
   if (!*stage) PetscCall(GKMalloc(n, stage));
   PetscCall(GKMemcpyH2D(*stage, v, (size_t)n * sizeof(PetscScalar)));
   *dv = *stage;
@@ -532,14 +583,15 @@ static PetscErrorCode MatSetValuesCOO_SeqGK(Mat A, const PetscScalar v[], Insert
   Mat_SeqGK         *gk  = (Mat_SeqGK *)A->spptr;
   GKCoo             *coo = gk->coo;
   const PetscScalar *dv;
+  PetscBool          dev;
 
   PetscFunctionBegin;
   if (!coo) {
     PetscCall(MatGKCOOBaseValues_Private(A, PETSC_FALSE, gk->fmt->type, v, imode));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatGKCOOStage_Private(coo->n, v, &coo->v, &dv));
-  PetscCall(MatSeqGKCOOSetValues_Private(A, dv, NULL, imode));
+  PetscCall(MatGKCOOStage_Private(coo->n, v, &coo->v, &dv, &dev));
+  PetscCall(MatSeqGKCOOSetValues_Private(A, dv, NULL, imode, dev));
   PetscFunctionReturn(0);
 }
 
@@ -565,6 +617,7 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
   if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
   /* off: removed (in a destroy, the object's list may be gone already) */
   PetscCall(MatGKComposeCOO_Private(B, on ? MatSetPreallocationCOO_SeqGK : NULL, on ? MatSetValuesCOO_SeqGK : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_GK : NULL));
   PetscFunctionReturn(0);
 }
 
@@ -574,6 +627,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
   PetscFunctionBegin;
+  PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE)); /* the values AIJ keeps */
   PetscCall(MatSeqGKComposeConverters_Private(A, PETSC_FALSE));
   PetscCall(gk->fmt->reset(A));
   PetscCall(PetscFree(gk->data));
@@ -595,6 +649,8 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
   A->ops->creategraph               = gk->base.creategraph;
   A->ops->assemblyend               = gk->base.assemblyend;
   A->ops->sor                       = gk->base.sor;
+  A->ops->productsetfromoptions     = gk->base.productsetfromoptions;
+  A->ops->axpy                      = gk->base.axpy;
   A->ops->destroy                   = gk->base.destroy;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
@@ -606,6 +662,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A)
 static PetscErrorCode MatDestroy_SeqGK(Mat A)
 {
   PetscFunctionBegin;
+  PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
   PetscCall(MatSeqGKStrip_Private(A));
   PetscCall((*A->ops->destroy)(A)); /* SEQAIJ's */
   PetscFunctionReturn(0);
@@ -643,6 +700,15 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
   PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
   PetscCall(MatGKComposeCOO_Private(B, base->prealloc, base->values)); /* SEQAIJ's own again */
   *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* SEQAIJ's MatAXPY(), given X of the same type, reads X's host values, which may be behind */
+static PetscErrorCode MatAXPY_SeqGK(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGKHostSyncIf_Private(X));
+  PetscCall(((Mat_SeqGK *)Y->spptr)->base.axpy(Y, a, X, str));
   PetscFunctionReturn(0);
 }
 
@@ -715,15 +781,20 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
+  PetscObjectState state0, state;
+
   PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state0));
   PetscCall(gk->base.assemblyend(A, mode));
   if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->coo && gk->coo->pending) { /* MatSetValuesCOO_SeqGK's: the device copy holds the values */
-    PetscObjectState state;
-
-    PetscCall(PetscObjectStateGet((PetscObject)A, &state));
     gk->coo->pending = PETSC_FALSE;
     if (gk->nzstate == A->nonzerostate) gk->state = gk->coo->valstate = state + 1; /* MatAssemblyEnd() counts this assembly next */
+  } else if (gk->behind && gk->state == state0 && gk->nzstate == A->nonzerostate) {
+    /* an assembly of a matrix behind: nothing was set (MatSetValues() would have brought it up
+       to date first), and the device copy stays the matrix's */
+    gk->state = gk->coo->valstate = state + 1;
   }
   PetscCall(MatGKAttachDM_Private(A));
   /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every
@@ -775,6 +846,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->creategraph               = MatCreateGraph_SeqGK;
   B->ops->assemblyend               = MatAssemblyEnd_SeqGK;
   B->ops->sor                       = MatSOR_SeqGK_Private;
+  B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
+  B->ops->axpy                      = MatAXPY_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
@@ -832,6 +905,7 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
 PetscErrorCode MatSeqGKInvalidate_Private(Mat A)
 {
   PetscFunctionBegin;
+  PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE)); /* the rebuild reads the host values */
   ((Mat_SeqGK *)A->spptr)->nzstate = -1;
   PetscFunctionReturn(0);
 }

@@ -82,6 +82,8 @@ typedef struct {
   void              *sor;       /* MatSOR's device arrays (gksor.c), made at its first use */
   GKCoo             *coo;       /* COO assembly's lists, made by MatSetPreallocationCOO */
   struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
+  PetscBool          behind;    /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
+  struct _MatOps     own;       /* while behind: the operations the wrappers give back (gkhost.c) */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
@@ -130,12 +132,37 @@ PETSC_INTERN PetscErrorCode MatGKComposeCOO_Private(Mat, GKCOOPreallocFn, GKCOOV
 /* MatSetValuesCOO() without the library's lists (the base type's, host values only); the values
    as a device array (v, or a copy up in a staging array) */
 PETSC_INTERN PetscErrorCode MatGKCOOBaseValues_Private(Mat, PetscBool, const char *, const PetscScalar[], InsertMode);
-PETSC_INTERN PetscErrorCode MatGKCOOStage_Private(PetscCount, const PetscScalar[], PetscScalar **, const PetscScalar **);
+PETSC_INTERN PetscErrorCode MatGKCOOStage_Private(PetscCount, const PetscScalar[], PetscScalar **, const PetscScalar **, PetscBool *);
 /* An MPI device matrix's block (mpigk.c): its lists for the process's own entries (n of them,
    block rows and columns, negative: not this block's) and for the other processes' sums (nr),
-   and the values of both, device arrays, summed into its device copy */
+   and the values of both, device arrays, summed into its device copy (and the host values left
+   behind where behind is set, else given the sums by one copy down) */
 PETSC_INTERN PetscErrorCode MatSeqGKCOOSetLists_Private(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscCount, const PetscInt[], const PetscInt[]);
-PETSC_INTERN PetscErrorCode MatSeqGKCOOSetValues_Private(Mat, const PetscScalar[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatSeqGKCOOSetValues_Private(Mat, const PetscScalar[], const PetscScalar[], InsertMode, PetscBool);
+/* The host values behind the device copy's (gkhost.c): after MatSetValuesCOO() from device
+   memory, the device copy alone holds the sums, and the matrix's operations are wrappers (see
+   tools/gen-matops) that bring the host values up to date, and give the operations back, before
+   any of them runs; except those that read the device copy or no values at all (the products with
+   vectors, the diagonal, MatSOR of a sequential matrix, MatEqual() and MatAXPY() of an MPI one
+   (see gkhost.c), the assembly, options, vectors, MatGetInfo(), destroy, and the products'
+   choice: PETSc compares operands' productsetfromoptions, and the products bring their operands
+   up to date themselves, MatProductGKCall_Private). Wrap saves the operations in own (mpi: of an
+   MPI matrix); Sync brings A up to date (a sequential or an MPI device matrix); SyncIf does so
+   where A is behind (any matrix, or NULL). */
+PETSC_INTERN PetscErrorCode MatGKHostWrap_Private(Mat, struct _MatOps *, PetscBool);
+PETSC_INTERN PetscErrorCode MatGKHostUnwrap_Private(Mat, const struct _MatOps *);
+PETSC_INTERN PetscErrorCode MatGKHostSync_Private(Mat);
+PETSC_INTERN PetscErrorCode MatGKHostSyncIf_Private(Mat);
+/* a sequential device matrix's or an MPI device matrix's host values behind (Behind), or brought
+   up to date (Sync: by one copy down where copy is set and nothing wrote the host matrix since,
+   else only the operations given back) */
+PETSC_INTERN PetscErrorCode MatSeqGKHostBehind_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqGKHostSync_Private(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatMPIGKHostSync_Private(Mat, PetscBool);
+/* The products of device matrices (mpigk.c), composed as "anytype" too: PETSc's choice made with
+   the operands under their base types' names and productsetfromoptions, its steps wrapped so that
+   each brings its operands' host values up to date first */
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GK(Mat);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

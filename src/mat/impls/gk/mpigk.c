@@ -60,13 +60,15 @@ typedef struct {
      positions dremote of the values) are gathered on the device and sent through a host MPIAIJ
      of their pattern (cooremote, PETSc's own COO assembly), whose sums on this process's rows
      (coonrecv: its diagonal block's nonzeros, then its off-diagonal block's) the blocks add in */
-  PetscCount   coon;                               /* the entries of the last MatSetPreallocationCOO() */
-  PetscBool    coodevice;                          /* lists made (else MPIAIJ's own, on host values) */
-  PetscBool    cooany;                             /* some process has entries of another's rows */
-  PetscCount   coonr, coonrecv, coonrd;            /* coonrd: of the sums, those of cooremote's diagonal block */
-  PetscCount  *dremote, *diota;                    /* device: the gather's positions and its jmap (0, 1, ..., coonr) */
-  PetscScalar *dsend, *hsend, *drecv, *hrecv, *dv; /* dv: host values staged on the device */
-  Mat          cooremote;
+  PetscCount     coon;                               /* the entries of the last MatSetPreallocationCOO() */
+  PetscBool      coodevice;                          /* lists made (else MPIAIJ's own, on host values) */
+  PetscBool      cooany;                             /* some process has entries of another's rows */
+  PetscCount     coonr, coonrecv, coonrd;            /* coonrd: of the sums, those of cooremote's diagonal block */
+  PetscCount    *dremote, *diota;                    /* device: the gather's positions and its jmap (0, 1, ..., coonr) */
+  PetscScalar   *dsend, *hsend, *drecv, *hrecv, *dv; /* dv: host values staged on the device */
+  Mat            cooremote;
+  PetscBool      behind; /* the blocks' host values are behind their device copies' (MatSetValuesCOO() from device memory) */
+  struct _MatOps own;    /* while behind: the operations the wrappers give back (gkhost.c) */
 } Mat_MPIGK;
 
 /* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
@@ -618,12 +620,34 @@ static PetscErrorCode MatMPIGKCOOReset_Private(Mat_MPIGK *mg)
   PetscFunctionReturn(0);
 }
 
+/* The blocks' host values (each a sequential device matrix, or not yet) brought up to date (see
+   MatSeqGKHostSync_Private) and the operations given back */
+PetscErrorCode MatMPIGKHostSync_Private(Mat A, PetscBool copy)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        B[2];
+
+  PetscFunctionBegin;
+  if (!mg->behind) PetscFunctionReturn(0);
+  mg->behind = PETSC_FALSE;
+  PetscCall(MatGKHostUnwrap_Private(A, &mg->own));
+  PetscCall(MatMPIGKGetBlocks_Private(A, &B[0], &B[1], NULL));
+  for (int k = 0; k < 2; k++) {
+    PetscBool isgk;
+
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)B[k], &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+    if (isgk) PetscCall(MatSeqGKHostSync_Private(B[k], copy));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatDestroy_MPIGK(Mat A)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   char       name[128];
 
   PetscFunctionBegin;
+  PetscCall(MatMPIGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, mg->type));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
@@ -756,19 +780,22 @@ static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt
    blocks' device copies: this process's entries of its own rows on the device; its entries of
    other processes' rows gathered on the device, copied down and sent through the host MPIAIJ's
    COO assembly, whose sums here go up and are added in. So only the entries crossing between
-   processes pass through the host (and the blocks' host copies get the sums, one copy down). */
+   processes pass through the host. Values from device memory leave the blocks' host values
+   behind, and the matrix's operations wrapped (MPIAIJ's read the blocks' arrays); host values
+   give the blocks' host copies the sums by one copy down. */
 static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], InsertMode imode)
 {
   Mat_MPIGK         *mg = (Mat_MPIGK *)A->spptr;
   const PetscScalar *dv, *drecv = NULL;
   Mat                Ad, Ao;
+  PetscBool          dev;
 
   PetscFunctionBegin;
   if (!mg->coodevice) {
     PetscCall(MatGKCOOBaseValues_Private(A, PETSC_TRUE, mg->type, v, imode));
     PetscFunctionReturn(0);
   }
-  PetscCall(MatGKCOOStage_Private(mg->coon, v, &mg->dv, &dv));
+  PetscCall(MatGKCOOStage_Private(mg->coon, v, &mg->dv, &dv, &dev));
   if (mg->cooany) {
     Mat                Rd, Ro;
     const PetscScalar *ra;
@@ -788,8 +815,13 @@ static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], Insert
     drecv = mg->drecv;
   }
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
-  PetscCall(MatSeqGKCOOSetValues_Private(Ad, dv, drecv, imode));
-  PetscCall(MatSeqGKCOOSetValues_Private(Ao, dv, drecv, imode));
+  PetscCall(MatSeqGKCOOSetValues_Private(Ad, dv, drecv, imode, dev));
+  PetscCall(MatSeqGKCOOSetValues_Private(Ao, dv, drecv, imode, dev));
+  if (!dev) PetscCall(MatMPIGKHostSync_Private(A, PETSC_FALSE)); /* the blocks are current */
+  else if (!mg->behind) {
+    PetscCall(MatGKHostWrap_Private(A, &mg->own, PETSC_TRUE));
+    mg->behind = PETSC_TRUE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -800,13 +832,30 @@ static PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], Insert
    operands' blocks' types with MatSetType(), which would empty an assembled SEQAIJ given ours. So
    each call into that code sees the device operands under MPIAIJ's names: the matrix "mpiaij",
    its blocks "seqaij", and its productsetfromoptions MPIAIJ's (so PETSc's dispatch matches
-   operations as for MPIAIJ). The arrays underneath are MPIAIJ's, which that code reads.
+   operations as for MPIAIJ). The arrays underneath are MPIAIJ's, which that code reads. A
+   sequential device matrix keeps its name (SEQAIJ's code takes it) and is given SEQAIJ's
+   productsetfromoptions. Either is first brought up to date where its host values are behind.
 */
 typedef struct {
   Mat   A, Ad, Ao;
   char *name, *dname, *oname;
-  PetscErrorCode (*psfo)(Mat);
+  PetscErrorCode (*psfo[3])(Mat); /* A's and, of an MPI matrix, its blocks' */
 } GKAsMPIAIJ;
+
+/* a sequential device matrix given SEQAIJ's productsetfromoptions (*own: its own), or, with
+   *own NULL, not one */
+static PetscErrorCode MatSeqGKAsSeqAIJ_Private(Mat A, PetscErrorCode (**own)(Mat))
+{
+  PetscBool isseq;
+
+  PetscFunctionBegin;
+  *own = NULL;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isseq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (!isseq) PetscFunctionReturn(0);
+  *own                          = A->ops->productsetfromoptions;
+  A->ops->productsetfromoptions = ((Mat_SeqGK *)A->spptr)->base.productsetfromoptions;
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, GKAsMPIAIJ *s)
 {
@@ -814,14 +863,23 @@ static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, GKAsMPIAIJ *s)
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(s, sizeof(*s)));
-  if (A) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  if (!A) PetscFunctionReturn(0);
+  PetscCall(MatGKHostSyncIf_Private(A));
+  PetscCall(MatSeqGKAsSeqAIJ_Private(A, &s->psfo[0]));
+  if (s->psfo[0]) {
+    s->A = A;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
   if (!isgk) PetscFunctionReturn(0);
   PetscCall(MatMPIGKGetBlocks_Private(A, &s->Ad, &s->Ao, NULL));
+  PetscCall(MatSeqGKAsSeqAIJ_Private(s->Ad, &s->psfo[1]));
+  PetscCall(MatSeqGKAsSeqAIJ_Private(s->Ao, &s->psfo[2]));
   s->A                            = A;
   s->name                         = ((PetscObject)A)->type_name;
   s->dname                        = ((PetscObject)s->Ad)->type_name;
   s->oname                        = ((PetscObject)s->Ao)->type_name;
-  s->psfo                         = A->ops->productsetfromoptions;
+  s->psfo[0]                      = A->ops->productsetfromoptions;
   ((PetscObject)A)->type_name     = (char *)MATMPIAIJ;
   ((PetscObject)s->Ad)->type_name = (char *)MATSEQAIJ;
   ((PetscObject)s->Ao)->type_name = (char *)MATSEQAIJ;
@@ -836,10 +894,16 @@ static PetscErrorCode MatMPIGKAsOwn_Private(GKAsMPIAIJ *s)
 
   PetscFunctionBegin;
   if (!s->A) PetscFunctionReturn(0);
-  ((PetscObject)s->A)->type_name   = s->name;
-  s->A->ops->productsetfromoptions = s->psfo;
-  ((PetscObject)s->Ad)->type_name  = s->dname;
-  ((PetscObject)s->Ao)->type_name  = s->oname;
+  s->A->ops->productsetfromoptions = s->psfo[0];
+  if (!s->Ad) { /* a sequential device matrix */
+    s->A = NULL;
+    PetscFunctionReturn(0);
+  }
+  ((PetscObject)s->A)->type_name  = s->name;
+  ((PetscObject)s->Ad)->type_name = s->dname;
+  ((PetscObject)s->Ao)->type_name = s->oname;
+  if (s->psfo[1]) s->Ad->ops->productsetfromoptions = s->psfo[1];
+  if (s->psfo[2]) s->Ao->ops->productsetfromoptions = s->psfo[2];
   PetscCall(MatMPIGKGetBlocks_Private(s->A, &Ad, &Ao, NULL));
   PetscCheck(Ad == s->Ad && Ao == s->Ao, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product replaced the blocks of a %s operand", s->name);
   s->A = NULL;
@@ -875,7 +939,7 @@ static PetscErrorCode MatProductGKSteps_Private(Mat C, GKProductSteps **st)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)C, GK_PRODUCT_STEPS, (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product of MPI device matrices without its steps");
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product of device matrices without its steps");
   PetscCall(PetscContainerGetPointer(c, (void **)st));
   PetscFunctionReturn(0);
 }
@@ -895,7 +959,7 @@ static PetscErrorCode MatProductGKCall_Private(Mat C, PetscErrorCode (*step)(Mat
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatProductNumeric_MPIGK(Mat C)
+static PetscErrorCode MatProductNumeric_GK(Mat C)
 {
   GKProductSteps *st;
 
@@ -909,7 +973,7 @@ static PetscErrorCode MatProductNumeric_MPIGK(Mat C)
 /* PETSc's symbolic step, then the result made the device type of A (ELLPACK-R where A is DIA:
    a product's nonzeros lie on no few diagonals), as PETSc gives a product A's type, and its
    numeric step wrapped */
-static PetscErrorCode MatProductSymbolic_MPIGK(Mat C)
+static PetscErrorCode MatProductSymbolic_GK(Mat C)
 {
   GKProductSteps *st;
 
@@ -922,16 +986,18 @@ static PetscErrorCode MatProductSymbolic_MPIGK(Mat C)
     PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJ, &isaij));
     if (isaij) PetscCall(MatMPIGKRetype_Private(C, &GKFormatELLR, MATMPIELLRCUDA));
   }
-  if (C->ops->productnumeric && C->ops->productnumeric != MatProductNumeric_MPIGK) {
+  if (C->ops->productnumeric && C->ops->productnumeric != MatProductNumeric_GK) {
     st->numeric            = C->ops->productnumeric;
-    C->ops->productnumeric = MatProductNumeric_MPIGK;
+    C->ops->productnumeric = MatProductNumeric_GK;
   }
   PetscFunctionReturn(0);
 }
 
-/* The products of MPI device matrices (their productsetfromoptions, and "anytype" for a pair with
-   another type): PETSc's choice made for the operands as MPIAIJ, its symbolic step wrapped */
-static PetscErrorCode MatProductSetFromOptions_MPIGK(Mat C)
+/* The products of device matrices (the productsetfromoptions of the sequential and MPI types,
+   and "anytype" for a pair with another type): PETSc's choice made for the operands under their
+   base types' names and productsetfromoptions, its symbolic step wrapped, which wraps the numeric
+   one; each step brings the operands' host values up to date first (MatMPIGKAsMPIAIJ_Private) */
+PetscErrorCode MatProductSetFromOptions_GK(Mat C)
 {
   Mat_Product   *p = C->product;
   Mat            A = p->A, B = p->B, D = p->type == MATPRODUCT_ABC ? p->C : NULL;
@@ -970,7 +1036,7 @@ static PetscErrorCode MatProductSetFromOptions_MPIGK(Mat C)
   PetscCall(GKContainerFreeOnDestroy(c));
   PetscCall(PetscObjectCompose((PetscObject)C, GK_PRODUCT_STEPS, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
-  C->ops->productsymbolic = MatProductSymbolic_MPIGK;
+  C->ops->productsymbolic = MatProductSymbolic_GK;
   PetscFunctionReturn(0);
 }
 
@@ -1013,10 +1079,10 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_MPIGK;
   B->ops->assemblyend               = MatAssemblyEnd_MPIGK;
   B->ops->creategraph               = MatCreateGraph_MPIGK;
-  B->ops->productsetfromoptions     = MatProductSetFromOptions_MPIGK;
+  B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
   B->ops->destroy                   = MatDestroy_MPIGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_MPIGK));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_GK));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
   if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));

@@ -312,7 +312,8 @@ static PetscErrorCode MatSeqELLRSetValues_Private(Mat A, const PetscInt *ai, con
   PetscFunctionReturn(0);
 }
 
-/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R, from the host CSR of A */
+/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R, from the host CSR of A (its values
+   first brought up to date where they are behind the device copy's) */
 static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
@@ -324,6 +325,7 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscInt       *ati, *atj, stored;
 
   PetscFunctionBegin;
+  PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   /* CSR of A^T: count the entries of each column, then place them row by row of A */
   PetscCall(PetscCalloc1(n + 1, &ati));

@@ -1,0 +1,72 @@
+/*
+   A device matrix whose host values are behind its device copy's (MatSetValuesCOO() from device
+   memory: the sums exist on the device alone). PETSc's AIJ code reads the host arrays directly,
+   so every operation of such a matrix is replaced by a wrapper, written by tools/gen-matops from
+   the struct _MatOps of the PETSc built against, that first brings the host values up to date
+   (one copy down) and gives the matrix its operations back. The operations that read the device
+   copy, or no values at all, stay as they are: a time step or a Newton step that sets new values
+   from device memory and solves on the device then copies nothing down.
+*/
+#include "gkmat.h"
+#include "gkmatops.inc"
+
+/* Replaces A's operations by the wrappers (own: the operations, given back later), except those
+   that read the device copy or no values. productsetfromoptions stays: PETSc chooses a product
+   by comparing the operands'. A sequential matrix keeps MatSOR (its own, on the device). An MPI
+   matrix keeps equal and axpy: MatEqual() and MatAXPY() compare them with the other matrix's
+   before calling, and the processes must agree on the outcome, though a matrix is brought up to
+   date on some processes only by an operation on some (MatGetRow()); MPIAIJ's own read the
+   values through the blocks' operations, which bring the blocks up to date. */
+PetscErrorCode MatGKHostWrap_Private(Mat A, struct _MatOps *own, PetscBool mpi)
+{
+  PetscFunctionBegin;
+  *own = *A->ops;
+  GKHostOpsWrap(A->ops);
+  A->ops->mult                      = own->mult;
+  A->ops->multadd                   = own->multadd;
+  A->ops->multtranspose             = own->multtranspose;
+  A->ops->multtransposeadd          = own->multtransposeadd;
+  A->ops->multhermitiantranspose    = own->multhermitiantranspose;
+  A->ops->multhermitiantransposeadd = own->multhermitiantransposeadd;
+  A->ops->getdiagonal               = own->getdiagonal;
+  A->ops->assemblybegin             = own->assemblybegin;
+  A->ops->assemblyend               = own->assemblyend;
+  A->ops->setoption                 = own->setoption;
+  A->ops->getvecs                   = own->getvecs;
+  A->ops->getinfo                   = own->getinfo;
+  A->ops->destroy                   = own->destroy;
+  A->ops->productsetfromoptions     = own->productsetfromoptions;
+  if (!mpi) A->ops->sor = own->sor;
+  else {
+    A->ops->equal = own->equal;
+    A->ops->axpy  = own->axpy;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Gives back the operations still wrapped (one set meanwhile, by an operation that ran, keeps
+   its new value) */
+PetscErrorCode MatGKHostUnwrap_Private(Mat A, const struct _MatOps *own)
+{
+  PetscFunctionBegin;
+  GKHostOpsUnwrap(A->ops, own);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGKHostSync_Private(Mat A)
+{
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  if (mpi) PetscCall(MatMPIGKHostSync_Private(A, PETSC_TRUE));
+  else PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatGKHostSyncIf_Private(Mat A)
+{
+  PetscFunctionBegin;
+  if (A && GKHostOpsWrapped(A->ops)) PetscCall(MatGKHostSync_Private(A));
+  PetscFunctionReturn(0);
+}
