@@ -171,8 +171,10 @@ def coo_section(path):
              "- one `MatSetValuesCOO(INSERT_VALUES)` (the mean of 10 after one), the Laplacian's entries as an assembly gives",
              "  them (each diagonal entry in two halves, summed): into SEQAIJ on one host core (PETSc's own path), and into the",
              "  device types from host values (copied up first) and from a device vector's array. The device types sum on the",
-             "  device and give the host matrix the sums by one copy down; bytes: the sums' lists, entries and results, and",
-             "  the values copied down, so bytes / B is the roofline and the copy over PCIe is most of the gap.", ""]
+             "  device; from host values they give the host matrix the sums by one copy down, from device values they leave",
+             "  the host values behind (copied down only when a host operation needs them). Bytes: the sums' lists, entries",
+             "  and results, and the values copied down where they are, so bytes / B is the roofline and a copy over PCIe",
+             "  is most of the gap where there is one.", ""]
     body = []
     for r in rows:
         if r["section"] != "coo":
