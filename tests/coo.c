@@ -12,10 +12,12 @@ after the pattern changed is an error.\n\
   -behind      : values from device memory leave the host values behind the device copy's (no\n\
                  copy down); each host operation after that (values, rows, norms, duplicate,\n\
                  scale, MatSetValues, MatAXPY, transpose, products and their reuse, a\n\
-                 factorization's reuse, zeroed rows, diagonal scaling, submatrices, COO again)\n\
+                 factorization's reuse, zeroed rows, diagonal scaling, submatrices, COO again,\n\
+                 stored and retrieved values)\n\
                  sees the matrix AIJ has\n\n";
 
 #include <petscgpukit.h>
+#include <petsc/private/petscimpl.h> /* PetscObjectStateGet() */
 #include "testutil.h"
 
 /* Each process's entries: for each of its rows i, (i, i) twice, (i, i + 1) and (i, i - 1) (a
@@ -167,8 +169,21 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: MatMultTranspose equal\n"));
   }
-  /* values and rows */
+  /* values and rows; bringing the host values up to date changes no value, and leaves the
+     matrix's state as it was (a PC set up with it is not set up again) */
   PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
+  {
+    PetscObjectState s0, s1;
+
+    PetscCall(PetscObjectStateGet((PetscObject)M[1], &s0));
+    if (re > rs) {
+      PetscScalar val;
+
+      PetscCall(MatGetValue(M[1], rs, rs, &val));
+    }
+    PetscCall(PetscObjectStateGet((PetscObject)M[1], &s1));
+    PetscCheck(s1 == s0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "behind: bringing the host values up to date moved the matrix's state on");
+  }
   for (PetscInt i = rs; i < re; i++) {
     const PetscInt c[2] = {i, (i + 1) % n};
     PetscScalar    val[2][2], sum[2] = {0, 0};
@@ -195,6 +210,15 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
   }
   for (int k = 0; k < 3; k++) PetscCheck(PetscAbsReal(nrm[0][k] - nrm[1][k]) <= 1e-13 * nrm[0][k], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: norm %d is %g on the device matrix, %g on AIJ", k, (double)nrm[1][k], (double)nrm[0][k]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: MatNorm equal\n"));
+  /* a function SEQAIJ composes (MatIsTranspose() of the matrix and itself: is it symmetric) */
+  PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
+  {
+    PetscBool sym[2];
+
+    for (PetscInt t = 0; t < 2; t++) PetscCall(MatIsTranspose(M[t], M[t], 0.0, &sym[t]));
+    PetscCheck(sym[0] == sym[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: MatIsTranspose says %d on the device matrix, %d on AIJ", (int)sym[1], (int)sym[0]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: MatIsTranspose equal\n"));
+  }
   /* a duplicate, scaling, MatSetValues, MatAXPY both ways */
   PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
   for (PetscInt t = 0; t < 2; t++) PetscCall(MatDuplicate(M[t], MAT_COPY_VALUES, &D[t]));
@@ -304,6 +328,15 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     PetscCall(VecDestroy(&r[t]));
   }
   PetscCall(ISDestroy(&is));
+  /* values stored while behind, and given back after newer ones (the device copy too) */
+  PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(MatSetOption(M[t], MAT_NEW_NONZERO_LOCATIONS, PETSC_FALSE));
+    PetscCall(MatStoreValues(M[t]));
+  }
+  PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
+  for (PetscInt t = 0; t < 2; t++) PetscCall(MatRetrieveValues(M[t]));
+  PetscCall(Compare(M[0], M[1], "behind: MatStoreValues and MatRetrieveValues"));
   /* destroyed while behind */
   PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
   PetscFunctionReturn(0);

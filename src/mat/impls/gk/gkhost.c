@@ -70,3 +70,79 @@ PetscErrorCode MatGKHostSyncIf_Private(Mat A)
   if (A && GKHostOpsWrapped(A->ops)) PetscCall(MatGKHostSync_Private(A));
   PetscFunctionReturn(0);
 }
+
+/* The functions SEQAIJ composes that read its values outside its operations (MatRetrieveValues(),
+   which writes them all, has a wrapper of its own, gkmat.c): while a
+   sequential device matrix is behind, each is replaced by a wrapper that brings it up to date
+   (which composes SEQAIJ's back) and calls what is composed then. MatIsTranspose() and
+   MatIsHermitianTranspose() first check that both matrices compose the same function: with a
+   matrix behind and one that is not, they refuse (an error, not values read stale). */
+static PetscErrorCode MatGKHostCall_Private(Mat A, const char *name, PetscErrorCode (**f)(void))
+{
+  PetscFunctionBegin;
+  PetscCall(MatGKHostSync_Private(A));
+  PetscCall(PetscObjectQueryFunction((PetscObject)A, name, f));
+  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s matrix lost %s when its host values were brought up to date", ((PetscObject)A)->type_name, name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatStoreValues_GKHost(Mat A)
+{
+  PetscErrorCode (*f)(Mat);
+
+  PetscFunctionBegin;
+  PetscCall(MatGKHostCall_Private(A, "MatStoreValues_C", (PetscErrorCode (**)(void))&f));
+  PetscCall((*f)(A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatReorderForNonzeroDiagonal_GKHost(Mat A, PetscReal tol, IS r, IS c)
+{
+  PetscErrorCode (*f)(Mat, PetscReal, IS, IS);
+
+  PetscFunctionBegin;
+  PetscCall(MatGKHostCall_Private(A, "MatReorderForNonzeroDiagonal_C", (PetscErrorCode (**)(void))&f));
+  PetscCall((*f)(A, tol, r, c));
+  PetscFunctionReturn(0);
+}
+
+/* MatIsTranspose() and MatIsHermitianTranspose() (name: the one composed) */
+static PetscErrorCode MatIsTransposeCall_Private(const char *name, Mat A, Mat B, PetscReal tol, PetscBool *flg)
+{
+  PetscErrorCode (*f)(Mat, Mat, PetscReal, PetscBool *);
+
+  PetscFunctionBegin;
+  PetscCall(MatGKHostSyncIf_Private(B));
+  PetscCall(MatGKHostCall_Private(A, name, (PetscErrorCode (**)(void))&f));
+  PetscCall((*f)(A, B, tol, flg));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatIsTranspose_GKHost(Mat A, Mat B, PetscReal tol, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(MatIsTransposeCall_Private("MatIsTranspose_C", A, B, tol, flg));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatIsHermitianTranspose_GKHost(Mat A, Mat B, PetscReal tol, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscCall(MatIsTransposeCall_Private("MatIsHermitianTranspose_C", A, B, tol, flg));
+  PetscFunctionReturn(0);
+}
+
+static const char *const GKHostComposedNames[GK_HOST_COMPOSED] = {"MatStoreValues_C", "MatReorderForNonzeroDiagonal_C", "MatIsTranspose_C", "MatIsHermitianTranspose_C"};
+
+/* wrap: SEQAIJ's functions saved in own and the wrappers composed; else own's composed back */
+PetscErrorCode MatGKHostComposed_Private(Mat A, PetscBool wrap, PetscErrorCode (*own[GK_HOST_COMPOSED])(void))
+{
+  PetscErrorCode (*const wrappers[GK_HOST_COMPOSED])(void) = {(PetscErrorCode (*)(void))MatStoreValues_GKHost, (PetscErrorCode (*)(void))MatReorderForNonzeroDiagonal_GKHost, (PetscErrorCode (*)(void))MatIsTranspose_GKHost, (PetscErrorCode (*)(void))MatIsHermitianTranspose_GKHost};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < GK_HOST_COMPOSED; k++) {
+    if (wrap) PetscCall(PetscObjectQueryFunction((PetscObject)A, GKHostComposedNames[k], &own[k]));
+    if (own[k]) PetscCall(PetscObjectComposeFunction((PetscObject)A, GKHostComposedNames[k], wrap ? wrappers[k] : own[k]));
+  }
+  PetscFunctionReturn(0);
+}

@@ -8,6 +8,7 @@
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatSeqGKCOOCopyDown_Private(Mat);
+static PetscErrorCode MatRetrieveValues_SeqGK(Mat);
 
 /* Every row's length not negative and every stored column inside the matrix: a device copy built
    from AIJ arrays that are not (PETSc's MatLoad reads a binary file's column indices unchecked)
@@ -523,14 +524,16 @@ PetscErrorCode MatSeqGKHostBehind_Private(Mat A)
   PetscFunctionBegin;
   if (gk->behind) PetscFunctionReturn(0);
   PetscCall(MatGKHostWrap_Private(A, &gk->own, PETSC_FALSE));
+  PetscCall(MatGKHostComposed_Private(A, PETSC_TRUE, gk->owncomposed));
   gk->behind = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
 /* The host values brought up to date: the device copy's copied down where copy is set and the
    host matrix was not written since it fell behind (its state is the device copy's); the
-   operations given back. The copy leaves the device copy current (the state it moves on to is
-   the device copy's too). */
+   operations given back. The copy changes none of the matrix's values, so its state stays what
+   it was (the write access would move it on, and a PC set up with the matrix would be set up
+   again at its next use). */
 PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
@@ -540,12 +543,12 @@ PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
   if (!gk->behind) PetscFunctionReturn(0);
   gk->behind = PETSC_FALSE;
   PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
+  PetscCall(MatGKHostComposed_Private(A, PETSC_FALSE, gk->owncomposed));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (!copy || gk->state != state || gk->nzstate != A->nonzerostate) PetscFunctionReturn(0);
   PetscCall(PetscInfo(A, "The host values of the %s matrix brought up to date from its device copy\n", gk->fmt->type));
   PetscCall(MatSeqGKCOOCopyDown_Private(A));
-  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  gk->state = gk->coo->valstate = state;
+  ((PetscObject)A)->state = state;
   PetscFunctionReturn(0);
 }
 
@@ -618,17 +621,20 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
   /* off: removed (in a destroy, the object's list may be gone already) */
   PetscCall(MatGKComposeCOO_Private(B, on ? MatSetPreallocationCOO_SeqGK : NULL, on ? MatSetValuesCOO_SeqGK : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_GK : NULL));
+  if (gk->retrieve && on) PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatRetrieveValues_SeqGK));
   PetscFunctionReturn(0);
 }
 
-/* Frees the device side and gives the matrix back SEQAIJ's operations and type */
-static PetscErrorCode MatSeqGKStrip_Private(Mat A)
+/* Frees the device side and gives the matrix back SEQAIJ's operations, composed functions (but
+   in a destroy, where the object's list may be gone already) and type */
+static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE)); /* the values AIJ keeps */
   PetscCall(MatSeqGKComposeConverters_Private(A, PETSC_FALSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", destroy ? NULL : gk->retrieve));
   PetscCall(gk->fmt->reset(A));
   PetscCall(PetscFree(gk->data));
   PetscCall(GKFree(gk->dx));
@@ -663,7 +669,7 @@ static PetscErrorCode MatDestroy_SeqGK(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
-  PetscCall(MatSeqGKStrip_Private(A));
+  PetscCall(MatSeqGKStrip_Private(A, PETSC_TRUE));
   PetscCall((*A->ops->destroy)(A)); /* SEQAIJ's */
   PetscFunctionReturn(0);
 }
@@ -696,10 +702,23 @@ static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat A, MatType type, MatReuse reus
     PetscFunctionReturn(0);
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  PetscCall(MatSeqGKStrip_Private(B));
+  PetscCall(MatSeqGKStrip_Private(B, PETSC_FALSE));
   PetscCall(MatGKCOOBase_Private(PETSC_FALSE, &base));
   PetscCall(MatGKComposeCOO_Private(B, base->prealloc, base->values)); /* SEQAIJ's own again */
   *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* MatRetrieveValues(): SEQAIJ's copies the stored values back into the host matrix without
+   moving its state on, which would leave the device copy as it was */
+static PetscErrorCode MatRetrieveValues_SeqGK(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* every value is replaced */
+  PetscCall((*gk->retrieve)(A));
+  PetscCall(PetscObjectStateIncrease((PetscObject)A));
   PetscFunctionReturn(0);
 }
 
@@ -818,7 +837,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   PetscCall(PetscGPUKitBackendSetUp_Private());
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
-  if (isgk) PetscCall(MatSeqGKStrip_Private(B));
+  if (isgk) PetscCall(MatSeqGKStrip_Private(B, PETSC_FALSE));
 
   PetscCall(PetscNew(&gk));
   PetscCall(PetscCalloc(fmt->datasize, &gk->data));
@@ -829,6 +848,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   PetscCall(PetscOptionsGetReal(((PetscObject)B)->options, ((PetscObject)B)->prefix, fmt->fillopt, &gk->maxfill, NULL));
   PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
   PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatRetrieveValues_C", &gk->retrieve));
   B->spptr = gk;
   if (fmt->settings) PetscCall(fmt->settings(B, NULL));
 

@@ -69,21 +69,25 @@ typedef struct {
   PetscBool        pending;       /* values set: the device copy is current after the assembly that follows */
 } GKCoo;
 
+#define GK_HOST_COMPOSED 4 /* gkhost.c's wrappers of SEQAIJ's composed functions */
+
 typedef struct {
   const GKMatFormat *fmt;
-  void              *data;      /* the format's */
-  PetscReal          maxfill;   /* -mat_<type>_max_fill */
-  PetscInt           nnz;       /* nonzeros of the host matrix the device copy was made from */
-  size_t             bytes;     /* device bytes of the format's arrays, set by the format */
-  double             mbytes[2]; /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
-  PetscObjectState   state;     /* object state of that host matrix */
-  PetscObjectState   nzstate;   /* its nonzero state; -1 before the first build */
-  PetscScalar       *dx, *dy;   /* device staging of host vectors, max(m, n) each */
-  void              *sor;       /* MatSOR's device arrays (gksor.c), made at its first use */
-  GKCoo             *coo;       /* COO assembly's lists, made by MatSetPreallocationCOO */
-  struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
-  PetscBool          behind;    /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
-  struct _MatOps     own;       /* while behind: the operations the wrappers give back (gkhost.c) */
+  void              *data;                               /* the format's */
+  PetscReal          maxfill;                            /* -mat_<type>_max_fill */
+  PetscInt           nnz;                                /* nonzeros of the host matrix the device copy was made from */
+  size_t             bytes;                              /* device bytes of the format's arrays, set by the format */
+  double             mbytes[2];                          /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
+  PetscObjectState   state;                              /* object state of that host matrix */
+  PetscObjectState   nzstate;                            /* its nonzero state; -1 before the first build */
+  PetscScalar       *dx, *dy;                            /* device staging of host vectors, max(m, n) each */
+  void              *sor;                                /* MatSOR's device arrays (gksor.c), made at its first use */
+  GKCoo             *coo;                                /* COO assembly's lists, made by MatSetPreallocationCOO */
+  struct _MatOps     base;                               /* SEQAIJ's operations, called through and restored on conversion back */
+  PetscBool          behind;                             /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
+  struct _MatOps     own;                                /* while behind: the operations the wrappers give back (gkhost.c) */
+  PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
+  PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
@@ -150,6 +154,9 @@ PETSC_INTERN PetscErrorCode MatSeqGKCOOSetValues_Private(Mat, const PetscScalar[
    MPI matrix); Sync brings A up to date (a sequential or an MPI device matrix); SyncIf does so
    where A is behind (any matrix, or NULL). */
 PETSC_INTERN PetscErrorCode MatGKHostWrap_Private(Mat, struct _MatOps *, PetscBool);
+/* SEQAIJ's composed functions that read values (MatStoreValues(), MatIsTranspose()...): wrapped
+   while a sequential device matrix is behind (their own saved), or given back */
+PETSC_INTERN PetscErrorCode MatGKHostComposed_Private(Mat, PetscBool, PetscErrorCode (*[GK_HOST_COMPOSED])(void));
 PETSC_INTERN PetscErrorCode MatGKHostUnwrap_Private(Mat, const struct _MatOps *);
 PETSC_INTERN PetscErrorCode MatGKHostSync_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGKHostSyncIf_Private(Mat);
