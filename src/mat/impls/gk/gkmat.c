@@ -667,8 +667,13 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
 
 static PetscErrorCode MatDestroy_SeqGK(Mat A)
 {
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
   PetscFunctionBegin;
-  PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
+  if (gk->behind) { /* nothing to copy down, nor to compose back (the object's list may be gone) */
+    gk->behind = PETSC_FALSE;
+    PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
+  }
   PetscCall(MatSeqGKStrip_Private(A, PETSC_TRUE));
   PetscCall((*A->ops->destroy)(A)); /* SEQAIJ's */
   PetscFunctionReturn(0);
