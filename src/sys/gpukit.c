@@ -3,6 +3,10 @@
    host/device copies every layer above the backend goes through. It knows no type of the
    layers above; src/gpukitreg.c registers those.
 */
+#if !defined(_POSIX_C_SOURCE)
+  #define _POSIX_C_SOURCE 200112L /* setenv under -std=c99 */
+#endif
+#include <stdlib.h>
 #include <unistd.h> /* access: whether NVIDIA MPS runs */
 #include "../include/gpukitimpl.h"
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -103,13 +107,30 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
 #if !defined(PETSC_HAVE_CUDA)
   {
     char      bname[16] = "auto";
-    PetscInt  dev       = -1;
-    PetscBool early     = PETSC_TRUE, ishost;
+    PetscInt  dev = -1, conns = 1;
+    PetscBool early = PETSC_TRUE, ishost;
 
     PetscCall(PetscOptionsGetString(NULL, NULL, "-gpukit_backend", bname, sizeof(bname), NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device", &dev, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpukit_start_early", &early, NULL));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device_connections", &conns, NULL));
     PetscCall(PetscStrcasecmp(bname, "host", &ishost));
+    PetscCheck(conns >= 0 && conns <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device_connections %" PetscInt_FMT ": give 1 to 32 (the CUDA context's hardware work queues), or 0 to leave CUDA's own default", conns);
+    /* The library launches everything on one stream, so one hardware queue serves it; a context
+       with fewer queues is made faster, and under NVIDIA MPS the processes' contexts are made one
+       after another (bench/RESULTS.md, "CUDA contexts"). Set before the first CUDA call, unless
+       the environment already says */
+    if (!ishost && conns > 0) {
+      const char *env = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+
+      if (!env) {
+        char v[8];
+
+        PetscCall(PetscSNPrintf(v, sizeof(v), "%d", (int)conns));
+        PetscCheck(!setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not set CUDA_DEVICE_MAX_CONNECTIONS in the environment");
+        PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS=%s, set by the library (-gpukit_device_connections)\n", v));
+      } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS=%s, from the environment\n", env));
+    } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS left to CUDA\n"));
     if (early && !ishost && GKBackendCUDA.earlystart) {
       PetscCall(GKBackendCUDA.earlystart(dev >= 0 ? (int)dev : -1, gk_localrank));
       gk_early = PETSC_TRUE;
@@ -123,10 +144,10 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
 PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
 {
   char                   bname[16] = "auto", why[256], devname[256];
-  PetscInt               dev       = -1;
-  PetscBool              devset    = PETSC_FALSE, found;
-  PetscGPUKitBackendType req       = PETSCGPUKIT_BACKEND_AUTO;
-  int                    count     = 0;
+  PetscInt               dev = -1, conns = 1; /* conns: shown under -help, acted on at PetscInitialize() */
+  PetscBool              devset = PETSC_FALSE, found;
+  PetscGPUKitBackendType req    = PETSCGPUKIT_BACKEND_AUTO;
+  int                    count  = 0;
 
   PetscFunctionBegin;
   if (GKDev) PetscFunctionReturn(0);
@@ -136,6 +157,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
   PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu, and each matrix product, start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
   PetscCall(PetscOptionsBool("-gpukit_start_early", "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)", NULL, PETSC_TRUE, NULL, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));

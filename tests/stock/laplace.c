@@ -409,6 +409,25 @@ int main(int argc, char **argv)
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type jacobi -gpukit_start_early {{0 1}shared output} -log_view
     filter: grep -E "^(iterations|error norm|GKDeviceInit )" | sed -E "s/^(GKDeviceInit) .+/\1 logged/"
 
+  # the CUDA context's hardware queues: one unless the environment says (a context with one is made
+  # faster, under MPS too), the option's 0 leaves CUDA's default, anything above 32 refused
+  testset:
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type jacobi -info :sys
+    filter: grep -oE "(petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS.*|^iterations.*)"
+    test:
+      suffix: device_connections
+    test:
+      suffix: device_connections_env
+      env: CUDA_DEVICE_MAX_CONNECTIONS=4
+    test:
+      suffix: device_connections_cuda_default
+      args: -gpukit_device_connections 0
+  test:
+    suffix: error_device_connections
+    exit: nonzero
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -gpukit_device_connections 33
+    filter: grep -o "gpukit_device_connections 33: give 1 to 32.*"
+
   # PCGAMG on the device types: its coarse operators of the device types (DIA's products made
   # ELLPACK-R); its iterations, which change between PETSc releases, are compared with PETSc's own
   # in the same release by tests/run, on one process and several
