@@ -26,8 +26,8 @@ static double now()
 }
 int main(int argc, char **argv)
 {
-  double t0 = argc > 1 ? atof(argv[1]) : now(), a = now(), b, c, d, e;
-  int    n;
+  double  t0 = argc > 1 ? atof(argv[1]) : now(), a = now(), b, c, d, e;
+  int     n;
   double *x;
 
   cudaGetDeviceCount(&n);
