@@ -446,7 +446,7 @@ static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
   Problem        P;
   Mat            A;
   char           what[64];
-  double         us;
+  double         us = 0.0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));

@@ -71,7 +71,7 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
 
       if (lo < gsc[d] || hi >= gsc[d] + gmc[d]) covered = PETSC_FALSE;
     }
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &covered, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dmf)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &covered, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)dmf)));
   if (!covered) PetscFunctionReturn(0);
   *dim  = dc;
   *fits = PETSC_TRUE;

@@ -714,7 +714,7 @@ static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt
     }
   }
   mg->cooany = nr ? PETSC_TRUE : PETSC_FALSE;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mg->cooany, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mg->cooany, 1, GK_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
   if (mg->cooany) { /* the entries of other processes' rows through a host MPIAIJ of them */
     Mat             Rd, Ro;
     const PetscInt *rdi, *rdj, *roi, *roj;
