@@ -446,7 +446,7 @@ static PetscErrorCode RunLaplacianCPU(PetscInt dim, PetscInt n, PetscInt cpuits)
   Problem        P;
   Mat            A;
   char           what[64];
-  double         us = 0.0;
+  double         us;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
@@ -888,7 +888,7 @@ static PetscErrorCode RunCOO(PetscInt dim, PetscInt n)
   PetscInt      *ci, *cj;
   PetscScalar   *v;
   PetscCount     nc = 0;
-  double         us;
+  double         us = 0.0;
   const PetscInt reps = 10;
   struct {
     MatType     type;
@@ -917,10 +917,12 @@ static PetscErrorCode RunCOO(PetscInt dim, PetscInt n)
   for (size_t r = 0; r < PETSC_STATIC_ARRAY_LENGTH(runs); r++) {
     const double S = sizeof(PetscScalar), bytes = (double)sizeof(PetscCount) * (P.nnz + 1 + nc) + S * (nc + P.nnz) + (runs[r].device ? 0.0 : S * P.nnz);
     char         what[64];
+    PetscBool    aij;
 
     PetscCall(TimeCOO(runs[r].type, P.m, nc, ci, cj, v, runs[r].device, reps, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s entries=%" PetscCount_FMT, runs[r].what, nc));
-    PetscCall(Record("coo", &P, what, us, bytes, runs[r].type == MATSEQAIJ ? PETSC_FALSE : PETSC_TRUE));
+    PetscCall(PetscStrcmp(runs[r].type, MATSEQAIJ, &aij));
+    PetscCall(Record("coo", &P, what, us, bytes, aij ? PETSC_FALSE : PETSC_TRUE));
   }
   PetscCall(PetscFree3(ci, cj, v));
   PetscCall(ProblemFree(&P));
