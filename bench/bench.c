@@ -887,8 +887,8 @@ static PetscErrorCode RunCOO(PetscInt dim, PetscInt n)
   Problem        P;
   PetscInt      *ci, *cj;
   PetscScalar   *v;
-  PetscCount     nc = 0;
-  double         us = 0.0;
+  PetscCount     nc   = 0;
+  double         us   = 0.0;
   const PetscInt reps = 10;
   struct {
     MatType     type;
