@@ -1,7 +1,8 @@
 static char help[] = "The bytes the device counts for its vector operations and products (PetscGPUKitDeviceCounts):\n\
 each the least the operation moves, on either backend.\n\
   -type <type> : ellrcuda or diacuda\n\
-  -n <n>       : the length (default 1000)\n\n";
+  -n <n>       : the length (default 1000)\n\
+  -logged      : with PETSc's log on, count the waits of a vector operation and a product\n\n";
 
 /*
    One operation at a time, the count's change against the operation's own arrays: a vector
@@ -137,6 +138,24 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&cv));
     PetscCall(MatDestroy(&B));
   }
+  /* -logged: with PETSc's log on, the library's events wait for the device (one wait a vector
+     operation or product) only under PETSc's -log_view_gpu_time, as PETSc's own GPU types do */
+  {
+    PetscBool               logged = PETSC_FALSE, gputime;
+    PetscGPUKitDeviceCounts c0, c1;
+
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-logged", &logged, NULL));
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view_gpu_time", &gputime));
+    if (logged) {
+      PetscCall(PetscLogDefaultBegin());
+      PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+      PetscCall(VecAXPY(y, 2.0, x));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+      PetscCheck(c1.syncs - c0.syncs == (gputime ? 2 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecAXPY and MatMult under the log waited %.0f times for the device, %d expected", (double)(c1.syncs - c0.syncs), gputime ? 2 : 0);
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "VecAXPY and MatMult under the log: %s\n", gputime ? "each waits for the device" : "no wait"));
+    }
+  }
   for (PetscInt k = 0; k < 3; k++) PetscCall(VecDestroy(&v[k]));
   PetscCall(VecDestroy(&w));
   PetscCall(VecDestroy(&x));
@@ -152,5 +171,15 @@ int main(int argc, char **argv)
   # matrix's columns as 16-bit offsets)
   test:
     args: -type {{ellrcuda diacuda}separate output} -gpukit_backend {{host cuda}shared output}
+
+  # under PETSc's log the events wait for the device only with -log_view_gpu_time
+  testset:
+    args: -type ellrcuda -logged -gpukit_backend {{host cuda}shared output}
+    filter: grep "under the log"
+    test:
+      suffix: log_async
+    test:
+      suffix: log_gpu_time
+      args: -log_view_gpu_time
 
 TEST*/

@@ -24,6 +24,7 @@ static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* r
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
 static PetscBool                 gk_early         = PETSC_FALSE; /* the CUDA backend's early start is under way */
 static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes device memory */
+static PetscBool                 gk_gpu_time      = PETSC_FALSE; /* -log_view_gpu_time: the events wait for the device */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 static PetscGPUKitTransferCounts gk_counts;
 
@@ -68,6 +69,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_backend       = PETSCGPUKIT_BACKEND_AUTO;
   gk_device        = -1;
   gk_aware         = PETSC_FALSE;
+  gk_gpu_time      = PETSC_FALSE;
   GKOverlapKernels = PETSC_TRUE;
   gk_initialized   = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
@@ -160,6 +162,9 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
+  /* PETSc's own option (PetscLogGpuTime()): without it, as PETSc's GPU types do, an event times
+     the host's part of an operation and the device is waited for only where a result is needed */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-log_view_gpu_time", &gk_gpu_time));
   PetscCall(PetscEListFind(3, PetscGPUKitBackendTypes, bname, (PetscInt *)&req, &found));
   PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -gpukit_backend %s: use auto, cuda or host", bname);
 
@@ -316,12 +321,14 @@ PetscErrorCode PetscGPUKitGetDeviceCounts(PetscGPUKitDeviceCounts *counts)
   PetscFunctionReturn(0);
 }
 
-/* Inside a logged event, wait for the device so that the event's time is the kernel's */
+/* Inside a logged event under -log_view_gpu_time, wait for the device so that the event's time
+   is the kernel's */
 PetscErrorCode PetscGPUKitLogSync_Private(void)
 {
   PetscBool active;
 
   PetscFunctionBegin;
+  if (!gk_gpu_time) PetscFunctionReturn(0);
   PetscCall(PetscLogIsActive(&active));
   if (active) PetscCall(GKDev->synchronize());
   PetscFunctionReturn(0);
