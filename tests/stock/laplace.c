@@ -410,9 +410,10 @@ int main(int argc, char **argv)
     filter: grep -E "^(iterations|error norm|GKDeviceInit )" | sed -E "s/^(GKDeviceInit) .+/\1 logged/"
 
   # the CUDA context's hardware queues: one unless the environment says (a context with one is made
-  # faster, under MPS too), the option's 0 leaves CUDA's default, anything above 32 refused
+  # faster, under MPS too), the option's 0 leaves CUDA's default, anything above 32 refused; the
+  # backend auto whatever the runner's (the host backend asked for leaves the variable alone)
   testset:
-    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type jacobi -info :sys
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -vec_type cuda -ksp_type cggpu -pc_type jacobi -info :sys -gpukit_backend auto
     filter: grep -oE "(petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS.*|^iterations.*)"
     test:
       suffix: device_connections
@@ -422,6 +423,10 @@ int main(int argc, char **argv)
     test:
       suffix: device_connections_cuda_default
       args: -gpukit_device_connections 0
+    test:
+      suffix: device_connections_host
+      args: -gpukit_backend host
+      output_file: output/laplace_device_connections_cuda_default.out
   test:
     suffix: error_device_connections
     exit: nonzero
