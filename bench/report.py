@@ -200,6 +200,7 @@ def mg_section(path):
              "One run each. `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
              "on the one GPU; `cpu`: PETSc alone, AIJ, on all the host's cores. `-ksp_rtol 1e-8`. From the run's `-log_view`:",
              "start-up is the CUDA start-up the program waited for (`GKDeviceInit`), DM matrices PETSc's `DMCreateMatrix`,",
+             "assembly `MatAssemblyBegin` and `MatAssemblyEnd` (the program's and the setup's; - in runs before the column),",
              "to device the matrices' copies to the GPU (`GKMatToDevice`), setup `PCSetUp`, solve `KSPSolve`; whole is the",
              "run's wall time (`mpiexec` included where used). `x cpu` is the best CPU multigrid's time (mg or gamg, the",
              "smaller) over this row's.", ""]
@@ -213,11 +214,11 @@ def mg_section(path):
         f3 = lambda r, k: "%.3f" % num(r, k) if num(r, k) is not None else "-"
         for r in pr:
             sv, wh = num(r, "solve_s"), num(r, "whole_s")
-            body.append([r["where"], r["ranks"], r["config"], r["iterations"] or r["reason"], f3(r, "startup_s"), f3(r, "dmmat_s"), f3(r, "todevice_s"), f3(r, "setup_s"),
+            body.append([r["where"], r["ranks"], r["config"], r["iterations"] or r["reason"], f3(r, "startup_s"), f3(r, "dmmat_s"), f3(r, "assembly_s"), f3(r, "todevice_s"), f3(r, "setup_s"),
                          "%.4f" % sv if sv is not None else "-", "%.2f" % wh if wh is not None else "-",
                          "%.1fx" % (best_solve / sv) if best_solve and sv else "-", "%.2fx" % (best_whole / wh) if best_whole and wh and sv else "-"])
         lines += ["### %s" % problem, ""]
-        lines += table(["where", "ranks", "solver", "iterations", "start-up s", "DM matrices s", "to device s", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
+        lines += table(["where", "ranks", "solver", "iterations", "start-up s", "DM matrices s", "assembly s", "to device s", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
         gmg = [r for r in pr if r["where"] == "gpu" and "mg(" in r["config"] and num(r, "solve_s")]
         jac = [r for r in pr if r["where"] == "gpu" and r["config"] == "cggpu+jacobi" and num(r, "solve_s")]
         if gmg and best_solve:
