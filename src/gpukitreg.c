@@ -46,6 +46,7 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
   PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
   PetscCall(MatGKRegisterFactors_Private());
+  VecGKDMHook_Private = DMGKAttachVecDM_Private; /* a DMDA's matrices made by gkdm.c */
   PetscFunctionReturn(0);
 }
 

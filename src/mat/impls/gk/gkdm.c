@@ -1,6 +1,7 @@
 /*
    A DM's interpolations made device matrices, so that PCMG's transfers (MatRestrict(),
-   MatInterpolate()) run on the device with the levels' operators.
+   MatInterpolate()) run on the device with the levels' operators, and a DMDA's matrices made
+   with their stencil's pattern without PETSc's slowest step.
 
    PETSc's DMDA makes its interpolation plain AIJ (MAIJ for several components) for any matrix
    type whose name does not begin with "aij", "seqaij" or "mpiaij" (dainterp.c, ConvertToAIJ():
@@ -10,9 +11,21 @@
    operation that converts the result to ELLPACK-R (DIA would not fit an interpolation's
    pattern), and coarsen and refine hooks that do the same for the DMs made from it (DMCoarsen()
    copies no operation but creatematrix). The DM's own operation is kept, composed on it.
+
+   DMDA's DMCreateMatrix() fills the new matrix's pattern with zeros one row at a time through
+   MatSetValuesLocal() (fdda.c), which maps every row's columns through the local-to-global
+   mapping again: most of its time. A DMDA (it gets its wrappers earlier, when a device vector
+   is given its mapping: DMCreateGlobalVector()) whose matrices are the library's has that
+   fill done here instead: PETSc's own creatematrix runs as under -dm_preallocate_only (the
+   matrix made, preallocated, mapped and given its DM and viewers by PETSc), then each row's
+   columns are taken straight from the mapping's array and set in order by MatSetValues(),
+   and the rest is PETSc's (the assembly, the options it sets after). Only the plain case
+   comes here: 2D or 3D, no boundary but DM_BOUNDARY_NONE, no DMDASetBlockFills(); anything
+   else is PETSc's alone.
 */
 #include "gkmat.h"
 #include <petsc/private/dmimpl.h>
+#include <petsc/private/dmdaimpl.h>
 #include <petscdmda.h>
 
 #define GK_DM_INTERP_BASE_C "GKDMCreateInterpolation_Base_C"
@@ -255,6 +268,132 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
   PetscFunctionReturn(0);
 }
 
+/* DMDA's own creatematrix, read once from a DMDA made for it: PETSc does not export it, and a
+   DM's operation may be a user's (DMDASetGetMatrix()), which is left alone */
+static PetscErrorCode (*gk_dmda_creatematrix)(DM, Mat *) = NULL;
+
+static PetscErrorCode GKDMDABaseCreateMatrix_Private(PetscErrorCode (**f)(DM, Mat *))
+{
+  PetscFunctionBegin;
+  if (!gk_dmda_creatematrix) {
+    DM d;
+
+    PetscCall(DMCreate(PETSC_COMM_SELF, &d));
+    PetscCall(DMSetType(d, DMDA));
+    gk_dmda_creatematrix = d->ops->creatematrix;
+    PetscCall(DMDestroy(&d));
+  }
+  *f = gk_dmda_creatematrix;
+  PetscFunctionReturn(0);
+}
+
+/* Whether DMDA's matrix is one this file fills: see the top of the file */
+static PetscErrorCode GKDMDAPatternFits_Private(DM dm, PetscBool *fits)
+{
+  DM_DA         *dd = (DM_DA *)dm->data;
+  PetscInt       dim;
+  DMBoundaryType b[3];
+  PetscBool      ours;
+
+  PetscFunctionBegin;
+  *fits = PETSC_FALSE;
+  PetscCall(GKDMHasDeviceMatType_Private(dm, &ours));
+  if (!ours || dm->prealloc_only || dm->prealloc_skip || dm->structure_only || dd->ofill || dd->dfill) PetscFunctionReturn(0);
+  PetscCall(DMDAGetInfo(dm, &dim, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &b[0], &b[1], &b[2], NULL));
+  if (dim != 2 && dim != 3) PetscFunctionReturn(0);
+  for (PetscInt d = 0; d < dim; d++)
+    if (b[d] != DM_BOUNDARY_NONE) PetscFunctionReturn(0);
+  *fits = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The stencil's pattern of every owned row, as zeros, in PETSc's numbering: a point's
+   neighbours' first global numbers read from the mapping's array (dof numbers a point, in
+   order), sorted, each followed by its other components */
+static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J)
+{
+  PetscInt               dim, M[3] = {1, 1, 1}, dof, s, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, width, *nb, *cols, *rows;
+  DMDAStencilType        st;
+  ISLocalToGlobalMapping ltog;
+  const PetscInt        *g;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetInfo(dm, &dim, &M[0], &M[1], &M[2], NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, &st));
+  PetscCall(DMDAGetCorners(dm, &xs[0], &xs[1], dim == 3 ? &xs[2] : NULL, &xm[0], &xm[1], dim == 3 ? &xm[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dm, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
+  if (dim == 2) M[2] = 1;
+  width = 2 * s + 1;
+  PetscCall(PetscMalloc3(width * width * (dim == 3 ? width : 1), &nb, width * width * (dim == 3 ? width : 1) * dof, &cols, dof, &rows));
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &g));
+  for (PetscInt k = xs[2]; k < xs[2] + xm[2]; k++) {
+    const PetscInt rlo = PetscMax(-s, -k), rhi = PetscMin(s, M[2] - 1 - k);
+
+    for (PetscInt j = xs[1]; j < xs[1] + xm[1]; j++) {
+      const PetscInt qlo = PetscMax(-s, -j), qhi = PetscMin(s, M[1] - 1 - j);
+
+      for (PetscInt i = xs[0]; i < xs[0] + xm[0]; i++) {
+        const PetscInt plo = PetscMax(-s, -i), phi = PetscMin(s, M[0] - 1 - i), slot = (i - gs[0]) + gm[0] * ((j - gs[1]) + gm[1] * (k - gs[2]));
+        PetscInt       cnt = 0;
+
+        for (PetscInt r = rlo; r <= rhi; r++)
+          for (PetscInt q = qlo; q <= qhi; q++)
+            for (PetscInt p = plo; p <= phi; p++)
+              if (st == DMDA_STENCIL_BOX || (!p && !q) || (!q && !r) || (!p && !r)) nb[cnt++] = g[dof * (slot + p + gm[0] * (q + gm[1] * r))];
+        PetscCall(PetscSortInt(cnt, nb));
+        for (PetscInt c = 0; c < cnt; c++)
+          for (PetscInt d = 0; d < dof; d++) cols[c * dof + d] = nb[c] + d;
+        for (PetscInt d = 0; d < dof; d++) rows[d] = g[dof * slot] + d;
+        PetscCall(MatSetValues(J, dof, rows, cnt * dof, cols, NULL, INSERT_VALUES));
+      }
+    }
+  }
+  PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &g));
+  PetscCall(PetscFree3(nb, cols, rows));
+  PetscFunctionReturn(0);
+}
+
+/* DMDA's creatematrix with the pattern filled here (see the top of the file), else PETSc's */
+static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
+{
+  PetscErrorCode (*base)(DM, Mat *);
+  PetscErrorCode ierr;
+  PetscBool      fits, ours, bound;
+  PetscInt       dim;
+
+  PetscFunctionBegin;
+  PetscCall(GKDMDABaseCreateMatrix_Private(&base));
+  PetscCall(GKDMDAPatternFits_Private(dm, &fits));
+  if (!fits) {
+    PetscCall((*base)(dm, J));
+    PetscFunctionReturn(0);
+  }
+  dm->prealloc_only = PETSC_TRUE;
+  ierr              = (*base)(dm, J);
+  dm->prealloc_only = PETSC_FALSE;
+  PetscCall(ierr);
+  /* an option may have made it another type (-mat_type): then PETSc's own fill */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*J, &ours, MATSEQELLRCUDA, MATMPIELLRCUDA, MATSEQDIACUDA, MATMPIDIACUDA, ""));
+  if (!ours) {
+    PetscCall(MatDestroy(J));
+    PetscCall((*base)(dm, J));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GKDMDAFillPattern_Private(dm, *J));
+  /* then what PETSc's 2D and 3D fills do after theirs (fdda.c), in their order */
+  PetscCall(DMGetDimension(dm, &dim));
+  PetscCall(MatBoundToCPU(*J, &bound));
+  PetscCall(MatBindToCPU(*J, PETSC_TRUE));
+  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  if (dim == 3) PetscCall(MatSetOption(*J, MAT_SORTED_FULL, PETSC_FALSE));
+  if (dim == 3 || !bound) PetscCall(MatBindToCPU(*J, PETSC_FALSE));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  if (dim == 2) PetscCall(MatSetOption(*J, MAT_SORTED_FULL, PETSC_FALSE));
+  PetscCall(PetscInfo(dm, "DMDA's matrix pattern filled by the library: %" PetscInt_FMT " local rows\n", (*J)->rmap->n));
+  PetscFunctionReturn(0);
+}
+
 /* The DM's own interpolation (DMDA's Q1 built here instead, see above), then,
    while the fine DM's matrices are the library's, the result made ELLPACK-R, sequential or MPI
    (a MAIJ expanded to AIJ first) */
@@ -300,12 +439,22 @@ static PetscErrorCode GKDMRefineHook_Private(DM coarse, DM fine, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Wraps the DM's createinterpolation (once) and hooks the DMs coarsened or refined from it */
+/* Wraps the DM's createinterpolation (once) and hooks the DMs coarsened or refined from it; a
+   DMDA's creatematrix too, while it is PETSc's own (DMCoarsen() and DMRefine() copy it) */
 static PetscErrorCode GKDMAttach_Private(DM dm)
 {
   GKDMInterpFn base = NULL;
+  PetscBool    isda;
 
   PetscFunctionBegin;
+  if (!dm) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+  if (isda) {
+    PetscErrorCode (*own)(DM, Mat *);
+
+    PetscCall(GKDMDABaseCreateMatrix_Private(&own));
+    if (dm->ops->creatematrix == own) dm->ops->creatematrix = GKDMCreateMatrix_Private;
+  }
   if (!dm || !dm->ops->createinterpolation || dm->ops->createinterpolation == GKDMCreateInterpolation_Private) PetscFunctionReturn(0);
   PetscCall(PetscObjectQueryFunction((PetscObject)dm, GK_DM_INTERP_BASE_C, &base));
   PetscCheck(!base, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "The DM's createinterpolation was replaced after the library wrapped it");
@@ -313,6 +462,18 @@ static PetscErrorCode GKDMAttach_Private(DM dm)
   dm->ops->createinterpolation = GKDMCreateInterpolation_Private;
   PetscCall(DMCoarsenHookAdd(dm, GKDMCoarsenHook_Private, NULL, NULL));
   PetscCall(DMRefineHookAdd(dm, GKDMRefineHook_Private, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* Called when a device vector is given its local-to-global mapping (DMCreateGlobalVector()
+   does it right after VecSetDM()): its DMDA wrapped, before the DM's first DMCreateMatrix() */
+PetscErrorCode DMGKAttachVecDM_Private(DM dm)
+{
+  PetscBool isda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMDA, &isda));
+  if (isda) PetscCall(GKDMAttach_Private(dm));
   PetscFunctionReturn(0);
 }
 

@@ -174,6 +174,8 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GK(Mat);
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */
 PETSC_INTERN PetscErrorCode MatGKAttachDM_Private(Mat);
+/* a device vector's DMDA, made to give the matrices and interpolations above (gkdm.c) */
+PETSC_INTERN PetscErrorCode DMGKAttachVecDM_Private(DM);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 
 PETSC_EXTERN PetscErrorCode MatCreate_SeqELLRCUDA(Mat);

@@ -8,6 +8,7 @@
 
 #include "../../../include/gpukitimpl.h"
 #include <petsc/private/vecimpl.h>
+#include <petscdm.h>
 
 PETSC_EXTERN PetscErrorCode VecCreate_SeqGKCUDA(Vec);
 PETSC_EXTERN PetscErrorCode VecCreate_MPIGKCUDA(Vec);
@@ -20,6 +21,10 @@ PETSC_INTERN PetscBool VecIsGK(Vec);
 /* The type MatCreateVecs() gives for the library's matrices: PETSc's VECCUDA where PETSc has
    CUDA and the kernels run on the GPU (what "cuda" means to that PETSc's users), else VECGKCUDA */
 PETSC_INTERN PetscErrorCode VecGKDefaultType_Private(VecType *);
+
+/* Called with a device vector's DM when the vector is given its local-to-global mapping; set by
+   the registration */
+PETSC_INTERN PetscErrorCode (*VecGKDMHook_Private)(DM);
 
 /* y = x through the device arrays where both have them */
 PETSC_INTERN PetscErrorCode VecGKCopy_Private(Vec, Vec);

@@ -771,6 +771,23 @@ static PetscErrorCode VecMin_GK(Vec x, PetscInt *idx, PetscReal *z)
   PetscFunctionReturn(0);
 }
 
+/* Set by the registration (gpukitreg.c): what a device vector's DM is given when the vector is
+   given its local-to-global mapping (gkdm.c wraps a DMDA's matrix creation then) */
+PetscErrorCode (*VecGKDMHook_Private)(DM) = NULL;
+
+/* VECSEQ's and VECMPI's own (the layout keeps the mapping), then the DM's hook: DMDA's
+   DMCreateGlobalVector() calls VecSetDM() and then this, before its DM makes any matrix */
+static PetscErrorCode VecSetLocalToGlobalMapping_GK(Vec v, ISLocalToGlobalMapping map)
+{
+  DM dm;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutSetISLocalToGlobalMapping(v->map, map));
+  PetscCall(VecGetDM(v, &dm));
+  if (dm && VecGKDMHook_Private) PetscCall((*VecGKDMHook_Private)(dm));
+  PetscFunctionReturn(0);
+}
+
 /* Makes a VECSEQ or VECMPI just created a device vector */
 static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
 {
@@ -829,6 +846,8 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   v->ops->sum               = VecSum_GK;
   v->ops->max               = VecMax_GK;
   v->ops->min               = VecMin_GK;
+  /* a DMDA's global vector: its DM hooked (VecGKDMHook_Private) */
+  v->ops->setlocaltoglobalmapping = VecSetLocalToGlobalMapping_GK;
   /* PETSc's own device vectors (a PETSc built with CUDA) take any other vector whose offloadmask
      says GPU for one of theirs (VecCopy from one writes to its spptr): to PETSc this vector is a
      host one, reached through the array hooks above, and its own mask lives in g */

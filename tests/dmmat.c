@@ -1,0 +1,257 @@
+static char help[] = "DMDA's matrices of the device types against PETSc's own AIJ ones: the same pattern of zeros, the\n\
+same local-to-global mapping and viewer, new nonzeros refused alike, then the same entries and\n\
+products once both are filled through MatSetValuesStencil(). The library fills the pattern itself\n\
+where it can (2D and 3D, DM_BOUNDARY_NONE, no block fills): run with -info :dm to see it.\n\
+  -dim <d>         : 2 or 3\n\
+  -n <n>           : points a side (n, n + 1, n + 2)\n\
+  -dof <k>         : components (default 1)\n\
+  -s <w>           : stencil width (default 1)\n\
+  -box             : a box stencil (default star)\n\
+  -periodic        : a periodic x boundary (PETSc's fill)\n\
+  -fills           : DMDASetBlockFills() (PETSc's fill)\n\
+  -type <t>        : ellrcuda (default) or diacuda\n\
+  -vecfirst <0,1>  : a global vector made before the first matrix (default 1); with 0 the first\n\
+                     matrix is PETSc's, assembled, and a second one is made\n\n";
+
+#include <petscdmda.h>
+#include <petscgpukit.h>
+
+static PetscErrorCode Grid(PetscInt dim, PetscInt n, PetscInt dof, PetscInt s, PetscBool box, PetscBool periodic, PetscBool fills, MatType mtype, VecType vtype, DM *da)
+{
+  const DMBoundaryType  bx = periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE;
+  const DMDAStencilType st = box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR;
+
+  PetscFunctionBegin;
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, st, n, n + 1, PETSC_DECIDE, PETSC_DECIDE, dof, s, NULL, NULL, da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, st, n, n + 1, n + 2, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, dof, s, NULL, NULL, NULL, da));
+  PetscCall(DMSetMatType(*da, mtype));
+  PetscCall(DMSetVecType(*da, vtype));
+  PetscCall(DMSetUp(*da));
+  if (fills) {
+    PetscInt *dfill, *ofill;
+
+    /* each component coupled to itself and the next one inside a point, to itself across points */
+    PetscCall(PetscCalloc2(dof * dof, &dfill, dof * dof, &ofill));
+    for (PetscInt c = 0; c < dof; c++) {
+      dfill[c * dof + c]             = 1;
+      dfill[c * dof + (c + 1) % dof] = 1;
+      ofill[c * dof + c]             = 1;
+    }
+    PetscCall(DMDASetBlockFills(*da, dfill, ofill));
+    PetscCall(PetscFree2(dfill, ofill));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Whether inserting a new nonzero at (first owned row, last column) fails (not in any row's
+   stencil on these grids) */
+static PetscErrorCode Refused(Mat A, PetscBool *refused)
+{
+  PetscInt       rstart, rend, N;
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  PetscCall(MatGetSize(A, NULL, &N));
+  *refused = PETSC_TRUE;
+  if (rend > rstart) {
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatSetValue(A, rstart, N - 1, 1.0, INSERT_VALUES);
+    PetscCall(PetscPopErrorHandler());
+    *refused = ierr ? PETSC_TRUE : PETSC_FALSE;
+  }
+  {
+    PetscInt all = *refused;
+
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &all, 1, MPIU_INT, MPI_MIN, PETSC_COMM_WORLD));
+    *refused = all ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Every owned point's stencil given a value of its row and column, through the DM's stencil */
+static PetscErrorCode Fill(DM da, Mat A)
+{
+  PetscInt   dim, dof, s, M, N, P, xs, ys, zs, xm, ym, zm;
+  DMDAStencilType st;
+  MatStencil row, *cols;
+  PetscScalar *v;
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, &st));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  PetscCall(PetscMalloc2(125 * 9, &cols, 125 * 9, &v));
+  if (dim == 2) P = 1;
+  for (PetscInt k = zs; k < zs + zm; k++)
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++)
+        for (PetscInt c = 0; c < dof; c++) {
+          PetscInt cnt = 0;
+
+          row.i = i, row.j = j, row.k = k, row.c = c;
+          for (PetscInt r = (dim == 3 ? -s : 0); r <= (dim == 3 ? s : 0); r++)
+            for (PetscInt q = -s; q <= s; q++)
+              for (PetscInt p = -s; p <= s; p++) {
+                if (i + p < 0 || i + p >= M || j + q < 0 || j + q >= N || k + r < 0 || k + r >= P) continue;
+                if (st == DMDA_STENCIL_STAR && ((p && q) || (q && r) || (p && r))) continue;
+                cols[cnt].i = i + p, cols[cnt].j = j + q, cols[cnt].k = k + r, cols[cnt].c = c;
+                v[cnt]      = (PetscScalar)(1 + c + 2 * (p + 3 * q + 9 * r)) / (PetscScalar)(1 + i + j + k);
+                cnt++;
+              }
+          PetscCall(MatSetValuesStencil(A, 1, &row, cnt, cols, v, INSERT_VALUES));
+        }
+  PetscCall(PetscFree2(cols, v));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* A (the device type) equal to B (AIJ), entry by entry */
+static PetscErrorCode Same(Mat A, Mat B, const char *what)
+{
+  Mat       Aaij;
+  PetscBool eq;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &Aaij));
+  PetscCall(MatEqual(Aaij, B, &eq));
+  PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The device type's matrix differs from PETSc's: %s", what);
+  PetscCall(MatDestroy(&Aaij));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt               dim = 2, n = 6, dof = 1, s = 1;
+  PetscBool              box = PETSC_FALSE, periodic = PETSC_FALSE, fills = PETSC_FALSE, vecfirst = PETSC_TRUE, refused[2];
+  char                   type[64] = MATELLRCUDA;
+  DM                     da[2];
+  Mat                    A[2];
+  Vec                    x[2], y[2];
+  ISLocalToGlobalMapping rmap, cmap, dmap;
+  PetscMPIInt            size;
+  PetscReal              d, ny;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dof", &dof, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-s", &s, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-box", &box, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-periodic", &periodic, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-fills", &fills, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-vecfirst", &vecfirst, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCheck(dof <= 9 && s <= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "At most 9 components and width 2");
+  /* [0]: PETSc alone (AIJ); [1]: the device type */
+  PetscCall(Grid(dim, n, dof, s, box, periodic, fills, MATAIJ, VECSTANDARD, &da[0]));
+  PetscCall(Grid(dim, n, dof, s, box, periodic, fills, type, VECGKCUDA, &da[1]));
+  for (PetscInt t = 0; t < 2; t++) PetscCall(DMCreateGlobalVector(da[t], &x[t]));
+  if (!vecfirst) PetscCall(VecDestroy(&x[1]));
+  PetscCall(DMCreateMatrix(da[0], &A[0]));
+  PetscCall(DMCreateMatrix(da[1], &A[1]));
+  if (!vecfirst) { /* PETSc's, whose assembly hooks the DM: the next one is the library's */
+    PetscCall(MatAssemblyBegin(A[1], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A[1], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatDestroy(&A[1]));
+    PetscCall(DMCreateMatrix(da[1], &A[1]));
+    PetscCall(DMCreateGlobalVector(da[1], &x[1]));
+  }
+  {
+    MatType   got;
+    PetscBool dia;
+
+    PetscCall(PetscStrcmp(type, MATDIACUDA, &dia));
+    PetscCall(MatGetType(A[1], &got));
+    PetscCall(PetscObjectTypeCompare((PetscObject)A[1], size > 1 ? (dia ? MATMPIDIACUDA : MATMPIELLRCUDA) : (dia ? MATSEQDIACUDA : MATSEQELLRCUDA), &refused[0]));
+    PetscCheck(refused[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMCreateMatrix() gave a %s", got);
+  }
+
+  /* the pattern, zeros: as PETSc's */
+  PetscCall(Same(A[1], A[0], "the pattern"));
+  /* the DM's mapping, and in parallel DMDA's viewer (natural ordering) */
+  PetscCall(MatGetLocalToGlobalMapping(A[1], &rmap, &cmap));
+  PetscCall(DMGetLocalToGlobalMapping(da[1], &dmap));
+  PetscCheck(rmap == dmap && cmap == dmap, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The matrix's local-to-global mapping is not the DM's");
+  if (size > 1) {
+    void (*v0)(void), (*v1)(void);
+
+    PetscCall(MatGetOperation(A[0], MATOP_VIEW, &v0));
+    PetscCall(MatGetOperation(A[1], MATOP_VIEW, &v1));
+    PetscCheck(v0 == v1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The matrix is not viewed as DMDA's are");
+  }
+
+  /* the same entries through the stencil, then the same products */
+  for (PetscInt t = 0; t < 2; t++) PetscCall(Fill(da[t], A[t]));
+  PetscCall(Same(A[1], A[0], "the entries"));
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(VecSetRandom(x[0], NULL));
+    PetscCall(VecCopy(x[0], x[1]));
+    PetscCall(VecDuplicate(x[t], &y[t]));
+  }
+  for (PetscInt t = 0; t < 2; t++) PetscCall(MatMult(A[t], x[t], y[t]));
+  PetscCall(VecNorm(y[0], NORM_INFINITY, &ny));
+  PetscCall(VecCopy(y[1], x[0]));
+  PetscCall(VecAXPY(x[0], -1.0, y[0]));
+  PetscCall(VecNorm(x[0], NORM_INFINITY, &d));
+  PetscCheck(d <= 1e-13 * ny, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The products differ by %g of %g", (double)d, (double)ny);
+
+  /* a new nonzero refused by both */
+  for (PetscInt t = 0; t < 2; t++) PetscCall(Refused(A[t], &refused[t]));
+  PetscCheck(refused[0] && refused[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A new nonzero was %s by PETSc's and %s by the device type's", refused[0] ? "refused" : "taken", refused[1] ? "refused" : "taken");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD, %d components, width %d: the device matrix equals PETSc's\n", (int)dim, (int)dof, (int)s));
+
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(MatDestroy(&A[t]));
+    PetscCall(VecDestroy(&x[t]));
+    PetscCall(VecDestroy(&y[t]));
+    PetscCall(DMDestroy(&da[t]));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  # the library's fill: 2D and 3D, star and box, one to three processes, both backends; the
+  # filter keeps the library's -info line (once for all processes) and the program's
+  testset:
+    args: -info :dm
+    filter: grep -o "pattern filled by the library\|the device matrix equals PETSc's" | sort -u
+    output_file: output/dmmat_fill.out
+    test:
+      suffix: fill
+      nsize: {{1 2 3}shared output}
+      args: -dim {{2 3}shared output} -box {{0 1}shared output} -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: fill_wide
+      nsize: {{1 3}shared output}
+      args: -dim {{2 3}shared output} -dof 3 -s 2 -box {{0 1}shared output}
+    test:
+      suffix: fill_dia
+      nsize: {{1 2}shared output}
+      args: -type diacuda -dim {{2 3}shared output}
+    # the first matrix made before any vector: PETSc's; the second the library's
+    test:
+      suffix: fill_matfirst
+      nsize: {{1 2}shared output}
+      args: -vecfirst 0
+
+  # PETSc's own fill, the library's line absent: a periodic boundary, block fills
+  testset:
+    args: -info :dm
+    filter: grep -o "pattern filled by the library\|the device matrix equals PETSc's" | sort -u
+    output_file: output/dmmat_petsc.out
+    test:
+      suffix: periodic
+      nsize: {{1 2}shared output}
+      args: -dim {{2 3}shared output} -periodic
+    test:
+      suffix: fills
+      nsize: {{1 2}shared output}
+      args: -dof 2 -fills
+
+TEST*/
