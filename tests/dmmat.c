@@ -72,10 +72,10 @@ static PetscErrorCode Refused(Mat A, PetscBool *refused)
 /* Every owned point's stencil given a value of its row and column, through the DM's stencil */
 static PetscErrorCode Fill(DM da, Mat A)
 {
-  PetscInt   dim, dof, s, M, N, P, xs, ys, zs, xm, ym, zm;
+  PetscInt        dim, dof, s, M, N, P, xs, ys, zs, xm, ym, zm;
   DMDAStencilType st;
-  MatStencil row, *cols;
-  PetscScalar *v;
+  MatStencil      row, *cols;
+  PetscScalar    *v;
 
   PetscFunctionBegin;
   PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, &st));
@@ -95,7 +95,7 @@ static PetscErrorCode Fill(DM da, Mat A)
                 if (i + p < 0 || i + p >= M || j + q < 0 || j + q >= N || k + r < 0 || k + r >= P) continue;
                 if (st == DMDA_STENCIL_STAR && ((p && q) || (q && r) || (p && r))) continue;
                 cols[cnt].i = i + p, cols[cnt].j = j + q, cols[cnt].k = k + r, cols[cnt].c = c;
-                v[cnt]      = (PetscScalar)(1 + c + 2 * (p + 3 * q + 9 * r)) / (PetscScalar)(1 + i + j + k);
+                v[cnt] = (PetscScalar)(1 + c + 2 * (p + 3 * q + 9 * r)) / (PetscScalar)(1 + i + j + k);
                 cnt++;
               }
           PetscCall(MatSetValuesStencil(A, 1, &row, cnt, cols, v, INSERT_VALUES));

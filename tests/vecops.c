@@ -411,9 +411,9 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < nl; i++) a[i] = mine[i];
     PetscCall(VecRestoreArray(w, &a));
     PetscCall(CheckVec(w, W, "VecPlaceArray"));
-    PetscCall(VecScale(W, 3.0)); /* on the device, into the placed array at the reset */
+    PetscCall(VecPointwiseMult(W, W, W)); /* on the device, into the placed array at the reset */
     PetscCall(VecResetArray(W));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(mine[i] == 3.0 * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecResetArray did not leave the device result in the placed array");
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(mine[i] == (2.0 * i - 1.0) * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecResetArray did not leave the device result in the placed array");
     PetscCall(CheckVec(x, W, "VecResetArray (the values before placing)"));
     PetscCall(PetscFree(mine));
     /* replace: W takes a new array (and frees it); the device copy is stale and must be refreshed */
@@ -424,9 +424,38 @@ int main(int argc, char **argv)
     PetscCall(VecGetArray(w, &a));
     for (PetscInt i = 0; i < nl; i++) a[i] = 0.25 * i;
     PetscCall(VecRestoreArray(w, &a));
-    PetscCall(VecScale(W, 2.0));
-    PetscCall(VecScale(w, 2.0));
+    PetscCall(VecAXPY(W, 2.0, X));
+    PetscCall(VecAXPY(w, 2.0, x));
     PetscCall(CheckVec(w, W, "VecReplaceArray, then a device operation"));
+  }
+
+  /* values only the host holds: VecSum, VecShift and VecScale run there, as PETSc's own (the
+     same sums to the last bit), copying nothing up and launching nothing */
+  {
+    PetscScalar              *a, sr, sd;
+    PetscInt                  nl;
+    PetscGPUKitTransferCounts t0, t1;
+    PetscGPUKitDeviceCounts   c0, c1;
+
+    PetscCall(VecGetLocalSize(x, &nl));
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(VecGetArray(t ? W : w, &a));
+      for (PetscInt i = 0; i < nl; i++) a[i] = 1.0 / (i + 3.0) - 0.1 * (rank + 1);
+      PetscCall(VecRestoreArray(t ? W : w, &a));
+    }
+    PetscCall(PetscGPUKitGetTransferCounts(&t0));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(VecSum(w, &sr));
+    PetscCall(VecSum(W, &sd));
+    PetscCheck(sr == sd, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSum of host values: %g, PETSc's %g", (double)PetscRealPart(sd), (double)PetscRealPart(sr));
+    PetscCall(VecShift(w, -sr / N));
+    PetscCall(VecShift(W, -sd / N));
+    PetscCall(VecScale(w, 3.0));
+    PetscCall(VecScale(W, 3.0));
+    PetscCall(PetscGPUKitGetTransferCounts(&t1));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCheck(t1.h2d_count == t0.h2d_count && c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSum, VecShift, VecScale of host values: %g copies up and %g launches", t1.h2d_count - t0.h2d_count, c1.launches - c0.launches);
+    PetscCall(CheckVec(w, W, "VecSum, VecShift, VecScale of host values"));
   }
 
   /* view and load */

@@ -310,19 +310,51 @@ static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
   PetscFunctionReturn(0);
 }
 
+/* Whether only the host holds the vector's values (written there since the device last had them).
+   VecScale(), VecShift() and VecSum() of such a vector run on the host, where PETSc's own would:
+   copying the values up would cost as much as the operation, and a program's first such call
+   (MatNullSpaceRemove() of a right-hand side just computed on the host: ex50) then does not wait
+   for the CUDA start-up. Where the values are decides, never whether the device is ready yet. */
+static PetscErrorCode VecGKHostOnly_Private(Vec v, PetscBool *only)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &g));
+  *only = g->mask == PETSC_OFFLOAD_CPU ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode VecScale_GK(Vec x, PetscScalar alpha)
 {
+  Vec_GK   *g;
+  PetscBool host;
+
   PetscFunctionBegin;
   if (alpha == (PetscScalar)1.0) PetscFunctionReturn(0);
-  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, alpha, 0.0));
-  PetscCall(PetscLogFlops(x->map->n));
+  PetscCall(VecGKGetData_Private(x, &g));
+  PetscCall(VecGKHostOnly_Private(x, &host));
+  if (host) PetscCall(g->base.scale(x, alpha));
+  else {
+    PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, alpha, 0.0));
+    PetscCall(PetscLogFlops(x->map->n));
+  }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode VecShift_GK(Vec x, PetscScalar alpha)
 {
+  PetscBool host;
+
   PetscFunctionBegin;
-  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 1.0, alpha));
+  PetscCall(VecGKHostOnly_Private(x, &host));
+  if (host) {
+    PetscScalar *h;
+
+    PetscCall(VecGetArray(x, &h));
+    for (PetscInt i = 0; i < x->map->n; i++) h[i] += alpha;
+    PetscCall(VecRestoreArray(x, &h));
+  } else PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 1.0, alpha));
   PetscCall(PetscLogFlops(x->map->n));
   PetscFunctionReturn(0);
 }
@@ -717,8 +749,20 @@ static PetscErrorCode VecDotNorm2_GK(Vec s, Vec t, PetscScalar *dp, PetscScalar 
 static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
 {
   const PetscScalar *xd;
+  PetscBool          host;
 
   PetscFunctionBegin;
+  PetscCall(VecGKHostOnly_Private(x, &host));
+  if (host) { /* as PETSc's VecSum() without an operation of the type's */
+    const PetscScalar *h;
+    PetscScalar        sum = 0.0;
+
+    PetscCall(VecGetArrayRead(x, &h));
+    for (PetscInt i = 0; i < x->map->n; i++) sum += h[i];
+    PetscCall(VecRestoreArrayRead(x, &h));
+    *s = sum;
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
   PetscCall(GKDev->sum(x->map->n, xd, s));
