@@ -422,6 +422,14 @@ PetscErrorCode GKFormatBytes_Private(PetscLogDouble bytes, char *str, size_t len
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GKMatIsDevice_Private(Mat A, PetscBool *seq, PetscBool *mpi)
+{
+  PetscFunctionBegin;
+  if (seq) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, seq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  if (mpi) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscFunctionReturn(0);
+}
+
 /* Whether the halo exchanges hand device memory to MPI: -gpukit_cuda_aware_mpi, checked
    against the MPI when the backend is CUDA; on the host backend device memory is host memory */
 PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *aware)

@@ -44,8 +44,7 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
   PetscCheck(m == n, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, ((PetscObject)ksp)->type_name, m, n);
   PetscCall(MatGetLocalSize(A, &m, &n));
   PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "KSP %s needs the operator's rows and columns split alike over the processes, not %" PetscInt_FMT " rows and %" PetscInt_FMT " columns here", ((PetscObject)ksp)->type_name, m, n);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &gk->mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, &isgk, &gk->mpi));
   if (isgk || gk->mpi) {
     gk->Adev = A;
     PetscFunctionReturn(0);

@@ -358,7 +358,7 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
 {
   PetscErrorCode (*base)(DM, Mat *);
   PetscErrorCode ierr;
-  PetscBool      fits, ours, bound;
+  PetscBool      fits, seq, mpi, bound;
   PetscInt       dim;
 
   PetscFunctionBegin;
@@ -373,8 +373,8 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
   dm->prealloc_only = PETSC_FALSE;
   PetscCall(ierr);
   /* an option may have made it another type (-mat_type): then PETSc's own fill */
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)*J, &ours, MATSEQELLRCUDA, MATMPIELLRCUDA, MATSEQDIACUDA, MATMPIDIACUDA, ""));
-  if (!ours) {
+  PetscCall(GKMatIsDevice_Private(*J, &seq, &mpi));
+  if (!seq && !mpi) {
     PetscCall(MatDestroy(J));
     PetscCall((*base)(dm, J));
     PetscFunctionReturn(0);

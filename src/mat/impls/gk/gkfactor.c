@@ -27,7 +27,7 @@ static PetscErrorCode MatGKBaseType_Private(Mat A, MatType *base)
   PetscBool mpi;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, NULL, &mpi));
   *base = mpi ? MATMPIAIJ : MATSEQAIJ;
   PetscFunctionReturn(0);
 }

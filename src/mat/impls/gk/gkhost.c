@@ -58,7 +58,7 @@ PetscErrorCode MatGKHostSync_Private(Mat A)
   PetscBool mpi;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, NULL, &mpi));
   if (mpi) PetscCall(MatMPIGKHostSync_Private(A, PETSC_TRUE));
   else PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE));
   PetscFunctionReturn(0);

@@ -689,7 +689,7 @@ static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(gk->base.duplicate(A, op, B));
   /* a block of an MPI device matrix duplicated by PETSc's MPIAIJ code under the name "seqaij"
      (mpigk.c) gives a plain SEQAIJ */
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)*B, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(*B, &isgk, NULL));
   if (!isgk) PetscFunctionReturn(0);
   ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
   if (gk->fmt->settings) PetscCall(gk->fmt->settings(*B, A));
@@ -841,7 +841,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   }
   PetscCall(PetscGPUKitBackendSetUp_Private());
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(B, &isgk, NULL));
   if (isgk) PetscCall(MatSeqGKStrip_Private(B, PETSC_FALSE));
 
   PetscCall(PetscNew(&gk));
@@ -953,7 +953,7 @@ PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
   PetscBool isgk;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, &isgk, NULL));
   PetscCheck(isgk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Not a device matrix: %s", ((PetscObject)A)->type_name);
   PetscCall(MatSeqGKSyncDevice_Private(A));
   PetscCall(PetscMemzero(op, sizeof(*op)));

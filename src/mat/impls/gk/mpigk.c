@@ -108,8 +108,7 @@ PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
   GKOperator op;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &seq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)P, &mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
   if (seq) PetscCall(MatSeqGKGetOperator(P, PETSC_TRUE, &op));
   else if (mpi) {
     Mat Ad, Ao;
@@ -635,7 +634,7 @@ PetscErrorCode MatMPIGKHostSync_Private(Mat A, PetscBool copy)
   for (int k = 0; k < 2; k++) {
     PetscBool isgk;
 
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)B[k], &isgk, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+    PetscCall(GKMatIsDevice_Private(B[k], &isgk, NULL));
     if (isgk) PetscCall(MatSeqGKHostSync_Private(B[k], copy));
   }
   PetscFunctionReturn(0);
@@ -850,7 +849,7 @@ static PetscErrorCode MatSeqGKAsSeqAIJ_Private(Mat A, PetscErrorCode (**own)(Mat
 
   PetscFunctionBegin;
   *own = NULL;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isseq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, &isseq, NULL));
   if (!isseq) PetscFunctionReturn(0);
   *own                          = A->ops->productsetfromoptions;
   A->ops->productsetfromoptions = ((Mat_SeqGK *)A->spptr)->base.productsetfromoptions;
@@ -870,7 +869,7 @@ static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, GKAsMPIAIJ *s)
     s->A = A;
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &isgk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, NULL, &isgk));
   if (!isgk) PetscFunctionReturn(0);
   PetscCall(MatMPIGKGetBlocks_Private(A, &s->Ad, &s->Ao, NULL));
   PetscCall(MatSeqGKAsSeqAIJ_Private(s->Ad, &s->psfo[1]));
@@ -1009,7 +1008,7 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
   PetscBool       agk;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &agk, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  PetscCall(GKMatIsDevice_Private(A, NULL, &agk));
   PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, s));
   fA = A->ops->productsetfromoptions;
   fB = B->ops->productsetfromoptions;
