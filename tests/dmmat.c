@@ -11,7 +11,8 @@ where it can (2D and 3D, DM_BOUNDARY_NONE, no block fills): run with -info :dm t
   -fills           : DMDASetBlockFills() (PETSc's fill)\n\
   -type <t>        : ellrcuda (default) or diacuda\n\
   -vecfirst <0,1>  : a global vector made before the first matrix (default 1); with 0 the first\n\
-                     matrix is PETSc's, assembled, and a second one is made\n\n";
+                     matrix is PETSc's, assembled, and a second one is made\n\
+  -anytype         : the device DM's matrix may be of another type (-mat_type given)\n\n";
 
 #include <petscdmda.h>
 #include <petscgpukit.h>
@@ -123,7 +124,7 @@ static PetscErrorCode Same(Mat A, Mat B, const char *what)
 int main(int argc, char **argv)
 {
   PetscInt               dim = 2, n = 6, dof = 1, s = 1;
-  PetscBool              box = PETSC_FALSE, periodic = PETSC_FALSE, fills = PETSC_FALSE, vecfirst = PETSC_TRUE, refused[2];
+  PetscBool              box = PETSC_FALSE, periodic = PETSC_FALSE, fills = PETSC_FALSE, vecfirst = PETSC_TRUE, anytype = PETSC_FALSE, refused[2];
   char                   type[64] = MATELLRCUDA;
   DM                     da[2];
   Mat                    A[2];
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-fills", &fills, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-vecfirst", &vecfirst, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-anytype", &anytype, NULL));
   PetscCheck(dof <= 9 && s <= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "At most 9 components and width 2");
   /* [0]: PETSc alone (AIJ); [1]: the device type */
   PetscCall(Grid(dim, n, dof, s, box, periodic, fills, MATAIJ, VECSTANDARD, &da[0]));
@@ -167,7 +169,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(type, MATDIACUDA, &dia));
     PetscCall(MatGetType(A[1], &got));
     PetscCall(PetscObjectTypeCompare((PetscObject)A[1], size > 1 ? (dia ? MATMPIDIACUDA : MATMPIELLRCUDA) : (dia ? MATSEQDIACUDA : MATSEQELLRCUDA), &refused[0]));
-    PetscCheck(refused[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMCreateMatrix() gave a %s", got);
+    PetscCheck(refused[0] || anytype, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMCreateMatrix() gave a %s", got);
   }
 
   /* the pattern, zeros: as PETSc's */
@@ -253,5 +255,13 @@ int main(int argc, char **argv)
       suffix: fills
       nsize: {{1 2}shared output}
       args: -dof 2 -fills
+
+  # -mat_type (read by the matrix's MatSetFromOptions() inside DMCreateMatrix()) making it AIJ:
+  # PETSc's own creatematrix again, with its fill
+  test:
+    suffix: mat_type
+    nsize: {{1 2}shared output}
+    args: -info :dm -mat_type aij -anytype
+    filter: grep -o "aij by an option\|pattern filled by the library\|the device matrix equals PETSc's" | sort -u
 
 TEST*/

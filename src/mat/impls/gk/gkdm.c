@@ -375,6 +375,7 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
   /* an option may have made it another type (-mat_type): then PETSc's own fill */
   PetscCall(GKMatIsDevice_Private(*J, &seq, &mpi));
   if (!seq && !mpi) {
+    PetscCall(PetscInfo(dm, "DMDA's matrix made a %s by an option: PETSc's creatematrix again, with its fill\n", ((PetscObject)*J)->type_name));
     PetscCall(MatDestroy(J));
     PetscCall((*base)(dm, J));
     PetscFunctionReturn(0);
