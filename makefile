@@ -177,7 +177,8 @@ bench-coo: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-coo
 
 # time to solution of PETSc's own ex50 and ex45 (issue 27), unmodified, built from the PETSc
-# examples (Debian: libpetsc3.18-dev-examples; pip: the package's share/petsc/examples)
+# examples (Debian: libpetsc3.18-dev-examples; pip: the package's share/petsc/examples); its
+# settings (GPU_PROCS, REPEAT, PROBLEMS...) come from the environment: bench/run-mg says which
 PETSC_EXAMPLES ?= $(PETSC_DIR)/share/petsc/examples/src/ksp/ksp/tutorials
 $(BUILD)/bench/ex%: $(PETSC_EXAMPLES)/ex%.c
 	@mkdir -p $(dir $@)

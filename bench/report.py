@@ -195,9 +195,10 @@ def mg_section(path):
         meta = f.readline().lstrip("# ").strip()
         rows = list(csv.DictReader(f))
     num = lambda r, k: float(r[k]) if r.get(k) not in ("", None) else None
+    runs = max((int(r["runs"]) for r in rows if r.get("runs")), default=1)
     lines = ["## Multigrid: time to solution of PETSc's ex50 and ex45, unmodified (issue 27, `make bench-mg`)", "",
              "- " + meta.replace("; ", "\n- "), "",
-             "One run each. `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
+             ("One run each." if runs == 1 else "The median of %d runs each (below)." % runs) + " `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
              "on the one GPU, each bound to its share of the cores (`--map-by slot:PE=<cores/ranks> --bind-to core`, from",
              "runs at 5023147 on; `--bind-to core` before); `cpu`: PETSc alone, AIJ, on all the host's cores, one a rank.",
              "`-ksp_rtol 1e-8`. From the run's `-log_view`:",
@@ -205,7 +206,11 @@ def mg_section(path):
              "assembly `MatAssemblyBegin` and `MatAssemblyEnd` (the program's and the setup's; - in runs before the column),",
              "to device the matrices' copies to the GPU (`GKMatToDevice`), setup `PCSetUp`, solve `KSPSolve`; whole is the",
              "run's wall time (`mpiexec` included where used). `x cpu` is the best CPU multigrid's time (mg or gamg, the",
-             "smaller) over this row's.", ""]
+             "smaller) over this row's."]
+    if runs > 1:
+        lines += ["Each row is the median of %d runs, the configurations taken in turn; whole s gives the runs' range" % runs,
+                  "in brackets, and the targets use the medians."]
+    lines += [""]
     checks = []
     for problem in dict.fromkeys(r["problem"] for r in rows):
         pr = [r for r in rows if r["problem"] == problem]
@@ -217,7 +222,7 @@ def mg_section(path):
         for r in pr:
             sv, wh = num(r, "solve_s"), num(r, "whole_s")
             body.append([r["where"], r["ranks"], r["config"], r["iterations"] or r["reason"], f3(r, "startup_s"), f3(r, "dmmat_s"), f3(r, "assembly_s"), f3(r, "todevice_s"), f3(r, "setup_s"),
-                         "%.4f" % sv if sv is not None else "-", "%.2f" % wh if wh is not None else "-",
+                         "%.4f" % sv if sv is not None else "-", ("%.2f" % wh if wh is not None else "-") + (" (%s)" % r["whole_range"] if r.get("whole_range") else ""),
                          "%.1fx" % (best_solve / sv) if best_solve and sv else "-", "%.2fx" % (best_whole / wh) if best_whole and wh and sv else "-"])
         lines += ["### %s" % problem, ""]
         lines += table(["where", "ranks", "solver", "iterations", "start-up s", "DM matrices s", "assembly s", "to device s", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
