@@ -9,9 +9,12 @@
      nvcc -O2 -gencode arch=compute_90,code=sm_90 -o contexts bench/micro/contexts.cu
      s=$(date +%s.%N); for i in $(seq 8); do ./contexts $s & done; wait
      CUDA_DEVICE_MAX_CONNECTIONS=1 ...   # the same with one hardware work queue a context
+     ... ./contexts $s reset ...          # how each process ends: exit (default), reset, quick
 */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 #include <ctime>
 #include <cuda_runtime.h>
 __global__ void touch(double *x)
@@ -41,5 +44,12 @@ int main(int argc, char **argv)
   cudaDeviceSynchronize();
   e = now();
   printf("began %.3f count %.3f context %.3f malloc %.3f kernel %.3f done %.3f\n", a - t0, b - a, c - b, d - c, e - d, e - t0);
+  fflush(stdout);
+  /* how the process ends (third argument): "exit" returns from main, CUDA's own teardown at exit
+     (the default); "reset" calls cudaDeviceReset() first; "quick" ends with _exit(), skipping the
+     teardown (a floor for the measurement, not something a library may do) */
+  const char *how = argc > 2 ? argv[2] : "exit";
+  if (!strcmp(how, "reset")) cudaDeviceReset();
+  if (!strcmp(how, "quick")) _exit(0);
   return 0;
 }
