@@ -456,7 +456,7 @@ static PetscErrorCode GKDMAttach_Private(DM dm)
     PetscCall(GKDMDABaseCreateMatrix_Private(&own));
     if (dm->ops->creatematrix == own) dm->ops->creatematrix = GKDMCreateMatrix_Private;
   }
-  if (!dm || !dm->ops->createinterpolation || dm->ops->createinterpolation == GKDMCreateInterpolation_Private) PetscFunctionReturn(0);
+  if (!dm->ops->createinterpolation || dm->ops->createinterpolation == GKDMCreateInterpolation_Private) PetscFunctionReturn(0);
   PetscCall(PetscObjectQueryFunction((PetscObject)dm, GK_DM_INTERP_BASE_C, &base));
   PetscCheck(!base, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "The DM's createinterpolation was replaced after the library wrapped it");
   PetscCall(PetscObjectComposeFunction((PetscObject)dm, GK_DM_INTERP_BASE_C, dm->ops->createinterpolation));

@@ -315,26 +315,19 @@ static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
    copying the values up would cost as much as the operation, and a program's first such call
    (MatNullSpaceRemove() of a right-hand side just computed on the host: ex50) then does not wait
    for the CUDA start-up. Where the values are decides, never whether the device is ready yet. */
-static PetscErrorCode VecGKHostOnly_Private(Vec v, PetscBool *only)
+static inline PetscBool VecGKHostOnly(const Vec_GK *g)
 {
-  Vec_GK *g;
-
-  PetscFunctionBegin;
-  PetscCall(VecGKGetData_Private(v, &g));
-  *only = g->mask == PETSC_OFFLOAD_CPU ? PETSC_TRUE : PETSC_FALSE;
-  PetscFunctionReturn(0);
+  return g->mask == PETSC_OFFLOAD_CPU ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode VecScale_GK(Vec x, PetscScalar alpha)
 {
-  Vec_GK   *g;
-  PetscBool host;
+  Vec_GK *g;
 
   PetscFunctionBegin;
   if (alpha == (PetscScalar)1.0) PetscFunctionReturn(0);
   PetscCall(VecGKGetData_Private(x, &g));
-  PetscCall(VecGKHostOnly_Private(x, &host));
-  if (host) PetscCall(g->base.scale(x, alpha));
+  if (VecGKHostOnly(g)) PetscCall(g->base.scale(x, alpha));
   else {
     PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, alpha, 0.0));
     PetscCall(PetscLogFlops(x->map->n));
@@ -344,11 +337,11 @@ static PetscErrorCode VecScale_GK(Vec x, PetscScalar alpha)
 
 static PetscErrorCode VecShift_GK(Vec x, PetscScalar alpha)
 {
-  PetscBool host;
+  Vec_GK *g;
 
   PetscFunctionBegin;
-  PetscCall(VecGKHostOnly_Private(x, &host));
-  if (host) {
+  PetscCall(VecGKGetData_Private(x, &g));
+  if (VecGKHostOnly(g)) {
     PetscScalar *h;
 
     PetscCall(VecGetArray(x, &h));
@@ -749,11 +742,11 @@ static PetscErrorCode VecDotNorm2_GK(Vec s, Vec t, PetscScalar *dp, PetscScalar 
 static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
 {
   const PetscScalar *xd;
-  PetscBool          host;
+  Vec_GK            *g;
 
   PetscFunctionBegin;
-  PetscCall(VecGKHostOnly_Private(x, &host));
-  if (host) { /* as PETSc's VecSum() without an operation of the type's */
+  PetscCall(VecGKGetData_Private(x, &g));
+  if (VecGKHostOnly(g)) { /* as PETSc's VecSum() without an operation of the type's */
     const PetscScalar *h;
     PetscScalar        sum = 0.0;
 
