@@ -198,7 +198,7 @@ def mg_section(path):
     runs = max((int(r["runs"]) for r in rows if r.get("runs")), default=1)
     lines = ["## Multigrid: time to solution of PETSc's ex50 and ex45, unmodified (issue 27, `make bench-mg`)", "",
              "- " + meta.replace("; ", "\n- "), "",
-             ("One run each." if runs == 1 else "The median of %d runs each (below)." % runs) + " `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
+             ("One run each." if runs == 1 else "The median of %d runs each, the configurations in turn (whole s: their range in brackets)." % runs) + " `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
              "on the one GPU, each bound to its share of the cores (`--map-by slot:PE=<cores/ranks> --bind-to core`, from",
              "runs at 5023147 on; `--bind-to core` before); `cpu`: PETSc alone, AIJ, on all the host's cores, one a rank.",
              "`-ksp_rtol 1e-8`. From the run's `-log_view`:",
@@ -206,11 +206,7 @@ def mg_section(path):
              "assembly `MatAssemblyBegin` and `MatAssemblyEnd` (the program's and the setup's; - in runs before the column),",
              "to device the matrices' copies to the GPU (`GKMatToDevice`), setup `PCSetUp`, solve `KSPSolve`; whole is the",
              "run's wall time (`mpiexec` included where used). `x cpu` is the best CPU multigrid's time (mg or gamg, the",
-             "smaller) over this row's."]
-    if runs > 1:
-        lines += ["Each row is the median of %d runs, the configurations taken in turn; whole s gives the runs' range" % runs,
-                  "in brackets, and the targets use the medians."]
-    lines += [""]
+             "smaller) over this row's.", ""]
     checks = []
     for problem in dict.fromkeys(r["problem"] for r in rows):
         pr = [r for r in rows if r["problem"] == problem]
