@@ -222,7 +222,7 @@ int main(int argc, char **argv)
   # filter keeps the library's -info line (once for all processes) and the program's
   testset:
     args: -info :dm
-    filter: grep -o "pattern filled by the library\|the device matrix equals PETSc's" | sort -u
+    filter: grep -o "set row by row\|pattern filled by the library\|the device matrix equals PETSc's" | sort -u
     output_file: output/dmmat_fill.out
     test:
       suffix: fill
@@ -245,7 +245,7 @@ int main(int argc, char **argv)
   # PETSc's own fill, the library's line absent: a periodic boundary, block fills
   testset:
     args: -info :dm
-    filter: grep -o "pattern filled by the library\|the device matrix equals PETSc's" | sort -u
+    filter: grep -o "set row by row\|pattern filled by the library\|the device matrix equals PETSc's" | sort -u
     output_file: output/dmmat_petsc.out
     test:
       suffix: periodic
@@ -263,5 +263,13 @@ int main(int argc, char **argv)
     nsize: {{1 2}shared output}
     args: -info :dm -mat_type aij -anytype
     filter: grep -o "aij by an option\|pattern filled by the library\|the device matrix equals PETSc's" | sort -u
+
+  # the library's fill one point at a time (-gpukit_dm_fill_rows; what it falls back to where
+  # PETSc's preallocation is not the stencil's), the same matrix
+  test:
+    suffix: fill_rows
+    nsize: {{1 2}shared output}
+    args: -info :dm -gpukit_dm_fill_rows -dim {{2 3}shared output} -box {{0 1}shared output}
+    filter: grep -o "set row by row (-gpukit_dm_fill_rows)\|pattern filled by the library\|the device matrix equals PETSc's" | sort -u
 
 TEST*/

@@ -18,10 +18,12 @@
    is given its mapping: DMCreateGlobalVector()) whose matrices are the library's has that
    fill done here instead: PETSc's own creatematrix runs as under -dm_preallocate_only (the
    matrix made, preallocated, mapped and given its DM and viewers by PETSc), then each row's
-   columns are taken straight from the mapping's array and set in order by MatSetValues(),
-   and the rest is PETSc's (the assembly, the options it sets after). Only the plain case
-   comes here: 2D or 3D, no boundary but DM_BOUNDARY_NONE, no DMDASetBlockFills(); anything
-   else is PETSc's alone.
+   columns are taken straight from the mapping's array and written into the rows PETSc's
+   preallocation made, as each block's whole column array (MatSeqAIJSetColumnIndices(); one
+   MatSetValues() a point where the preallocation is not the stencil's, or with
+   -gpukit_dm_fill_rows), and the rest is PETSc's (the assembly, the options it sets after).
+   Only the plain case comes here: 2D or 3D, no boundary but DM_BOUNDARY_NONE, no
+   DMDASetBlockFills(); anything else is PETSc's alone.
 */
 #include "gkmat.h"
 #include <petsc/private/dmimpl.h>
@@ -307,49 +309,179 @@ static PetscErrorCode GKDMDAPatternFits_Private(DM dm, PetscBool *fits)
   PetscFunctionReturn(0);
 }
 
-/* The stencil's pattern of every owned row, as zeros, in PETSc's numbering: a point's
-   neighbours' first global numbers read from the mapping's array (dof numbers a point, in
-   order), sorted, each followed by its other components */
-static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J)
+/* A DMDA's owned points and the stencil around each, read once for the fills below */
+typedef struct {
+  PetscInt        dim, M[3], dof, s, xs[3], xm[3], gs[3], gm[3], width;
+  DMDAStencilType st;
+  const PetscInt *g; /* the local-to-global mapping's array: dof numbers a point, in order */
+} GKDMDAStencil;
+
+static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
 {
-  PetscInt               dim, M[3] = {1, 1, 1}, dof, s, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, width, *nb, *cols, *rows;
-  DMDAStencilType        st;
   ISLocalToGlobalMapping ltog;
-  const PetscInt        *g;
 
   PetscFunctionBegin;
-  PetscCall(DMDAGetInfo(dm, &dim, &M[0], &M[1], &M[2], NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, &st));
-  PetscCall(DMDAGetCorners(dm, &xs[0], &xs[1], dim == 3 ? &xs[2] : NULL, &xm[0], &xm[1], dim == 3 ? &xm[2] : NULL));
-  PetscCall(DMDAGetGhostCorners(dm, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
-  if (dim == 2) M[2] = 1;
-  width = 2 * s + 1;
-  PetscCall(PetscMalloc3(width * width * (dim == 3 ? width : 1), &nb, width * width * (dim == 3 ? width : 1) * dof, &cols, dof, &rows));
+  PetscCall(PetscMemzero(p, sizeof(*p)));
+  for (PetscInt d = 0; d < 3; d++) p->M[d] = p->xm[d] = p->gm[d] = 1;
+  PetscCall(DMDAGetInfo(dm, &p->dim, &p->M[0], &p->M[1], &p->M[2], NULL, NULL, NULL, &p->dof, &p->s, NULL, NULL, NULL, &p->st));
+  PetscCall(DMDAGetCorners(dm, &p->xs[0], &p->xs[1], p->dim == 3 ? &p->xs[2] : NULL, &p->xm[0], &p->xm[1], p->dim == 3 ? &p->xm[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dm, &p->gs[0], &p->gs[1], p->dim == 3 ? &p->gs[2] : NULL, &p->gm[0], &p->gm[1], p->dim == 3 ? &p->gm[2] : NULL));
+  if (p->dim == 2) p->M[2] = 1;
+  p->width = (2 * p->s + 1) * (2 * p->s + 1) * (p->dim == 3 ? 2 * p->s + 1 : 1);
   PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
-  PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &g));
-  for (PetscInt k = xs[2]; k < xs[2] + xm[2]; k++) {
-    const PetscInt rlo = PetscMax(-s, -k), rhi = PetscMin(s, M[2] - 1 - k);
+  PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &p->g));
+  PetscFunctionReturn(0);
+}
 
-    for (PetscInt j = xs[1]; j < xs[1] + xm[1]; j++) {
-      const PetscInt qlo = PetscMax(-s, -j), qhi = PetscMin(s, M[1] - 1 - j);
+static PetscErrorCode GKDMDAStencilRestore_Private(DM dm, GKDMDAStencil *p)
+{
+  ISLocalToGlobalMapping ltog;
 
-      for (PetscInt i = xs[0]; i < xs[0] + xm[0]; i++) {
-        const PetscInt plo = PetscMax(-s, -i), phi = PetscMin(s, M[0] - 1 - i), slot = (i - gs[0]) + gm[0] * ((j - gs[1]) + gm[1] * (k - gs[2]));
-        PetscInt       cnt = 0;
+  PetscFunctionBegin;
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &p->g));
+  PetscFunctionReturn(0);
+}
 
-        for (PetscInt r = rlo; r <= rhi; r++)
-          for (PetscInt q = qlo; q <= qhi; q++)
-            for (PetscInt p = plo; p <= phi; p++)
-              if (st == DMDA_STENCIL_BOX || (!p && !q) || (!q && !r) || (!p && !r)) nb[cnt++] = g[dof * (slot + p + gm[0] * (q + gm[1] * r))];
-        PetscCall(PetscSortInt(cnt, nb));
-        for (PetscInt c = 0; c < cnt; c++)
-          for (PetscInt d = 0; d < dof; d++) cols[c * dof + d] = nb[c] + d;
-        for (PetscInt d = 0; d < dof; d++) rows[d] = g[dof * slot] + d;
-        PetscCall(MatSetValues(J, dof, rows, cnt * dof, cols, NULL, INSERT_VALUES));
+/* Owned point (i, j, k): its neighbours' first global numbers, sorted, in nb[0..*cnt), and its own
+   first global number */
+static PetscErrorCode GKDMDAPointColumns_Private(const GKDMDAStencil *p, PetscInt i, PetscInt j, PetscInt k, PetscInt *nb, PetscInt *cnt, PetscInt *row)
+{
+  const PetscInt  s = p->s, slot = (i - p->gs[0]) + p->gm[0] * ((j - p->gs[1]) + p->gm[1] * (k - p->gs[2]));
+  const PetscInt  plo = PetscMax(-s, -i), phi = PetscMin(s, p->M[0] - 1 - i), qlo = PetscMax(-s, -j), qhi = PetscMin(s, p->M[1] - 1 - j), rlo = PetscMax(-s, -k), rhi = PetscMin(s, p->M[2] - 1 - k);
+  const PetscBool box = p->st == DMDA_STENCIL_BOX;
+  PetscInt        c   = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt r = rlo; r <= rhi; r++)
+    for (PetscInt q = qlo; q <= qhi; q++)
+      for (PetscInt o = plo; o <= phi; o++)
+        if (box || (!o && !q) || (!q && !r) || (!o && !r)) nb[c++] = p->g[p->dof * (slot + o + p->gm[0] * (q + p->gm[1] * r))];
+  PetscCall(PetscSortInt(c, nb));
+  *cnt = c;
+  *row = p->g[p->dof * slot];
+  PetscFunctionReturn(0);
+}
+
+/* every owned point (i, j, k) in PETSc's order, while go holds */
+#define GKDMDAForOwned(p, i, j, k, go) \
+  for (PetscInt k = (p)->xs[2]; (go) && k < (p)->xs[2] + (p)->xm[2]; k++) \
+    for (PetscInt j = (p)->xs[1]; (go) && j < (p)->xs[1] + (p)->xm[1]; j++) \
+      for (PetscInt i = (p)->xs[0]; (go) && i < (p)->xs[0] + (p)->xm[0]; i++)
+
+/* The stencil's pattern of every owned row as zeros, one MatSetValues() a point: each neighbour's
+   first number followed by its other components. Works with any preallocation. */
+static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
+{
+  PetscInt *nb, *cols, *rows, cnt, first;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(p->width, &nb, p->width * p->dof, &cols, p->dof, &rows));
+  GKDMDAForOwned(p, i, j, k, PETSC_TRUE)
+  {
+    PetscCall(GKDMDAPointColumns_Private(p, i, j, k, nb, &cnt, &first));
+    for (PetscInt c = 0; c < cnt; c++)
+      for (PetscInt d = 0; d < p->dof; d++) cols[c * p->dof + d] = nb[c] + d;
+    for (PetscInt d = 0; d < p->dof; d++) rows[d] = first + d;
+    PetscCall(MatSetValues(J, p->dof, rows, cnt * p->dof, cols, NULL, INSERT_VALUES));
+  }
+  PetscCall(PetscFree3(nb, cols, rows));
+  PetscFunctionReturn(0);
+}
+
+/* The same pattern written as each block's whole column array at once
+   (MatSeqAIJSetColumnIndices(): the diagonal block's columns local, the off-diagonal block's global
+   until the assembly compacts them, as MatSetValues() leaves them), the values zeroed. PETSc's
+   preallocation of a DMDA holds exactly the stencil's columns in each row; each row's columns are
+   checked against the rows' starts it made (ia, from MatGetRowIJ() of the unassembled blocks)
+   before anything is set, and where they differ *done is false and the matrix untouched. */
+static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscBool *done)
+{
+  const PetscInt m = J->rmap->n, rstart = J->rmap->rstart, cstart = J->cmap->rstart, cend = J->cmap->rend;
+  PetscInt      *jj[2] = {NULL, NULL}, *nb, cnt, first, rows = 0;
+
+  PetscFunctionBegin;
+  *done = PETSC_TRUE;
+  PetscCall(PetscMalloc1(p->width, &nb));
+  for (PetscInt b = 0; b < 2; b++)
+    if (blk[b]) PetscCall(PetscMalloc1(ia[b][m], &jj[b]));
+  GKDMDAForOwned(p, i, j, k, *done)
+  {
+    PetscCall(GKDMDAPointColumns_Private(p, i, j, k, nb, &cnt, &first));
+    for (PetscInt d = 0; d < p->dof && *done; d++) {
+      const PetscInt r = first + d - rstart;
+      PetscInt       at[2];
+
+      if (r < 0 || r >= m) *done = PETSC_FALSE;
+      else {
+        for (PetscInt b = 0; b < 2; b++) at[b] = blk[b] ? ia[b][r] : 0;
+        for (PetscInt c = 0; c < cnt * p->dof && *done; c++) {
+          const PetscInt col = nb[c / p->dof] + c % p->dof, b = col >= cstart && col < cend ? 0 : 1;
+
+          if (!blk[b] || at[b] == ia[b][r + 1]) *done = PETSC_FALSE;
+          else jj[b][at[b]++] = b ? col : col - cstart;
+        }
+        for (PetscInt b = 0; b < 2; b++)
+          if (blk[b] && at[b] != ia[b][r + 1]) *done = PETSC_FALSE;
+        rows++;
       }
     }
   }
-  PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &g));
-  PetscCall(PetscFree3(nb, cols, rows));
+  if (rows != m) *done = PETSC_FALSE; /* every row once: DMDA's mapping numbers each owned point's components once */
+  for (PetscInt b = 0; b < 2 && *done; b++) {
+    PetscScalar *v;
+
+    if (!blk[b]) continue;
+    PetscCall(MatSeqAIJSetColumnIndices(blk[b], jj[b]));
+    PetscCall(MatSeqAIJGetArrayWrite(blk[b], &v));
+    PetscCall(PetscArrayzero(v, ia[b][m]));
+    PetscCall(MatSeqAIJRestoreArrayWrite(blk[b], &v));
+  }
+  PetscCall(PetscFree(nb));
+  for (PetscInt b = 0; b < 2; b++) PetscCall(PetscFree(jj[b]));
+  PetscFunctionReturn(0);
+}
+
+/* The blocks' rows' starts as PETSc's preallocation made them, then the columns above */
+static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, PetscBool *done)
+{
+  Mat             blk[2] = {J, NULL};
+  const PetscInt *ia[2]  = {NULL, NULL};
+  PetscInt        n;
+  PetscBool       seq, mpi, got[2] = {PETSC_FALSE, PETSC_FALSE}, ok = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(GKMatIsDevice_Private(J, &seq, &mpi));
+  if (mpi) PetscCall(MatMPIGKGetBlocks_Private(J, &blk[0], &blk[1], NULL));
+  for (PetscInt b = 0; b < 2; b++)
+    if (blk[b]) {
+      PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], NULL, &got[b]));
+      ok = (PetscBool)(ok && got[b] && n == J->rmap->n);
+    }
+  if (ok) PetscCall(GKDMDASetColumns_Private(p, J, blk, ia, done));
+  for (PetscInt b = 0; b < 2; b++)
+    if (got[b]) PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], NULL, &got[b]));
+  PetscFunctionReturn(0);
+}
+
+/* The stencil's pattern of every owned row, as zeros, in PETSc's numbering: as whole column
+   arrays where PETSc's preallocation is the stencil's, else (or with -gpukit_dm_fill_rows, the
+   DM's prefix) row by row */
+static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J)
+{
+  GKDMDAStencil p;
+  PetscBool     done = PETSC_FALSE, rows = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-gpukit_dm_fill_rows", &rows, NULL));
+  PetscCall(GKDMDAStencilGet_Private(dm, &p));
+  if (!rows) PetscCall(GKDMDAFillColumns_Private(&p, J, &done));
+  if (!done) {
+    PetscCall(PetscInfo(dm, "DMDA's pattern set row by row (%s)\n", rows ? "-gpukit_dm_fill_rows" : "the preallocation is not the stencil's"));
+    PetscCall(GKDMDAFillRows_Private(&p, J));
+  }
+  PetscCall(GKDMDAStencilRestore_Private(dm, &p));
   PetscFunctionReturn(0);
 }
 

@@ -170,6 +170,8 @@ PETSC_INTERN PetscErrorCode MatMPIGKHostSync_Private(Mat, PetscBool);
    the operands under their base types' names and productsetfromoptions, its steps wrapped so that
    each brings its operands' host values up to date first */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GK(Mat);
+/* an MPI device matrix's diagonal and off-diagonal blocks and the ghosts' global columns (mpigk.c) */
+PETSC_INTERN PetscErrorCode MatMPIGKGetBlocks_Private(Mat, Mat *, Mat *, const PetscInt **);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

@@ -86,7 +86,7 @@ static inline double GKScatterBytes_Private(PetscInt n)
 /* The diagonal and off-diagonal blocks and the ghosts' global columns. MatMPIAIJGetSeqAIJ()
    accepts only type names beginning with "mpiaij"; these matrices are MPIAIJ underneath, so
    it is called with that name in place for the moment of the call. */
-static PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt **garray)
+PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt **garray)
 {
   char          *name = ((PetscObject)A)->type_name;
   PetscErrorCode ierr;
