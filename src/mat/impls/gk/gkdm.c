@@ -395,16 +395,14 @@ static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
    preallocation of a DMDA holds exactly the stencil's columns in each row; each row's columns are
    checked against the rows' starts it made (ia, from MatGetRowIJ() of the unassembled blocks)
    before anything is set, and where they differ *done is false and the matrix untouched. */
-static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscBool *done)
+static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscInt *jj[2], PetscBool *done)
 {
   const PetscInt m = J->rmap->n, rstart = J->rmap->rstart, cstart = J->cmap->rstart, cend = J->cmap->rend;
-  PetscInt      *jj[2] = {NULL, NULL}, *nb, cnt, first, rows = 0;
+  PetscInt      *nb, cnt, first, rows                                                     = 0;
 
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(PetscMalloc1(p->width, &nb));
-  for (PetscInt b = 0; b < 2; b++)
-    if (blk[b]) PetscCall(PetscMalloc1(ia[b][m], &jj[b]));
   GKDMDAForOwned(p, i, j, k, *done)
   {
     PetscCall(GKDMDAPointColumns_Private(p, i, j, k, nb, &cnt, &first));
@@ -438,7 +436,6 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
     PetscCall(MatSeqAIJRestoreArrayWrite(blk[b], &v));
   }
   PetscCall(PetscFree(nb));
-  for (PetscInt b = 0; b < 2; b++) PetscCall(PetscFree(jj[b]));
   PetscFunctionReturn(0);
 }
 
@@ -446,7 +443,7 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
 static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, PetscBool *done)
 {
   Mat             blk[2] = {J, NULL};
-  const PetscInt *ia[2]  = {NULL, NULL};
+  const PetscInt *ia[2] = {NULL, NULL}, *ja[2] = {NULL, NULL};
   PetscInt        n;
   PetscBool       seq, mpi, got[2] = {PETSC_FALSE, PETSC_FALSE}, ok = PETSC_TRUE;
 
@@ -456,12 +453,15 @@ static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, P
   if (mpi) PetscCall(MatMPIGKGetBlocks_Private(J, &blk[0], &blk[1], NULL));
   for (PetscInt b = 0; b < 2; b++)
     if (blk[b]) {
-      PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], NULL, &got[b]));
+      PetscCall(MatGetRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], &ja[b], &got[b]));
       ok = (PetscBool)(ok && got[b] && n == J->rmap->n);
     }
-  if (ok) PetscCall(GKDMDASetColumns_Private(p, J, blk, ia, done));
+  /* the columns written into the array MatGetRowIJ() gave, the block's own (then
+     MatSeqAIJSetColumnIndices() copies it onto itself) or a copy: no second array of the size of
+     the pattern, whose first touch would cost as much as the writes */
+  if (ok) PetscCall(GKDMDASetColumns_Private(p, J, blk, ia, (PetscInt **)ja, done));
   for (PetscInt b = 0; b < 2; b++)
-    if (got[b]) PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], NULL, &got[b]));
+    if (got[b]) PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], &ja[b], &got[b]));
   PetscFunctionReturn(0);
 }
 
