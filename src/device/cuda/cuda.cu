@@ -2,6 +2,7 @@
    The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
    kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
 */
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include "cudaimpl.h"
@@ -18,6 +19,23 @@ static struct {
   cudaError_t     err;                                            /* of the count */
   cudaDeviceProp  prop;
 } gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, -1, 0, 0, 0, cudaSuccess, {}};
+
+/* Once this process has a context, the library stays loaded (RTLD_NODELETE) until the process
+   ends. Without a PETSc of CUDA's own the CUDA runtime is linked into the library, and
+   PetscFinalize() unloads the libraries -dll_append loaded: the runtime's teardown, the context's
+   end, ran there, before MPI_Finalize(), and under NVIDIA MPS the processes' contexts end one
+   after another (8 processes: 0.2 s, bench/RESULTS.md "The end of a run"). Kept, the context
+   ends with the process, as a program's own CUDA context does. Called where a context was made;
+   no PETSc call (the early start's thread). */
+static void GKCUDAStayLoaded(void)
+{
+  static int kept = 0;
+  Dl_info    info;
+
+  if (kept) return;
+  kept = 1;
+  if (dladdr((void *)GKCUDAStayLoaded, &info) && info.dli_fname) (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
 
 static void *GKCUDAEarlyStart_Thread(void *arg)
 {
@@ -38,7 +56,7 @@ static void *GKCUDAEarlyStart_Thread(void *arg)
   gk_early.counted = 1;
   pthread_cond_broadcast(&gk_early.found);
   pthread_mutex_unlock(&gk_early.lock);
-  if (dev >= 0 && dev < n && cudaSetDevice(dev) == cudaSuccess) (void)cudaFree(NULL);
+  if (dev >= 0 && dev < n && cudaSetDevice(dev) == cudaSuccess && cudaFree(NULL) == cudaSuccess) GKCUDAStayLoaded();
   return NULL;
 }
 
@@ -112,6 +130,7 @@ static PetscErrorCode GKCUDASetDevice(int dev)
     PetscCall(GKCUDAReady()); /* a device other than the one started */
     GKCallCUDA(cudaSetDevice(dev));
     GKCallCUDA(cudaFree(NULL)); /* create the context now, not inside the first timed operation */
+    GKCUDAStayLoaded();
     GKCallCUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
   }
   GKCUDAOverlap = GKOverlapKernels && major >= 9 ? PETSC_TRUE : PETSC_FALSE;
