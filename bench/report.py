@@ -195,10 +195,10 @@ def mg_section(path):
         meta = f.readline().lstrip("# ").strip()
         rows = list(csv.DictReader(f))
     num = lambda r, k: float(r[k]) if r.get(k) not in ("", None) else None
-    runs = max((int(r["runs"]) for r in rows if r.get("runs")), default=1)
     lines = ["## Multigrid: time to solution of PETSc's ex50 and ex45, unmodified (issue 27, `make bench-mg`)", "",
              "- " + meta.replace("; ", "\n- "), "",
-             ("One run each." if runs == 1 else "The median of %d runs each, the configurations in turn (whole s: their range in brackets)." % runs) + " `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
+             "Each problem says how many runs its rows' figures come from (several: their median, the configurations taken in turn, and the whole runs' range in brackets)."
+             " `gpu`: the plug-in (`-dll_append`, `-dm_mat_type ellrcuda -dm_vec_type cuda`), `ranks` processes",
              "on the one GPU, each bound to its share of the cores (`--map-by slot:PE=<cores/ranks> --bind-to core`, from",
              "runs at 5023147 on; `--bind-to core` before); `cpu`: PETSc alone, AIJ, on all the host's cores, one a rank.",
              "`-ksp_rtol 1e-8`. From the run's `-log_view`:",
@@ -220,7 +220,8 @@ def mg_section(path):
             body.append([r["where"], r["ranks"], r["config"], r["iterations"] or r["reason"], f3(r, "startup_s"), f3(r, "dmmat_s"), f3(r, "assembly_s"), f3(r, "todevice_s"), f3(r, "setup_s"),
                          "%.4f" % sv if sv is not None else "-", ("%.2f" % wh if wh is not None else "-") + (" (%s)" % r["whole_range"] if r.get("whole_range") else ""),
                          "%.1fx" % (best_solve / sv) if best_solve and sv else "-", "%.2fx" % (best_whole / wh) if best_whole and wh and sv else "-"])
-        lines += ["### %s" % problem, ""]
+        runs = max((int(r["runs"]) for r in pr if r.get("runs")), default=1)
+        lines += ["### %s" % problem, "", ("One run each" if runs == 1 else "%d runs each" % runs) + (", library of %s." % pr[0]["commit"] if pr[0].get("commit") else "."), ""]
         lines += table(["where", "ranks", "solver", "iterations", "start-up s", "DM matrices s", "assembly s", "to device s", "setup s", "solve s", "whole s", "solve x cpu", "whole x cpu"], body) + [""]
         gmg = [r for r in pr if r["where"] == "gpu" and "mg(" in r["config"] and num(r, "solve_s")]
         jac = [r for r in pr if r["where"] == "gpu" and r["config"] == "cggpu+jacobi" and num(r, "solve_s")]
