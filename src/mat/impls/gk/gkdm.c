@@ -394,14 +394,17 @@ static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
    until the assembly compacts them, as MatSetValues() leaves them), the values zeroed. PETSc's
    preallocation of a DMDA holds exactly the stencil's columns in each row; each row's columns are
    checked against the rows' starts it made (ia, from MatGetRowIJ() of the unassembled blocks)
-   before anything is set, and where they differ *done is false and the matrix untouched. */
+   before anything is set; where they differ *done is false and nothing is set: the rows'
+   lengths stay 0, so the fill row by row starts from empty rows (jj, the blocks' column arrays
+   or copies of them, holds what was written so far, which that fill overwrites). */
 static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscInt *jj[2], PetscBool *done)
 {
   const PetscInt m = J->rmap->n, rstart = J->rmap->rstart, cstart = J->cmap->rstart, cend = J->cmap->rend;
-  PetscInt      *nb, cnt, first, rows                                                     = 0;
+  PetscInt      *nb, cnt, first, rows;
 
   PetscFunctionBegin;
   *done = PETSC_TRUE;
+  rows  = 0;
   PetscCall(PetscMalloc1(p->width, &nb));
   GKDMDAForOwned(p, i, j, k, *done)
   {
