@@ -24,7 +24,7 @@ static struct {
    ends. Without a PETSc of CUDA's own the CUDA runtime is linked into the library, and
    PetscFinalize() unloads the libraries -dll_append loaded: the runtime's teardown, the context's
    end, ran there, before MPI_Finalize(), and under NVIDIA MPS the processes' contexts end one
-   after another (8 processes: 0.2 s, bench/RESULTS.md "The end of a run"). Kept, the context
+   after another (bench/RESULTS.md, "The end of a run"). Kept, the context
    ends with the process, as a program's own CUDA context does. Called where a context was made;
    no PETSc call (the early start's thread). */
 static void GKCUDAStayLoaded(void)

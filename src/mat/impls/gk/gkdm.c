@@ -311,15 +311,14 @@ static PetscErrorCode GKDMDAPatternFits_Private(DM dm, PetscBool *fits)
 
 /* A DMDA's owned points and the stencil around each, read once for the fills below */
 typedef struct {
-  PetscInt        dim, M[3], dof, s, xs[3], xm[3], gs[3], gm[3], width;
-  DMDAStencilType st;
-  const PetscInt *g; /* the local-to-global mapping's array: dof numbers a point, in order */
+  PetscInt               dim, M[3], dof, s, xs[3], xm[3], gs[3], gm[3], width;
+  DMDAStencilType        st;
+  ISLocalToGlobalMapping ltog;
+  const PetscInt        *g; /* the mapping's array: dof numbers a point, in order */
 } GKDMDAStencil;
 
 static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
 {
-  ISLocalToGlobalMapping ltog;
-
   PetscFunctionBegin;
   PetscCall(PetscMemzero(p, sizeof(*p)));
   for (PetscInt d = 0; d < 3; d++) p->M[d] = p->xm[d] = p->gm[d] = 1;
@@ -328,18 +327,8 @@ static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
   PetscCall(DMDAGetGhostCorners(dm, &p->gs[0], &p->gs[1], p->dim == 3 ? &p->gs[2] : NULL, &p->gm[0], &p->gm[1], p->dim == 3 ? &p->gm[2] : NULL));
   if (p->dim == 2) p->M[2] = 1;
   p->width = (2 * p->s + 1) * (2 * p->s + 1) * (p->dim == 3 ? 2 * p->s + 1 : 1);
-  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
-  PetscCall(ISLocalToGlobalMappingGetIndices(ltog, &p->g));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKDMDAStencilRestore_Private(DM dm, GKDMDAStencil *p)
-{
-  ISLocalToGlobalMapping ltog;
-
-  PetscFunctionBegin;
-  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
-  PetscCall(ISLocalToGlobalMappingRestoreIndices(ltog, &p->g));
+  PetscCall(DMGetLocalToGlobalMapping(dm, &p->ltog));
+  PetscCall(ISLocalToGlobalMappingGetIndices(p->ltog, &p->g));
   PetscFunctionReturn(0);
 }
 
@@ -443,16 +432,15 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
 }
 
 /* The blocks' rows' starts as PETSc's preallocation made them, then the columns above */
-static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, PetscBool *done)
+static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, PetscBool mpi, PetscBool *done)
 {
   Mat             blk[2] = {J, NULL};
   const PetscInt *ia[2] = {NULL, NULL}, *ja[2] = {NULL, NULL};
   PetscInt        n;
-  PetscBool       seq, mpi, got[2] = {PETSC_FALSE, PETSC_FALSE}, ok = PETSC_TRUE;
+  PetscBool       got[2] = {PETSC_FALSE, PETSC_FALSE}, ok = PETSC_TRUE;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  PetscCall(GKMatIsDevice_Private(J, &seq, &mpi));
   if (mpi) PetscCall(MatMPIGKGetBlocks_Private(J, &blk[0], &blk[1], NULL));
   for (PetscInt b = 0; b < 2; b++)
     if (blk[b]) {
@@ -471,7 +459,7 @@ static PetscErrorCode GKDMDAFillColumns_Private(const GKDMDAStencil *p, Mat J, P
 /* The stencil's pattern of every owned row, as zeros, in PETSc's numbering: as whole column
    arrays where PETSc's preallocation is the stencil's, else (or with -gpukit_dm_fill_rows, the
    DM's prefix) row by row */
-static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J)
+static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J, PetscBool mpi)
 {
   GKDMDAStencil p;
   PetscBool     done = PETSC_FALSE, rows = PETSC_FALSE;
@@ -479,12 +467,12 @@ static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J)
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetBool(((PetscObject)dm)->options, ((PetscObject)dm)->prefix, "-gpukit_dm_fill_rows", &rows, NULL));
   PetscCall(GKDMDAStencilGet_Private(dm, &p));
-  if (!rows) PetscCall(GKDMDAFillColumns_Private(&p, J, &done));
+  if (!rows) PetscCall(GKDMDAFillColumns_Private(&p, J, mpi, &done));
   if (!done) {
     PetscCall(PetscInfo(dm, "DMDA's pattern set row by row (%s)\n", rows ? "-gpukit_dm_fill_rows" : "the preallocation is not the stencil's"));
     PetscCall(GKDMDAFillRows_Private(&p, J));
   }
-  PetscCall(GKDMDAStencilRestore_Private(dm, &p));
+  PetscCall(ISLocalToGlobalMappingRestoreIndices(p.ltog, &p.g));
   PetscFunctionReturn(0);
 }
 
@@ -515,7 +503,7 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
     PetscCall((*base)(dm, J));
     PetscFunctionReturn(0);
   }
-  PetscCall(GKDMDAFillPattern_Private(dm, *J));
+  PetscCall(GKDMDAFillPattern_Private(dm, *J, mpi));
   /* then what PETSc's 2D and 3D fills do after theirs (fdda.c), in their order */
   PetscCall(DMGetDimension(dm, &dim));
   PetscCall(MatBoundToCPU(*J, &bound));
