@@ -458,6 +458,49 @@ int main(int argc, char **argv)
     PetscCall(CheckVec(w, W, "VecSum, VecShift, VecScale of host values"));
   }
 
+  /* a new vector's VecSet() launches nothing: the value is set where the values are first
+     needed (on the device by a reduction, an update or a copy; on the host by its array), and a
+     second VecSet() after the host array was made still sets every entry */
+  {
+    Vec                     f[5], F[5];
+    PetscGPUKitDeviceCounts c0, c1;
+    const PetscScalar       a = 2.5, b = -0.75;
+    PetscScalar             sr, sd;
+    PetscReal               nd;
+
+    for (PetscInt k = 0; k < 5; k++) {
+      PetscCall(VecDuplicate(x, &f[k]));
+      PetscCall(VecDuplicate(X, &F[k]));
+    }
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    for (PetscInt k = 0; k < 4; k++) {
+      PetscCall(VecSet(f[k], a * (k + 1)));
+      PetscCall(VecSet(F[k], a * (k + 1)));
+    }
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCheck(c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of new vectors: %g launches", c1.launches - c0.launches);
+    PetscCall(VecSum(f[0], &sr)); /* on the device (not VecNorm: VecSet() cached the norms), then on the host */
+    PetscCall(VecSum(F[0], &sd));
+    PetscCall(CheckScalar(sr, sd, 0.0, "VecSum of a new vector after VecSet"));
+    PetscCall(CheckVec(f[0], F[0], "a new vector after VecSet, then a reduction"));
+    PetscCall(CheckVec(f[1], F[1], "a new vector after VecSet, on the host")); /* the host array made */
+    PetscCall(VecSet(f[1], b));
+    PetscCall(VecSet(F[1], b));
+    PetscCall(CheckVec(f[1], F[1], "VecSet after the host array was made"));
+    PetscCall(VecAXPY(f[2], 1.0, x));
+    PetscCall(VecAXPY(F[2], 1.0, X));
+    PetscCall(CheckVec(f[2], F[2], "VecAXPY into a new vector after VecSet"));
+    PetscCall(VecCopy(f[3], w));
+    PetscCall(VecCopy(F[3], W));
+    PetscCall(CheckVec(w, W, "VecCopy from a new vector after VecSet"));
+    PetscCall(VecNorm(F[4], NORM_1, &nd)); /* a new vector (no norms cached) read on the device, then on the host: zeros */
+    PetscCall(CheckVec(f[4], F[4], "a zero vector read on the device, then on the host"));
+    for (PetscInt k = 0; k < 5; k++) {
+      PetscCall(VecDestroy(&f[k]));
+      PetscCall(VecDestroy(&F[k]));
+    }
+  }
+
   /* view and load */
   {
     PetscViewer v;

@@ -2,7 +2,8 @@
    VECSEQCUDA and VECMPICUDA: VECSEQ and VECMPI (whose creators PETSc exports) with a device
    array beside the host one and the offload mask saying which holds the values:
 
-     UNALLOCATED  no device array yet; the host array holds the values (zeros at creation)
+     UNALLOCATED  the device array holds nothing yet; every entry is cval (zero at creation, a
+                  VecSet() of the new vector changes it), as the host array is once made
      CPU          the host array is valid, the device one stale
      GPU          the device array is valid, the host one stale
      BOTH         both are valid
@@ -20,10 +21,10 @@ PETSC_EXTERN MPI_Op MPIU_MAXLOC, MPIU_MINLOC;
 typedef struct {
   PetscScalar     *d;       /* device array, local length (NULL when empty or not allocated) */
   PetscOffloadMask mask;    /* which array holds the values (the Vec's own offloadmask stays CPU: see VecConvert_GK_Private) */
-  PetscBool        isconst; /* VecSet made every entry of the device array cval, and nothing wrote it since */
-  PetscScalar      cval;
-  PetscBool        mpi;  /* the reductions add an MPIU_Allreduce */
-  struct _VecOps   base; /* VECSEQ's or VECMPI's operations, for the fallbacks */
+  PetscBool        isconst; /* every entry of the device array is cval (VecSet, or cval set there), and nothing wrote it since */
+  PetscScalar      cval;    /* UNALLOCATED: every entry's value */
+  PetscBool        mpi;     /* the reductions add an MPIU_Allreduce */
+  struct _VecOps   base;    /* VECSEQ's or VECMPI's operations, for the fallbacks */
 } Vec_GK;
 
 static PetscErrorCode VecGetArray_GK(Vec, PetscScalar **);
@@ -78,8 +79,8 @@ static inline PetscScalar *VecGKHostArray_Private(Vec v)
 
 /* The host array is made when the host first needs it (the creator makes none: most device
    vectors, a Krylov method's or a smoother's work vectors, never do, and allocating and zeroing
-   one costs more host time than the device spends on the vector); zeroed where it holds the
-   values (UNALLOCATED), as the creator's would have been */
+   one costs more host time than the device spends on the vector); set to cval where that is every
+   entry's value (UNALLOCATED: zero, as the creator's array would have been, or a VecSet()'s) */
 static PetscErrorCode VecGKHostAlloc_Private(Vec v, Vec_GK *g)
 {
   Vec_GKHost *s = (Vec_GKHost *)v->data;
@@ -88,11 +89,17 @@ static PetscErrorCode VecGKHostAlloc_Private(Vec v, Vec_GK *g)
   if (s->array || !v->map->n) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(v->map->n, &s->array));
   s->array_allocated = s->array;
-  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(PetscArrayzero(s->array, v->map->n));
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
+    if (g->cval == (PetscScalar)0.0) PetscCall(PetscArrayzero(s->array, v->map->n));
+    else
+      for (PetscInt i = 0; i < v->map->n; i++) s->array[i] = g->cval;
+  }
   PetscFunctionReturn(0);
 }
 
-/* Makes the device array valid (UNALLOCATED or CPU to BOTH) */
+/* Makes the device array valid: CPU to BOTH by a copy; UNALLOCATED by setting every entry to
+   cval, copying nothing (to BOTH where the host array was made, else to GPU, the host array to be
+   set from cval when made) */
 static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
 {
   const PetscInt n = v->map->n;
@@ -100,13 +107,17 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   PetscFunctionBegin;
   if (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH) PetscFunctionReturn(0);
   if (!g->d && n) PetscCall(GKMalloc(n, &g->d));
-  /* a new vector is zero: zero the device array, copy nothing */
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
-    PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
+    if (g->cval == (PetscScalar)0.0) PetscCall(GKDev->memzero(g->d, (size_t)n * sizeof(PetscScalar)));
+    else PetscCall(GKDev->axpbypczd(n, 0.0, NULL, 0.0, NULL, 0.0, g->cval, g->d));
     VecGKCountPasses(n, 1);
-  } else PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
-  g->mask    = PETSC_OFFLOAD_BOTH;
-  g->isconst = PETSC_FALSE;
+    g->mask    = VecGKHostArray_Private(v) ? PETSC_OFFLOAD_BOTH : PETSC_OFFLOAD_GPU;
+    g->isconst = PETSC_TRUE;
+  } else {
+    PetscCall(GKMemcpyH2D(g->d, VecGKHostArray_Private(v), (size_t)n * sizeof(PetscScalar)));
+    g->mask    = PETSC_OFFLOAD_BOTH;
+    g->isconst = PETSC_FALSE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -298,13 +309,21 @@ static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScal
   PetscFunctionReturn(0);
 }
 
+/* A vector no array of which holds values yet (UNALLOCATED, no host array: a new one) keeps
+   alpha as every entry's value, set where the values are first needed: a program's VecSet() of a
+   new vector (ex45's initial guess, before its operator is assembled) then does not wait for the
+   CUDA start-up, which goes on beside the host work that follows */
 static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
 {
   Vec_GK *g;
 
   PetscFunctionBegin;
-  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
   PetscCall(VecGKGetData_Private(x, &g));
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED && !VecGKHostArray_Private(x)) {
+    g->cval = alpha;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
   g->isconst = PETSC_TRUE;
   g->cval    = alpha;
   PetscFunctionReturn(0);
@@ -449,7 +468,8 @@ static PetscErrorCode VecMAXPY_GK(Vec y, PetscInt nv, const PetscScalar *alpha, 
 
 /* y = x, on the device: where only the host holds x's values (a right-hand side the program
    computed there, copied into a solver's work vector) they go up once and x keeps them, instead of
-   a host copy that y's next device operation would copy up; a new x's zeros are set, not copied */
+   a host copy that y's next device operation would copy up; a new x's value (zero, or its
+   VecSet()'s) is set, not copied */
 static PetscErrorCode VecCopy_GK(Vec x, Vec y)
 {
   Vec_GK            *g;
@@ -463,7 +483,7 @@ static PetscErrorCode VecCopy_GK(Vec x, Vec y)
     PetscFunctionReturn(0);
   }
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
-    PetscCall(VecSet_GK(y, 0.0));
+    PetscCall(VecSet_GK(y, g->cval));
     PetscFunctionReturn(0);
   }
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
