@@ -73,6 +73,14 @@ int main(int argc, char **argv)
     args: -oom 0
     filter: grep -v "^backend "
 
+  # the device's memory pool (the default) or cudaMalloc: the same round trips, the same
+  # PETSC_ERR_MEM (after the pool's free blocks were handed back), and -info names the allocator
+  test:
+    suffix: pool
+    requires: gpu !sanitizer
+    args: -gpukit_backend cuda -gpukit_device_pool {{0 1}separate output} -info
+    filter: grep -E -o "^copies.*|^an impossible.*|Device memory from.*"
+
   # an allocation no device holds, as a user sees it: PETSC_ERR_MEM naming the bytes requested
   # (-malloc_dump 0: PETSc's handler of PETSC_ERR_MEM lists every allocation then, no leak)
   test:

@@ -291,6 +291,10 @@ PETSC_EXTERN GKDeviceCounts GKCounts;
    set) */
 PETSC_INTERN PetscBool GKOverlapKernels;
 
+/* -gpukit_device_pool: the CUDA backend takes device memory from the device's memory pool (read
+   at the process's first allocation, which decides for the process) */
+PETSC_INTERN PetscBool GKDevicePool;
+
 typedef struct {
   const char *name;
   /* devices this process sees (host: 1), and the one this process uses */

@@ -26,6 +26,7 @@ static PetscBool                 gk_early         = PETSC_FALSE; /* the CUDA bac
 static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes device memory */
 static PetscBool                 gk_gpu_time      = PETSC_FALSE; /* -log_view_gpu_time: the events wait for the device */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
+PetscBool                        GKDevicePool     = PETSC_TRUE;
 static PetscGPUKitTransferCounts gk_counts;
 
 /*@C
@@ -71,6 +72,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_aware         = PETSC_FALSE;
   gk_gpu_time      = PETSC_FALSE;
   GKOverlapKernels = PETSC_TRUE;
+  GKDevicePool     = PETSC_TRUE;
   gk_initialized   = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
@@ -160,6 +162,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each fused kernel of cggpu and bicggpu, and each matrix product, start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
   PetscCall(PetscOptionsBool("-gpukit_start_early", "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)", NULL, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_device_pool", "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), instead of cudaMalloc and cudaFree, which waits for the device", NULL, GKDevicePool, &GKDevicePool, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   /* PETSc's own option (PetscLogGpuTime()): without it, as PETSc's GPU types do, an event times

@@ -148,6 +148,40 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
   PetscFunctionReturn(0);
 }
 
+/* Device memory from the device's default memory pool (-gpukit_device_pool, where the device has
+   pools): cudaMallocAsync and cudaFreeAsync on the legacy default stream, which every kernel of
+   the library runs on, so that a block is reused only after the work queued before its free.
+   The pool keeps what is freed (release threshold: all of it) for the next allocation, where
+   cudaFree waits for the device and cudaMalloc maps new memory: PETSc's set-ups make and destroy
+   work vectors (a Chebyshev smoother's eigenvalue estimate, each level's), and a solver's first
+   iteration allocates its work vectors' device arrays (bench/RESULTS.md, "Device memory from a
+   pool"). Decided at the process's first allocation, which needs the context anyway (the early
+   start's thread may still be making it before), and kept for the process's life, so that every
+   free matches its allocation. gk_pool: -1 undecided, 0 cudaMalloc, 1 the pool */
+static int           gk_pool = -1;
+static cudaMemPool_t gk_mempool;
+
+static PetscErrorCode GKCUDAPoolSetUp(void)
+{
+  int dev, has = 0;
+
+  PetscFunctionBegin;
+  gk_pool = 0;
+  if (GKDevicePool) {
+    GKCallCUDA(cudaGetDevice(&dev));
+    GKCallCUDA(cudaDeviceGetAttribute(&has, cudaDevAttrMemoryPoolsSupported, dev));
+  }
+  if (has) {
+    uint64_t keep = UINT64_MAX;
+
+    GKCallCUDA(cudaDeviceGetDefaultMemPool(&gk_mempool, dev));
+    GKCallCUDA(cudaMemPoolSetAttribute(gk_mempool, cudaMemPoolAttrReleaseThreshold, &keep));
+    gk_pool = 1;
+  }
+  PetscCall(PetscInfo(NULL, "Device memory from %s\n", gk_pool ? "the device's memory pool (cudaMallocAsync)" : (GKDevicePool ? "cudaMalloc (the device has no memory pools)" : "cudaMalloc (-gpukit_device_pool 0)")));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
 {
   cudaError_t err;
@@ -155,7 +189,16 @@ static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
   PetscFunctionBegin;
   *p = NULL;
   if (!bytes) PetscFunctionReturn(0);
-  err = cudaMalloc(p, bytes);
+  if (gk_pool < 0) PetscCall(GKCUDAPoolSetUp());
+  if (gk_pool) {
+    err = cudaMallocAsync(p, bytes, 0);
+    if (err == cudaErrorMemoryAllocation) { /* the pool's free blocks handed back to the device, then once more */
+      (void)cudaGetLastError();
+      GKCallCUDA(cudaDeviceSynchronize());
+      GKCallCUDA(cudaMemPoolTrimTo(gk_mempool, 0));
+      err = cudaMallocAsync(p, bytes, 0);
+    }
+  } else err = cudaMalloc(p, bytes);
   if (err == cudaErrorMemoryAllocation) {
     size_t avail = 0, total = 0;
 
@@ -167,10 +210,23 @@ static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
   PetscFunctionReturn(0);
 }
 
+/* PetscFinalize(): the library's buffers freed, and what the pool keeps handed back to the device
+   (a program may go on after PetscFinalize(), or initialize PETSc again) */
+static PetscErrorCode GKCUDAFinalizeAll(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GKCUDAFinalize());
+  if (gk_pool > 0) {
+    GKCallCUDA(cudaStreamSynchronize(0));
+    GKCallCUDA(cudaMemPoolTrimTo(gk_mempool, 0));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKCUDAFree(void *p)
 {
   PetscFunctionBegin;
-  if (p) GKCallCUDA(cudaFree(p));
+  if (p) GKCallCUDA(gk_pool > 0 ? cudaFreeAsync(p, 0) : cudaFree(p));
   PetscFunctionReturn(0);
 }
 
@@ -965,5 +1021,5 @@ const GKBackendOps GKBackendCUDA = {
   .krylovsetpeers     = GKCUDAKrylovSetPeers,
   .peersghosts        = GKCUDAPeersGhosts,
   .peershalo          = GKCUDAPeersHalo,
-  .finalize           = GKCUDAFinalize,
+  .finalize           = GKCUDAFinalizeAll,
 };
