@@ -232,7 +232,8 @@ def mg_section(path):
             checks.append(["%s: GPU multigrid solve (%s) >= 10x faster than the CPU's best multigrid" % (problem, b["config"]), "%.1fx" % sp, "met" if sp >= 10 else "**missed**"])
             if jac:
                 sj = num(jac[0], "solve_s") / num(b, "solve_s")
-                checks.append(["%s: GPU multigrid solve >= 8x faster than cggpu+jacobi on the GPU" % problem, "%.1fx" % sj, "met" if sj >= 8 else "**missed**"])
+                # issue 27 sets this target for ex50 2049^2; elsewhere the ratio is shown, not judged
+                checks.append(["%s: GPU multigrid solve >= 8x faster than cggpu+jacobi on the GPU" % problem, "%.1fx" % sj, ("met" if sj >= 8 else "**missed**") if problem == "2d-2049" else "(issue 27 sets it for ex50 2049^2 only)"])
         gg = [r for r in pr if r["where"] == "gpu" and "gamg" in r["config"] and num(r, "setup_s")]
         cg = [r for r in pr if r["where"] == "cpu" and "gamg" in r["config"] and num(r, "setup_s")]
         if gg and cg:
