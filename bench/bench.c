@@ -707,6 +707,28 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
   P.m = dim == 2 ? n * n : n * n * n;
   PetscCall(PetscSNPrintf(what, sizeof(what), "%s levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, (double)(c1.launches - c0.launches) / reps));
   PetscCall(Record("vcycle", &P, what, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+  { /* the same cycle replayed from a CUDA graph, as cggpu applies it (PCGPUKitSetGraph): one
+       application seen, one recorded, then the timed ones, when all of them were replays */
+    PetscInt r0, r1;
+
+    PetscCall(PCGPUKitSetGraph(pc, PETSC_TRUE));
+    PetscCall(PCApply(pc, b, x));
+    PetscCall(PCApply(pc, b, x));
+    PetscCall(PCGPUKitGetGraphReplays(pc, &r0));
+    BenchCall(BenchSync());
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(PetscTime(&t0));
+    for (int k = 0; k < reps; k++) PetscCall(PCApply(pc, b, x));
+    BenchCall(BenchSync());
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCall(PCGPUKitGetGraphReplays(pc, &r1));
+    PetscCall(PCGPUKitSetGraph(pc, PETSC_FALSE));
+    if (r1 - r0 == reps) {
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s+graph levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, (double)(c1.launches - c0.launches) / reps));
+      PetscCall(Record("vcycle", &P, what, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+    } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: not replayed as a graph (-info says why)\n", name));
+  }
   for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's) */
     KSP      smoother;
     Mat      Al;

@@ -190,4 +190,6 @@ PETSC_EXTERN PetscErrorCode PCSSORGPUSetType(PC, PCSSORGPUType);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetOmega(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetNeumannTerms(PC, PetscInt);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetBlockSize(PC, PetscInt);
+PETSC_EXTERN PetscErrorCode PCGPUKitSetGraph(PC, PetscBool);
+PETSC_EXTERN PetscErrorCode PCGPUKitGetGraphReplays(PC, PetscInt *);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetBlocks(PC, PetscInt *, const PetscInt *[]);

@@ -3,6 +3,9 @@ static char help[] = "PETSc's multigrid (PCMG on a DMDA, PCGAMG) on the device t
   -n <n>         : grid points per side\n\
   -copies <bool> : check that a solve copies between host and device no more than the coarsest level\n\
                    asks for (two copies of its vector per iteration)\n\
+  -nocopies <bool> : check that the second solve copies nothing (the coarsest solve on the device too)\n\
+  -graphtwin <bool>: solve the device problem again with -ksp_cggpu_graph 0 and check that the\n\
+                   iterations and solutions are identical to the last bit\n\
 and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...) for both solves.\n\n";
 
 /*
@@ -134,8 +137,8 @@ int main(int argc, char **argv)
 {
   DM             da, daaij;
   Vec            x, xaij, xcopy;
-  PetscInt       dim = 2, n = 65, its, itsaij, ncoarse, nc;
-  PetscBool      copies = PETSC_FALSE;
+  PetscInt       dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc;
+  PetscBool      copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE;
   PetscReal      diff, norm;
   PetscLogDouble bytes, b;
 
@@ -145,6 +148,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-copies", &copies, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-nocopies", &nocopies, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-graphtwin", &graphtwin, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCall(CreateDM(dim, n, PETSC_FALSE, &da));
   PetscCall(CreateDM(dim, n, PETSC_TRUE, &daaij));
@@ -156,6 +161,17 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(xaij, NORM_2, &norm));
   PetscCall(VecAXPY(xaij, -1.0, xcopy));
   PetscCall(VecNorm(xaij, NORM_2, &diff));
+  if (graphtwin) {
+    /* the same device solve with the PC applied as it is: a replayed V-cycle must run the same
+       kernels on the same arrays (solved before anything is printed: -info's lines would come
+       between) */
+    Vec y;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_cggpu_graph", "0"));
+    PetscCall(Solve(da, &itsg, &y, &b, &nc));
+    PetscCall(VecEqual(x, y, &same));
+    PetscCall(VecDestroy(&y));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s", PetscAbs(its - itsaij) <= 1 ? "agree (within one)" : "DIFFER", diff <= 1e-8 * norm ? "agree" : "DIFFER"));
   if (copies) {
     /* per iteration and once more for the start: the coarsest level's right-hand side down to
@@ -165,6 +181,8 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; host/device copies %s the coarsest level's bound", ncoarse && bytes <= bound ? "within" : "EXCEED"));
     if (!(ncoarse && bytes <= bound)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%g bytes, bound %g for %" PetscInt_FMT " unknowns, %" PetscInt_FMT " iterations)", bytes, bound, ncoarse, its));
   }
+  if (nocopies) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; %s", bytes == 0 ? "no host/device copies" : "host/device COPIES"));
+  if (graphtwin) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; with and without the graph %s", itsg == its && same ? "identical" : "DIFFER"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
   PetscCall(VecDestroy(&x));
@@ -190,6 +208,25 @@ int main(int argc, char **argv)
     test:
       suffix: 2d_galerkin
       args: -n 65 -pc_mg_levels 4 -pc_mg_galerkin -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+
+  # the coarsest solve on the device (PETSc's LU kept as its dense inverses; 729 rows in 3D): no
+  # copy at all
+  test:
+    suffix: 2d_devcoarse
+    output_file: output/mg_agree_nocopies.out
+    args: -n 65 -pc_type mg -mg_levels_pc_type jacobi -pc_mg_levels 4 -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+  test:
+    suffix: 3d_devcoarse
+    output_file: output/mg_agree_nocopies.out
+    args: -dim 3 -n 17 -pc_type mg -pc_mg_levels 2 -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
+
+  # cggpu's V-cycle replayed as a CUDA graph: the same iterations and solution as applied each time
+  test:
+    suffix: graph
+    requires: gpu
+    output_file: output/mg_agree_graph.out
+    args: -pc_type mg -pc_mg_levels {{3 5}separate output} -n 65 -mg_levels_pc_type {{jacobi sor}separate output} -dm_mat_type {{ellrcuda diacuda}separate output} -dm_vec_type cuda -ksp_type cggpu -nocopies -graphtwin -info
+    filter: grep -e "^iteration" -e "recorded as a graph" | sed "s/^.*recorded as a graph.*$/graph recorded/" | sort -u
 
   test:
     suffix: 2d_gamg

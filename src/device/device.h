@@ -314,6 +314,18 @@ typedef struct {
   PetscErrorCode (*memcpy)(void *, const void *, size_t, GKMemcpyKind);
   PetscErrorCode (*memzero)(void *, size_t);
   PetscErrorCode (*synchronize)(void);
+  /* optional (NULL: the backend has none): graphs of the backend's work. Between graphbegin and
+     graphend the backend records its launches, device copies and zeroings instead of running
+     them; graphend makes the graph into *g, which holds the previous graph or NULL (the previous
+     one updated in place, or freed and a new one made; NULL where it could not be made: what was
+     recorded is lost and has not run), which graphlaunch runs, after the work before it, as often
+     as asked (not counted as a launch: the caller counts what the graph holds), and graphdestroy
+     frees. Nothing that waits for the device, copies across, or allocates or frees
+     device memory may be called while recording. */
+  PetscErrorCode (*graphbegin)(void);
+  PetscErrorCode (*graphend)(void **);
+  PetscErrorCode (*graphlaunch)(void *);
+  PetscErrorCode (*graphdestroy)(void *);
   /* y = A x, or y = A x + y when add; with conj, conj(A) x */
   PetscErrorCode (*ellrmult)(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
   /* y = A x or A x + y */
@@ -362,6 +374,10 @@ typedef struct {
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
+  /* y = T x, T the lower (upper false: j <= i) or upper (j >= i) triangle of the n x n dense
+     matrix a, stored by rows (a[i n + j]; the other triangle not read): a dense factor's inverse
+     (the coarsest solve, gkfactor.c) */
+  PetscErrorCode (*densetrimv)(PetscInt, const PetscScalar *, PetscBool, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   /* COO assembly (MatSetValuesCOO) into a CSR's values, PETSc's semantics: for p < nnz,

@@ -33,6 +33,16 @@ typedef MatParentState MatState;
   #define GKContainerFreeOnDestroy(c) PetscContainerSetCtxDestroy((c), PetscCtxDestroyDefault)
 #endif
 
+/* A container's own destructor f(arg): given the pointer until 3.22, its address since 3.23
+   (GKContainerCtx(arg) is the pointer in both) */
+#if PETSC_VERSION_LT(3, 23, 0)
+  #define GKContainerSetDestroy(c, f) PetscContainerSetUserDestroy((c), (f))
+  #define GKContainerCtx(arg)         (arg)
+#else
+  #define GKContainerSetDestroy(c, f) PetscContainerSetCtxDestroy((c), (f))
+  #define GKContainerCtx(arg)         (*(void **)(arg))
+#endif
+
 /* PetscBool in MPI: MPIU_BOOL (an int) until 3.23; PetscBool is C's bool, MPI_C_BOOL, since 3.24 */
 #if PETSC_VERSION_LT(3, 24, 0)
   #define GK_MPI_BOOL MPIU_BOOL

@@ -28,6 +28,12 @@ PETSC_EXTERN PetscErrorCode GKMemcpyH2D(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode GKMemcpyD2H(void *, const void *, size_t);
 PETSC_EXTERN PetscErrorCode GKMemcpyD2D(void *, const void *, size_t);
 
+/* the device allocations and frees made through them (a PC's graph, pcgraph.c, needs none) */
+PETSC_EXTERN PetscLogDouble GKMemOps;
+/* -gpukit_dense_solve_max: PETSc's sequential LU of up to so many rows solves on the device too
+   (gkfactor.c) */
+PETSC_EXTERN PetscInt GKDenseSolveMax;
+
 #define GKMalloc(n, p) GKMalloc_Private((size_t)(n) * sizeof(**(p)), (void **)(p))
 /* device memory holding a copy of n host entries: *p = the copy of h */
 PETSC_EXTERN PetscErrorCode GKMallocH2D_Private(size_t, const void *, void **);

@@ -27,6 +27,7 @@ static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes de
 static PetscBool                 gk_gpu_time      = PETSC_FALSE; /* -log_view_gpu_time: the events wait for the device */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 PetscBool                        GKDevicePool     = PETSC_TRUE;
+PetscInt                         GKDenseSolveMax  = 1024;
 static PetscGPUKitTransferCounts gk_counts;
 
 /*@C
@@ -73,6 +74,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_gpu_time      = PETSC_FALSE;
   GKOverlapKernels = PETSC_TRUE;
   GKDevicePool     = PETSC_TRUE;
+  GKDenseSolveMax  = 1024;
   gk_initialized   = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
   PetscFunctionReturn(0);
@@ -163,6 +165,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsBool("-gpukit_start_early", "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)", NULL, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
   PetscCall(PetscOptionsBool("-gpukit_device_pool", "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), instead of cudaMalloc and cudaFree, which waits for the device", NULL, GKDevicePool, &GKDevicePool, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_dense_solve_max", "PETSc's LU of a sequential device matrix of up to this many rows (multigrid's coarsest) also kept as its dense triangles' inverses, so that its solves on device vectors run on the device (0: never)", NULL, GKDenseSolveMax, &GKDenseSolveMax, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   /* PETSc's own option (PetscLogGpuTime()): without it, as PETSc's GPU types do, an event times
@@ -350,11 +353,14 @@ PetscErrorCode PetscGPUKitDeviceReady_Private(void)
   PetscFunctionReturn(0);
 }
 
+PetscLogDouble GKMemOps = 0;
+
 PetscErrorCode GKMalloc_Private(size_t bytes, void **p)
 {
   PetscFunctionBegin;
   if (PetscUnlikely(gk_early)) PetscCall(PetscGPUKitDeviceReady_Private());
   PetscCall(GKDev->malloc(bytes, p));
+  if (bytes) GKMemOps += 1;
   PetscFunctionReturn(0);
 }
 
@@ -371,7 +377,10 @@ PetscErrorCode GKFree_Private(void *addr)
   void **p = (void **)addr;
 
   PetscFunctionBegin;
-  if (*p) PetscCall(GKDev->free(*p));
+  if (*p) {
+    PetscCall(GKDev->free(*p));
+    GKMemOps += 1;
+  }
   *p = NULL;
   PetscFunctionReturn(0);
 }

@@ -53,7 +53,7 @@ PetscErrorCode GKCUDAAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, 
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKAxpbypczdKernel<<<GKBlocks(n), GK_BLOCK>>>(n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z);
+  GKAxpbypczdKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -91,7 +91,7 @@ PetscErrorCode GKCUDAMaxpy(PetscInt n, PetscInt nv, const PetscScalar *alpha, co
   switch (nv) {
 #define GK_CASE(K) \
   case K: \
-    GKMaxpyKernel<K><<<GKBlocks(n), GK_BLOCK>>>(n, args, (GKScalar *)y); \
+    GKMaxpyKernel<K><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, args, (GKScalar *)y); \
     break;
     GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
 #undef GK_CASE
@@ -114,7 +114,7 @@ PetscErrorCode GKCUDASwap(PetscInt n, PetscScalar *x, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSwapKernel<<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x, (GKScalar *)y);
+  GKSwapKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -133,8 +133,8 @@ PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, con
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  if (op == GK_POINTWISE_MULT) GKPointwiseKernel<GK_POINTWISE_MULT><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
-  else GKPointwiseKernel<GK_POINTWISE_DIVIDE><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
+  if (op == GK_POINTWISE_MULT) GKPointwiseKernel<GK_POINTWISE_MULT><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
+  else GKPointwiseKernel<GK_POINTWISE_DIVIDE><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -154,7 +154,7 @@ PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKUnaryKernel<true><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x);
+  GKUnaryKernel<true><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -164,7 +164,7 @@ PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
   PetscFunctionBegin;
 #if defined(PETSC_USE_COMPLEX)
   if (!n) PetscFunctionReturn(0);
-  GKUnaryKernel<false><<<GKBlocks(n), GK_BLOCK>>>(n, (GKScalar *)x);
+  GKUnaryKernel<false><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x);
   GKCheckLaunch();
 #endif
   PetscFunctionReturn(0);
@@ -215,7 +215,7 @@ static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
 
   PetscFunctionBegin;
   GKCheckLaunch();
-  GKSumPartialsKernel<K><<<1, GK_BLOCK>>>((int)nb, gk_partial, gk_result);
+  GKSumPartialsKernel<K><<<1, GK_BLOCK, 0, GKCUDAStream>>>((int)nb, gk_partial, gk_result);
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
   for (int k = 0; k < K; k++) {
@@ -244,8 +244,8 @@ PetscErrorCode GKCUDADots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
   switch (nv) {
 #define GK_CASE(K) \
   case K: \
-    if (conjugate) GKDotsKernel<K, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, args, gk_partial); \
-    else GKDotsKernel<K, false><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, args, gk_partial); \
+    if (conjugate) GKDotsKernel<K, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, args, gk_partial); \
+    else GKDotsKernel<K, false><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, args, gk_partial); \
     PetscCall(GKFinishSum_Private<K>(nb, r)); \
     break;
     GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
@@ -278,7 +278,7 @@ PetscErrorCode GKCUDADotNorm2(PetscInt n, const PetscScalar *s, const PetscScala
   *nm = 0.0;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKDotNorm2Kernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)s, (const GKScalar *)t, gk_partial);
+  GKDotNorm2Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)s, (const GKScalar *)t, gk_partial);
   PetscCall(GKFinishSum_Private<2>(nb, r));
   *dp = r[0];
   *nm = PetscRealPart(r[1]);
@@ -347,18 +347,18 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
   if (parts & GK_NORM_MAX) {
     double m;
 
-    GKMaxAbsKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial, false);
+    GKMaxAbsKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial, false);
     GKCheckLaunch();
     /* the block maxima sit at partial[2b]; one block takes their maximum into the last slot */
-    GKMaxAbsKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, gk_partial, true);
+    GKMaxAbsKernel<<<1, GK_BLOCK, 0, GKCUDAStream>>>((PetscInt)nb, NULL, gk_partial, true);
     GKCheckLaunch();
     GKWaitCUDA(cudaMemcpy(&m, gk_partial + 2 * GK_RED_BLOCKS * GK_MULTI - 2, sizeof(double), cudaMemcpyDeviceToHost));
     r[2] = m;
   }
   if (!(parts & (GK_NORM_ABS | GK_NORM_SQ))) PetscFunctionReturn(0);
-  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKNormsKernel<true, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
-  else if (parts & GK_NORM_ABS) GKNormsKernel<true, false><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
-  else GKNormsKernel<false, true><<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKNormsKernel<true, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
+  else if (parts & GK_NORM_ABS) GKNormsKernel<true, false><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
+  else GKNormsKernel<false, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
   PetscCall(GKFinishSum_Private<2>(nb, s));
   r[0] = PetscRealPart(s[0]);
   r[1] = PetscRealPart(s[1]);
@@ -381,7 +381,7 @@ PetscErrorCode GKCUDASum(PetscInt n, const PetscScalar *x, PetscScalar *s)
   *s = 0.0;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKSumKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, gk_partial);
+  GKSumKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
   PetscCall(GKFinishSum_Private<1>(nb, s));
   PetscFunctionReturn(0);
 }
@@ -437,9 +437,9 @@ PetscErrorCode GKCUDAExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, P
   *val = -sign * PETSC_MAX_REAL;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKExtremeKernel<<<nb, GK_BLOCK>>>(n, (const GKScalar *)x, sign, gk_partial, gk_index, false);
+  GKExtremeKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, sign, gk_partial, gk_index, false);
   GKCheckLaunch();
-  GKExtremeKernel<<<1, GK_BLOCK>>>((PetscInt)nb, NULL, sign, gk_partial, gk_index, true);
+  GKExtremeKernel<<<1, GK_BLOCK, 0, GKCUDAStream>>>((PetscInt)nb, NULL, sign, gk_partial, gk_index, true);
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
   GKWaitCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));

@@ -261,7 +261,7 @@ static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKM
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   if (kind == GK_MEMCPY_D2D) {
-    GKCallCUDA(cudaMemcpy(dst, src, bytes, k)); /* ordered on the device; the host does not wait */
+    GKCallCUDA(cudaMemcpyAsync(dst, src, bytes, k, GKCUDAStream)); /* ordered on the device; the host does not wait */
     GKCounts.launches += 1;
   } else GKWaitCUDA(cudaMemcpy(dst, src, bytes, k));
   PetscFunctionReturn(0);
@@ -271,7 +271,7 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
-  GKCallCUDA(cudaMemset(p, 0, bytes));
+  GKCallCUDA(cudaMemsetAsync(p, 0, bytes, GKCUDAStream));
   GKCounts.launches += 1;
   PetscFunctionReturn(0);
 }
@@ -280,6 +280,66 @@ static PetscErrorCode GKCUDASynchronize(void)
 {
   PetscFunctionBegin;
   GKWaitCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(0);
+}
+
+/* CUDA graphs of the library's work (the graph entries of device.h). Recorded by stream capture
+   on a stream of the library's own, created blocking: while it records, work sent to the legacy
+   default stream (a copy that waits, an allocation from the pool) is an error of CUDA's that ends
+   the recording, rather than work run out of order. The graph runs on the legacy default stream,
+   after the work before it and before the work after it, as the recorded work would have. */
+cudaStream_t        GKCUDAStream = 0;
+static cudaStream_t gk_record;
+
+static PetscErrorCode GKCUDAGraphBegin(void)
+{
+  PetscFunctionBegin;
+  PetscCheck(!GKCUDAStream, PETSC_COMM_SELF, PETSC_ERR_ORDER, "A graph is being recorded already");
+  if (!gk_record) GKCallCUDA(cudaStreamCreate(&gk_record));
+  GKCallCUDA(cudaStreamBeginCapture(gk_record, cudaStreamCaptureModeThreadLocal));
+  GKCUDAStream = gk_record;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAGraphEnd(void **exec)
+{
+  cudaGraph_t                   graph = NULL;
+  cudaGraphExec_t               e     = (cudaGraphExec_t)*exec;
+  cudaGraphExecUpdateResultInfo info;
+  cudaError_t                   err;
+
+  PetscFunctionBegin;
+  *exec        = NULL;
+  GKCUDAStream = 0;
+  err          = cudaStreamEndCapture(gk_record, &graph);
+  if (err == cudaSuccess && e && cudaGraphExecUpdate(e, graph, &info) != cudaSuccess) { /* the previous one cannot take it */
+    (void)cudaGetLastError();
+    (void)cudaGraphExecDestroy(e);
+    e = NULL;
+  }
+  if (err == cudaSuccess && !e) err = cudaGraphInstantiate(&e, graph, 0);
+  if (graph) (void)cudaGraphDestroy(graph);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (e) (void)cudaGraphExecDestroy(e);
+    PetscCall(PetscInfo(NULL, "No graph: %s\n", cudaGetErrorString(err)));
+    PetscFunctionReturn(0);
+  }
+  *exec = (void *)e;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAGraphLaunch(void *exec)
+{
+  PetscFunctionBegin;
+  GKCallCUDA(cudaGraphLaunch((cudaGraphExec_t)exec, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAGraphDestroy(void *exec)
+{
+  PetscFunctionBegin;
+  if (exec) GKCallCUDA(cudaGraphExecDestroy((cudaGraphExec_t)exec));
   PetscFunctionReturn(0);
 }
 
@@ -556,7 +616,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
+  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK, 0, GKCUDAStream>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -584,9 +644,9 @@ static PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, c
   PetscFunctionBegin;
   *fits = PETSC_TRUE;
   if (!E->m) PetscFunctionReturn(0);
-  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, 0));
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
-  GKEllrShortFitsKernel<<<GKBlocks(E->m), GK_BLOCK>>>(E->m, E->perm, ai, aj);
+  GKEllrShortFitsKernel<<<GKBlocks(E->m), GK_BLOCK, 0, GKCUDAStream>>>(E->m, E->perm, ai, aj);
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
   *fits = flag ? PETSC_FALSE : PETSC_TRUE;
@@ -606,9 +666,9 @@ static PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
   if (!nnz) PetscFunctionReturn(0);
-  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, 0));
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
-  GKCheckColsKernel<<<GKBlocks(nnz), GK_BLOCK>>>(nnz, n, aj);
+  GKCheckColsKernel<<<GKBlocks(nnz), GK_BLOCK, 0, GKCUDAStream>>>(nnz, n, aj);
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
   *ok = flag ? PETSC_FALSE : PETSC_TRUE;
@@ -637,7 +697,7 @@ static PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscI
 {
   PetscFunctionBegin;
   if (!E->m) PetscFunctionReturn(0);
-  GKEllrFillKernel<<<GKBlocks(E->m), GK_BLOCK>>>(E->m, E->h, E->sliceptr, E->wfirst, E->wptr, E->perm, ai, aj, (const GKScalar *)aa, valuesonly ? NULL : E->rl, valuesonly ? NULL : E->col, valuesonly ? NULL : E->dcol, (GKScalar *)E->val);
+  GKEllrFillKernel<<<GKBlocks(E->m), GK_BLOCK, 0, GKCUDAStream>>>(E->m, E->h, E->sliceptr, E->wfirst, E->wptr, E->perm, ai, aj, (const GKScalar *)aa, valuesonly ? NULL : E->rl, valuesonly ? NULL : E->col, valuesonly ? NULL : E->dcol, (GKScalar *)E->val);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -654,7 +714,7 @@ static PetscErrorCode GKCUDADiaOffsets(PetscInt m, const PetscInt *ai, const Pet
 {
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(0);
-  GKDiaOffsetsKernel<<<GKBlocks(m), GK_BLOCK>>>(m, ai, aj, flag);
+  GKDiaOffsetsKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, flag);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -682,7 +742,7 @@ static PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt
 {
   PetscFunctionBegin;
   if (!D->m) PetscFunctionReturn(0);
-  GKDiaFillKernel<<<GKBlocks(D->m), GK_BLOCK>>>(D->m, D->ndiag, D->off, ai, aj, (const GKScalar *)aa, (GKScalar *)D->val);
+  GKDiaFillKernel<<<GKBlocks(D->m), GK_BLOCK, 0, GKCUDAStream>>>(D->m, D->ndiag, D->off, ai, aj, (const GKScalar *)aa, (GKScalar *)D->val);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -705,7 +765,32 @@ static PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKDiaGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKDiaGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK, 0, GKCUDAStream>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+/* y = T x, T a triangle of a dense matrix stored by rows (device.h): a warp a row, its lanes
+   reading the row's consecutive entries */
+template <bool UPPER>
+__global__ void GKDenseTriMVKernel(PetscInt n, const GKScalar *__restrict__ a, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
+{
+  const PetscInt i    = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int      lane = threadIdx.x % 32;
+  GKScalar       s    = 0.0;
+
+  if (i >= n) return; /* a whole warp leaves */
+  for (PetscInt j = (UPPER ? i : 0) + lane; j < (UPPER ? n : i + 1); j += 32) s += a[i * n + j] * x[j];
+  s = GKWarpSum(s);
+  if (!lane) y[i] = s;
+}
+
+static PetscErrorCode GKCUDADenseTriMV(PetscInt n, const PetscScalar *a, PetscBool upper, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  if (upper) GKDenseTriMVKernel<true><<<GKBlocks(32 * n), GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y);
+  else GKDenseTriMVKernel<false><<<GKBlocks(32 * n), GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -722,7 +807,7 @@ static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscS
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKGatherKernel<<<GKBlocks(n), GK_BLOCK>>>(n, idx, (const GKScalar *)x, (GKScalar *)buf);
+  GKGatherKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, idx, (const GKScalar *)x, (GKScalar *)buf);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -744,7 +829,7 @@ static PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, con
 {
   PetscFunctionBegin;
   if (!nnz) PetscFunctionReturn(0);
-  GKCooScatterKernel<<<GKBlocks(nnz), GK_BLOCK>>>(nnz, jmap, perm, (const GKScalar *)v, add ? 1 : 0, (GKScalar *)a);
+  GKCooScatterKernel<<<GKBlocks(nnz), GK_BLOCK, 0, GKCUDAStream>>>(nnz, jmap, perm, (const GKScalar *)v, add ? 1 : 0, (GKScalar *)a);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -797,7 +882,7 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKScatterAddKernel<<<GKBlocks(n), GK_BLOCK>>>(n, idx, (const GKScalar *)buf, (GKScalar *)y);
+  GKScatterAddKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, idx, (const GKScalar *)buf, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -826,7 +911,7 @@ static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -893,7 +978,7 @@ static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const Petsc
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  (upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>)<<<GKBlocks(n), GK_BLOCK>>>(n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
+  (upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>)<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -904,7 +989,7 @@ static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscIn
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  (upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>)<<<GKBlocks(n), GK_BLOCK>>>(n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
+  (upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>)<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -943,7 +1028,7 @@ template <int BS>
 static PetscErrorCode GKSsorBlocksLaunch(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
   PetscFunctionBegin;
-  GKSsorBlocksKernel<BS><<<GKBlocks(c->nb), GK_BLOCK>>>(*S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKSsorBlocksKernel<BS><<<GKBlocks(c->nb), GK_BLOCK, 0, GKCUDAStream>>>(*S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
   PetscFunctionReturn(0);
 }
 
@@ -968,6 +1053,10 @@ const GKBackendOps GKBackendCUDA = {
   .memcpy             = GKCUDAMemcpy,
   .memzero            = GKCUDAMemzero,
   .synchronize        = GKCUDASynchronize,
+  .graphbegin         = GKCUDAGraphBegin,
+  .graphend           = GKCUDAGraphEnd,
+  .graphlaunch        = GKCUDAGraphLaunch,
+  .graphdestroy       = GKCUDAGraphDestroy,
   .ellrmult           = GKCUDAEllrMult,
   .diamult            = GKCUDADiaMult,
   .diamulttranspose   = GKCUDADiaMultTranspose,
@@ -989,6 +1078,7 @@ const GKBackendOps GKBackendCUDA = {
   .norms              = GKCUDANorms,
   .sum                = GKCUDASum,
   .extreme            = GKCUDAExtreme,
+  .densetrimv         = GKCUDADenseTriMV,
   .gather             = GKCUDAGather,
   .scatteradd         = GKCUDAScatterAdd,
   .cooscatter         = GKCUDACooScatter,

@@ -157,6 +157,10 @@ static inline unsigned GKBlocks(PetscInt n)
    (it waits in turn). What is saved is the launch and the filling of the GPU between kernels. */
 PETSC_INTERN PetscBool GKCUDAOverlap; /* -gpukit_overlap_kernels, on a device that has it */
 
+/* The stream every kernel, device copy and zeroing of the library goes to: CUDA's legacy default
+   stream (0), except while a graph is recorded (graphbegin), when it is the recording stream */
+PETSC_INTERN cudaStream_t GKCUDAStream;
+
 static __device__ __forceinline__ void GKOverlapBegin()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -173,7 +177,7 @@ static inline cudaError_t GKLaunchOverlapped(void (*kern)(P...), unsigned nb, A.
 
   cfg.gridDim                                      = dim3(nb);
   cfg.blockDim                                     = dim3(GK_BLOCK);
-  cfg.stream                                       = 0;
+  cfg.stream                                       = GKCUDAStream;
   at[0].id                                         = cudaLaunchAttributeProgrammaticStreamSerialization;
   at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs                                        = at;

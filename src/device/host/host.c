@@ -544,6 +544,19 @@ static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GKHostDenseTriMV(PetscInt n, const PetscScalar *a, PetscBool upper, const PetscScalar *x, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt j = upper ? i : 0; j < (upper ? n : i + 1); j++) s += a[i * n + j] * x[j];
+    y[i] = s;
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKHostGather(PetscInt n, const PetscInt *idx, const PetscScalar *x, PetscScalar *buf)
 {
   PetscFunctionBegin;
@@ -761,6 +774,7 @@ const GKBackendOps GKBackendHost = {
   .norms              = GKHostNorms,
   .sum                = GKHostSum,
   .extreme            = GKHostExtreme,
+  .densetrimv         = GKHostDenseTriMV,
   .gather             = GKHostGather,
   .scatteradd         = GKHostScatterAdd,
   .cooscatter         = GKHostCooScatter,

@@ -74,7 +74,16 @@ PetscErrorCode KSPGKSolveGeneral_Private(KSP ksp, Vec B, Vec X)
   PetscCall(KSPSetNormType(gk->inner, ksp->normtype));
   PetscCall(KSPSetInitialGuessNonzero(gk->inner, ksp->guess_zero ? PETSC_FALSE : PETSC_TRUE));
   if (ksp->transpose_solve) PetscCall(KSPSolveTranspose(gk->inner, B, X));
-  else PetscCall(KSPSolve(gk->inner, B, X));
+  else {
+    PetscBool graph = PETSC_FALSE;
+
+    /* a multigrid PC replayed from a graph for this solve only: the first application of each
+       solve runs as it is and is checked again (pcgraph.c) */
+    if (gk->graph) PetscCall(PCGKGraphable_Private(ksp->pc, &graph));
+    if (graph) PetscCall(PCGPUKitSetGraph(ksp->pc, PETSC_TRUE));
+    PetscCall(KSPSolve(gk->inner, B, X));
+    if (graph) PetscCall(PCGPUKitSetGraph(ksp->pc, PETSC_FALSE));
+  }
   ksp->its    = gk->inner->its;
   ksp->rnorm  = gk->inner->rnorm;
   ksp->reason = gk->inner->reason;

@@ -817,6 +817,8 @@ static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, GKOptionItems PetscOptionsOb
   PetscCall(PetscOptionsBool(opt, "Several processes of one node, each with its own GPU: keep the sums on the GPUs (CUDA IPC), not through MPI on the host (CG and COCG)", NULL, gk->devsums, &gk->devsums, NULL));
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_halo", ((PetscObject)ksp)->type_name));
   PetscCall(PetscOptionsBool(opt, "With the sums kept on the GPUs: send the direction's ghosts GPU to GPU too (CUDA IPC) instead of through MPI on the host", NULL, gk->devhalo, &gk->devhalo, NULL));
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_graph", ((PetscObject)ksp)->type_name));
+  PetscCall(PetscOptionsBool(opt, "One process: replay a multigrid PC's V-cycle as a CUDA graph once it is seen to be the device's work alone (PCGPUKitSetGraph)", NULL, gk->graph, &gk->graph, NULL));
   if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -866,6 +868,7 @@ PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
   PetscCall(PetscNew(&gk));
   gk->checkevery = 1;
   gk->devsums    = PETSC_TRUE;
+  gk->graph      = PETSC_TRUE;
   gk->devhalo    = PETSC_FALSE; /* measured no faster than the ghosts through MPI, which the step hides (bench/ANALYSIS.md) */
   gk->method     = iscg ? GK_KRYLOV_CG : GK_KRYLOV_BICG;
   ksp->data      = gk;

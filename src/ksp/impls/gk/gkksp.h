@@ -7,6 +7,7 @@
 
 #include "../../../include/gpukitimpl.h"
 #include "../../../pc/ssor_gpu/eisenstat.h"
+#include "../../../pc/graph/pcgraph.h"
 #include <petsc/private/kspimpl.h>
 
 /* What a cached object was made from: that object and its state then. Two different matrices
@@ -52,6 +53,7 @@ typedef struct {
   PetscBool          halonow; /* this solve sends the ghosts GPU to GPU */
   PetscBool          general; /* a PC the fused kernels do not apply: PETSc's method iterates (general.c) */
   KSP                inner;   /* that method, made and set up in the KSP's setup */
+  PetscBool          graph;   /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

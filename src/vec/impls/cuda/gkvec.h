@@ -17,6 +17,8 @@ PETSC_EXTERN PetscErrorCode VecCreate_GKCUDA(Vec);
 /* a vector whose device array the kernels use: one of this library's (of either backend), or
    PETSc's own VECCUDA while the kernels run on the GPU */
 PETSC_INTERN PetscBool VecIsGK(Vec);
+/* whether reading v on the device copies nothing (one of the library's own vectors) */
+PETSC_INTERN PetscErrorCode VecGKOnDevice_Private(Vec, PetscBool *);
 
 /* The type MatCreateVecs() gives for the library's matrices: PETSc's VECCUDA where PETSc has
    CUDA and the kernels run on the GPU (what "cuda" means to that PETSc's users), else VECGKCUDA */

@@ -121,6 +121,20 @@ static PetscErrorCode VecGKCopyToDevice_Private(Vec v, Vec_GK *g)
   PetscFunctionReturn(0);
 }
 
+/* Whether reading v on the device copies nothing: one of the library's own vectors whose values
+   are on the device, or a value VecSet() keeps */
+PetscErrorCode VecGKOnDevice_Private(Vec v, PetscBool *on)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  *on = PETSC_FALSE;
+  if (!VecIsOwnGK(v)) PetscFunctionReturn(0);
+  PetscCall(VecGKGetData_Private(v, &g));
+  *on = (PetscBool)(g->mask != PETSC_OFFLOAD_CPU);
+  PetscFunctionReturn(0);
+}
+
 /* Makes the host array valid (GPU to BOTH); after VecSet on the device, by setting it, not copying */
 static PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
 {

@@ -1,0 +1,287 @@
+/*
+   A PC's application replayed as a CUDA graph (PCGPUKitSetGraph(); cggpu and bicggpu set it on a
+   multigrid PC for their solves, -ksp_cggpu_graph). A V-cycle is a hundred or more launches whose
+   coarse levels cost their launches, not their bytes (bench/RESULTS.md, "One V-cycle"); replayed
+   from a graph they cost the device's own scheduling, not the host's.
+
+   The PC's own apply runs as it is until one run has been seen to need nothing but the device's
+   work: no wait for the device, no copy between host and device, no device allocation or free
+   (counted by the backend and the copy wrappers; the host backend counts what the CUDA one would).
+   The next application is recorded (the backend's graphbegin/graphend) and run from the graph,
+   and every later one with the same key only launches the graph: the same PC, set up from the
+   same operators in the same states, applied to the same two vectors, whose device arrays are
+   those recorded. Anything else in the key, and anything the PC's host code would do apart from
+   the device's work, is not replayed: the counts of launches and bytes and the flops are added
+   as recorded, but no log event of the levels runs again, so -log_view counts the levels' events
+   of the applications that ran, not of the replays.
+*/
+#include "../../include/gpukitimpl.h"
+#include "../../vec/impls/cuda/gkvec.h"
+#include "pcgraph.h"
+#include <petsc/private/pcimpl.h>
+#include <petsc/private/kspimpl.h>
+#include <petsc/private/pcmgimpl.h>
+
+#define GK_GRAPH_KEY "PCGPUKitGraph"
+
+typedef enum {
+  GK_GRAPH_UNSEEN,  /* no application seen for this key */
+  GK_GRAPH_DEVICE,  /* one ran on the device alone: the next is recorded */
+  GK_GRAPH_REPLAY,  /* exec replays it */
+  GK_GRAPH_NEVER    /* it waits, copies or allocates: run as it is */
+} GKGraphStage;
+
+typedef struct {
+  PetscErrorCode (*apply)(PC, Vec, Vec); /* the PC's own */
+  void        *exec;                     /* the last recording, or NULL */
+  GKGraphStage stage;
+  /* the key: the vectors and their device arrays, the operators and their states, the setup */
+  Vec                x, y;
+  const PetscScalar *dx;
+  PetscScalar       *dy;
+  PetscObjectId      aid, pid;
+  PetscObjectState   astate, pstate;
+  PetscInt           setupcalled;
+  /* what one application counts, added at each replay */
+  PetscLogDouble launches, bytes, flops;
+  PetscInt       replays;
+} PC_GKGraph;
+
+static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
+{
+  PC_GKGraph *g = (PC_GKGraph *)GKContainerCtx(arg);
+
+  PetscFunctionBegin;
+  if (g->exec && GKDev && GKDev->graphdestroy) PetscCall(GKDev->graphdestroy(g->exec));
+  PetscCall(PetscFree(g));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCGKGraphGet_Private(PC pc, PC_GKGraph **g)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  *g = NULL;
+  PetscCall(PetscObjectQuery((PetscObject)pc, GK_GRAPH_KEY, (PetscObject *)&c));
+  if (c) PetscCall(PetscContainerGetPointer(c, (void **)g));
+  PetscFunctionReturn(0);
+}
+
+/* the copies, waits, allocations and frees so far: an application that adds none is the device's
+   work alone */
+static PetscErrorCode PCGKGraphHostCounts_Private(PetscLogDouble *n)
+{
+  PetscGPUKitTransferCounts t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitGetTransferCounts(&t));
+  *n = t.h2d_count + t.d2h_count + GKCounts.syncs + GKMemOps;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
+{
+  PC_GKGraph        *g;
+  const PetscScalar *dx;
+  PetscScalar       *dy;
+  PetscObjectState   astate, pstate;
+  PetscMPIInt        size;
+  PetscLogDouble     h0, h1, l0, b0, f0;
+  PetscErrorCode     ierr;
+  void              *exec;
+
+  PetscFunctionBegin;
+  PetscCall(PCGKGraphGet_Private(pc, &g));
+  PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The PC's graph is gone");
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  /* in a PETSc built with CUDA, PETSc's own device work would not be seen, nor recorded: none */
+  if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y) {
+    PetscCall((*g->apply)(pc, x, y));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGPUKitGetDeviceArrayRead(x, &dx));
+  PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &dx));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(y, &dy)); /* y is written whole: marked current on the device */
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(y, &dy));
+  PetscCall(PetscObjectStateGet((PetscObject)pc->mat, &astate));
+  PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &pstate));
+  if (g->x != x || g->y != y || g->dx != dx || g->dy != dy || g->aid != ((PetscObject)pc->mat)->id || g->pid != ((PetscObject)pc->pmat)->id || g->astate != astate || g->pstate != pstate || g->setupcalled != pc->setupcalled) {
+    g->x           = x;
+    g->y           = y;
+    g->dx          = dx;
+    g->dy          = dy;
+    g->aid         = ((PetscObject)pc->mat)->id;
+    g->pid         = ((PetscObject)pc->pmat)->id;
+    g->astate      = astate;
+    g->pstate      = pstate;
+    g->setupcalled = pc->setupcalled;
+    g->stage       = GK_GRAPH_UNSEEN;
+  }
+  switch (g->stage) {
+  case GK_GRAPH_REPLAY:
+    PetscCall(GKDev->graphlaunch(g->exec));
+    GKCounts.launches += g->launches;
+    GKCounts.bytes += g->bytes;
+    PetscCall(PetscLogFlops(g->flops / PETSC_FLOPS_PER_OP));
+    g->replays++;
+    break;
+  case GK_GRAPH_UNSEEN:
+    PetscCall(PCGKGraphHostCounts_Private(&h0));
+    PetscCall((*g->apply)(pc, x, y));
+    PetscCall(PCGKGraphHostCounts_Private(&h1));
+    g->stage = h1 == h0 ? GK_GRAPH_DEVICE : GK_GRAPH_NEVER;
+    if (h1 != h0) PetscCall(PetscInfo(pc, "Not replayed as a graph: an application waits for the device, copies between host and device or allocates (%g times)\n", h1 - h0));
+    break;
+  case GK_GRAPH_DEVICE:
+    PetscCall(PCGKGraphHostCounts_Private(&h0));
+    l0 = GKCounts.launches;
+    b0 = GKCounts.bytes;
+    f0 = petsc_TotalFlops;
+    PetscCall(GKDev->graphbegin());
+    ierr    = (*g->apply)(pc, x, y);
+    exec    = g->exec; /* updated in place by the new recording where it can be */
+    g->exec = NULL;
+    PetscCall(GKDev->graphend(&exec));
+    g->exec = exec;
+    PetscCall(ierr);
+    PetscCall(PCGKGraphHostCounts_Private(&h1));
+    if (!exec || h1 != h0) { /* nothing ran: run it as it is */
+      PetscCall(PetscInfo(pc, "Not replayed as a graph: the recording failed\n"));
+      g->stage = GK_GRAPH_NEVER;
+      PetscCall((*g->apply)(pc, x, y));
+      break;
+    }
+    g->launches = GKCounts.launches - l0;
+    g->bytes    = GKCounts.bytes - b0;
+    g->flops    = petsc_TotalFlops - f0;
+    g->stage    = GK_GRAPH_REPLAY;
+    PetscCall(GKDev->graphlaunch(g->exec)); /* the recorded application runs now */
+    PetscCall(PetscInfo(pc, "Application recorded as a graph of %g launches\n", g->launches));
+    break;
+  case GK_GRAPH_NEVER:
+    PetscCall((*g->apply)(pc, x, y));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCGPUKitSetGraph - Replays a preconditioner's application from a CUDA graph when it is applied
+   again to the same vectors with nothing changed
+
+   Logically Collective
+
+   Input Parameters:
++  pc - the preconditioner, its type set
+-  flg - `PETSC_TRUE` to replay, `PETSC_FALSE` to apply it as it is again
+
+   Notes:
+   After one application that is the device's work alone (no wait for the device, no copy between
+   host and device, no device allocation), the next is recorded, and later applications to the same
+   two vectors, with the PC's operators in the same states and not set up since, launch the
+   recording. It serves a PC whose application does the same device work each time, as PCMG's and
+   PCGAMG's V-cycles with Chebyshev or Richardson smoothers and the library's coarse solve do; a PC
+   whose host code does more than launch that work (prints, counts, decides from a value it read)
+   must not be replayed. On one process of the CUDA backend only, with the library's vectors; a
+   no-op elsewhere. The levels' log events run only in the applications that are not replays.
+   `cggpu` and `bicggpu` set it for a multigrid PC during their solves (`-ksp_cggpu_graph`).
+
+   Level: advanced
+
+.seealso: `PCApply()`, `KSPCGGPU`
+@*/
+PetscErrorCode PCGPUKitSetGraph(PC pc, PetscBool flg)
+{
+  PC_GKGraph    *g;
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscCall(PCGKGraphGet_Private(pc, &g));
+  if (flg) {
+    PetscCheck(pc->ops->apply, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONGSTATE, "Set the PC's type before PCGPUKitSetGraph()");
+    if (pc->ops->apply == PCApply_GKGraph) PetscFunctionReturn(0);
+    if (!g) {
+      PetscCall(PetscNew(&g));
+      PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+      PetscCall(PetscContainerSetPointer(c, g));
+      PetscCall(GKContainerSetDestroy(c, PCGKGraphDestroy_Private));
+      PetscCall(PetscObjectCompose((PetscObject)pc, GK_GRAPH_KEY, (PetscObject)c));
+      PetscCall(PetscContainerDestroy(&c));
+    }
+    g->apply         = pc->ops->apply;
+    g->stage         = GK_GRAPH_UNSEEN;
+    g->x             = NULL;
+    pc->ops->apply   = PCApply_GKGraph;
+  } else if (pc->ops->apply == PCApply_GKGraph) {
+    pc->ops->apply = g->apply;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@
+   PCGPUKitGetGraphReplays - The applications of a PC replayed from a CUDA graph since
+   `PCGPUKitSetGraph()` was first called on it
+
+   Not Collective
+
+   Input Parameter:
+.  pc - the preconditioner
+
+   Output Parameter:
+.  n - the number of replays (0 where none was, or the graph was never set)
+
+   Level: advanced
+
+.seealso: `PCGPUKitSetGraph()`
+@*/
+PetscErrorCode PCGPUKitGetGraphReplays(PC pc, PetscInt *n)
+{
+  PC_GKGraph *g;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidIntPointer(n, 2);
+  PetscCall(PCGKGraphGet_Private(pc, &g));
+  *n = g ? g->replays : 0;
+  PetscFunctionReturn(0);
+}
+
+/* Whether a level's KSP and PC do the same device work at each application, with no host output:
+   PETSc's fixed-iteration smoothers and the PCs the library applies on the device */
+static PetscErrorCode PCGKGraphLevelOK_Private(KSP ksp, PetscBool *ok)
+{
+  PC        pc;
+  PetscBool kok, pok;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &kok, KSPCHEBYSHEV, KSPRICHARDSON, KSPPREONLY, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &pok, PCJACOBI, PCPBJACOBI, PCSOR, PCNONE, PCLU, PCCHOLESKY, PCSSORGPU, ""));
+  *ok = (PetscBool)(kok && pok && !ksp->numbermonitors);
+  PetscFunctionReturn(0);
+}
+
+/* Whether cggpu and bicggpu replay pc (set up) as a graph: PCMG or PCGAMG whose every level
+   smooths with a fixed-iteration method, no monitor, and a PC of those above */
+PetscErrorCode PCGKGraphable_Private(PC pc, PetscBool *ok)
+{
+  PC_MG    *mg = (PC_MG *)pc->data;
+  PetscInt  nlev, l;
+  PetscBool ismg;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &ismg, PCMG, PCGAMG, ""));
+  if (!ismg || !pc->setupcalled || pc->ops->apply == PCApply_GKGraph) PetscFunctionReturn(0); /* set by the program: left to it */
+  PetscCall(PCMGGetLevels(pc, &nlev));
+  if (nlev < 1) PetscFunctionReturn(0);
+  *ok = PETSC_TRUE;
+  /* the levels' KSPs read from PCMG's struct: PCMGGetSmootherUp() would make an up smoother */
+  for (l = 0; l < nlev && *ok; l++) {
+    PetscCall(PCGKGraphLevelOK_Private(mg->levels[l]->smoothd, ok));
+    if (*ok && mg->levels[l]->smoothu != mg->levels[l]->smoothd) PetscCall(PCGKGraphLevelOK_Private(mg->levels[l]->smoothu, ok));
+  }
+  PetscFunctionReturn(0);
+}
