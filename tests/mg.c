@@ -220,12 +220,23 @@ int main(int argc, char **argv)
     output_file: output/mg_agree_nocopies.out
     args: -dim 3 -n 17 -pc_type mg -pc_mg_levels 2 -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
 
+  test:
+    suffix: 2d_gamg_devcoarse
+    output_file: output/mg_agree_nocopies.out
+    args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+
   # cggpu's V-cycle replayed as a CUDA graph: the same iterations and solution as applied each time
   test:
     suffix: graph
     requires: gpu
     output_file: output/mg_agree_graph.out
-    args: -pc_type mg -pc_mg_levels {{3 5}separate output} -n 65 -mg_levels_pc_type {{jacobi sor}separate output} -dm_mat_type {{ellrcuda diacuda}separate output} -dm_vec_type cuda -ksp_type cggpu -nocopies -graphtwin -info
+    args: -pc_type mg -pc_mg_levels {{3 5}shared output} -n 65 -mg_levels_pc_type {{jacobi sor}shared output} -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -ksp_type cggpu -nocopies -graphtwin -info
+    filter: grep -e "^iteration" -e "recorded as a graph" | sed "s/^.*recorded as a graph.*$/graph recorded/" | sort -u
+  test:
+    suffix: graph_gamg
+    requires: gpu
+    output_file: output/mg_agree_graph.out
+    args: -pc_type gamg -n 65 -mg_levels_pc_type jacobi -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -nocopies -graphtwin -info
     filter: grep -e "^iteration" -e "recorded as a graph" | sed "s/^.*recorded as a graph.*$/graph recorded/" | sort -u
 
   test:

@@ -503,6 +503,57 @@ int main(int argc, char **argv)
     }
   }
 
+  /* VecGetLocalVector(Read) (PCBJACOBI's block vectors): a device vector whose values are on the
+     device lends its device array to a device vector of its local size, no copy either way; what
+     is written there is the lender's after the restore, and the borrower's own values come back.
+     From values on the host, PETSc's way (the host array placed). */
+  {
+    Vec                       lx, lX;
+    PetscGPUKitTransferCounts t0, t1;
+    PetscScalar               sr, sd;
+    const PetscScalar        *ro;
+
+    PetscCall(VecCreateLocalVector(x, &lx));
+    PetscCall(VecCreateLocalVector(X, &lX));
+    PetscCall(VecSet(lx, 7.0));
+    PetscCall(VecSet(lX, 7.0));
+    PetscCall(VecScale(X, 3.0)); /* X's values on the device */
+    PetscCall(VecScale(x, 3.0));
+    PetscCall(PetscGPUKitGetTransferCounts(&t0));
+    PetscCall(VecGetLocalVectorRead(X, lX));
+    PetscCall(VecGetLocalVectorRead(x, lx));
+    PetscCall(VecSum(lX, &sd));
+    PetscCall(VecSum(lx, &sr));
+    PetscCall(VecRestoreLocalVectorRead(X, lX));
+    PetscCall(VecRestoreLocalVectorRead(x, lx));
+    PetscCall(PetscGPUKitGetTransferCounts(&t1));
+    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A local vector lent on the device for reading: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count, t1.d2h_count - t0.d2h_count);
+    PetscCall(VecGetArrayRead(X, &ro)); /* the host copy current too: the restore must mark it stale */
+    PetscCall(VecRestoreArrayRead(X, &ro));
+    PetscCall(PetscGPUKitGetTransferCounts(&t0));
+    PetscCall(VecGetLocalVector(X, lX));
+    PetscCall(VecGetLocalVector(x, lx));
+    PetscCall(VecScale(lX, -2.0));
+    PetscCall(VecScale(lx, -2.0));
+    PetscCall(VecRestoreLocalVector(X, lX));
+    PetscCall(VecRestoreLocalVector(x, lx));
+    PetscCall(PetscGPUKitGetTransferCounts(&t1));
+    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A local vector lent on the device: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count, t1.d2h_count - t0.d2h_count);
+    PetscCall(CheckScalar(sr, sd, 0.0, "VecSum of a local vector lent for reading"));
+    PetscCall(CheckVec(x, X, "a vector after its local vector was scaled"));
+    PetscCall(CheckVec(lx, lX, "a local vector given back (its own values)"));
+    PetscCall(EditOnHost(x, X, 1.5)); /* X's values on the host: its host array placed */
+    PetscCall(VecGetLocalVector(X, lX));
+    PetscCall(VecGetLocalVector(x, lx));
+    PetscCall(VecShift(lX, 0.25));
+    PetscCall(VecShift(lx, 0.25));
+    PetscCall(VecRestoreLocalVector(X, lX));
+    PetscCall(VecRestoreLocalVector(x, lx));
+    PetscCall(CheckVec(x, X, "a vector after its local vector was shifted, from host values"));
+    PetscCall(VecDestroy(&lx));
+    PetscCall(VecDestroy(&lX));
+  }
+
   /* view and load */
   {
     PetscViewer v;

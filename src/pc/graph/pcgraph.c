@@ -25,10 +25,10 @@
 #define GK_GRAPH_KEY "PCGPUKitGraph"
 
 typedef enum {
-  GK_GRAPH_UNSEEN,  /* no application seen for this key */
-  GK_GRAPH_DEVICE,  /* one ran on the device alone: the next is recorded */
-  GK_GRAPH_REPLAY,  /* exec replays it */
-  GK_GRAPH_NEVER    /* it waits, copies or allocates: run as it is */
+  GK_GRAPH_UNSEEN, /* no application seen for this key */
+  GK_GRAPH_DEVICE, /* one ran on the device alone: the next is recorded */
+  GK_GRAPH_REPLAY, /* exec replays it */
+  GK_GRAPH_NEVER   /* it waits, copies or allocates: run as it is */
 } GKGraphStage;
 
 typedef struct {
@@ -210,10 +210,10 @@ PetscErrorCode PCGPUKitSetGraph(PC pc, PetscBool flg)
       PetscCall(PetscObjectCompose((PetscObject)pc, GK_GRAPH_KEY, (PetscObject)c));
       PetscCall(PetscContainerDestroy(&c));
     }
-    g->apply         = pc->ops->apply;
-    g->stage         = GK_GRAPH_UNSEEN;
-    g->x             = NULL;
-    pc->ops->apply   = PCApply_GKGraph;
+    g->apply       = pc->ops->apply;
+    g->stage       = GK_GRAPH_UNSEEN;
+    g->x           = NULL;
+    pc->ops->apply = PCApply_GKGraph;
   } else if (pc->ops->apply == PCApply_GKGraph) {
     pc->ops->apply = g->apply;
   }
@@ -249,17 +249,26 @@ PetscErrorCode PCGPUKitGetGraphReplays(PC pc, PetscInt *n)
 }
 
 /* Whether a level's KSP and PC do the same device work at each application, with no host output:
-   PETSc's fixed-iteration smoothers and the PCs the library applies on the device */
+   PETSc's fixed-iteration smoothers and the PCs the library applies on the device, or block Jacobi
+   of one block with such a KSP and PC */
 static PetscErrorCode PCGKGraphLevelOK_Private(KSP ksp, PetscBool *ok)
 {
   PC        pc;
-  PetscBool kok, pok;
+  PetscBool kok, pok, bj;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &kok, KSPCHEBYSHEV, KSPRICHARDSON, KSPPREONLY, ""));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &pok, PCJACOBI, PCPBJACOBI, PCSOR, PCNONE, PCLU, PCCHOLESKY, PCSSORGPU, ""));
   *ok = (PetscBool)(kok && pok && !ksp->numbermonitors);
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCBJACOBI, &bj));
+  if (kok && bj && !ksp->numbermonitors && pc->setupcalled) { /* one block, as GAMG's coarsest solve on one process */
+    KSP     *sub;
+    PetscInt nsub;
+
+    PetscCall(PCBJacobiGetSubKSP(pc, &nsub, NULL, &sub));
+    if (nsub == 1) PetscCall(PCGKGraphLevelOK_Private(sub[0], ok));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -25,6 +25,13 @@ typedef struct {
   PetscScalar      cval;    /* UNALLOCATED: every entry's value */
   PetscBool        mpi;     /* the reductions add an MPIU_Allreduce */
   struct _VecOps   base;    /* VECSEQ's or VECMPI's operations, for the fallbacks */
+  /* VecGetLocalVector(): lent, d is another vector's device array, and this vector's own device
+     array and state are set aside here until it is given back */
+  PetscBool        lent;
+  PetscScalar     *down;
+  PetscOffloadMask maskown;
+  PetscBool        isconstown;
+  PetscScalar      cvalown;
 } Vec_GK;
 
 static PetscErrorCode VecGetArray_GK(Vec, PetscScalar **);
@@ -255,6 +262,102 @@ static PetscErrorCode VecResetArray_GK(Vec v)
   PetscFunctionReturn(0);
 }
 
+/* VecGetLocalVector() and VecGetLocalVectorRead() (PCBJACOBI's block vectors, among others): where
+   both vectors are the library's own and v's values are on the device, w is lent v's device array
+   (its own set aside), so that the block's solve runs on the device; else PETSc's way, v's host
+   array placed in w. Given back, w's values reach v's device array (copied up first if w's host
+   copy is the current one), and v is marked current there when it was lent for writing. */
+static PetscErrorCode VecGetLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
+{
+  Vec_GK *gv, *gw;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &gv));
+  if (VecIsOwnGK(w) && gv->mask != PETSC_OFFLOAD_CPU) {
+    PetscCall(VecGKGetData_Private(w, &gw));
+    PetscCheck(!gw->lent, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The local vector is lent already; restore it first");
+    PetscCall(VecGKCopyToDevice_Private(v, gv));
+    gw->down       = gw->d;
+    gw->maskown    = gw->mask;
+    gw->isconstown = gw->isconst;
+    gw->cvalown    = gw->cval;
+    gw->d          = gv->d;
+    gw->mask       = PETSC_OFFLOAD_GPU;
+    gw->isconst    = gv->isconst;
+    gw->cval       = gv->cval;
+    gw->lent       = PETSC_TRUE;
+  } else {
+    PetscScalar *a;
+
+    if (write) PetscCall(VecGetArray(v, &a));
+    else PetscCall(VecGetArrayRead(v, (const PetscScalar **)&a));
+    PetscCall(VecPlaceArray(w, a));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecRestoreLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
+{
+  Vec_GK *gv, *gw = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKGetData_Private(v, &gv));
+  if (VecIsOwnGK(w)) PetscCall(VecGKGetData_Private(w, &gw));
+  if (gw && gw->lent) {
+    PetscCall(VecGKCopyToDevice_Private(w, gw)); /* into the lent array, where w's host copy holds the values */
+    if (write) {
+      gv->mask    = PETSC_OFFLOAD_GPU;
+      gv->isconst = PETSC_FALSE;
+    }
+    gw->d       = gw->down;
+    gw->mask    = gw->maskown;
+    gw->isconst = gw->isconstown;
+    gw->cval    = gw->cvalown;
+    gw->down    = NULL;
+    gw->lent    = PETSC_FALSE;
+  } else {
+    PetscScalar *a;
+
+    if (write) {
+      PetscCall(VecGetArray(w, &a));
+      PetscCall(VecRestoreArray(v, &a));
+    } else {
+      PetscCall(VecGetArrayRead(w, (const PetscScalar **)&a));
+      PetscCall(VecRestoreArrayRead(v, (const PetscScalar **)&a));
+    }
+    PetscCall(VecResetArray(w));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGetLocalVector_GK(Vec v, Vec w)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalVectorAny_GK(v, w, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecRestoreLocalVector_GK(Vec v, Vec w)
+{
+  PetscFunctionBegin;
+  PetscCall(VecRestoreLocalVectorAny_GK(v, w, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecGetLocalVectorRead_GK(Vec v, Vec w)
+{
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalVectorAny_GK(v, w, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecRestoreLocalVectorRead_GK(Vec v, Vec w)
+{
+  PetscFunctionBegin;
+  PetscCall(VecRestoreLocalVectorAny_GK(v, w, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
 {
   PetscFunctionBegin;
@@ -295,6 +398,7 @@ static PetscErrorCode VecDestroy_GK(Vec v)
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(v, &g));
   destroy = g->base.destroy;
+  if (g->lent) g->d = g->down; /* the lender's array is not this vector's to free */
   PetscCall(GKFree(g->d));
   PetscCall(PetscObjectCompose((PetscObject)v, "GKVec", NULL)); /* frees g */
   PetscCall(destroy(v));
@@ -876,47 +980,51 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   PetscCall(PetscObjectCompose((PetscObject)v, "GKVec", (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
 
-  v->ops->getarray          = VecGetArray_GK;
-  v->ops->restorearray      = VecRestoreArray_GK;
-  v->ops->getarrayread      = VecGetArrayRead_GK;
-  v->ops->getarraywrite     = VecGetArrayWrite_GK;
-  v->ops->restorearraywrite = VecRestoreArray_GK;
-  v->ops->placearray        = VecPlaceArray_GK;
-  v->ops->replacearray      = VecReplaceArray_GK;
-  v->ops->resetarray        = VecResetArray_GK;
-  v->ops->duplicate         = VecDuplicate_GK;
-  v->ops->duplicatevecs     = VecDuplicateVecs_GK;
-  v->ops->destroyvecs       = VecDestroyVecs_GK;
-  v->ops->destroy           = VecDestroy_GK;
-  v->ops->set               = VecSet_GK;
-  v->ops->scale             = VecScale_GK;
-  v->ops->shift             = VecShift_GK;
-  v->ops->copy              = VecCopy_GK;
-  v->ops->swap              = VecSwap_GK;
-  v->ops->axpy              = VecAXPY_GK;
-  v->ops->aypx              = VecAYPX_GK;
-  v->ops->axpby             = VecAXPBY_GK;
-  v->ops->axpbypcz          = VecAXPBYPCZ_GK;
-  v->ops->waxpy             = VecWAXPY_GK;
-  v->ops->maxpy             = VecMAXPY_GK;
-  v->ops->pointwisemult     = VecPointwiseMult_GK;
-  v->ops->pointwisedivide   = VecPointwiseDivide_GK;
-  v->ops->reciprocal        = VecReciprocal_GK;
-  v->ops->conjugate         = VecConjugate_GK;
-  v->ops->dot               = VecDot_GK;
-  v->ops->tdot              = VecTDot_GK;
-  v->ops->mdot              = VecMDot_GK;
-  v->ops->mtdot             = VecMTDot_GK;
-  v->ops->dot_local         = VecDotLocal_GK;
-  v->ops->tdot_local        = VecTDotLocal_GK;
-  v->ops->mdot_local        = VecMDotLocal_GK;
-  v->ops->mtdot_local       = VecMTDotLocal_GK;
-  v->ops->norm              = VecNorm_GK;
-  v->ops->norm_local        = VecNormLocal_GK;
-  v->ops->dotnorm2          = VecDotNorm2_GK;
-  v->ops->sum               = VecSum_GK;
-  v->ops->max               = VecMax_GK;
-  v->ops->min               = VecMin_GK;
+  v->ops->getarray               = VecGetArray_GK;
+  v->ops->restorearray           = VecRestoreArray_GK;
+  v->ops->getarrayread           = VecGetArrayRead_GK;
+  v->ops->getarraywrite          = VecGetArrayWrite_GK;
+  v->ops->restorearraywrite      = VecRestoreArray_GK;
+  v->ops->placearray             = VecPlaceArray_GK;
+  v->ops->replacearray           = VecReplaceArray_GK;
+  v->ops->resetarray             = VecResetArray_GK;
+  v->ops->getlocalvector         = VecGetLocalVector_GK;
+  v->ops->restorelocalvector     = VecRestoreLocalVector_GK;
+  v->ops->getlocalvectorread     = VecGetLocalVectorRead_GK;
+  v->ops->restorelocalvectorread = VecRestoreLocalVectorRead_GK;
+  v->ops->duplicate              = VecDuplicate_GK;
+  v->ops->duplicatevecs          = VecDuplicateVecs_GK;
+  v->ops->destroyvecs            = VecDestroyVecs_GK;
+  v->ops->destroy                = VecDestroy_GK;
+  v->ops->set                    = VecSet_GK;
+  v->ops->scale                  = VecScale_GK;
+  v->ops->shift                  = VecShift_GK;
+  v->ops->copy                   = VecCopy_GK;
+  v->ops->swap                   = VecSwap_GK;
+  v->ops->axpy                   = VecAXPY_GK;
+  v->ops->aypx                   = VecAYPX_GK;
+  v->ops->axpby                  = VecAXPBY_GK;
+  v->ops->axpbypcz               = VecAXPBYPCZ_GK;
+  v->ops->waxpy                  = VecWAXPY_GK;
+  v->ops->maxpy                  = VecMAXPY_GK;
+  v->ops->pointwisemult          = VecPointwiseMult_GK;
+  v->ops->pointwisedivide        = VecPointwiseDivide_GK;
+  v->ops->reciprocal             = VecReciprocal_GK;
+  v->ops->conjugate              = VecConjugate_GK;
+  v->ops->dot                    = VecDot_GK;
+  v->ops->tdot                   = VecTDot_GK;
+  v->ops->mdot                   = VecMDot_GK;
+  v->ops->mtdot                  = VecMTDot_GK;
+  v->ops->dot_local              = VecDotLocal_GK;
+  v->ops->tdot_local             = VecTDotLocal_GK;
+  v->ops->mdot_local             = VecMDotLocal_GK;
+  v->ops->mtdot_local            = VecMTDotLocal_GK;
+  v->ops->norm                   = VecNorm_GK;
+  v->ops->norm_local             = VecNormLocal_GK;
+  v->ops->dotnorm2               = VecDotNorm2_GK;
+  v->ops->sum                    = VecSum_GK;
+  v->ops->max                    = VecMax_GK;
+  v->ops->min                    = VecMin_GK;
   /* a DMDA's global vector: its DM hooked (VecGKDMHook_Private) */
   v->ops->setlocaltoglobalmapping = VecSetLocalToGlobalMapping_GK;
   /* PETSc's own device vectors (a PETSc built with CUDA) take any other vector whose offloadmask
