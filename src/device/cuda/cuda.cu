@@ -284,7 +284,7 @@ static PetscErrorCode GKCUDASynchronize(void)
 }
 
 /* CUDA graphs of the library's work (the graph entries of device.h). Recorded by stream capture
-   on a stream of the library's own, created blocking: while it records, work sent to the legacy
+   on a stream of the library's own, made for the recording and blocking: while it records, work sent to the legacy
    default stream (a copy that waits, an allocation from the pool) is an error of CUDA's that ends
    the recording, rather than work run out of order. The graph runs on the legacy default stream,
    after the work before it and before the work after it, as the recorded work would have. */
@@ -295,7 +295,7 @@ static PetscErrorCode GKCUDAGraphBegin(void)
 {
   PetscFunctionBegin;
   PetscCheck(!GKCUDAStream, PETSC_COMM_SELF, PETSC_ERR_ORDER, "A graph is being recorded already");
-  if (!gk_record) GKCallCUDA(cudaStreamCreate(&gk_record));
+  GKCallCUDA(cudaStreamCreate(&gk_record));
   GKCallCUDA(cudaStreamBeginCapture(gk_record, cudaStreamCaptureModeThreadLocal));
   GKCUDAStream = gk_record;
   PetscFunctionReturn(0);
@@ -312,6 +312,8 @@ static PetscErrorCode GKCUDAGraphEnd(void **exec)
   *exec        = NULL;
   GKCUDAStream = 0;
   err          = cudaStreamEndCapture(gk_record, &graph);
+  (void)cudaStreamDestroy(gk_record); /* no blocking stream beside the legacy one between recordings */
+  gk_record = NULL;
   if (err == cudaSuccess && e && cudaGraphExecUpdate(e, graph, &info) != cudaSuccess) { /* the previous one cannot take it */
     (void)cudaGetLastError();
     (void)cudaGraphExecDestroy(e);
