@@ -7,6 +7,8 @@
    The PC's own apply runs as it is until one run has been seen to need nothing but the device's
    work: no wait for the device, no copy between host and device, no device allocation or free
    (counted by the backend and the copy wrappers; the host backend counts what the CUDA one would).
+   The first application may do one-time work (a Chebyshev smoother's eigenvalue estimates); two in
+   a row that are not the device's work alone and the PC is applied as it is for that key.
    The next application is recorded (the backend's graphbegin/graphend) and run from the graph,
    and every later one with the same key only launches the graph: the same PC, set up from the
    same operators in the same states, applied to the same two vectors, whose device arrays are
@@ -45,6 +47,7 @@ typedef struct {
   /* what one application counts, added at each replay */
   PetscLogDouble launches, bytes, flops;
   PetscInt       replays;
+  PetscInt       unclean; /* applications seen to wait, copy or allocate for this key */
 } PC_GKGraph;
 
 static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
@@ -117,6 +120,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     g->pstate      = pstate;
     g->setupcalled = pc->setupcalled;
     g->stage       = GK_GRAPH_UNSEEN;
+    g->unclean     = 0;
   }
   switch (g->stage) {
   case GK_GRAPH_REPLAY:
@@ -130,8 +134,13 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     PetscCall(PCGKGraphHostCounts_Private(&h0));
     PetscCall((*g->apply)(pc, x, y));
     PetscCall(PCGKGraphHostCounts_Private(&h1));
-    g->stage = h1 == h0 ? GK_GRAPH_DEVICE : GK_GRAPH_NEVER;
-    if (h1 != h0) PetscCall(PetscInfo(pc, "Not replayed as a graph: an application waits for the device, copies between host and device or allocates (%g times)\n", h1 - h0));
+    /* the first application may do what later ones do not (a Chebyshev smoother's eigenvalue
+       estimates, made at its first solve): a second one is looked at before giving up */
+    if (h1 == h0) g->stage = GK_GRAPH_DEVICE;
+    else if (++g->unclean >= 2) {
+      g->stage = GK_GRAPH_NEVER;
+      PetscCall(PetscInfo(pc, "Not replayed as a graph: an application waits for the device, copies between host and device or allocates (%g times)\n", h1 - h0));
+    }
     break;
   case GK_GRAPH_DEVICE:
     PetscCall(PCGKGraphHostCounts_Private(&h0));
