@@ -656,6 +656,26 @@ static PetscErrorCode VCycleOperator(KSP ksp, Mat J, Mat A, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* reps applications of pc timed after one synchronization: the mean time (us), launches and bytes */
+static PetscErrorCode TimeApplies(PC pc, Vec b, Vec x, int reps, double *us, double *launches, double *bytes)
+{
+  PetscLogDouble          t0, t1;
+  PetscGPUKitDeviceCounts c0, c1;
+
+  PetscFunctionBegin;
+  BenchCall(BenchSync());
+  PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+  PetscCall(PetscTime(&t0));
+  for (int k = 0; k < reps; k++) PetscCall(PCApply(pc, b, x));
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+  *us       = 1e6 * (t1 - t0) / reps;
+  *launches = (double)(c1.launches - c0.launches) / reps;
+  *bytes    = (double)(c1.bytes - c0.bytes) / reps;
+  PetscFunctionReturn(0);
+}
+
 /* One V-cycle (PCApply) of a set-up preconditioner: its time, and the bytes and launches the
    library counted for it (PetscGPUKitDeviceCounts), each the mean of reps cycles after a solve
    that set everything up (the Chebyshev estimates included). The roofline is bytes / B: the
@@ -673,6 +693,7 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
   const int               reps = 20;
   char                    what[128];
   Problem                 P = {{0}};
+  double                  us, nl, nb;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsInsertString(NULL, opts)); /* the runs' options carry the prefix vc_ */
@@ -696,17 +717,11 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCMGGetLevels(pc, &levels));
   PetscCall(PCApply(pc, b, x));
-  BenchCall(BenchSync());
-  PetscCall(PetscGPUKitGetDeviceCounts(&c0));
-  PetscCall(PetscTime(&t0));
-  for (int k = 0; k < reps; k++) PetscCall(PCApply(pc, b, x));
-  BenchCall(BenchSync());
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+  PetscCall(TimeApplies(pc, b, x, reps, &us, &nl, &nb));
   PetscCall(PetscSNPrintf(P.name, sizeof(P.name), "%dd-%d", (int)dim, (int)n));
   P.m = dim == 2 ? n * n : n * n * n;
-  PetscCall(PetscSNPrintf(what, sizeof(what), "%s levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, (double)(c1.launches - c0.launches) / reps));
-  PetscCall(Record("vcycle", &P, what, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, nl));
+  PetscCall(Record("vcycle", &P, what, us, nb, PETSC_TRUE));
   { /* the same cycle replayed from a CUDA graph, as cggpu applies it (PCGPUKitSetGraph): one
        application seen, one recorded, then the timed ones, when all of them were replays */
     PetscInt r0, r1;
@@ -715,18 +730,12 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
     PetscCall(PCApply(pc, b, x));
     PetscCall(PCApply(pc, b, x));
     PetscCall(PCGPUKitGetGraphReplays(pc, &r0));
-    BenchCall(BenchSync());
-    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
-    PetscCall(PetscTime(&t0));
-    for (int k = 0; k < reps; k++) PetscCall(PCApply(pc, b, x));
-    BenchCall(BenchSync());
-    PetscCall(PetscTime(&t1));
-    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCall(TimeApplies(pc, b, x, reps, &us, &nl, &nb));
     PetscCall(PCGPUKitGetGraphReplays(pc, &r1));
     PetscCall(PCGPUKitSetGraph(pc, PETSC_FALSE));
     if (r1 - r0 == reps) {
-      PetscCall(PetscSNPrintf(what, sizeof(what), "%s+graph levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, (double)(c1.launches - c0.launches) / reps));
-      PetscCall(Record("vcycle", &P, what, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s+graph levels=%d its=%d launches=%.0f", name, (int)levels, (int)its, nl));
+      PetscCall(Record("vcycle", &P, what, us, nb, PETSC_TRUE));
     } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: not replayed as a graph (-info says why)\n", name));
   }
   for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's) */
@@ -735,7 +744,6 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
     Vec      xl, yl;
     Problem  L = {{0}};
     PetscInt m;
-    double   us;
 
     PetscCall(PCMGGetSmoother(pc, l, &smoother));
     PetscCall(KSPGetOperators(smoother, &Al, NULL));

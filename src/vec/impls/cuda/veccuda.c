@@ -330,33 +330,18 @@ static PetscErrorCode VecRestoreLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode VecGetLocalVector_GK(Vec v, Vec w)
-{
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalVectorAny_GK(v, w, PETSC_TRUE));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode VecRestoreLocalVector_GK(Vec v, Vec w)
-{
-  PetscFunctionBegin;
-  PetscCall(VecRestoreLocalVectorAny_GK(v, w, PETSC_TRUE));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode VecGetLocalVectorRead_GK(Vec v, Vec w)
-{
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalVectorAny_GK(v, w, PETSC_FALSE));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode VecRestoreLocalVectorRead_GK(Vec v, Vec w)
-{
-  PetscFunctionBegin;
-  PetscCall(VecRestoreLocalVectorAny_GK(v, w, PETSC_FALSE));
-  PetscFunctionReturn(0);
-}
+/* the four entries PETSc calls, each a call of the two above */
+#define GK_LOCAL_VECTOR_OP(NAME, FN, WRITE) \
+  static PetscErrorCode NAME(Vec v, Vec w) \
+  { \
+    PetscFunctionBegin; \
+    PetscCall(FN(v, w, WRITE)); \
+    PetscFunctionReturn(0); \
+  }
+GK_LOCAL_VECTOR_OP(VecGetLocalVector_GK, VecGetLocalVectorAny_GK, PETSC_TRUE)
+GK_LOCAL_VECTOR_OP(VecRestoreLocalVector_GK, VecRestoreLocalVectorAny_GK, PETSC_TRUE)
+GK_LOCAL_VECTOR_OP(VecGetLocalVectorRead_GK, VecGetLocalVectorAny_GK, PETSC_FALSE)
+GK_LOCAL_VECTOR_OP(VecRestoreLocalVectorRead_GK, VecRestoreLocalVectorAny_GK, PETSC_FALSE)
 
 static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
 {
