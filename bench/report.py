@@ -145,7 +145,10 @@ def vcycle_section(path):
              "  counted for it (`PetscGPUKitDeviceCounts`: every vector operation's and product's arrays once, the",
              "  matrices' nonzeros without padding), so the roofline, bytes / B, is the sum of its levels' product and",
              "  vector rooflines; launches: the library's kernel launches a cycle. PCMG: ex50's and ex45's operators",
-             "  rediscretized on each DMDA level, Chebyshev/Jacobi smoothers, the coarsest grid (17^2, 9^3) on the host", ""]
+             "  rediscretized on each DMDA level, Chebyshev/Jacobi smoothers. The coarsest solve (PCMG's LU of 17^2 or 9^3",
+             "  rows, GAMG's block Jacobi with LU) on the device by its dense inverses where the run's library has them",
+             "  (from 253e9b8), else on the host. `+graph`: the same cycle replayed from a CUDA graph, as `cggpu` and",
+             "  `bicggpu` apply it (`PCGPUKitSetGraph()`), after one application seen and one recorded", ""]
     body, checks = [], []
     for r in rows:
         if r["section"] != "vcycle":
