@@ -26,6 +26,8 @@
 
 #define GK_GRAPH_KEY "PCGPUKitGraph"
 
+static PetscBool gk_recording = PETSC_FALSE; /* a PC's application is being recorded */
+
 typedef enum {
   GK_GRAPH_UNSEEN, /* no application seen for this key */
   GK_GRAPH_DEVICE, /* one ran on the device alone: the next is recorded */
@@ -99,7 +101,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The PC's graph is gone");
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   /* in a PETSc built with CUDA, PETSc's own device work would not be seen, nor recorded: none */
-  if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y) {
+  if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y || gk_recording) { /* inside another PC's recording: part of that one */
     PetscCall((*g->apply)(pc, x, y));
     PetscFunctionReturn(0);
   }
@@ -148,9 +150,11 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     b0 = GKCounts.bytes;
     f0 = petsc_TotalFlops;
     PetscCall(GKDev->graphbegin());
-    ierr    = (*g->apply)(pc, x, y);
-    exec    = g->exec; /* updated in place by the new recording where it can be */
-    g->exec = NULL;
+    gk_recording = PETSC_TRUE;
+    ierr         = (*g->apply)(pc, x, y);
+    gk_recording = PETSC_FALSE;
+    exec         = g->exec; /* updated in place by the new recording where it can be */
+    g->exec      = NULL;
     PetscCall(GKDev->graphend(&exec));
     g->exec = exec;
     PetscCall(ierr);
