@@ -4,6 +4,8 @@ static char help[] = "PETSc's multigrid (PCMG on a DMDA, PCGAMG) on the device t
   -copies <bool> : check that a solve copies between host and device no more than the coarsest level\n\
                    asks for (two copies of its vector per iteration)\n\
   -nocopies <bool> : check that the second solve copies nothing (the coarsest solve on the device too)\n\
+  -neumann <bool>  : the pure Neumann Laplacian (singular: every level's operator given the\n\
+                   constants as its null space, as ksp ex50 does)\n\
   -graphtwin <bool>: solve the device problem again with -ksp_cggpu_graph 0 and check that the\n\
                    iterations and solutions are identical to the last bit\n\
 and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...) for both solves.\n\n";
@@ -21,8 +23,12 @@ and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...)
 #include <petscksp.h>
 #include <petscdmda.h>
 
+static PetscBool neumann = PETSC_FALSE; /* -neumann */
+
 /* The 5-point (7-point) Laplacian scaled by h^2, the boundary rows the identity and their columns
-   left out of the interior rows (symmetric, as CG needs), on any level */
+   left out of the interior rows (symmetric, as CG needs), on any level; with -neumann every row
+   couples to its neighbours inside the grid, its diagonal their number, and the operator has the
+   constants as its null space */
 static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
 {
   DM            da;
@@ -42,6 +48,24 @@ static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
         row.i = i;
         row.j = j;
         row.k = k;
+        if (neumann) {
+          for (PetscInt d = 0; d < info.dim; d++) {
+            for (PetscInt s = -1; s <= 1; s += 2) {
+              const PetscInt ii = i + (d == 0 ? s : 0), jj = j + (d == 1 ? s : 0), kk = k + (d == 2 ? s : 0);
+
+              if (ii < 0 || jj < 0 || kk < 0 || ii >= info.mx || jj >= info.my || kk >= info.mz) continue;
+              col[nc].i = ii;
+              col[nc].j = jj;
+              col[nc].k = kk;
+              v[nc++]   = -1.0;
+            }
+          }
+          col[nc] = row;
+          v[nc]   = nc;
+          nc++;
+          PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+          continue;
+        }
         if (!boundary) { /* the boundary's columns left out: the operator is symmetric */
           for (PetscInt d = 0; d < info.dim; d++) {
             for (PetscInt s = -1; s <= 1; s += 2) {
@@ -63,6 +87,13 @@ static PetscErrorCode ComputeMatrix(KSP ksp, Mat J, Mat A, void *ctx)
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  if (neumann) {
+    MatNullSpace ns;
+
+    PetscCall(MatNullSpaceCreate(PetscObjectComm((PetscObject)A), PETSC_TRUE, 0, NULL, &ns));
+    PetscCall(MatSetNullSpace(A, ns));
+    PetscCall(MatNullSpaceDestroy(&ns));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -74,7 +105,19 @@ static PetscErrorCode ComputeRHS(KSP ksp, Vec b, void *ctx)
   PetscFunctionBegin;
   PetscCall(KSPGetDM(ksp, &da));
   PetscCall(DMDAGetInfo(da, NULL, &mx, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(VecSet(b, 1.0 / ((mx - 1) * (mx - 1))));
+  if (neumann) { /* a right-hand side the operator's range holds: entries by global index, less their mean */
+    PetscScalar *a;
+    PetscInt     lo, hi;
+    MatNullSpace ns;
+
+    PetscCall(VecGetOwnershipRange(b, &lo, &hi));
+    PetscCall(VecGetArray(b, &a));
+    for (PetscInt g = lo; g < hi; g++) a[g - lo] = (PetscScalar)((g % 7) - 3) / ((mx - 1) * (mx - 1));
+    PetscCall(VecRestoreArray(b, &a));
+    PetscCall(MatNullSpaceCreate(PetscObjectComm((PetscObject)b), PETSC_TRUE, 0, NULL, &ns));
+    PetscCall(MatNullSpaceRemove(ns, b));
+    PetscCall(MatNullSpaceDestroy(&ns));
+  } else PetscCall(VecSet(b, 1.0 / ((mx - 1) * (mx - 1))));
   PetscFunctionReturn(0);
 }
 
@@ -150,6 +193,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-copies", &copies, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nocopies", &nocopies, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-graphtwin", &graphtwin, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-neumann", &neumann, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCall(CreateDM(dim, n, PETSC_FALSE, &da));
   PetscCall(CreateDM(dim, n, PETSC_TRUE, &daaij));
@@ -224,6 +268,14 @@ int main(int argc, char **argv)
     suffix: 2d_gamg_devcoarse
     output_file: output/mg_agree_nocopies.out
     args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+
+  # a singular coarsest operator (pure Neumann, as ksp ex50's): its last pivot in natural order is
+  # shifted as PETSc's LU shifts its own, and the solve stays AIJ's
+  test:
+    suffix: 2d_neumann
+    output_file: output/mg_neumann.out
+    args: -neumann -n 65 -pc_type mg -pc_mg_levels 3 -mg_levels_pc_type jacobi -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cg -info -gpukit_backend {{host cuda}shared output}
+    filter: grep -e "^iteration" -e "shifted by" | sed "s/^.*shifted by.*$/pivot shifted/" | sort -u
 
   # cggpu's V-cycle replayed as a CUDA graph: the same iterations and solution as applied each time
   test:

@@ -208,12 +208,18 @@ static PetscErrorCode MatGKDenseFactor_Private(Mat F, Mat A, const MatFactorInfo
   }
   /* A = L U in place: L below the diagonal (its unit diagonal implied), U on and above */
   for (PetscInt k = 0; k < n && ok; k++) {
-    const PetscScalar piv = a[k * n + k];
+    PetscScalar piv = a[k * n + k];
 
     if (PetscAbsScalar(piv) <= info->zeropivot) {
-      ok = PETSC_FALSE;
-      PetscCall(PetscInfo(F, "No device solve: pivot %g of row %" PetscInt_FMT " in natural order, tolerance %g\n", (double)PetscAbsScalar(piv), k, (double)info->zeropivot));
-      break;
+      if (info->shifttype == (PetscReal)MAT_SHIFT_INBLOCKS) { /* PETSc's own rule for such a pivot (MatPivotCheck_inblocks) */
+        PetscCall(PetscInfo(F, "Pivot %g of row %" PetscInt_FMT " in natural order shifted by %g, as PETSc's LU shifts its own\n", (double)PetscAbsScalar(piv), k, (double)info->shiftamount));
+        piv += info->shiftamount;
+        a[k * n + k] = piv;
+      } else {
+        ok = PETSC_FALSE;
+        PetscCall(PetscInfo(F, "No device solve: pivot %g of row %" PetscInt_FMT " in natural order, tolerance %g\n", (double)PetscAbsScalar(piv), k, (double)info->zeropivot));
+        break;
+      }
     }
     for (PetscInt i = k + 1; i < n; i++) {
       const PetscScalar m = a[i * n + k] / piv;
