@@ -184,10 +184,12 @@ static PetscErrorCode MatSolve_GKDense(Mat F, Vec b, Vec x)
   PetscFunctionReturn(0);
 }
 
-/* After PETSc's numeric LU of A (sequential, PETSc's own, no shift but of a zero pivot (PCLU's
-   default, in blocks), no pivot it found zero, at most -gpukit_dense_solve_max rows): A's dense LU in natural order and its triangles' inverses,
-   on the host, then on the device, where F's solve reads them. None where a pivot is at most
-   PETSc's zero pivot tolerance (PETSc's ordering may have had none): the package's solve then. */
+/* After PETSc's numeric LU of A (sequential, PETSc's own, no shift but PCLU's default one of a
+   zero pivot in blocks, no pivot it found zero, at most -gpukit_dense_solve_max rows): A's dense
+   LU in natural order and its triangles' inverses, on the host, then on the device, where F's
+   solve reads them. A pivot at most PETSc's zero pivot tolerance is shifted as PETSc's LU shifts
+   its own under the in-blocks shift; with no shift there are no inverses (PETSc's ordering may
+   have had no such pivot), and the package's solve runs. */
 static PetscErrorCode MatGKDenseFactor_Private(Mat F, Mat A, const MatFactorInfo *info, GKFactorSteps *st)
 {
   PetscInt           n, ncols;
