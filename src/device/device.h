@@ -373,11 +373,11 @@ typedef struct {
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
-  /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   /* y = T x, T the lower (upper false: j <= i) or upper (j >= i) triangle of the n x n dense
      matrix a, stored by rows (a[i n + j]; the other triangle not read): a dense factor's inverse
      (the coarsest solve, gkfactor.c) */
   PetscErrorCode (*densetrimv)(PetscInt, const PetscScalar *, PetscBool, const PetscScalar *, PetscScalar *);
+  /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   /* COO assembly (MatSetValuesCOO) into a CSR's values, PETSc's semantics: for p < nnz,

@@ -25,22 +25,18 @@ typedef PetscOptionItems GKOptionItems;
 typedef MatParentState MatState;
 #endif
 
-/* A container's destructor that frees its pointer: PetscContainerSetCtxDestroy and
-   PetscCtxDestroyDefault since 3.23 */
-#if PETSC_VERSION_LT(3, 23, 0)
-  #define GKContainerFreeOnDestroy(c) PetscContainerSetUserDestroy((c), PetscContainerUserDestroyDefault)
-#else
-  #define GKContainerFreeOnDestroy(c) PetscContainerSetCtxDestroy((c), PetscCtxDestroyDefault)
-#endif
-
-/* A container's own destructor f(arg): given the pointer until 3.22, its address since 3.23
-   (GKContainerCtx(arg) is the pointer in both) */
+/* A container's destructor f(arg): given the pointer until 3.22, its address since 3.23, when
+   PetscContainerSetCtxDestroy and PetscCtxDestroyDefault replace PetscContainerSetUserDestroy and
+   PetscContainerUserDestroyDefault (GKContainerCtx(arg) is the pointer in both);
+   GKContainerFreeOnDestroy: PETSc's destructor that frees the pointer */
 #if PETSC_VERSION_LT(3, 23, 0)
   #define GKContainerSetDestroy(c, f) PetscContainerSetUserDestroy((c), (f))
   #define GKContainerCtx(arg)         (arg)
+  #define GKContainerFreeOnDestroy(c) GKContainerSetDestroy((c), PetscContainerUserDestroyDefault)
 #else
   #define GKContainerSetDestroy(c, f) PetscContainerSetCtxDestroy((c), (f))
   #define GKContainerCtx(arg)         (*(void **)(arg))
+  #define GKContainerFreeOnDestroy(c) GKContainerSetDestroy((c), PetscCtxDestroyDefault)
 #endif
 
 /* PetscBool in MPI: MPIU_BOOL (an int) until 3.23; PetscBool is C's bool, MPI_C_BOOL, since 3.24 */

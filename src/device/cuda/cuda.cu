@@ -150,7 +150,8 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
 
 /* Device memory from the device's default memory pool (-gpukit_device_pool, where the device has
    pools): cudaMallocAsync and cudaFreeAsync on the legacy default stream, which every kernel of
-   the library runs on, so that a block is reused only after the work queued before its free.
+   the library runs on (GKCUDAStream, but while a graph is recorded, when nothing may allocate), so
+   that a block is reused only after the work queued before its free.
    The pool keeps what is freed (release threshold: all of it) for the next allocation, where
    cudaFree waits for the device and cudaMalloc maps new memory: PETSc's set-ups make and destroy
    work vectors (a Chebyshev smoother's eigenvalue estimate, each level's), and a solver's first
@@ -284,10 +285,11 @@ static PetscErrorCode GKCUDASynchronize(void)
 }
 
 /* CUDA graphs of the library's work (the graph entries of device.h). Recorded by stream capture
-   on a stream of the library's own, made for the recording and blocking: while it records, work sent to the legacy
-   default stream (a copy that waits, an allocation from the pool) is an error of CUDA's that ends
-   the recording, rather than work run out of order. The graph runs on the legacy default stream,
-   after the work before it and before the work after it, as the recorded work would have. */
+   on a stream of the library's own, made for the recording and blocking: while it records, work
+   sent to the legacy default stream (a copy that waits, an allocation from the pool) is an error
+   of CUDA's that ends the recording, rather than work run out of order. The graph runs on the
+   legacy default stream, after the work before it and before the work after it, as the recorded
+   work would have. */
 cudaStream_t        GKCUDAStream = 0;
 static cudaStream_t gk_record;
 

@@ -1,21 +1,21 @@
 /*
    A PC's application replayed as a CUDA graph (PCGPUKitSetGraph(); cggpu and bicggpu set it on a
-   multigrid PC for their solves, -ksp_cggpu_graph). A V-cycle is a hundred or more launches whose
-   coarse levels cost their launches, not their bytes (bench/RESULTS.md, "One V-cycle"); replayed
-   from a graph they cost the device's own scheduling, not the host's.
+   multigrid PC for their solves, -ksp_cggpu_graph). A V-cycle is many launches whose coarse
+   levels cost their launches, not their bytes (bench/RESULTS.md, "One V-cycle"); replayed from a
+   graph they cost the device's own scheduling, not the host's.
 
    The PC's own apply runs as it is until one run has been seen to need nothing but the device's
    work: no wait for the device, no copy between host and device, no device allocation or free
    (counted by the backend and the copy wrappers; the host backend counts what the CUDA one would).
-   The first application may do one-time work (a Chebyshev smoother's eigenvalue estimates); two in
-   a row that are not the device's work alone and the PC is applied as it is for that key.
    The next application is recorded (the backend's graphbegin/graphend) and run from the graph,
    and every later one with the same key only launches the graph: the same PC, set up from the
    same operators in the same states, applied to the same two vectors, whose device arrays are
    those recorded. Anything else in the key, and anything the PC's host code would do apart from
    the device's work, is not replayed: the counts of launches and bytes and the flops are added
    as recorded, but no log event of the levels runs again, so -log_view counts the levels' events
-   of the applications that ran, not of the replays.
+   of the applications that ran, not of the replays. The first application may do one-time work
+   (a Chebyshev smoother's eigenvalue estimates), so a second is looked at; after two in a row that
+   are not the device's work alone, the PC is applied as it is for that key.
 */
 #include "../../include/gpukitimpl.h"
 #include "../../vec/impls/cuda/gkvec.h"

@@ -269,11 +269,13 @@ static PetscErrorCode VecResetArray_GK(Vec v)
    copy is the current one), and v is marked current there when it was lent for writing. */
 static PetscErrorCode VecGetLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
 {
-  Vec_GK *gv, *gw;
+  Vec_GK   *gv, *gw;
+  PetscBool on;
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(v, &gv));
-  if (VecIsOwnGK(w) && gv->mask != PETSC_OFFLOAD_CPU) {
+  PetscCall(VecGKOnDevice_Private(v, &on));
+  if (VecIsOwnGK(w) && on) {
     PetscCall(VecGKGetData_Private(w, &gw));
     PetscCheck(!gw->lent, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The local vector is lent already; restore it first");
     PetscCall(VecGKCopyToDevice_Private(v, gv));
