@@ -1,6 +1,7 @@
 static char help[] = "The device matrices' products against SEQAIJ's, before and after changes.\n\
-  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol,denserow,band>\n\
+  -problem <lap2d,lap3d,convdiff,random,rect,outside,empty,one,longcol,denserow,band,uneven>\n\
   -n <n>        : the problem's size parameter\n\
+  -band_width <w> : band: rows of 2w + 1 to 3w entries (default 16)\n\
   -m <m>        : rows of the rectangular problem (columns: n)\n\
   -type <type>  : ellrcuda or diacuda\n\n";
 
@@ -23,9 +24,10 @@ typedef enum {
   ONE,
   LONGCOL,
   DENSEROW,
-  BAND
+  BAND,
+  UNEVEN
 } Problem;
-static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "band", "Problem", "", NULL};
+static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "band", "uneven", "Problem", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -119,10 +121,19 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
     for (PetscInt r = 0; r < m; r++) PetscCall(MatSetValue(A, r, r, 4.0, INSERT_VALUES));
     for (PetscInt c = 1; c < nc; c++) PetscCall(MatSetValue(A, 0, c, -1.0 / nc, INSERT_VALUES));
     break;
-  case BAND:
-    /* row r: columns r - 16 .. r + 16 + r % 16 (clipped), rows of 33 to 48 entries inside, alike */
+  case BAND: {
+    /* row r: columns r - w .. r + w + r % w (clipped), rows of 2w + 1 to 3w entries inside, alike */
+    PetscInt w = 16;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-band_width", &w, NULL));
     for (PetscInt r = 0; r < m; r++)
-      for (PetscInt c = PetscMax(r - 16, 0); c <= PetscMin(r + 16 + r % 16, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
+      for (PetscInt c = PetscMax(r - w, 0); c <= PetscMin(r + w + r % w, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
+  } break;
+  case UNEVEN:
+    /* row r: columns r - 4 .. r + 4, and every 8th row also r + 5 .. r + 20 (clipped): rows of 9
+       and 25 entries, 11 on average, none 32 long */
+    for (PetscInt r = 0; r < m; r++)
+      for (PetscInt c = PetscMax(r - 4, 0); c <= PetscMin(r + (r % 8 ? 4 : 20), nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(12.0, -1.0) : CPLX(-1.0 / (1 + c % 5), 0.5), INSERT_VALUES));
     break;
   case EMPTY:
     break;
@@ -359,7 +370,13 @@ int main(int argc, char **argv)
   }
   if (p == RANDOM) nzrow = 61;
   if (p == DENSEROW) nzrow = -1;
-  if (p == BAND) nzrow = 48;
+  if (p == UNEVEN) nzrow = 25;
+  if (p == BAND) {
+    PetscInt w = 16;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-band_width", &w, NULL));
+    nzrow = 3 * w;
+  }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s: %" PetscInt_FMT " x %" PetscInt_FMT "\n", type, Problems[p], rows, cols));
 
   /* A: the oracle; B: assembled directly as the device type; B2: converted from A */
@@ -808,12 +825,33 @@ int main(int argc, char **argv)
     args: -type ellrcuda -problem random -n 1001 -mat_view ::ascii_info -mat_diacuda_max_fill 1000
     filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices" | awk '!/sliced automatically|wide slices/ || !n[$1]++'
 
-  # rows of 33 to 48 entries, alike, and rows enough (GK_ELLR_MANY_ROWS): sliced and sorted
-  # automatically, each slice a thread a row (no wide slices), on both backends
+  # rows of 33 to 48 entries, alike: one row a slice automatically, a group of 8 lanes a row, on
+  # both backends
   test:
     suffix: ellr_auto_band
     args: -type ellrcuda -problem band -n 66000 -mat_view ::ascii_info -gpukit_backend {{host cuda}shared output}
     filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices|Nz =" | awk '!/sliced automatically|wide slices|Nz =/ || !n[$1]++'
+
+  # longer rows, alike: 65 to 96 entries (16 lanes a row), 129 to 192 (32 lanes), on both backends
+  test:
+    suffix: ellr_auto_band_lanes
+    args: -type ellrcuda -problem band -n 3000 -band_width {{32 64}separate output} -mat_view ::ascii_info -gpukit_backend {{host cuda}shared output}
+    filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices|Nz =" | awk '!/sliced automatically|wide slices|Nz =/ || !n[$1]++'
+
+  # rows of 9 and 25 entries (11 on average, none 32 long): uneven, so sliced and sorted
+  # automatically, on both backends
+  test:
+    suffix: ellr_auto_uneven
+    args: -type ellrcuda -problem uneven -n 5000 -mat_view ::ascii_info -gpukit_backend {{host cuda}shared output}
+    filter: grep -E "^ellrcuda |products equal|sliced automatically|wide slices|Nz =" | awk '!/sliced automatically|wide slices|Nz =/ || !n[$1]++'
+
+  # the same rows sliced and sorted as the automatic layout was for them before (slices of 32 rows
+  # sorted within windows of 1024), and rows enough (GK_ELLR_MANY_ROWS): each slice a thread a row
+  # (no wide slices), on both backends
+  test:
+    suffix: ellr_threadrows_band
+    args: -type ellrcuda -problem band -n 66000 -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024 -mat_view ::ascii_info -gpukit_backend {{host cuda}shared output}
+    filter: grep -E "^ellrcuda |products equal|sliced:|sorted:|wide slices|Nz =" | awk '!/sliced:|sorted:|wide slices|Nz =/ || !n[$1]++'
 
   # no row 32 long, but the paper's single slice over the fill limit: sliced automatically for that reason
   test:

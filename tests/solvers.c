@@ -1,5 +1,5 @@
 static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdowns, and their launch and wait counts.\n\
-  -mode <compare,errors,counts,reuse>\n\
+  -mode <compare,errors,counts,reuse,rows>\n\
   -type <ellrcuda,diacuda,aij> : the operator given to the solvers (aij: converted by them)\n\
   -n <n>                        : grid points per side\n\n";
 
@@ -10,6 +10,9 @@ static char help[] = "cggpu and bicggpu against KSPCG and KSPBICG, their breakdo
    errors:  an indefinite matrix, a BiCG breakdown, a NaN in b, a shell operator, an
             unsupported PC: the reasons or errors PETSc users expect, and no leak
    reuse:   one KSP given another matrix of the same state number, and KSPSolveTranspose
+   rows:    a matrix of long rows, all alike: ELLPACK-R's products take one row a slice, the
+            fused solvers' first use chooses the layout again; products and solves before and
+            after, against AIJ and PETSc's methods
    counts:  the library's own counters: 3 launches and 1 wait an iteration (1 wait per k
             iterations with -ksp_cggpu_check_every k)
 */
@@ -614,11 +617,69 @@ static PetscErrorCode Reuse(PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
+/* A banded SPD matrix, 2 bw + 1 entries a row (33: GK_ELLR_WIDE or more, all alike, so ELLPACK-R
+   takes one row a slice where no layout is set); its products and the fused solvers' solves
+   against AIJ's and PETSc's methods, -rows_view before and after them (the fused solvers choose
+   the layout again: their kernels take a row a thread) */
+static PetscErrorCode Rows(PetscInt n, MatType type)
+{
+  const PetscInt N = n * n, bw = 16;
+  const KSPType  kts[2][2] = {
+    {KSPCG,   KSPCGGPU  },
+    {KSPBICG, KSPBICGGPU}
+  };
+  Mat                A, Aref;
+  Vec                b, x, xref;
+  PetscInt           rs, re, its, itsref;
+  KSPConvergedReason reason, reasonref;
+  PetscReal          rel;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+  PetscCall(MatSetType(A, type));
+  PetscCall(MatSeqAIJSetPreallocation(A, 2 * bw + 1, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(A, 2 * bw + 1, NULL, 2 * bw, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++)
+    for (PetscInt c = PetscMax(0, r - bw); c <= PetscMin(N - 1, r + bw); c++) PetscCall(MatSetValue(A, r, c, c == r ? 2.0 * bw + 1.0 + (r % 7) : -1.0 + 0.01 * ((r + c) % 5), INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &Aref));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(x, &xref));
+  PetscCall(Fill(b, 0.3));
+  for (int pass = 0; pass < 2; pass++) {
+    PetscCall(MatMult(A, b, x));
+    PetscCall(MatMult(Aref, b, xref));
+    PetscCall(Close(x, xref, 1e-12, &rel));
+    PetscCall(MatMultTranspose(A, b, x));
+    PetscCall(MatMultTranspose(Aref, b, xref));
+    PetscCall(Close(x, xref, 1e-12, &rel));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "products and transposed products equal %s the fused solvers\n", pass ? "after" : "before"));
+    PetscCall(MatViewFromOptions(A, NULL, "-rows_view"));
+    if (pass) break;
+    for (int k = 0; k < 2; k++) {
+      PetscCall(Solve(Aref, kts[k][0], PCJACOBI, KSP_NORM_PRECONDITIONED, b, NULL, xref, &itsref, &reasonref));
+      PetscCall(Solve(A, kts[k][1], PCJACOBI, KSP_NORM_PRECONDITIONED, b, NULL, x, &its, &reason));
+      PetscCall(Close(x, xref, 1e-6, &rel));
+      PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " iterations, %s; %s %" PetscInt_FMT ", %s", kts[k][1], its, KSPConvergedReasons[reason], kts[k][0], itsref, KSPConvergedReasons[reasonref]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s jacobi: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s\n", kts[k][1], its, kts[k][0], itsref, KSPConvergedReasons[reason]));
+    }
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xref));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Aref));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  n        = 20;
   char      mode[32] = "compare", type[64] = MATELLRCUDA;
-  PetscBool compare, errors, reuse;
+  PetscBool compare, errors, reuse, rows;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -629,7 +690,9 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "compare", &compare));
   PetscCall(PetscStrcmp(mode, "errors", &errors));
   PetscCall(PetscStrcmp(mode, "reuse", &reuse));
-  if (compare) PetscCall(Compare(n, type));
+  PetscCall(PetscStrcmp(mode, "rows", &rows));
+  if (rows) PetscCall(Rows(n, type));
+  else if (compare) PetscCall(Compare(n, type));
   else if (reuse) PetscCall(Reuse(n, type));
   else if (errors) PetscCall(Errors(type));
   else {
@@ -740,6 +803,21 @@ int main(int argc, char **argv)
     nsize: {{1 2 3}shared output}
     args: -mode errors
     filter: sed -E -e "s/CONVERGED_[AR]TOL after 3/CONVERGED_RTOL or ATOL after 3/g" -e "s/then CONVERGED_[AR]TOL$/then CONVERGED_RTOL or ATOL/"
+
+  # a matrix of 33-entry rows: ELLPACK-R's products one row a slice (a group of 8 lanes a row),
+  # then the fused solvers' layout (the paper's, a warp a row), -rows_view saying which; products
+  # and solves equal AIJ's and PETSc's methods' (within one iteration; the counts left out: complex
+  # scalars take more), on both backends, and on 2 processes (the diagonal block)
+  test:
+    suffix: rows
+    args: -mode rows -rows_view ::ascii_info -gpukit_backend {{host cuda}shared output}
+    filter: grep -E "products|jacobi|sliced automatically|wide:" | sed -E "s/ [0-9]+ iterations \(([a-z]+) [0-9]+\)/ N iterations (\\1 N)/"
+  test:
+    suffix: rows_mpi
+    nsize: 2
+    args: -mode rows
+    filter: grep -E "products|jacobi" | sed -E "s/ [0-9]+ iterations \(([a-z]+) [0-9]+\)/ N iterations (\\1 N)/"
+    output_file: output/solvers_rows_mpi.out
 
   # the library's own counters: 2 launches an iteration, and 1 wait an iteration (1 per k
   # iterations with -ksp_*_check_every k), on both backends

@@ -40,6 +40,13 @@
    multiple of h (a warp's loads of a column-major slice then take the fewest sectors); in the
    paper's layout (h = m) each row is padded to Nz.
 
+   One row a slice (h = 1, not sorted): sliceptr[i] is where row i starts, its entries
+   contiguous, as CSR's row starts. The product then gives each row a group of lanes (lanes: 4,
+   8, 16 or 32, from the rows' average length), which read the row's entries contiguously and
+   gather x at nearby columns together (a thread a row, 32 rows' k-th entries, gathers x at 32
+   places far apart; bench/byhand-vcycle.md). Where no layout is set, a matrix whose rows are
+   alike and some of them GK_ELLR_WIDE or more long gets it (GAMG's coarse operators).
+
    Short columns (-mat_ellrcuda_short_columns, on by default): where every entry's column lies
    between 32768 before and 32767 after its slot (banded matrices, stencils), the columns are
    stored as 16-bit offsets instead, entry e of slot s in column s + dcol[e] (padding 0), and col
@@ -63,6 +70,7 @@ typedef struct {
   PetscInt    *wptr;     /* device, nwide: where each one's entries start */
   PetscInt    *wfirst;   /* device, ceil(m/h): each slice's first slot in wide, or -1 */
   PetscInt     sigma;    /* the sort window (perm), else 0 */
+  PetscInt     lanes;    /* one row a slice, not sorted: the lanes a row in the product, else 0 */
 } GKEllr;
 
 /*

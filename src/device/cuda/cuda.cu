@@ -412,6 +412,50 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
   }
 }
 
+/* y = A x (+ y) with one row a slice, not sorted (device.h): S lanes a row, which read its
+   entries contiguously from sliceptr[i] and gather x at the row's consecutive columns together,
+   in rounds of GK_ELLR_ROUND entries a lane: every value and column of a round loaded (those
+   past the row's end skipped) before its gathers, so that a row of up to S * GK_ELLR_ROUND
+   entries waits for memory twice, not once for every four entries and once for each one after
+   (bench/byhand-vcycle.md); GKGroupSum adds the lanes' parts. Launched overlapped, as
+   GKEllrMultKernel. */
+#if defined(PETSC_USE_COMPLEX)
+  #define GK_ELLR_ROUND 4
+#else
+  #define GK_ELLR_ROUND 8
+#endif
+template <bool CONJ, bool SHORT, int S>
+__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+{
+  const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
+  const int      lane = threadIdx.x % S;
+  GKScalar       v    = 0.0;
+
+  GKOverlapBegin();
+  if (i < m) {
+    const PetscInt e = sliceptr[i + 1];
+
+    for (PetscInt k = sliceptr[i] + lane; k < e; k += S * GK_ELLR_ROUND) {
+      GKScalar a[GK_ELLR_ROUND], xv[GK_ELLR_ROUND];
+      PetscInt c[GK_ELLR_ROUND];
+
+#pragma unroll
+      for (int u = 0; u < GK_ELLR_ROUND; u++) {
+        const PetscInt kk = k + S * u;
+
+        a[u] = kk < e ? GKLdcs(val + kk) : GKScalar(0.0);
+        c[u] = kk < e ? GKEllrCol<SHORT, true>(i, col, dcol, kk) : -1;
+      }
+#pragma unroll
+      for (int u = 0; u < GK_ELLR_ROUND; u++) xv[u] = c[u] >= 0 ? GKLdg(x + c[u]) : GKScalar(0.0);
+#pragma unroll
+      for (int u = 0; u < GK_ELLR_ROUND; u++) v += (CONJ ? GKConj(a[u]) : a[u]) * xv[u];
+    }
+  }
+  v = GKGroupSum<S>(v);
+  if (i < m && !lane) y[i] = add ? y[i] + v : v;
+}
+
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
 struct GKWindowIn {
   const GKScalar *__restrict__ x;
@@ -495,6 +539,35 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
+  if (A->lanes) { /* one row a slice: a group of lanes a row */
+    const unsigned nbr = (unsigned)(((PetscInt64)A->m * A->lanes + GK_BLOCK - 1) / GK_BLOCK);
+
+#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+#define GK_ELLR_MULT_LANES(CONJ, SHORT) \
+  do { \
+    switch (A->lanes) { \
+    case 4: \
+      GK_ELLR_MULT_ROWS(CONJ, SHORT, 4); \
+      break; \
+    case 8: \
+      GK_ELLR_MULT_ROWS(CONJ, SHORT, 8); \
+      break; \
+    case 16: \
+      GK_ELLR_MULT_ROWS(CONJ, SHORT, 16); \
+      break; \
+    default: \
+      GK_ELLR_MULT_ROWS(CONJ, SHORT, 32); \
+    } \
+  } while (0)
+    if (conj && A->dcol) GK_ELLR_MULT_LANES(true, true);
+    else if (conj) GK_ELLR_MULT_LANES(true, false);
+    else if (A->dcol) GK_ELLR_MULT_LANES(false, true);
+    else GK_ELLR_MULT_LANES(false, false);
+#undef GK_ELLR_MULT_LANES
+#undef GK_ELLR_MULT_ROWS
+    GKCheckLaunch();
+    PetscFunctionReturn(0);
+  }
   if (A->perm && A->sigma > 1 && GK_ELLR_WINDOW % A->sigma == 0) { /* sort windows within a block's window */
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 

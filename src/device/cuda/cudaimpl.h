@@ -351,6 +351,21 @@ static __device__ __forceinline__ GKScalar GKWarpSum(GKScalar v)
   return GKMake(re, im);
 }
 
+/* the sum over each group of S consecutive lanes (S a power of 2, at most 32), in every lane of
+   the group; every lane of the warp takes part */
+template <int S>
+static __device__ __forceinline__ GKScalar GKGroupSum(GKScalar v)
+{
+  double re = GKRe(v), im = GKIm(v);
+
+#pragma unroll
+  for (int o = S / 2; o > 0; o /= 2) {
+    re += __shfl_xor_sync(0xffffffffu, re, o);
+    im += __shfl_xor_sync(0xffffffffu, im, o);
+  }
+  return GKMake(re, im);
+}
+
 /* (A x)_i, row i of DIA; ND > 0 is the number of diagonals known when compiling (the loop
    unrolled: in the product's kernel, a row a thread, all loads go out at once; inside cggpu's
    step, a loop that also stores, they did not, hence GKDiaRowLoadsFirst there), ND = 0 any number */

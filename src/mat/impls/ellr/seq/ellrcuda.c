@@ -8,11 +8,14 @@
 #include <limits.h>
 
 /* why a layout was chosen automatically: the paper's single slice would exceed the fill limit,
-   or would hold rows of GK_ELLR_WIDE or more entries (a warp each, device.h) */
+   would hold rows of GK_ELLR_WIDE or more entries (a warp each, device.h), alike (one row a
+   slice) or not (sliced and sorted), or rows of uneven lengths (sliced and sorted) */
 typedef enum {
   GK_ELLR_AUTO_NONE,
   GK_ELLR_AUTO_FILL,
-  GK_ELLR_AUTO_LONG
+  GK_ELLR_AUTO_LONG,
+  GK_ELLR_AUTO_ROWS,
+  GK_ELLR_AUTO_UNEVEN
 } GKEllrAuto;
 
 typedef struct {
@@ -25,6 +28,7 @@ typedef struct {
   PetscInt   layA[2], layAt[2]; /* the slice height and sort window each copy was built with */
   GKEllrAuto autoA, autoAt;     /* whether, and why, that layout was chosen automatically */
   PetscBool  hasAt;
+  PetscBool  norows; /* a fused solver's kernels (a thread a row) use the matrix: never one row a slice */
   size_t     bytesA, bytesAt;
   PetscInt   storedA; /* entries stored, padding included */
 } Mat_SeqELLR;
@@ -194,6 +198,12 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(GKMalloc(total, &E->val));
   if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
   E->sigma = perm ? sigma : 0;
+  E->lanes = 0;
+  if (h == 1 && m > 1 && !perm) { /* one row a slice: a group of lanes a row, a lane for about 4 entries */
+    const double avg = (double)ai[m] / m;
+
+    for (E->lanes = 4; E->lanes < 32 && 8 * E->lanes <= avg;) E->lanes *= 2;
+  }
   E->nwide = nwide;
   if (nwide) {
     PetscCall(GKMallocH2D(nwide, wide, &E->wide));
@@ -222,11 +232,19 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 #define GK_ELLR_AUTO_H     32
 #define GK_ELLR_AUTO_SIGMA 1024
 
-/* Builds one copy (the matrix or its transpose) in the layout set; where none was set and the
-   paper's single slice would hold rows of GK_ELLR_WIDE or more entries (a warp each, where
-   sorted slices give rows under GK_ELLR_WIDE_SORTED a thread each), or exceed the fill limit,
-   sliced and sorted instead (lay, automatic say which and why). A values-only build keeps the
-   layout of the last full one. */
+/* Builds one copy (the matrix or its transpose) in the layout set. Where none was set and the
+   paper's single slice would hold rows of GK_ELLR_WIDE or more entries:
+   - one row a slice (a group of lanes a row, device.h) where the rows are alike (the longest at
+     most GK_ELLR_ROWS_ALIKE times the average) and no fused solver uses the matrix (norows);
+   - else, with GK_ELLR_MANY_ROWS rows or more, sliced and sorted (a warp a row, where sorted
+     slices give rows under GK_ELLR_WIDE_SORTED a thread each).
+   Shorter rows of uneven lengths (the longest at least twice an average of GK_ELLR_UNEVEN or
+   more), sliced and sorted: a thread a row of the paper's layout would keep its warp waiting
+   for its longest row. GAMG's coarse operators have both kinds (bench/byhand-vcycle.md). Where
+   the layout would exceed the fill limit, sliced and sorted. lay, automatic say which and why.
+   A values-only build keeps the layout of the last full one. */
+#define GK_ELLR_ROWS_ALIKE 4
+#define GK_ELLR_UNEVEN     8
 static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
@@ -240,13 +258,19 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     lay[0]     = e->sliceheight;
     lay[1]     = e->sortwindow;
     *automatic = GK_ELLR_AUTO_NONE;
-    if (!e->chosen && m >= GK_ELLR_MANY_ROWS)
+    if (!e->chosen && m > 0) {
       for (PetscInt i = 0; i < m; i++) longest = PetscMax(longest, ai[i + 1] - ai[i]);
-    if (longest >= GK_ELLR_WIDE) {
-      PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries; slices of %d rows sorted within windows of %d\n", what, longest, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
-      lay[0]     = GK_ELLR_AUTO_H;
-      lay[1]     = GK_ELLR_AUTO_SIGMA;
-      *automatic = GK_ELLR_AUTO_LONG;
+      if (longest >= GK_ELLR_WIDE && !e->norows && (PetscInt64)longest * m <= (PetscInt64)GK_ELLR_ROWS_ALIKE * ai[m]) {
+        PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; one row a slice\n", what, longest, (double)ai[m] / m));
+        lay[0]     = 1;
+        lay[1]     = 0;
+        *automatic = GK_ELLR_AUTO_ROWS;
+      } else if ((longest >= GK_ELLR_WIDE && m >= GK_ELLR_MANY_ROWS) || (longest < GK_ELLR_WIDE && (PetscInt64)longest * m >= 2 * (PetscInt64)ai[m] && ai[m] >= (PetscInt64)GK_ELLR_UNEVEN * m)) {
+        PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; slices of %d rows sorted within windows of %d\n", what, longest, (double)ai[m] / m, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
+        lay[0]     = GK_ELLR_AUTO_H;
+        lay[1]     = GK_ELLR_AUTO_SIGMA;
+        *automatic = longest >= GK_ELLR_WIDE ? GK_ELLR_AUTO_LONG : GK_ELLR_AUTO_UNEVEN;
+      }
     }
   }
   PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
@@ -396,16 +420,24 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
                                    gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
-  if (e->autoA)
+  if (e->autoA == GK_ELLR_AUTO_ROWS)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (" PetscStringize(GK_ELLR_WIDE) " or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT
+                                                                                                                                            " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                                                                                                              e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes));
+  else if (e->autoA == GK_ELLR_AUTO_UNEVEN)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, e->A.h, e->layA[1]));
+  else if (e->autoA)
     PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would %s, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->autoA == GK_ELLR_AUTO_FILL ? "exceed the fill limit" : "hold rows of " PetscStringize(GK_ELLR_WIDE) " or more entries, a warp each", e->A.h, e->layA[1]));
   else {
     if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
     if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
   }
-  if (e->A.nwide && e->A.h < e->A.m)
+  if (e->A.lanes && e->autoA != GK_ELLR_AUTO_ROWS) PetscCall(PetscViewerASCIIPrintf(viewer, "one row a slice: a group of %" PetscInt_FMT " lanes a row\n", e->A.lanes));
+  if (e->A.nwide && e->A.h < e->A.m && !e->A.lanes)
     PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, GKEllrThreadRows(e->A.m, gk->nnz, e->A.perm ? PETSC_TRUE : PETSC_FALSE) ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
-  else if (e->A.nwide) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
+  else if (e->A.nwide && !e->A.lanes) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
@@ -418,6 +450,15 @@ static PetscErrorCode MatSeqELLRGetOperator_Private(Mat A, PetscBool transpose, 
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
 
   PetscFunctionBegin;
+  if (e->autoA == GK_ELLR_AUTO_ROWS || (transpose && e->hasAt && e->autoAt == GK_ELLR_AUTO_ROWS)) {
+    /* the fused kernels take a row a thread, which one row a slice would make read across
+       rows: the layout the products would have had before (sliced and sorted, or the paper's) */
+    PetscCall(PetscInfo(A, "A fused solver uses the matrix: its layout chosen again without one row a slice\n"));
+    e->norows = PETSC_TRUE;
+    PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE));
+    if (e->autoA == GK_ELLR_AUTO_ROWS) PetscCall(MatSeqELLRBuild_Private(A, PETSC_FALSE)); /* drops the transposed copy too */
+    else PetscCall(MatSeqELLRDropTranspose_Private(A));
+  }
   if (transpose && !e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
   op->ellr  = &e->A;
   op->ellrt = transpose ? &e->At : NULL;
