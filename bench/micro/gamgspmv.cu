@@ -47,8 +47,8 @@
 template <int S>
 __global__ void VecS(int m, const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
-  const long t    = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int  row  = (int)(t / S), lane = (int)(t % S);
+  const long t   = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int  row = (int)(t / S), lane = (int)(t % S);
   double     s    = 0;
   const bool live = row < m;
   if (live) {
@@ -77,8 +77,8 @@ __global__ void VecS(int m, const int *__restrict__ rp, const int *__restrict__ 
 template <int S, int U, bool SHORT>
 __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ ci, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
-  const long t    = (long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int  row  = (int)(t / S), lane = (int)(t % S);
+  const long t   = (long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int  row = (int)(t / S), lane = (int)(t % S);
   double     s    = 0;
   const bool live = row < m;
   if (live) {
@@ -223,7 +223,7 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  const int nnz = ai[m];
+  const int nnz     = ai[m];
   int       longest = 0;
   for (int i = 0; i < m; i++) longest = PetscMax(longest, ai[i + 1] - ai[i]);
   const double bytes = 12.0 * nnz + 4.0 * (m + 1) + 16.0 * m;
@@ -439,9 +439,9 @@ int main(int argc, char **argv)
     PetscCall(KSPSolve(ksp, bb, xx)); /* GAMG's levels exist after the first solve's set-up */
     PetscCall(PCMGGetLevels(pc, &levels));
     for (PetscInt l = levels - 2; l > 0; l--) {
-      KSP  s;
-      Mat  Al;
-      char name[64];
+      KSP      s;
+      Mat      Al;
+      char     name[64];
       PetscInt ml;
       PetscCall(PCMGGetSmoother(pc, l, &s));
       PetscCall(KSPGetOperators(s, &Al, NULL));
