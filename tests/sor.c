@@ -295,6 +295,15 @@ int main(int argc, char **argv)
     test:
       suffix: random
       args: -problem random -n 30 -type ellrcuda -gpukit_backend {{host cuda}shared output}
+    # one row a slice (the layout GAMG's coarse operators of long rows get): the same sweeps
+    test:
+      suffix: ninepoint_rows
+      args: -problem ninepoint -n 12 -type ellrcuda -mat_ellrcuda_slice_height 1 -gpukit_backend {{host cuda}shared output}
+      output_file: output/sor_ninepoint.out
+    test:
+      suffix: random_rows
+      args: -problem random -n 30 -type ellrcuda -mat_ellrcuda_slice_height 1 -gpukit_backend {{host cuda}shared output}
+      output_file: output/sor_random.out
     test:
       suffix: lap2d_mpi
       nsize: {{2 3}}

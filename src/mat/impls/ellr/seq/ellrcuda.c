@@ -421,9 +421,8 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
                                    gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->autoA == GK_ELLR_AUTO_ROWS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (" PetscStringize(GK_ELLR_WIDE) " or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT
-                                                                                                                                            " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
-                                                                                                                              e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (%d or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->A.nz, GK_ELLR_WIDE, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes));
   else if (e->autoA == GK_ELLR_AUTO_UNEVEN)
     PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, e->A.h, e->layA[1]));
@@ -544,6 +543,15 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
    and the device copy is rebuilt at the next product after any change (the values alone when
    the nonzero pattern is unchanged).
 
+   Where no slice height or sort window is set, the layout follows the rows' lengths
+   (`-mat_view ::ascii_info` says which, and why): rows of 32 entries or more, all within 4x their
+   average (GAMG's coarse operators), one row a slice, each row's product by a group of 4 to 32
+   lanes reading it contiguously (the fused solvers `KSPCGGPU` and `KSPBICGGPU`, which take a
+   row a thread, store the matrix again as below at their first use); rows of 32 or more that
+   vary more, on 65536 rows or more, or shorter rows of uneven lengths (the longest at least
+   twice an average of 8 or more), slices of 32 rows sorted within windows of 1024; the paper's
+   single slice otherwise, or where it would exceed the fill limit, those sorted slices.
+
    On the device: `MatMult()`, `MatMultAdd()`, `MatMultTranspose()`, `MatMultTransposeAdd()`,
    the Hermitian transposes, `MatGetDiagonal()`. Transposed products use an explicit transposed
    copy built at their first use.
@@ -648,7 +656,8 @@ static PetscErrorCode MatELLRCUDASetLayout_Private(Mat A, GKEllrLayout which, Pe
 
 /*@
    MatELLRCUDASetSliceHeight - Stores the rows in slices of h, each padded to its own longest row
-   only, so that a few long rows no longer pad every row (h = 0: one slice, the paper's layout)
+   only, so that a few long rows no longer pad every row (h = 0: one slice, the paper's layout;
+   h = 1 and no sort window: one row a slice, its product a group of lanes a row)
 
    Logically Collective
 
