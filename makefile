@@ -153,7 +153,7 @@ $(BUILD)/bench/baseline.o: bench/baseline.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVFLAGS) -c $< -o $@
 
-$(BENCH): bench/bench.c $(BUILD)/bench/baseline.o $(LIB)
+$(BENCH): bench/bench.c bench/poisson.h $(BUILD)/bench/baseline.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $< $(BUILD)/bench/baseline.o -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcusparse -lcublas -lcudart -lstdc++ -lm
 
