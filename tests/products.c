@@ -36,6 +36,15 @@ static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "
 #endif
 
 /* Inserts the problem's entries into any preallocated SEQAIJ-based matrix */
+/* band's w (-band_width) */
+static PetscErrorCode BandWidth(PetscInt *w)
+{
+  PetscFunctionBegin;
+  *w = 16;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-band_width", w, NULL));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
 {
   PetscInt m, nc;
@@ -123,9 +132,9 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
     break;
   case BAND: {
     /* row r: columns r - w .. r + w + r % w (clipped), rows of 2w + 1 to 3w entries inside, alike */
-    PetscInt w = 16;
+    PetscInt w;
 
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-band_width", &w, NULL));
+    PetscCall(BandWidth(&w));
     for (PetscInt r = 0; r < m; r++)
       for (PetscInt c = PetscMax(r - w, 0); c <= PetscMin(r + w + r % w, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
   } break;
@@ -372,9 +381,9 @@ int main(int argc, char **argv)
   if (p == DENSEROW) nzrow = -1;
   if (p == UNEVEN) nzrow = 25;
   if (p == BAND) {
-    PetscInt w = 16;
+    PetscInt w;
 
-    PetscCall(PetscOptionsGetInt(NULL, NULL, "-band_width", &w, NULL));
+    PetscCall(BandWidth(&w));
     nzrow = 3 * w;
   }
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s %s: %" PetscInt_FMT " x %" PetscInt_FMT "\n", type, Problems[p], rows, cols));

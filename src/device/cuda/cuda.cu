@@ -377,7 +377,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
 
     v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT, true>(s, col, dcol, base + k)];
   }
-  v = GKWarpSum(v);
+  v = GKGroupSum<32>(v);
   if (!lane) y[i] = add ? y[i] + v : v;
 }
 
@@ -858,7 +858,7 @@ __global__ void GKDenseTriMVKernel(PetscInt n, const GKScalar *__restrict__ a, c
 
   if (i >= n) return; /* a whole warp leaves */
   for (PetscInt j = (UPPER ? i : 0) + lane; j < (UPPER ? n : i + 1); j += 32) s += a[i * n + j] * x[j];
-  s = GKWarpSum(s);
+  s = GKGroupSum<32>(s);
   if (!lane) y[i] = s;
 }
 

@@ -339,20 +339,8 @@ static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, Petsc
   return s;
 }
 
-/* the sum of a warp's values, in lane 0 */
-static __device__ __forceinline__ GKScalar GKWarpSum(GKScalar v)
-{
-  double re = GKRe(v), im = GKIm(v);
-
-  for (int o = 16; o > 0; o /= 2) {
-    re += __shfl_down_sync(0xffffffffu, re, o);
-    im += __shfl_down_sync(0xffffffffu, im, o);
-  }
-  return GKMake(re, im);
-}
-
-/* the sum over each group of S consecutive lanes (S a power of 2, at most 32), in every lane of
-   the group; every lane of the warp takes part */
+/* the sum over each group of S consecutive lanes (S a power of 2, at most 32; 32: the warp's), in
+   every lane of the group; every lane of the warp takes part */
 template <int S>
 static __device__ __forceinline__ GKScalar GKGroupSum(GKScalar v)
 {

@@ -66,8 +66,9 @@ static int GKRowLenCompare(const void *a, const void *b)
 
 /* Whether sorted slices of GK_ELLR_WIDE to GK_ELLR_WIDE_SORTED entries go a thread a row
    (device.h): rows many, and long on average (at least GK_ELLR_WIDE / 2 entries), so that such
-   slices are most of the product and fill the GPU (GAMG's coarse operators); where few rows are
-   long (power-law matrices) the warp a row serves them better (bench/RESULTS.md) */
+   slices are most of the product and fill the GPU (sorted slices of long rows that vary too much
+   for one row a slice, or set); where few rows are long (power-law matrices) the warp a row
+   serves them better (bench/RESULTS.md) */
 static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sorted)
 {
   return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
