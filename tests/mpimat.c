@@ -1,6 +1,7 @@
 static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
 standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
-MatZeroRows, MatConvert, MatDuplicate and MatLoad; with -ksp, cggpu against KSPCG instead.\n\
+MatZeroRows, MatConvert, MatDuplicate and MatLoad; with -ksp, cggpu against KSPCG instead; with\n\
+-graph, MatCreateGraph (PCGAMG's strength graph) against MPIAIJ's instead.\n\
   -type ellrcuda|diacuda\n\
   -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
   -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
@@ -324,6 +325,128 @@ static PetscErrorCode Solves(MatType type, Layout layout, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+/* MatCreateGraph() (PCGAMG's strength graph) of either type, the number of MatTranspose() calls
+   it made on this process */
+static PetscErrorCode Graph(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *G, PetscInt *transposes)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo i0, i1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventGetId("MatTranspose", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &i0));
+#if PETSC_VERSION_LT(3, 21, 0)
+  PetscCall(MatCreateGraph(A, sym, scale, filter, G));
+#else
+  PetscCall(MatCreateGraph(A, sym, scale, filter, 0, NULL, G));
+#endif
+  PetscCall(PetscLogEventGetPerfInfo(0, ev, &i1));
+  *transposes = i1.count - i0.count;
+  PetscFunctionReturn(0);
+}
+
+typedef enum {
+  GRAPH_PATTERN,  /* a symmetric pattern, values not symmetric (a negative diagonal, explicit zeros) */
+  GRAPH_UNPAIRED, /* the same with one entry whose mirror is not stored */
+  GRAPH_SYMMETRIC /* symmetric values, the matrix marked MAT_SYMMETRIC */
+} GraphKind;
+static const char *const GraphKinds[] = {"symmetric pattern", "pattern not symmetric", "marked symmetric"};
+
+/* entry (r, c) of the graph tests' matrices (of size M) */
+static PetscScalar GraphEntry(GraphKind kind, PetscInt r, PetscInt c)
+{
+  if (r == c) return r == 0 ? -3.0 : 4.0 + (PetscReal)(r % 3);
+  if (kind == GRAPH_SYMMETRIC) return -1.0 - 0.01 * (PetscReal)((r + c) % 7);
+  if (r % 11 == 3 && c == r + 1) return 0.0;
+  return CPLX(-1.0 - 0.01 * (PetscReal)(r % 7), 0.1 * (PetscReal)(c % 3));
+}
+
+static PetscErrorCode GraphFill(Mat A, GraphKind kind, PetscInt n)
+{
+  const PetscInt M = n * n;
+  PetscInt       rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend; r++) {
+    const PetscInt i = r / n, j = r % n, far = (r + M / 2) % M;
+    PetscInt       cols[6], nc = 0;
+
+    if (i > 0) cols[nc++] = r - n;
+    if (j > 0) cols[nc++] = r - 1;
+    cols[nc++] = r;
+    if (j < n - 1) cols[nc++] = r + 1;
+    if (i < n - 1) cols[nc++] = r + n;
+    if (M % 2 == 0 && PetscMin(r, far) % 4 == 1 && PetscAbsInt(far - r) > n) cols[nc++] = far; /* a pair far apart, both ways */
+    for (PetscInt k = 0; k < nc; k++) PetscCall(MatSetValue(A, r, cols[k], GraphEntry(kind, r, cols[k]), INSERT_VALUES));
+    if (kind == GRAPH_UNPAIRED && r == M - 1) PetscCall(MatSetValue(A, r, 0, -0.5, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  if (kind == GRAPH_SYMMETRIC) PetscCall(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/* -graph: MatCreateGraph() of the device type against MPIAIJ's (SEQAIJ's on one process), equal
+   bit for bit with the same symmetry flags, in five settings (symmetrized or not, scaled or not,
+   filtered or not); where the pattern is symmetric and the matrix not marked symmetric, the
+   device type's symmetrized graph makes no transpose, where MPIAIJ's makes one */
+static PetscErrorCode Graphs(MatType type, Layout layout, PetscInt n)
+{
+  const PetscInt M = n * n;
+  const struct {
+    PetscBool sym, scale;
+    PetscReal filter;
+  } set[] = {
+    {PETSC_TRUE,  PETSC_TRUE,  0.0 },
+    {PETSC_TRUE,  PETSC_FALSE, -1.0},
+    {PETSC_TRUE,  PETSC_TRUE,  -1.0},
+    {PETSC_TRUE,  PETSC_FALSE, 0.02},
+    {PETSC_FALSE, PETSC_TRUE,  0.0 }
+  };
+  PetscMPIInt rank, size;
+  PetscInt    m;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscLogDefaultBegin());
+  m = LocalSize(layout, M, rank, size);
+  for (GraphKind kind = GRAPH_PATTERN; kind <= GRAPH_SYMMETRIC; kind = (GraphKind)(kind + 1)) {
+    Mat      A, D;
+    PetscInt skipped = 0;
+
+    PetscCall(Create(MATAIJ, m, m, M, M, &A));
+    PetscCall(Create(type, m, m, M, M, &D));
+    PetscCall(GraphFill(A, kind, n));
+    PetscCall(GraphFill(D, kind, n));
+    for (size_t s = 0; s < PETSC_STATIC_ARRAY_LENGTH(set); s++) {
+      Mat       GA, GD;
+      PetscInt  ta, td;
+      PetscBool eq, seta, syma, setd, symd;
+
+      PetscCall(Graph(A, set[s].sym, set[s].scale, set[s].filter, &GA, &ta));
+      PetscCall(Graph(D, set[s].sym, set[s].scale, set[s].filter, &GD, &td));
+      PetscCall(MatEqual(GA, GD, &eq));
+      PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, setting %d: the %s graph differs from MPIAIJ's", GraphKinds[kind], (int)s, type);
+      PetscCall(MatIsSymmetricKnown(GA, &seta, &syma));
+      PetscCall(MatIsSymmetricKnown(GD, &setd, &symd));
+      PetscCheck(seta == setd && (!seta || syma == symd), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, setting %d: the graphs' symmetry flags differ", GraphKinds[kind], (int)s);
+      if (set[s].sym && kind == GRAPH_PATTERN) {
+        /* MPIAIJ's sum needs a transpose on every process; the device type's none */
+        PetscCheck(ta == 1 && td == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph (1 expected), %" PetscInt_FMT " for the %s one (0 expected)", GraphKinds[kind], (int)s, ta, td, type);
+        skipped++;
+      } else PetscCheck(ta == td, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph, %" PetscInt_FMT " for the %s one", GraphKinds[kind], (int)s, ta, td, type);
+      PetscCall(MatDestroy(&GA));
+      PetscCall(MatDestroy(&GD));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "graph of %s, %s, %s, on %d processes: equal to AIJ's in %d settings, symmetrized without a transpose in %d\n", type, GraphKinds[kind], Layouts[layout], (int)size, (int)PETSC_STATIC_ARRAY_LENGTH(set), (int)skipped));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&D));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = "ellrcuda", mpitype[80];
@@ -345,6 +468,12 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp", &match));
   if (match) {
     PetscCall(Solves(type, layout, n));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-graph", &match));
+  if (match) {
+    PetscCall(Graphs(type, layout, n));
     PetscCall(PetscFinalize());
     return 0;
   }
@@ -458,6 +587,19 @@ int main(int argc, char **argv)
 }
 
 /*TEST
+
+  # PCGAMG's strength graph (MatCreateGraph) of the device types against MPIAIJ's, bit for bit:
+  # a symmetric pattern (symmetrized by the device types without a transpose: asserted by the
+  # MatTranspose event's count), a pattern not symmetric and a matrix marked symmetric (both
+  # PETSc's own path), on 1 to 3 processes and 4, one of them with no rows
+  test:
+    suffix: graph
+    nsize: {{1 2 3}}
+    args: -graph -type {{ellrcuda diacuda}} -layout {{uneven empty}} -n 12
+  test:
+    suffix: graph_np4
+    nsize: 4
+    args: -graph -type ellrcuda -layout empty -n 9
 
   # the MPI device matrices against MPIAIJ: every product, on 1 to 3 processes (the nsize loops:
   # those of RANKS) and 4, uneven layouts, a process with no rows, no entries off the process's

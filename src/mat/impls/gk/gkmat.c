@@ -738,13 +738,19 @@ static PetscErrorCode MatAXPY_SeqGK(Mat Y, PetscScalar a, Mat X, MatStructure st
 
 /* PCGAMG's strength graph: SEQAIJ's graph of an AIJ copy (SEQAIJ's own refuses any type whose
    name does not begin with "seqaij", and the graph is a host object GAMG coarsens on the host:
-   it gets a plain SEQAIJ) */
+   it gets a plain SEQAIJ). Symmetrized where the pattern is symmetric by the copy's values
+   (gkgraph.c), without SEQAIJ's transpose and sum. */
 static PetscErrorCode MatCreateGraph_SeqGK(GK_CREATEGRAPH_ARGS)
 {
-  Mat B;
+  Mat          B;
+  PetscScalar *wd, *wo;
+  PetscBool    sum = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatPropagateSymmetryOptions(A, B)); /* A known symmetric: SEQAIJ's graph sums nothing */
+  if (sym) PetscCall(MatGKGraphSum_Private(B, (PetscBool)(filter >= 0 || scale), &sum, &wd, &wo));
+  if (sum) PetscCall(MatGKGraphSymmetrize_Private(B, &wd, &wo));
   PetscCall(GKCreateGraphCall(B));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(0);

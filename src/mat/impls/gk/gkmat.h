@@ -196,6 +196,10 @@ PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscInt *, const PetscMPIInt **, const PetscInt **, PetscInt **);
 
+/* PCGAMG's strength graph without PETSc's transpose and sum where the pattern is symmetric (gkgraph.c) */
+PETSC_INTERN PetscErrorCode MatGKGraphSum_Private(Mat, PetscBool, PetscBool *, PetscScalar **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, PetscScalar **);
+
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 

@@ -1040,17 +1040,26 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
 }
 
 /* PCGAMG's strength graph: MPIAIJ's, of the matrix under MPIAIJ's names (a plain MPIAIJ graph,
-   which GAMG coarsens on the host) */
+   which GAMG coarsens on the host). Where the pattern is symmetric, MPIAIJ's graph of a copy
+   given the symmetrized values (gkgraph.c), without MPIAIJ's transpose and sum. */
 static PetscErrorCode MatCreateGraph_MPIGK(GK_CREATEGRAPH_ARGS)
 {
   GKAsMPIAIJ     s;
   PetscErrorCode ierr;
+  PetscScalar   *wd, *wo;
+  PetscBool      sum = PETSC_FALSE;
+  Mat            T   = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKAsMPIAIJ_Private(A, &s));
-  ierr = (*((Mat_MPIGK *)A->spptr)->base.creategraph)(GKCreateGraphArgs);
+  ierr = sym ? MatGKGraphSum_Private(A, (PetscBool)(filter >= 0 || scale), &sum, &wd, &wo) : 0;
+  if (!ierr && sum) ierr = MatDuplicate(A, MAT_COPY_VALUES, &T);
+  if (!ierr && T) ierr = MatGKGraphSymmetrize_Private(T, &wd, &wo);
+  if (!ierr && T) ierr = GKCreateGraphCall(T);
+  else if (!ierr) ierr = (*((Mat_MPIGK *)A->spptr)->base.creategraph)(GKCreateGraphArgs);
   PetscCall(MatMPIGKAsOwn_Private(&s));
   PetscCall(ierr);
+  PetscCall(MatDestroy(&T));
   PetscFunctionReturn(0);
 }
 

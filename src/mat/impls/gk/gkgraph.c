@@ -1,0 +1,194 @@
+/*
+   PCGAMG's strength graph of a device matrix without PETSc's transpose and sum.
+
+   MatCreateGraph() with symmetrize on a matrix of block size 1 not known to be symmetric makes
+   G = |A| + |A|^T (A + A^T where it takes no absolute values): MatTranspose(), then MatAXPY()
+   over both patterns, which assembles the sum again on the host, row by row. That is most of
+   the graph's time (PCGAMGCreateG in -log_view), and on a process sharing its core with the
+   CUDA start-up it is GAMG's setup's largest part after the coarsening. Where A's pattern is
+   symmetric, entry (i,j) of the sum is g_ij + g_ji, both already in A: written into a copy of A
+   marked symmetric, PETSc's own MatCreateGraph() of the copy skips the transpose and does the
+   rest (absolute values, scaling, filter) on the very values it would have summed itself. The
+   graph is PETSc's, bit for bit (the sum of two doubles is the same in either order, and
+   |g_ij + g_ji| = g_ij + g_ji for the absolute values it takes before the sum). Any other
+   pattern keeps PETSc's path.
+
+   On several processes an entry of the off-diagonal block, (i, J), has its mirror (J, i) on J's
+   owner: every process sends its off-diagonal entries to their columns' owners (a PetscSF
+   gather, the halo's size), which compare them with their own rows and take the sums.
+*/
+#include "gkmat.h"
+#include <petscsf.h>
+
+/* The value PETSc's graph sums: |a| where it takes absolute values first, else a */
+static inline PetscScalar GraphValue(PetscScalar a, PetscBool absval)
+{
+  return absval ? (PetscScalar)PetscAbsScalar(a) : a;
+}
+
+/* w = g + g^T over the square block D (n rows, columns local), where D's pattern is symmetric;
+   *ok false (w unset) where an entry has no mirror */
+static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w, PetscBool *ok)
+{
+  const PetscInt    *ia, *ja;
+  const PetscScalar *a;
+  PetscInt           n;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  *w  = NULL;
+  *ok = PETSC_FALSE;
+  PetscCall(MatGetRowIJ(D, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (!done) PetscFunctionReturn(0);
+  PetscCall(MatSeqAIJGetArrayRead(D, &a));
+  PetscCall(PetscMalloc1(ia[n], w));
+  *ok = PETSC_TRUE;
+  for (PetscInt i = 0; i < n && *ok; i++) {
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+      const PetscInt j = ja[k];
+      PetscInt       loc;
+
+      /* (j, i) in row j, whose columns are sorted */
+      PetscCall(PetscFindInt(i, ia[j + 1] - ia[j], ja + ia[j], &loc));
+      if (loc < 0) {
+        *ok = PETSC_FALSE;
+        break;
+      }
+      (*w)[k] = GraphValue(a[k], absval) + GraphValue(a[ia[j] + loc], absval);
+    }
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(D, &a));
+  PetscCall(MatRestoreRowIJ(D, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (!*ok) PetscCall(PetscFree(*w));
+  PetscFunctionReturn(0);
+}
+
+/* w = g + g^T over the off-diagonal block O of the MPIAIJ A (global columns garray): each entry
+   (i, J) is sent to J's owner as (rstart + i, g); every process's rows must receive exactly
+   their own off-diagonal columns. Collective; *ok is this process's answer. */
+static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[], PetscBool absval, PetscScalar **w, PetscBool *ok)
+{
+  const PetscInt    *ia, *ja, *degree;
+  const PetscScalar *a;
+  PetscInt           n, nin = 0, rstart, *gcol, *grow, *inrow;
+  PetscScalar       *g, *inval;
+  PetscSF            sf;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  *w = NULL;
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(MatGetRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the off-diagonal block");
+  PetscCall(MatSeqAIJGetArrayRead(O, &a));
+  PetscCall(PetscMalloc3(ia[n], &gcol, ia[n], &grow, ia[n], &g));
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+      gcol[k] = garray[ja[k]];
+      grow[k] = rstart + i;
+      g[k]    = GraphValue(a[k], absval);
+    }
+  }
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, A->rmap, ia[n], NULL, PETSC_OWN_POINTER, gcol));
+  PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
+  PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
+  for (PetscInt r = 0; r < n; r++) nin += degree[r];
+  PetscCall(PetscMalloc2(nin, &inrow, nin, &inval));
+  PetscCall(PetscSFGatherBegin(sf, MPIU_INT, grow, inrow));
+  PetscCall(PetscSFGatherEnd(sf, MPIU_INT, grow, inrow));
+  PetscCall(PetscSFGatherBegin(sf, MPIU_SCALAR, g, inval));
+  PetscCall(PetscSFGatherEnd(sf, MPIU_SCALAR, g, inval));
+  /* the gathered entries come by row (each row's degree in a row), in no given order */
+  *ok = (PetscBool)(nin == ia[n]);
+  if (*ok) PetscCall(PetscMalloc1(ia[n], w));
+  for (PetscInt r = 0, off = 0; r < n && *ok; off += degree[r], r++) {
+    const PetscInt len = ia[r + 1] - ia[r];
+
+    if (degree[r] != len) {
+      *ok = PETSC_FALSE;
+      break;
+    }
+    PetscCall(PetscSortIntWithScalarArray(len, inrow + off, inval + off));
+    for (PetscInt k = 0; k < len; k++) {
+      /* row r's global columns ascend with garray (MPIAIJ's assembly sorts both) */
+      if (gcol[ia[r] + k] != inrow[off + k]) {
+        *ok = PETSC_FALSE;
+        break;
+      }
+      (*w)[ia[r] + k] = g[ia[r] + k] + inval[off + k];
+    }
+  }
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(PetscFree2(inrow, inval));
+  PetscCall(PetscFree3(gcol, grow, g));
+  PetscCall(MatSeqAIJRestoreArrayRead(O, &a));
+  PetscCall(MatRestoreRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (!*ok) PetscCall(PetscFree(*w));
+  PetscFunctionReturn(0);
+}
+
+/* Whether the sum applies (*ok, the same on every process), and its values: A (block size 1, a
+   plain SEQAIJ or an MPIAIJ, or a device matrix under MPIAIJ's names) must be square on every
+   process and not known to be symmetric (PETSc sums nothing then). Collective. *wd and *wo (the
+   diagonal and off-diagonal blocks' values) are freed by MatGKGraphSymmetrize_Private(). */
+PetscErrorCode MatGKGraphSum_Private(Mat A, PetscBool absval, PetscBool *ok, PetscScalar **wd, PetscScalar **wo)
+{
+  PetscBool       mpi, isset, issym;
+  PetscInt        bs;
+  Mat             D = A, O = NULL;
+  const PetscInt *garray = NULL;
+
+  PetscFunctionBegin;
+  *ok = PETSC_FALSE;
+  *wd = *wo = NULL;
+  PetscCall(MatGetBlockSize(A, &bs));
+  PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
+  if (bs != 1 || (isset && issym)) PetscFunctionReturn(0); /* the same on every process */
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &D, &O, &garray));
+  *ok = (PetscBool)(A->rmap->rstart == A->cmap->rstart && A->rmap->n == A->cmap->n);
+  if (*ok) PetscCall(GraphSumDiagonal(D, absval, wd, ok));
+  if (mpi) {
+    PetscBool   oko = PETSC_FALSE;
+    PetscMPIInt mine, all;
+
+    PetscCall(GraphSumOffDiagonal(A, O, garray, absval, wo, &oko));
+    mine = (*ok && oko) ? 1 : 0;
+    PetscCall(MPIU_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)A)));
+    *ok = (PetscBool)(all == 1);
+  }
+  if (!*ok) {
+    PetscCall(PetscFree(*wd));
+    PetscCall(PetscFree(*wo));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* T (a plain SEQAIJ or MPIAIJ copy of the matrix the sums were taken of) given the sums as its
+   values and marked symmetric; the sums freed */
+PetscErrorCode MatGKGraphSymmetrize_Private(Mat T, PetscScalar **wd, PetscScalar **wo)
+{
+  Mat             D = T, O = NULL;
+  const PetscInt *garray;
+  PetscBool       mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)T, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(T, &D, &O, &garray));
+  for (PetscInt b = 0; b < (mpi ? 2 : 1); b++) {
+    Mat          M = b ? O : D;
+    PetscScalar *a, *w = b ? *wo : *wd;
+    MatInfo      info;
+
+    PetscCall(MatGetInfo(M, MAT_LOCAL, &info));
+    PetscCall(MatSeqAIJGetArray(M, &a));
+    PetscCall(PetscArraycpy(a, w, (PetscInt)info.nz_used));
+    PetscCall(MatSeqAIJRestoreArray(M, &a));
+  }
+  PetscCall(PetscObjectStateIncrease((PetscObject)T));
+  PetscCall(MatSetOption(T, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(PetscFree(*wd));
+  PetscCall(PetscFree(*wo));
+  PetscFunctionReturn(0);
+}
