@@ -1,7 +1,8 @@
 static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
 standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
 MatZeroRows, MatConvert, MatDuplicate and MatLoad; with -ksp, cggpu against KSPCG instead; with\n\
--graph, MatCreateGraph (PCGAMG's strength graph) against MPIAIJ's instead.\n\
+-graph, MatCreateGraph (PCGAMG's strength graph) against MPIAIJ's instead; with -spgemm (one\n\
+process), MatMatMult and MatPtAP against SEQAIJ's instead.\n\
   -type ellrcuda|diacuda\n\
   -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
   -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
@@ -447,6 +448,131 @@ static PetscErrorCode Graphs(MatType type, Layout layout, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+/* -spgemm (one process): MatMatMult() and MatPtAP() of device matrices against SEQAIJ's, the
+   operator of the given type and P ELLPACK-R (an aggregation's prolongator, smoothed: 1 to 4
+   entries a row); the same pattern, values within rounding (the device sums in another order),
+   made and then reused after new values; on the CUDA backend computed on the device (its copies
+   down counted), on the host by PETSc's code */
+static PetscErrorCode SpGEMMFill(Mat A, Mat P, PetscInt n, PetscInt round)
+{
+  const PetscInt M = n * n, nc = (M + 3) / 4;
+
+  PetscFunctionBegin;
+  for (PetscInt r = 0; r < M; r++) {
+    const PetscInt i = r / n, j = r % n;
+
+    if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0 - 0.01 * (PetscReal)((r + round) % 5), INSERT_VALUES));
+    if (j > 0) PetscCall(MatSetValue(A, r, r - 1, CPLX(-1.0, 0.125 * (PetscReal)(r % 3)), INSERT_VALUES));
+    PetscCall(MatSetValue(A, r, r, 4.0 + (PetscReal)round, INSERT_VALUES));
+    if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES));
+    if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, -0.5 - 0.03 * (PetscReal)(r % 7), INSERT_VALUES));
+    for (PetscInt k = 0; k <= r % 4; k++) PetscCall(MatSetValue(P, r, (r / 4 + 3 * k) % nc, 1.0 / (PetscReal)(k + 1 + round), INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* C (a device matrix) against R (SEQAIJ's product): the same rows' columns, entries within 1e-13 of R's norm */
+static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool dev, PetscLogDouble d2h)
+{
+  const PetscInt    *ri, *rj, *ci, *cj;
+  const PetscScalar *ra, *ca;
+  PetscInt           m, mc;
+  PetscBool          done, same;
+  PetscReal          diff = 0.0, norm = 0.0;
+
+  PetscFunctionBegin;
+  PetscCheck(dev == (d2h > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %g copies to the host, but the product should run %s", what, (double)d2h, dev ? "on the device" : "on the host");
+  PetscCall(MatGetRowIJ(R, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
+  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ci, &cj, &done));
+  same = (PetscBool)(m == mc && ri[m] == ci[m]);
+  if (same) PetscCall(PetscArraycmp(ri, ci, m + 1, &same));
+  if (same) PetscCall(PetscArraycmp(rj, cj, ri[m], &same));
+  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device type's pattern differs from SEQAIJ's", what);
+  PetscCall(MatSeqAIJGetArrayRead(R, &ra));
+  PetscCall(MatSeqAIJGetArrayRead(C, &ca));
+  for (PetscInt k = 0; k < ri[m]; k++) {
+    diff = PetscMax(diff, PetscAbsScalar(ra[k] - ca[k]));
+    norm = PetscMax(norm, PetscAbsScalar(ra[k]));
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(R, &ra));
+  PetscCall(MatSeqAIJRestoreArrayRead(C, &ca));
+  PetscCall(MatRestoreRowIJ(R, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
+  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ci, &cj, &done));
+  PetscCheck(diff <= 1e-13 * norm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the entries differ from SEQAIJ's by %g (largest %g)", what, (double)diff, (double)norm);
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: the pattern and the entries of SEQAIJ's\n", what));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
+{
+  const PetscInt         M = n * n, nc = (M + 3) / 4;
+  Mat                    A[2], P[2], C[2], D[2];
+  PetscGPUKitBackendType be;
+  PetscBool              dev, isellr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscGPUKitGetBackend(&be));
+  dev = (PetscBool)(be == PETSCGPUKIT_BACKEND_CUDA);
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(MatCreate(PETSC_COMM_SELF, &A[t]));
+    PetscCall(MatSetSizes(A[t], M, M, M, M));
+    PetscCall(MatSetType(A[t], t ? type : MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocation(A[t], 5, NULL));
+    PetscCall(MatCreate(PETSC_COMM_SELF, &P[t]));
+    PetscCall(MatSetSizes(P[t], M, nc, M, nc));
+    PetscCall(MatSetType(P[t], t ? MATELLRCUDA : MATSEQAIJ));
+    PetscCall(MatSeqAIJSetPreallocation(P[t], 4, NULL));
+    PetscCall(SpGEMMFill(A[t], P[t], n, 0));
+  }
+  for (PetscInt round = 0; round < 2; round++) {
+    const MatReuse            reuse = round ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX;
+    PetscGPUKitTransferCounts t0, t1, t2;
+
+    if (round)
+      for (PetscInt t = 0; t < 2; t++) PetscCall(SpGEMMFill(A[t], P[t], n, round));
+    PetscCall(MatMatMult(A[0], P[0], reuse, PETSC_DEFAULT, &C[0]));
+    PetscCall(MatPtAP(A[0], P[0], reuse, PETSC_DEFAULT, &D[0]));
+    PetscCall(PetscGPUKitGetTransferCounts(&t0));
+    PetscCall(MatMatMult(A[1], P[1], reuse, PETSC_DEFAULT, &C[1]));
+    PetscCall(PetscGPUKitGetTransferCounts(&t1));
+    PetscCall(MatPtAP(A[1], P[1], reuse, PETSC_DEFAULT, &D[1]));
+    PetscCall(PetscGPUKitGetTransferCounts(&t2));
+    PetscCall(SpGEMMCompare(C[0], C[1], round ? "MatMatMult reused" : "MatMatMult", dev, t1.d2h_count - t0.d2h_count));
+    PetscCall(SpGEMMCompare(D[0], D[1], round ? "MatPtAP reused" : "MatPtAP", dev, t2.d2h_count - t1.d2h_count));
+  }
+  { /* MatProduct's own steps, the operator's values changed between the symbolic and the numeric one */
+    Mat                       E[2];
+    PetscGPUKitTransferCounts t0, t1;
+
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(MatProductCreate(A[t], P[t], NULL, &E[t]));
+      PetscCall(MatProductSetType(E[t], MATPRODUCT_PtAP));
+      PetscCall(MatProductSetFromOptions(E[t]));
+      PetscCall(MatProductSymbolic(E[t]));
+      PetscCall(SpGEMMFill(A[t], P[t], n, 2));
+    }
+    PetscCall(MatProductNumeric(E[0]));
+    PetscCall(PetscGPUKitGetTransferCounts(&t0));
+    PetscCall(MatProductNumeric(E[1]));
+    PetscCall(PetscGPUKitGetTransferCounts(&t1));
+    PetscCall(SpGEMMCompare(E[0], E[1], "MatProductNumeric after new values", dev, t1.d2h_count - t0.d2h_count));
+    for (PetscInt t = 0; t < 2; t++) PetscCall(MatDestroy(&E[t]));
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)D[1], MATSEQELLRCUDA, &isellr));
+  PetscCheck(isellr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatPtAP of %s gave no %s", type, MATSEQELLRCUDA);
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(MatDestroy(&A[t]));
+    PetscCall(MatDestroy(&P[t]));
+    PetscCall(MatDestroy(&C[t]));
+    PetscCall(MatDestroy(&D[t]));
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char        type[64] = "ellrcuda", mpitype[80];
@@ -468,6 +594,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-ksp", &match));
   if (match) {
     PetscCall(Solves(type, layout, n));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-spgemm", &match));
+  if (match) {
+    PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-spgemm runs on one process");
+    PetscCall(SpGEMMs(type, n));
     PetscCall(PetscFinalize());
     return 0;
   }
@@ -587,6 +720,12 @@ int main(int argc, char **argv)
 }
 
 /*TEST
+
+  # MatMatMult and MatPtAP of the sequential device types against SEQAIJ's, made and reused
+  # (on the GPU by cuSPARSE, on the host by PETSc's code: the same lines)
+  test:
+    suffix: spgemm
+    args: -spgemm -type {{ellrcuda diacuda}} -n 13 -gpukit_backend {{host cuda}shared output}
 
   # PCGAMG's strength graph (MatCreateGraph) of the device types against MPIAIJ's, bit for bit:
   # a symmetric pattern (symmetrized by the device types without a transpose: asserted by the

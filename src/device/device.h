@@ -303,6 +303,14 @@ PETSC_INTERN PetscBool GKOverlapKernels;
    at the process's first allocation, which decides for the process) */
 PETSC_INTERN PetscBool GKDevicePool;
 
+/* A CSR matrix of m rows and n columns, nnz entries, where the operation says (spgemm: device
+   memory) */
+typedef struct {
+  PetscInt     m, n, nnz;
+  PetscInt    *i, *j;
+  PetscScalar *a;
+} GKCsr;
+
 typedef struct {
   const char *name;
   /* devices this process sees (host: 1), and the one this process uses */
@@ -490,6 +498,11 @@ typedef struct {
      sending. krylovsetpeers takes the state of P at the time. */
   PetscErrorCode (*peersghosts)(GKPeers, PetscInt, char *);
   PetscErrorCode (*peershalo)(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
+  /* C = A P, or C = P^T A P with ptap (CSR matrices in device memory, 32-bit indices; C's
+     arrays allocated here, freed with free): MatMatMult() and MatPtAP() of the sequential device
+     types. NULL where the backend has none (the host's: PETSc's own products run there); *done
+     false, with the reason in why, where it cannot at the time (cuSPARSE not found). */
+  PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, PetscBool, GKCsr *, PetscBool *, char *, size_t);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

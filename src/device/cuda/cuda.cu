@@ -217,6 +217,7 @@ static PetscErrorCode GKCUDAFinalizeAll(void)
 {
   PetscFunctionBegin;
   PetscCall(GKCUDAFinalize());
+  PetscCall(GKCUDASpGEMMFinalize());
   if (gk_pool > 0) {
     GKCallCUDA(cudaStreamSynchronize(0));
     GKCallCUDA(cudaMemPoolTrimTo(gk_mempool, 0));
@@ -1188,5 +1189,6 @@ const GKBackendOps GKBackendCUDA = {
   .krylovsetpeers     = GKCUDAKrylovSetPeers,
   .peersghosts        = GKCUDAPeersGhosts,
   .peershalo          = GKCUDAPeersHalo,
+  .spgemm             = GKCUDASpGEMM,
   .finalize           = GKCUDAFinalizeAll,
 };

@@ -200,6 +200,10 @@ PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscI
 PETSC_INTERN PetscErrorCode MatGKGraphSum_Private(Mat, PetscBool, PetscBool *, PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, PetscScalar **);
 
+/* MatMatMult() and MatPtAP() of the sequential device types on the device (gkspgemm.c) */
+PETSC_INTERN PetscErrorCode MatProductGKDeviceEligible_Private(Mat, PetscBool *);
+PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
+
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 

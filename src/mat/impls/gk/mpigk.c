@@ -927,7 +927,10 @@ static PetscErrorCode MatProductGKOperands_Private(Mat C, PetscBool asmpiaij, GK
 typedef struct {
   PetscErrorCode (*symbolic)(Mat);
   PetscErrorCode (*numeric)(Mat);
-  PetscBool todevice; /* A is a device matrix: an MPIAIJ result is made one */
+  PetscBool        todevice; /* A is a device matrix: an MPIAIJ result is made one */
+  PetscBool        device;   /* computed on the device instead (gkspgemm.c) */
+  PetscBool        fresh;    /* the device's symbolic step left the values of the operands in their states sa, sb: */
+  PetscObjectState sa, sb;   /* a numeric step before they change has nothing to do */
 } GKProductSteps;
 
 #define GK_PRODUCT_STEPS "GKProductSteps"
@@ -964,7 +967,20 @@ static PetscErrorCode MatProductNumeric_GK(Mat C)
 
   PetscFunctionBegin;
   PetscCall(MatProductGKSteps_Private(C, &st));
-  PetscCall(MatProductGKCall_Private(C, st->numeric));
+  if (st->device && st->fresh) {
+    PetscObjectState sa, sb;
+
+    PetscCall(PetscObjectStateGet((PetscObject)C->product->A, &sa));
+    PetscCall(PetscObjectStateGet((PetscObject)C->product->B, &sb));
+    st->fresh = (PetscBool)(sa == st->sa && sb == st->sb);
+  }
+  if (st->device && st->fresh) st->fresh = PETSC_FALSE;
+  else if (st->device) {
+    PetscBool done;
+
+    PetscCall(MatProductGKDevice_Private(C, PETSC_FALSE, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_GPU, "A product made on the device could not be computed there again");
+  } else PetscCall(MatProductGKCall_Private(C, st->numeric));
   if (C->product && C->product->type == MATPRODUCT_PtAP) PetscCall(MatGKPrepareInterpolation_Private(C->product->B)); /* a coarse operator's P */
   PetscFunctionReturn(0);
 }
@@ -978,6 +994,16 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
 
   PetscFunctionBegin;
   PetscCall(MatProductGKSteps_Private(C, &st));
+  if (st->device) {
+    PetscCall(MatProductGKDevice_Private(C, PETSC_TRUE, &st->fresh));
+    if (st->fresh) {
+      PetscCall(PetscObjectStateGet((PetscObject)C->product->A, &st->sa));
+      PetscCall(PetscObjectStateGet((PetscObject)C->product->B, &st->sb));
+      C->ops->productnumeric = MatProductNumeric_GK;
+      PetscFunctionReturn(0);
+    }
+    st->device = PETSC_FALSE; /* PETSc's product, as below */
+  }
   PetscCall(MatProductGKCall_Private(C, st->symbolic));
   if (st->todevice) {
     PetscBool isaij;
@@ -1030,6 +1056,7 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
   PetscCall(PetscNew(&st));
   st->symbolic = C->ops->productsymbolic;
   st->todevice = agk;
+  PetscCall(MatProductGKDeviceEligible_Private(C, &st->device));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, st));
   PetscCall(GKContainerFreeOnDestroy(c));
