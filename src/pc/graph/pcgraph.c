@@ -255,7 +255,7 @@ PetscErrorCode PCGPUKitGetGraphReplays(PC pc, PetscInt *n)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
-  PetscValidIntPointer(n, 2);
+  PetscAssertPointer(n, 2);
   PetscCall(PCGKGraphGet_Private(pc, &g));
   *n = g ? g->replays : 0;
   PetscFunctionReturn(0);

@@ -29,7 +29,9 @@ PetscErrorCode MatProductGKDeviceEligible_Private(Mat C, PetscBool *ok)
   PetscCall(GKMatIsDevice_Private(p->B, &seqb, NULL));
   if (!seqa || !seqb || sizeof(PetscInt) != 4 || sizeof(PetscReal) != 8) PetscFunctionReturn(0);
   if (p->type == MATPRODUCT_PtAP && p->A->rmap->n != p->A->cmap->n) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetBool(((PetscObject)C)->options, ((PetscObject)C)->prefix, "-mat_product_algorithm_backend_cpu", &cpu, NULL));
+  PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "Products of petsc-gpukit's sequential device matrices", "Mat");
+  PetscCall(PetscOptionsBool("-mat_product_algorithm_backend_cpu", "MatMatMult() and MatPtAP() of sequential device matrices by PETSc's host code, not on the GPU", "MatProductSetFromOptions", cpu, &cpu, NULL));
+  PetscOptionsEnd();
   if (cpu) PetscFunctionReturn(0);
   PetscCall(PetscGPUKitBackendSetUp_Private());
   *ok = GKDev->spgemm ? PETSC_TRUE : PETSC_FALSE;
