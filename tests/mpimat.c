@@ -452,7 +452,7 @@ static PetscErrorCode Graphs(MatType type, Layout layout, PetscInt n)
    operator of the given type and P ELLPACK-R (an aggregation's prolongator, smoothed: 1 to 4
    entries a row); the same pattern, values within rounding (the device sums in another order),
    made and then reused after new values; on the CUDA backend computed on the device (its copies
-   down counted), on the host by PETSc's code */
+   down counted) unless -mat_product_algorithm_backend_cpu, on the host by PETSc's code */
 static PetscErrorCode SpGEMMFill(Mat A, Mat P, PetscInt n, PetscInt round)
 {
   const PetscInt M = n * n, nc = (M + 3) / 4;
@@ -512,11 +512,12 @@ static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
   const PetscInt         M = n * n, nc = (M + 3) / 4;
   Mat                    A[2], P[2], C[2], D[2];
   PetscGPUKitBackendType be;
-  PetscBool              dev, isellr;
+  PetscBool              dev, isellr, cpu;
 
   PetscFunctionBegin;
   PetscCall(PetscGPUKitGetBackend(&be));
-  dev = (PetscBool)(be == PETSCGPUKIT_BACKEND_CUDA);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_product_algorithm_backend_cpu", &cpu));
+  dev = (PetscBool)(be == PETSCGPUKIT_BACKEND_CUDA && !cpu);
   for (PetscInt t = 0; t < 2; t++) {
     PetscCall(MatCreate(PETSC_COMM_SELF, &A[t]));
     PetscCall(MatSetSizes(A[t], M, M, M, M));
@@ -726,6 +727,11 @@ int main(int argc, char **argv)
   test:
     suffix: spgemm
     args: -spgemm -type {{ellrcuda diacuda}} -n 13 -gpukit_backend {{host cuda}shared output}
+  # -mat_product_algorithm_backend_cpu: PETSc's host code on the CUDA backend too (no copy down)
+  test:
+    suffix: spgemm_backend_cpu
+    output_file: output/mpimat_spgemm_type-ellrcuda.out
+    args: -spgemm -type ellrcuda -n 13 -mat_product_algorithm_backend_cpu -gpukit_backend {{host cuda}shared output}
 
   # PCGAMG's strength graph (MatCreateGraph) of the device types against MPIAIJ's, bit for bit:
   # a symmetric pattern (symmetrized by the device types without a transpose: asserted by the
