@@ -35,7 +35,6 @@ static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "
   #define CPLX(re, im) (re)
 #endif
 
-/* Inserts the problem's entries into any preallocated SEQAIJ-based matrix */
 /* band's w (-band_width) */
 static PetscErrorCode BandWidth(PetscInt *w)
 {
@@ -45,6 +44,7 @@ static PetscErrorCode BandWidth(PetscInt *w)
   PetscFunctionReturn(0);
 }
 
+/* Inserts the problem's entries into any preallocated SEQAIJ-based matrix */
 static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
 {
   PetscInt m, nc;

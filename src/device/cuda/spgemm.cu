@@ -48,8 +48,8 @@ static cusparseHandle_t gk_sp_handle   = NULL;
     PetscCheck(_gk_st == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s)", (int)_gk_st, GK_SP(cusparseGetErrorString)(_gk_st)); \
   } while (0)
 
-/* cuSPARSE's functions and a handle on the library's stream, once; *ok false with the reason
-   where it cannot be loaded */
+/* cuSPARSE's functions, looked up once, and a handle on the library's stream (made again after
+   GKCUDASpGEMMFinalize()); *ok false with the reason where cuSPARSE cannot be loaded */
 static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
 {
   const char *names[] = {"libcusparse.so.12", "libcusparse.so"};
@@ -67,20 +67,19 @@ static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
   }
     GK_CUSPARSE_FUNCTIONS(GK_CUSPARSE_LOAD)
 #undef GK_CUSPARSE_LOAD
-    if (gk_sp_lib) GKCallCUSPARSE(GK_SP(cusparseCreate)(&gk_sp_handle));
   }
+  if (gk_sp_lib && !gk_sp_handle) GKCallCUSPARSE(GK_SP(cusparseCreate)(&gk_sp_handle));
   *ok = gk_sp_handle ? PETSC_TRUE : PETSC_FALSE;
   if (*ok) GKCallCUSPARSE(GK_SP(cusparseSetStream)(gk_sp_handle, GKCUDAStream));
   PetscFunctionReturn(0);
 }
 
+/* the handle freed; the library stays loaded for a later product */
 PetscErrorCode GKCUDASpGEMMFinalize(void)
 {
   PetscFunctionBegin;
   if (gk_sp_handle) GKCallCUSPARSE(GK_SP(cusparseDestroy)(gk_sp_handle));
   gk_sp_handle = NULL;
-  /* the library stays loaded: a later product would find it again */
-  gk_sp_tried = gk_sp_lib ? 0 : gk_sp_tried;
   PetscFunctionReturn(0);
 }
 
