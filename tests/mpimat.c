@@ -1,8 +1,8 @@
 static char help[] = "MPI device matrices (mpiellrcuda, mpidiacuda) against MPIAIJ: every product on device and\n\
 standard vectors, the diagonal, values set on other processes, new nonzeros after assembly,\n\
 MatZeroRows, MatConvert, MatDuplicate and MatLoad; with -ksp, cggpu against KSPCG instead; with\n\
--graph, MatCreateGraph (PCGAMG's strength graph) against MPIAIJ's instead; with -spgemm (one\n\
-process), MatMatMult and MatPtAP against SEQAIJ's instead.\n\
+-graph, MatCreateGraph (PCGAMG's strength graph) against MPIAIJ's instead; with -spgemm,\n\
+MatMatMult and MatPtAP against AIJ's instead.\n\
   -type ellrcuda|diacuda\n\
   -problem lap2d|blockdiag|random|rect : blockdiag has no entries off the process's own columns\n\
   -layout even|uneven|empty            : empty gives process 1 no rows (and no columns)\n\
@@ -448,17 +448,20 @@ static PetscErrorCode Graphs(MatType type, Layout layout, PetscInt n)
   PetscFunctionReturn(0);
 }
 
-/* -spgemm (one process): MatMatMult() and MatPtAP() of device matrices against SEQAIJ's, the
-   operator of the given type and P ELLPACK-R (an aggregation's prolongator, smoothed: 1 to 4
-   entries a row); the same pattern, values within rounding (the device sums in another order),
-   made and then reused after new values; on the CUDA backend computed on the device (its copies
-   down counted) unless -mat_product_algorithm_backend_cpu, on the host by PETSc's code */
+/* -spgemm: MatMatMult() and MatPtAP() of device matrices against AIJ's (SEQAIJ's, or MPIAIJ's in
+   the layout), the operator of the given type and P ELLPACK-R (an aggregation's prolongator,
+   smoothed: 1 to 4 entries a row, some of other processes' columns); the same pattern, values
+   within rounding (the device sums in another order), made and then reused after new values;
+   computed by the backend's products (its copies down counted on every process) unless
+   -mat_product_algorithm_backend_cpu, by PETSc's host code */
 static PetscErrorCode SpGEMMFill(Mat A, Mat P, PetscInt n, PetscInt round)
-{
+{ /* P NULL: A's values alone */
   const PetscInt M = n * n, nc = (M + 3) / 4;
+  PetscInt       rstart, rend;
 
   PetscFunctionBegin;
-  for (PetscInt r = 0; r < M; r++) {
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt r = rstart; r < rend; r++) {
     const PetscInt i = r / n, j = r % n;
 
     if (i > 0) PetscCall(MatSetValue(A, r, r - n, -1.0 - 0.01 * (PetscReal)((r + round) % 5), INSERT_VALUES));
@@ -466,67 +469,77 @@ static PetscErrorCode SpGEMMFill(Mat A, Mat P, PetscInt n, PetscInt round)
     PetscCall(MatSetValue(A, r, r, 4.0 + (PetscReal)round, INSERT_VALUES));
     if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, INSERT_VALUES));
     if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, -0.5 - 0.03 * (PetscReal)(r % 7), INSERT_VALUES));
-    for (PetscInt k = 0; k <= r % 4; k++) PetscCall(MatSetValue(P, r, (r / 4 + 3 * k) % nc, 1.0 / (PetscReal)(k + 1 + round), INSERT_VALUES));
+    for (PetscInt k = 0; k <= r % 4 && P; k++) PetscCall(MatSetValue(P, r, (r / 4 + 3 * k) % nc, 1.0 / (PetscReal)(k + 1 + round), INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  if (!P) PetscFunctionReturn(0);
   PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
-/* C (a device matrix) against R (SEQAIJ's product): the same rows' columns, entries within 1e-13 of R's norm */
+/* C (a device matrix) against R (AIJ's product): the same local rows and columns in each, entries
+   within 1e-13 of R's largest */
 static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool dev, PetscLogDouble d2h)
 {
-  const PetscInt    *ri, *rj, *ci, *cj;
-  const PetscScalar *ra, *ca;
-  PetscInt           m, mc;
-  PetscBool          done, same;
-  PetscReal          diff = 0.0, norm = 0.0;
+  PetscInt  rstart, rend, cstart, cend, bad = 0;
+  PetscReal dn[2] = {0.0, 0.0};
 
   PetscFunctionBegin;
   PetscCheck(dev == (d2h > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %g copies to the host, but the product should run %s", what, (double)d2h, dev ? "on the device" : "on the host");
-  PetscCall(MatGetRowIJ(R, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
-  PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ci, &cj, &done));
-  same = (PetscBool)(m == mc && ri[m] == ci[m]);
-  if (same) PetscCall(PetscArraycmp(ri, ci, m + 1, &same));
-  if (same) PetscCall(PetscArraycmp(rj, cj, ri[m], &same));
-  PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device type's pattern differs from SEQAIJ's", what);
-  PetscCall(MatSeqAIJGetArrayRead(R, &ra));
-  PetscCall(MatSeqAIJGetArrayRead(C, &ca));
-  for (PetscInt k = 0; k < ri[m]; k++) {
-    diff = PetscMax(diff, PetscAbsScalar(ra[k] - ca[k]));
-    norm = PetscMax(norm, PetscAbsScalar(ra[k]));
+  PetscCall(MatGetOwnershipRange(R, &rstart, &rend));
+  PetscCall(MatGetOwnershipRange(C, &cstart, &cend));
+  PetscCheck(rstart == cstart && rend == cend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device type's rows are %" PetscInt_FMT "..%" PetscInt_FMT ", AIJ's %" PetscInt_FMT "..%" PetscInt_FMT, what, cstart, cend, rstart, rend);
+  for (PetscInt r = rstart; r < rend; r++) {
+    const PetscInt    *rj, *cj;
+    const PetscScalar *ra, *ca;
+    PetscInt           rn, cn;
+
+    PetscCall(MatGetRow(R, r, &rn, &rj, &ra));
+    PetscCall(MatGetRow(C, r, &cn, &cj, &ca));
+    if (rn != cn) bad++;
+    for (PetscInt k = 0; k < PetscMin(rn, cn); k++) {
+      if (rj[k] != cj[k]) bad++;
+      dn[0] = PetscMax(dn[0], PetscAbsScalar(ra[k] - ca[k]));
+      dn[1] = PetscMax(dn[1], PetscAbsScalar(ra[k]));
+    }
+    PetscCall(MatRestoreRow(C, r, &cn, &cj, &ca));
+    PetscCall(MatRestoreRow(R, r, &rn, &rj, &ra));
   }
-  PetscCall(MatSeqAIJRestoreArrayRead(R, &ra));
-  PetscCall(MatSeqAIJRestoreArrayRead(C, &ca));
-  PetscCall(MatRestoreRowIJ(R, 0, PETSC_FALSE, PETSC_FALSE, &m, &ri, &rj, &done));
-  PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &mc, &ci, &cj, &done));
-  PetscCheck(diff <= 1e-13 * norm, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the entries differ from SEQAIJ's by %g (largest %g)", what, (double)diff, (double)norm);
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: the pattern and the entries of SEQAIJ's\n", what));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)R)));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, dn, 2, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)R)));
+  PetscCheck(!bad, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's pattern differs from AIJ's in %" PetscInt_FMT " places", what, bad);
+  PetscCheck(dn[0] <= 1e-13 * dn[1], PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the entries differ from AIJ's by %g (largest %g)", what, (double)dn[0], (double)dn[1]);
+  PetscCall(PetscPrintf(PetscObjectComm((PetscObject)R), "%s: the pattern and the entries of AIJ's\n", what));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
+static PetscErrorCode SpGEMMs(MatType type, Layout layout, PetscInt n)
 {
-  const PetscInt         M = n * n, nc = (M + 3) / 4;
-  Mat                    A[2], P[2], C[2], D[2];
-  PetscGPUKitBackendType be;
-  PetscBool              dev, isellr, cpu;
+  const PetscInt M = n * n, nc = (M + 3) / 4;
+  Mat            A[2], P[2], C[2], D[2];
+  PetscBool      dev, isellr, cpu;
+  PetscMPIInt    rank, size;
 
   PetscFunctionBegin;
-  PetscCall(PetscGPUKitGetBackend(&be));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_product_algorithm_backend_cpu", &cpu));
-  dev = (PetscBool)(be == PETSCGPUKIT_BACKEND_CUDA && !cpu);
+  dev = (PetscBool)!cpu;
   for (PetscInt t = 0; t < 2; t++) {
-    PetscCall(MatCreate(PETSC_COMM_SELF, &A[t]));
-    PetscCall(MatSetSizes(A[t], M, M, M, M));
-    PetscCall(MatSetType(A[t], t ? type : MATSEQAIJ));
+    const PetscInt m = LocalSize(layout, M, rank, size);
+
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &A[t]));
+    PetscCall(MatSetSizes(A[t], m, m, M, M));
+    PetscCall(MatSetType(A[t], t ? type : MATAIJ));
     PetscCall(MatSeqAIJSetPreallocation(A[t], 5, NULL));
-    PetscCall(MatCreate(PETSC_COMM_SELF, &P[t]));
-    PetscCall(MatSetSizes(P[t], M, nc, M, nc));
-    PetscCall(MatSetType(P[t], t ? MATELLRCUDA : MATSEQAIJ));
+    PetscCall(MatMPIAIJSetPreallocation(A[t], 5, NULL, 2, NULL));
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &P[t]));
+    PetscCall(MatSetSizes(P[t], m, LocalSize(layout, nc, rank, size), M, nc));
+    PetscCall(MatSetType(P[t], t ? MATELLRCUDA : MATAIJ));
     PetscCall(MatSeqAIJSetPreallocation(P[t], 4, NULL));
+    PetscCall(MatMPIAIJSetPreallocation(P[t], 4, NULL, 4, NULL));
     PetscCall(SpGEMMFill(A[t], P[t], n, 0));
   }
   for (PetscInt round = 0; round < 2; round++) {
@@ -545,7 +558,8 @@ static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
     PetscCall(SpGEMMCompare(C[0], C[1], round ? "MatMatMult reused" : "MatMatMult", dev, t1.d2h_count - t0.d2h_count));
     PetscCall(SpGEMMCompare(D[0], D[1], round ? "MatPtAP reused" : "MatPtAP", dev, t2.d2h_count - t1.d2h_count));
   }
-  { /* MatProduct's own steps, the operator's values changed between the symbolic and the numeric one */
+  { /* MatProduct's own steps, the operator's values changed between the symbolic and the numeric
+       one (not P's: MPIAIJ's first numeric step reuses the P it gathered in its symbolic one) */
     Mat                       E[2];
     PetscGPUKitTransferCounts t0, t1;
 
@@ -554,7 +568,7 @@ static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
       PetscCall(MatProductSetType(E[t], MATPRODUCT_PtAP));
       PetscCall(MatProductSetFromOptions(E[t]));
       PetscCall(MatProductSymbolic(E[t]));
-      PetscCall(SpGEMMFill(A[t], P[t], n, 2));
+      PetscCall(SpGEMMFill(A[t], NULL, n, 2));
     }
     PetscCall(MatProductNumeric(E[0]));
     PetscCall(PetscGPUKitGetTransferCounts(&t0));
@@ -563,8 +577,8 @@ static PetscErrorCode SpGEMMs(MatType type, PetscInt n)
     PetscCall(SpGEMMCompare(E[0], E[1], "MatProductNumeric after new values", dev, t1.d2h_count - t0.d2h_count));
     for (PetscInt t = 0; t < 2; t++) PetscCall(MatDestroy(&E[t]));
   }
-  PetscCall(PetscObjectTypeCompare((PetscObject)D[1], MATSEQELLRCUDA, &isellr));
-  PetscCheck(isellr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatPtAP of %s gave no %s", type, MATSEQELLRCUDA);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)D[1], &isellr, MATSEQELLRCUDA, MATMPIELLRCUDA, ""));
+  PetscCheck(isellr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatPtAP of %s gave no ELLPACK-R matrix", type);
   for (PetscInt t = 0; t < 2; t++) {
     PetscCall(MatDestroy(&A[t]));
     PetscCall(MatDestroy(&P[t]));
@@ -600,8 +614,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsHasName(NULL, NULL, "-spgemm", &match));
   if (match) {
-    PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-spgemm runs on one process");
-    PetscCall(SpGEMMs(type, n));
+    PetscCall(SpGEMMs(type, layout, n));
     PetscCall(PetscFinalize());
     return 0;
   }
@@ -722,16 +735,31 @@ int main(int argc, char **argv)
 
 /*TEST
 
-  # MatMatMult and MatPtAP of the sequential device types against SEQAIJ's, made and reused
-  # (on the GPU by cuSPARSE, on the host by PETSc's code: the same lines)
+  # MatMatMult and MatPtAP of the device types against AIJ's, made and reused, on 1 to 3
+  # processes in uneven layouts, 3 with one of no rows, and 4: computed by the backend's products
+  # (on the GPU cuSPARSE's, on the host its twin; the same lines), every process's copies down
+  # asserted
   test:
     suffix: spgemm
-    args: -spgemm -type {{ellrcuda diacuda}} -n 13 -gpukit_backend {{host cuda}shared output}
-  # -mat_product_algorithm_backend_cpu: PETSc's host code on the CUDA backend too (no copy down)
+    nsize: {{1 2 3}shared output}
+    output_file: output/mpimat_spgemm.out
+    args: -spgemm -type {{ellrcuda diacuda}shared output} -layout uneven -n 13 -gpukit_backend {{host cuda}shared output}
+  test:
+    suffix: spgemm_empty
+    nsize: 3
+    output_file: output/mpimat_spgemm.out
+    args: -spgemm -type ellrcuda -layout empty -n 11 -gpukit_backend {{host cuda}shared output}
+  test:
+    suffix: spgemm_np4
+    nsize: 4
+    output_file: output/mpimat_spgemm.out
+    args: -spgemm -type diacuda -layout even -n 12 -gpukit_backend {{host cuda}shared output}
+  # -mat_product_algorithm_backend_cpu: PETSc's host code instead (no copy down)
   test:
     suffix: spgemm_backend_cpu
-    output_file: output/mpimat_spgemm_type-ellrcuda.out
-    args: -spgemm -type ellrcuda -n 13 -mat_product_algorithm_backend_cpu -gpukit_backend {{host cuda}shared output}
+    nsize: {{1 2}shared output}
+    output_file: output/mpimat_spgemm.out
+    args: -spgemm -type ellrcuda -layout uneven -n 13 -mat_product_algorithm_backend_cpu -gpukit_backend {{host cuda}shared output}
 
   # PCGAMG's strength graph (MatCreateGraph) of the device types against MPIAIJ's, bit for bit:
   # a symmetric pattern (symmetrized by the device types without a transpose: asserted by the

@@ -498,11 +498,11 @@ typedef struct {
      sending. krylovsetpeers takes the state of P at the time. */
   PetscErrorCode (*peersghosts)(GKPeers, PetscInt, char *);
   PetscErrorCode (*peershalo)(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
-  /* C = A P, or C = P^T A P with ptap (CSR matrices in device memory, 32-bit indices; C's
-     arrays allocated here, freed with free): MatMatMult() and MatPtAP() of the sequential device
-     types. NULL where the backend has none (the host's: PETSc's own products run there); *done
-     false, with the reason in why, where it cannot at the time (cuSPARSE not found). */
-  PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, PetscBool, GKCsr *, PetscBool *, char *, size_t);
+  /* C = A P, or C = R^T (A P) where R is given (CSR matrices in device memory, 32-bit indices;
+     C's arrays allocated here, freed with free): MatMatMult() and MatPtAP() of the device types
+     (R = P, or for an MPI matrix its local rows of P). *done false, with the reason in why,
+     where the backend cannot at the time (cuSPARSE not found); then nothing is computed. */
+  PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

@@ -16,7 +16,7 @@
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
 PetscClassId        GK_CLASSID;
-PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit;
+PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit, GK_SpGEMM;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
@@ -102,6 +102,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   PetscCall(PetscLogEventRegister("GKVecUpdate", GK_CLASSID, &GK_VecOp));
   PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
   PetscCall(PetscLogEventRegister("GKSSOR", GK_CLASSID, &GK_SSOR));
+  PetscCall(PetscLogEventRegister("GKSpGEMM", GK_CLASSID, &GK_SpGEMM));
   PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_rank(node, &gk_localrank));
   PetscCallMPI(MPI_Comm_size(node, &gk_localsize));

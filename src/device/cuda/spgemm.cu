@@ -1,9 +1,9 @@
 /*
-   Sparse matrix-matrix products on the device: C = A P, or the Galerkin product C = P^T A P, of
-   CSR matrices in device memory, by cuSPARSE's SpGEMM (P^T by its CSR-to-CSC transposition).
-   They serve the sequential device types' MatMatMult() and MatPtAP(): PCGAMG's smoothed
-   prolongators and coarse operators, and PCMG's Galerkin operators, which PETSc's SEQAIJ code
-   computes on one host core.
+   Sparse matrix-matrix products on the device: C = A P, or the Galerkin product C = R^T (A P)
+   (R = P, or on several processes the local rows of P), of CSR matrices in device memory, by
+   cuSPARSE's SpGEMM (R^T by its CSR-to-CSC transposition). They serve the device types'
+   MatMatMult() and MatPtAP(): PCGAMG's smoothed prolongators and coarse operators, and PCMG's
+   Galerkin operators, which PETSc's AIJ code computes on the host cores.
 
    cuSPARSE is loaded when the first product asks for it (dlopen), not linked: the library keeps
    loading, with its static CUDA runtime, on machines without it and without a GPU, and no
@@ -56,6 +56,9 @@ static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
 
   PetscFunctionBegin;
   if (!gk_sp_tried) {
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
     gk_sp_tried = 1;
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && !gk_sp_lib; k++) gk_sp_lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
     if (!gk_sp_lib) PetscCall(PetscSNPrintf(gk_sp_why, sizeof(gk_sp_why), "cuSPARSE could not be loaded (%s)", dlerror()));
@@ -67,8 +70,17 @@ static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
   }
     GK_CUSPARSE_FUNCTIONS(GK_CUSPARSE_LOAD)
 #undef GK_CUSPARSE_LOAD
+    PetscCall(PetscTime(&t1));
+    if (gk_sp_lib) PetscCall(PetscInfo(NULL, "cuSPARSE loaded in %g s\n", (double)(t1 - t0)));
   }
-  if (gk_sp_lib && !gk_sp_handle) GKCallCUSPARSE(GK_SP(cusparseCreate)(&gk_sp_handle));
+  if (gk_sp_lib && !gk_sp_handle) {
+    PetscLogDouble t0, t1;
+
+    PetscCall(PetscTime(&t0));
+    GKCallCUSPARSE(GK_SP(cusparseCreate)(&gk_sp_handle));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(NULL, "cuSPARSE's handle made in %g s\n", (double)(t1 - t0)));
+  }
   *ok = gk_sp_handle ? PETSC_TRUE : PETSC_FALSE;
   if (*ok) GKCallCUSPARSE(GK_SP(cusparseSetStream)(gk_sp_handle, GKCUDAStream));
   PetscFunctionReturn(0);
@@ -137,7 +149,7 @@ static PetscErrorCode GKCUDASpGEMMPair(const GKCsr *A, const GKCsr *B, GKCsr *C)
   PetscFunctionReturn(0);
 }
 
-/* T = P^T (P's CSR read as CSC), arrays allocated here */
+/* T = R^T (R's CSR read as CSC), arrays allocated here */
 static PetscErrorCode GKCUDATranspose(const GKCsr *P, GKCsr *T)
 {
   size_t s   = 0;
@@ -168,10 +180,10 @@ static PetscErrorCode GKCUDACsrFree(GKCsr *M)
   PetscFunctionReturn(0);
 }
 
-/* C = A P, or C = P^T (A P) with ptap; every array in device memory, C's allocated here (freed
-   by the caller with the backend's free). *done false, with the reason in why, where cuSPARSE
-   is not there; then nothing is computed. */
-PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, PetscBool ptap, GKCsr *C, PetscBool *done, char *why, size_t len)
+/* C = A P, or C = R^T (A P) where R is given; every array in device memory, C's allocated here
+   (freed by the caller with the backend's free). *done false, with the reason in why, where
+   cuSPARSE is not there; then nothing is computed. */
+PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCsr *C, PetscBool *done, char *why, size_t len)
 {
   GKCsr AP = {0, 0, 0, NULL, NULL, NULL}, T = AP;
 
@@ -186,12 +198,12 @@ PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, PetscBool ptap, GKCs
     PetscCall(PetscStrncpy(why, gk_sp_why, len));
     PetscFunctionReturn(0);
   }
-  if (!ptap) {
+  if (!R) {
     PetscCall(GKCUDASpGEMMPair(A, P, C));
     PetscFunctionReturn(0);
   }
   PetscCall(GKCUDASpGEMMPair(A, P, &AP));
-  PetscCall(GKCUDATranspose(P, &T));
+  PetscCall(GKCUDATranspose(R, &T));
   PetscCall(GKCUDASpGEMMPair(&T, &AP, C));
   PetscCall(GKCUDACsrFree(&AP));
   PetscCall(GKCUDACsrFree(&T));

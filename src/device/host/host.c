@@ -799,5 +799,6 @@ const GKBackendOps GKBackendHost = {
   .krylovoffdiag      = GKHostKrylovOffDiag,
   .krylovgetsums      = GKHostKrylovGetSums,
   .krylovsetsums      = GKHostKrylovSetSums,
+  .spgemm             = GKHostSpGEMM,
   .finalize           = GKHostFinalize,
 };

@@ -33,6 +33,9 @@ PETSC_INTERN void GKHostSsorBlock(const GKSsor *, PetscInt, PetscInt, PetscBool,
    over L (t = 0) or U (t = 1) */
 PETSC_INTERN PetscScalar GKHostSsorBlockRow(const GKSsor *, const GKSsorColor *, int, PetscInt, PetscInt, const PetscScalar *);
 
+/* the sparse products' twin (spgemm.c) */
+PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);
