@@ -480,7 +480,8 @@ static PetscErrorCode SpGEMMFill(Mat A, Mat P, PetscInt n, PetscInt round)
 }
 
 /* C (a device matrix) against R (AIJ's product): the same local rows and columns in each (on
-   several processes, as many in the diagonal block), entries within 1e-13 of R's largest */
+   several processes, as many in the diagonal block), entries within 1e-13 of R's largest, and
+   C's product with a vector (its device copy's) R's */
 static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool dev, PetscLogDouble d2h)
 {
   PetscInt  rstart, rend, cstart, cend, bad = 0;
@@ -524,6 +525,36 @@ static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool de
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)R)));
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, dn, 2, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)R)));
+  { /* C's product (its device copy, on device vectors) against R's */
+    Vec                x, y, u, v;
+    PetscReal          e, nv;
+    PetscInt           lo, hi;
+    const PetscScalar *ya, *va;
+
+    PetscCall(MatCreateVecs(C, &x, &y));
+    PetscCall(MatCreateVecs(R, &u, &v));
+    PetscCall(VecGetOwnershipRange(u, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(u, i, 1.0 + 0.1 * (PetscReal)(i % 7), INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(u));
+    PetscCall(VecAssemblyEnd(u));
+    PetscCall(VecCopy(u, x));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(MatMult(R, u, v));
+    PetscCall(VecGetOwnershipRange(v, &lo, &hi));
+    PetscCall(VecNorm(v, NORM_INFINITY, &nv));
+    PetscCall(VecGetArrayRead(y, &ya));
+    PetscCall(VecGetArrayRead(v, &va));
+    e = 0.0;
+    for (PetscInt i = 0; i < hi - lo; i++) e = PetscMax(e, PetscAbsScalar(ya[i] - va[i]));
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(VecRestoreArrayRead(v, &va));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)R)));
+    PetscCheck(e <= 1e-12 * nv, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's MatMult differs from AIJ's by %g (largest %g)", what, (double)e, (double)nv);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&u));
+    PetscCall(VecDestroy(&v));
+  }
   PetscCheck(!bad, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's pattern differs from AIJ's in %" PetscInt_FMT " places", what, bad);
   PetscCheck(dn[0] <= 1e-13 * dn[1], PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the entries differ from AIJ's by %g (largest %g)", what, (double)dn[0], (double)dn[1]);
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)R), "%s: the pattern and the entries of AIJ's\n", what));

@@ -566,9 +566,11 @@ static PetscErrorCode MatProductGKDeviceMPI_Private(Mat C, PetscBool symbolic, P
   dR   = dQ; /* P's local rows: Q's first ones */
   dR.m = P->rmap->n;
   PetscCall(GKMemcpyD2H(&dR.nnz, dQ.i + dR.m, sizeof(PetscInt)));
+  /* no share of C here where a factor has no entries */
   if (dA.nnz && dQ.nnz && (!ptap || dR.nnz)) PetscCall(GKSpGEMM_Private(C, &dA, &dQ, ptap ? &dR : NULL, &dC, done, why, sizeof(why)));
-  else { /* no share of C here */ *done = PETSC_TRUE;
-    dC.m                                = ptap ? ncols : A->rmap->n;
+  else {
+    *done = PETSC_TRUE;
+    dC.m  = ptap ? ncols : A->rmap->n;
   }
   PetscCall(GKCsrFree_Private(&dA));
   PetscCall(GKCsrFree_Private(&dQ));
