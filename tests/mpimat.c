@@ -348,10 +348,12 @@ static PetscErrorCode Graph(Mat A, PetscBool sym, PetscBool scale, PetscReal fil
 
 typedef enum {
   GRAPH_PATTERN,  /* a symmetric pattern, values not symmetric (a negative diagonal, explicit zeros) */
-  GRAPH_UNPAIRED, /* the same with one entry whose mirror is not stored */
+  GRAPH_UNPAIRED, /* the same with two entries whose mirrors are not stored: (M-1, 0) below the
+                     diagonal, (0, M-2) above it (whose place in row 0 the first's mirror would take) */
+  GRAPH_UPPER,    /* the same with one entry above the diagonal whose mirror is not stored */
   GRAPH_SYMMETRIC /* symmetric values, the matrix marked MAT_SYMMETRIC */
 } GraphKind;
-static const char *const GraphKinds[] = {"symmetric pattern", "pattern not symmetric", "marked symmetric"};
+static const char *const GraphKinds[] = {"symmetric pattern", "pattern not symmetric", "pattern not symmetric above the diagonal", "marked symmetric"};
 
 /* entry (r, c) of the graph tests' matrices (of size M) */
 static PetscScalar GraphEntry(GraphKind kind, PetscInt r, PetscInt c)
@@ -381,6 +383,8 @@ static PetscErrorCode GraphFill(Mat A, GraphKind kind, PetscInt n)
     if (M % 2 == 0 && PetscMin(r, far) % 4 == 1 && PetscAbsInt(far - r) > n) cols[nc++] = far; /* a pair far apart, both ways */
     for (PetscInt k = 0; k < nc; k++) PetscCall(MatSetValue(A, r, cols[k], GraphEntry(kind, r, cols[k]), INSERT_VALUES));
     if (kind == GRAPH_UNPAIRED && r == M - 1) PetscCall(MatSetValue(A, r, 0, -0.5, INSERT_VALUES));
+    if (kind == GRAPH_UNPAIRED && r == 0) PetscCall(MatSetValue(A, r, M - 2, -0.25, INSERT_VALUES));
+    if (kind == GRAPH_UPPER && r == 0) PetscCall(MatSetValue(A, r, M - 1, -0.5, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
