@@ -1,17 +1,18 @@
 /*
-   MatMatMult() and MatPtAP() of the sequential device types on the device: the operands' CSR
-   arrays copied up, C = A P or C = P^T A P computed by the backend (cuSPARSE's SpGEMM), C's
-   arrays copied down into the result, a device matrix whose host CSR is the master copy like
-   any other's. PETSc's SEQAIJ code does the same on one host core: on one process that is most
-   of PCGAMG's setup (the coarse operators) and of PCMG's Galerkin operators.
+   MatMatMult() and MatPtAP() of the device types on the device: the operands' CSR arrays copied
+   up, C = A P or C = P^T A P computed by the backend (cuSPARSE's SpGEMM; the host backend's twin
+   where there is no GPU), C's arrays copied down into the result, a device matrix whose host CSR
+   is the master copy like any other's. PETSc's AIJ code does the same on the host cores: that is
+   most of PCGAMG's setup (the coarse operators and smoothed prolongators) and of PCMG's Galerkin
+   operators. Two sequential matrices: below; two MPI ones: each process's share, further down.
 
-   Taken for AB and PtAP of two sequential device matrices on a backend that has the product
-   (the CUDA backend, 32-bit indices, double scalars), unless -mat_product_algorithm_backend_cpu
-   (PETSc's option for its own GPU types) asks for the host; else, or where the backend cannot
-   (cuSPARSE not found, an empty operand), PETSc's own product runs as before. The symbolic
-   step computes the values too, so the numeric step that follows it copies nothing; a later
-   numeric step (MAT_REUSE_MATRIX) computes the product again and takes its values, the pattern
-   being the same.
+   Taken for AB and PtAP of two sequential or two MPI device matrices (32-bit indices, double
+   scalars), unless -mat_product_algorithm_backend_cpu (PETSc's option for its own GPU types)
+   asks for the host; else, or where the backend cannot (cuSPARSE not found, on any process; an
+   empty sequential operand), PETSc's own product runs as before. The symbolic step computes the
+   values too, so the numeric step that follows it copies nothing; a later numeric step
+   (MAT_REUSE_MATRIX) computes the product again and takes its values, the pattern being the
+   same.
 */
 #include "gkmat.h"
 #include <petscsf.h>
