@@ -42,6 +42,19 @@ PetscErrorCode MatProductGKDeviceEligible_Private(Mat C, PetscBool *ok)
   PetscFunctionReturn(0);
 }
 
+/* A CSR matrix of m rows and n columns (host arrays) copied into device memory */
+static PetscErrorCode GKCsrToDevice_Private(PetscInt m, PetscInt n, const PetscInt *ia, const PetscInt *ja, const PetscScalar *a, GKCsr *d)
+{
+  PetscFunctionBegin;
+  d->m   = m;
+  d->n   = n;
+  d->nnz = ia[m];
+  PetscCall(GKMallocH2D(m + 1, ia, &d->i));
+  PetscCall(GKMallocH2D(d->nnz, ja, &d->j));
+  PetscCall(GKMallocH2D(d->nnz, a, &d->a));
+  PetscFunctionReturn(0);
+}
+
 /* M's host CSR copied to the device (M's host values brought up to date first) */
 static PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
 {
@@ -55,12 +68,7 @@ static PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of a device matrix");
   PetscCall(MatSeqAIJGetArrayRead(M, &a));
-  d->m   = m;
-  d->n   = M->cmap->n;
-  d->nnz = ia[m];
-  PetscCall(GKMallocH2D(m + 1, ia, &d->i));
-  PetscCall(GKMallocH2D(d->nnz, ja, &d->j));
-  PetscCall(GKMallocH2D(d->nnz, a, &d->a));
+  PetscCall(GKCsrToDevice_Private(m, M->cmap->n, ia, ja, a, d));
   PetscCall(MatSeqAIJRestoreArrayRead(M, &a));
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscFunctionReturn(0);
@@ -237,7 +245,7 @@ static PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat A, GKCsr *d)
   Mat                Ad, Ao;
   const PetscInt    *di, *dj, *oi, *oj, nc = A->cmap->n;
   const PetscScalar *da, *oa;
-  PetscInt          *ai, *aj, m, mo;
+  PetscInt          *ai, *aj, m, mo, nnz;
   PetscScalar       *aa;
   PetscBool          done, donto;
 
@@ -248,10 +256,8 @@ static PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat A, GKCsr *d)
   PetscCheck(done && donto && m == mo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of an MPI device matrix's blocks");
   PetscCall(MatSeqAIJGetArrayRead(Ad, &da));
   PetscCall(MatSeqAIJGetArrayRead(Ao, &oa));
-  d->m   = m;
-  d->n   = nc + Ao->cmap->n;
-  d->nnz = di[m] + oi[m];
-  PetscCall(PetscMalloc3(m + 1, &ai, d->nnz, &aj, d->nnz, &aa));
+  nnz = di[m] + oi[m];
+  PetscCall(PetscMalloc3(m + 1, &ai, nnz, &aj, nnz, &aa));
   ai[0] = 0;
   for (PetscInt r = 0, k = 0; r < m; r++) {
     for (PetscInt p = di[r]; p < di[r + 1]; p++, k++) {
@@ -264,14 +270,12 @@ static PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat A, GKCsr *d)
     }
     ai[r + 1] = k;
   }
+  PetscCall(GKCsrToDevice_Private(m, nc + Ao->cmap->n, ai, aj, aa, d));
+  PetscCall(PetscFree3(ai, aj, aa));
   PetscCall(MatSeqAIJRestoreArrayRead(Ad, &da));
   PetscCall(MatSeqAIJRestoreArrayRead(Ao, &oa));
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &m, &di, &dj, &done));
   PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &mo, &oi, &oj, &donto));
-  PetscCall(GKMallocH2D(d->m + 1, ai, &d->i));
-  PetscCall(GKMallocH2D(d->nnz, aj, &d->j));
-  PetscCall(GKMallocH2D(d->nnz, aa, &d->a));
-  PetscCall(PetscFree3(ai, aj, aa));
   PetscFunctionReturn(0);
 }
 
@@ -360,12 +364,7 @@ static PetscErrorCode MatMPIGKGatheredRowsToDevice_Private(Mat A, Mat P, GKCsr *
     }
     PetscCall(PetscFree(other));
   }
-  d->m   = n + ng;
-  d->n   = *ncols;
-  d->nnz = nall;
-  PetscCall(GKMallocH2D(n + ng + 1, qi, &d->i));
-  PetscCall(GKMallocH2D(nall, qj, &d->j));
-  PetscCall(GKMallocH2D(nall, qa, &d->a));
+  PetscCall(GKCsrToDevice_Private(n + ng, *ncols, qi, qj, qa, d));
   PetscCall(PetscFree3(qi, qj, qa));
   PetscCall(PetscFree2(gj, ga));
   PetscCall(PetscFree4(len, start, glen, gstart));
@@ -447,7 +446,7 @@ static PetscErrorCode GKShareToRows_Private(PetscLayout rmap, PetscInt ncols, co
     for (PetscInt d = 0; d < degree[i]; d++, q++) len += inlen[q];
     tmax = PetscMax(tmax, len);
   }
-  PetscCall(PetscMalloc3(m + 1, ii, ci[lo < hi ? hi : lo] - ci[lo] + nine, jj, ci[lo < hi ? hi : lo] - ci[lo] + nine, vv));
+  PetscCall(PetscMalloc3(m + 1, ii, ci[hi] - ci[lo] + nine, jj, ci[hi] - ci[lo] + nine, vv)); /* the own rows' entries and those received */
   PetscCall(PetscMalloc2(tmax, &tj, tmax, &tv));
   (*ii)[0] = 0;
   for (PetscInt i = 0, q = 0, o = 0; i < m; i++) {
@@ -489,7 +488,7 @@ static PetscErrorCode GKShareToRows_Private(PetscLayout rmap, PetscInt ncols, co
    off-diagonal block's compacted columns ascend as the global ones do) */
 static PetscErrorCode MatMPIGKSetRows_Private(Mat C, PetscBool pattern, const PetscInt *ii, const PetscInt *jj, const PetscScalar *vv)
 {
-  PetscInt     m, cstart, cend, *at, *nnz[2];
+  PetscInt     m, cstart, cend, at[2] = {0, 0}, *nnz[2];
   Mat          blk[2];
   PetscScalar *v[2];
 
@@ -529,7 +528,6 @@ static PetscErrorCode MatMPIGKSetRows_Private(Mat C, PetscBool pattern, const Pe
       PetscCall(MatRestoreRowIJ(blk[b], 0, PETSC_FALSE, PETSC_FALSE, &n, &ia[b], &ja[b], &got[b]));
     }
   }
-  PetscCall(PetscCalloc1(2, &at));
   for (PetscInt b = 0; b < 2; b++) PetscCall(MatSeqAIJGetArrayWrite(blk[b], &v[b]));
   for (PetscInt e = 0; e < ii[m]; e++) {
     const PetscInt b = (jj[e] >= cstart && jj[e] < cend) ? 0 : 1;
@@ -537,7 +535,6 @@ static PetscErrorCode MatMPIGKSetRows_Private(Mat C, PetscBool pattern, const Pe
     v[b][at[b]++] = vv[e];
   }
   for (PetscInt b = 0; b < 2; b++) PetscCall(MatSeqAIJRestoreArrayWrite(blk[b], &v[b]));
-  PetscCall(PetscFree(at));
   if (pattern) {
     PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
