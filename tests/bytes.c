@@ -108,6 +108,10 @@ int main(int argc, char **argv)
     PetscCall(Expect(&b0, mat + S * 2 * n, "MatMult"));
     PetscCall(MatMultAdd(A, x, y, y));
     PetscCall(Expect(&b0, mat + S * 3 * n, "MatMultAdd (y = y + A x)"));
+    PetscCall(MatMultAdd(A, x, y, w));
+    PetscCall(Expect(&b0, mat + S * 3 * n, "MatMultAdd (w = y + A x, read in the product's pass)"));
+    PetscCall(MatResidual(A, w, x, y));
+    PetscCall(Expect(&b0, mat + S * 3 * n, "MatResidual (y = w - A x, one pass)"));
     PetscCall(MatMultTranspose(A, x, w));
     PetscCall(Expect(&b0, mat + S * 2 * n, "MatMultTranspose"));
   }

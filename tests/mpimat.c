@@ -134,11 +134,12 @@ typedef enum {
   MULTT,
   MULTTADD,
   MULTH,
-  MULTHADD
+  MULTHADD,
+  RESIDUAL
 } Op;
-static const char *const OpNames[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatMultHermitianTranspose", "MatMultHermitianTransposeAdd"};
+static const char *const OpNames[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatMultHermitianTranspose", "MatMultHermitianTransposeAdd", "MatResidual"};
 
-/* out = op(M) x (+ v) */
+/* out = op(M) x (+ v), or v - M x (MatResidual) */
 static PetscErrorCode Apply(Mat M, Op op, Vec x, Vec v, Vec out)
 {
   PetscFunctionBegin;
@@ -161,6 +162,9 @@ static PetscErrorCode Apply(Mat M, Op op, Vec x, Vec v, Vec out)
   case MULTHADD:
     PetscCall(MatMultHermitianTransposeAdd(M, x, v, out));
     break;
+  case RESIDUAL:
+    PetscCall(MatResidual(M, v, x, out));
+    break;
   }
   PetscFunctionReturn(0);
 }
@@ -179,8 +183,8 @@ static PetscErrorCode Products(Mat A, Mat D, const char *stage)
     PetscInt M, N;
 
     PetscCall(MatCreateVecs(kind ? A : D, &cols, &rows));
-    for (Op op = MULT; op <= MULTHADD; op++) {
-      const PetscBool tr = op >= MULTT ? PETSC_TRUE : PETSC_FALSE;
+    for (Op op = MULT; op <= RESIDUAL; op++) {
+      const PetscBool tr = op >= MULTT && op <= MULTHADD ? PETSC_TRUE : PETSC_FALSE;
 
       in = tr ? rows : cols;
       PetscCall(VecDuplicate(tr ? cols : rows, &v));
@@ -195,6 +199,15 @@ static PetscErrorCode Products(Mat A, Mat D, const char *stage)
         PetscCall(VecCopy(v, out));
         PetscCall(MatMultAdd(D, in, out, out));
         PetscCall(Close(ref, out, "MatMultAdd in place", stage));
+      }
+      if (op == RESIDUAL) { /* r aliased to b: an error, of the same code as MPIAIJ's (its VecAYPX's) */
+        PetscErrorCode ierr[2];
+
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        ierr[0] = MatResidual(A, ref, in, ref);
+        ierr[1] = MatResidual(D, out, in, out);
+        PetscCall(PetscPopErrorHandler());
+        PetscCheck(ierr[0] && ierr[1] == ierr[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatResidual with r aliased to b (%s): error %d for MPIAIJ, %d for the device type", stage, (int)ierr[0], (int)ierr[1]);
       }
       PetscCall(VecDestroy(&v));
       PetscCall(VecDestroy(&ref));

@@ -216,6 +216,8 @@ static PetscErrorCode CheckChain(Mat A, Mat B, const char *stage)
     PetscCall(MatMultAdd(M, y[k], w[k], w[k]));
     PetscCall(MatMultTranspose(M, w[k], y[k]));
     PetscCall(MatMultTransposeAdd(M, y[k], w[k], w[k]));
+    PetscCall(MatResidual(M, x, w[k], y[k]));
+    PetscCall(MatResidual(M, y[k], x, w[k]));
     if (k) PetscCall(PetscGPUKitGetTransferCounts(&after));
   }
   PetscCheck(after.h2d_count == before.h2d_count && after.d2h_count == before.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the chained products copied between host and device", stage);
@@ -280,6 +282,9 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
   PetscCall(MatMultAdd(B, x, y2, y2)); /* z aliased to y */
   PetscCall(MatMultAdd(A, x, y1, y1));
   PetscCall(CheckClose(y1, y2, 1e-13, "MatMultAdd (y = Ax + y)", stage));
+  PetscCall(MatResidual(A, z, x, y1));
+  PetscCall(MatResidual(B, z, x, y2));
+  PetscCall(CheckClose(y1, y2, 1e-13, "MatResidual", stage));
   PetscCall(MatMultTranspose(A, xt, yt1));
   PetscCall(MatMultTranspose(B, xt, yt2));
   PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultTranspose", stage));
@@ -293,8 +298,18 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
   PetscCall(MatMultHermitianTransposeAdd(B, xt, zt, yt2));
   PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultHermitianTransposeAdd", stage));
   PetscCall(PetscGPUKitGetTransferCounts(&after));
-  /* host vectors: y comes back once from each of B's 7 products */
-  if (m && nc) PetscCheck(after.d2h_count - before.d2h_count == 7, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the products did not all go through the device: %g copies back, not 7", stage, after.d2h_count - before.d2h_count);
+  /* host vectors: y comes back once from each of B's 8 products */
+  if (m && nc) PetscCheck(after.d2h_count - before.d2h_count == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the products did not all go through the device: %g copies back, not 8", stage, after.d2h_count - before.d2h_count);
+  if (m == nc) { /* r aliased to x or b: an error, AIJ's (its MatMult's or VecAYPX's) and the device type's of the same code */
+    for (int alias = 0; alias < 2; alias++) {
+      PetscErrorCode ierr[2];
+
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      for (int k = 0; k < 2; k++) ierr[k] = alias ? MatResidual(k ? B : A, y1, x, y1) : MatResidual(k ? B : A, z, x, x);
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(ierr[0] && ierr[1] == ierr[0], PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatResidual with r aliased to %s: error %d for AIJ, %d for the device type", alias ? "b" : "x", (int)ierr[0], (int)ierr[1]);
+    }
+  }
 
   /* the diagonal is copied, not computed: exactly equal */
   PetscCall(VecDuplicate(y1, &d1));

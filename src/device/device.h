@@ -342,12 +342,14 @@ typedef struct {
   PetscErrorCode (*graphend)(void **);
   PetscErrorCode (*graphlaunch)(void *);
   PetscErrorCode (*graphdestroy)(void *);
-  /* y = A x, or y = A x + y when add; with conj, conj(A) x */
-  PetscErrorCode (*ellrmult)(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
-  /* y = A x or A x + y */
-  PetscErrorCode (*diamult)(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);
-  /* y = A^T x or A^T x + y from the same arrays; with conj, A^H */
-  PetscErrorCode (*diamulttranspose)(const GKDia *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
+  /* The products write y = A x, or, given w (which may be y), y = w + A x, or y = w - A x with
+     neg (the residual b - A x of PETSc's MatResidual), in the same pass. ellrmult(A, conj, x, w,
+     neg, y): with conj, conj(A) x */
+  PetscErrorCode (*ellrmult)(const GKEllr *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+  /* diamult(A, x, w, neg, y) */
+  PetscErrorCode (*diamult)(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+  /* diamulttranspose(A, conj, x, w, neg, y): A^T x from the same arrays; with conj, A^H x */
+  PetscErrorCode (*diamulttranspose)(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
   /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
   PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
   /* the formats filled on the device from an m-row CSR matrix already there (ai: m + 1, aj and

@@ -37,6 +37,8 @@ PetscErrorCode GKCUDAFinalize(void)
 /* z = a x + b y + c z + d; z is not read when c is 0 */
 __global__ void GKAxpbypczdKernel(PetscInt n, GKScalar a, const GKScalar *__restrict__ x, GKScalar b, const GKScalar *__restrict__ y, GKScalar c, GKScalar d, GKScalar *__restrict__ z)
 {
+  GKOverlapBegin();
+
   const bool readz = c != GKScalar(0.0);
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
@@ -53,7 +55,7 @@ PetscErrorCode GKCUDAAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, 
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKAxpbypczdKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z);
+  GKCallCUDA(GKLaunchOverlapped(GKAxpbypczdKernel, GKBlocks(n), n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -68,6 +70,8 @@ struct GKMultiArgs {
 template <int NV>
 __global__ void GKMaxpyKernel(PetscInt n, GKMultiArgs args, GKScalar *__restrict__ y)
 {
+  GKOverlapBegin();
+
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     GKScalar s = y[i];
 
@@ -91,7 +95,7 @@ PetscErrorCode GKCUDAMaxpy(PetscInt n, PetscInt nv, const PetscScalar *alpha, co
   switch (nv) {
 #define GK_CASE(K) \
   case K: \
-    GKMaxpyKernel<K><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, args, (GKScalar *)y); \
+    GKCallCUDA(GKLaunchOverlapped(GKMaxpyKernel<K>, GKBlocks(n), n, args, (GKScalar *)y)); \
     break;
     GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
 #undef GK_CASE
@@ -102,6 +106,8 @@ PetscErrorCode GKCUDAMaxpy(PetscInt n, PetscInt nv, const PetscScalar *alpha, co
 
 __global__ void GKSwapKernel(PetscInt n, GKScalar *__restrict__ x, GKScalar *__restrict__ y)
 {
+  GKOverlapBegin();
+
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     const GKScalar t = x[i];
 
@@ -114,7 +120,7 @@ PetscErrorCode GKCUDASwap(PetscInt n, PetscScalar *x, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSwapKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x, (GKScalar *)y);
+  GKCallCUDA(GKLaunchOverlapped(GKSwapKernel, GKBlocks(n), n, (GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -123,6 +129,8 @@ PetscErrorCode GKCUDASwap(PetscInt n, PetscScalar *x, PetscScalar *y)
 template <GKPointwiseOp OP>
 __global__ void GKPointwiseKernel(PetscInt n, GKScalar *w, const GKScalar *x, const GKScalar *y)
 {
+  GKOverlapBegin();
+
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     if (OP == GK_POINTWISE_MULT) w[i] = x[i] * y[i];
     else w[i] = y[i] != GKScalar(0.0) ? x[i] / y[i] : GKScalar(0.0);
@@ -133,8 +141,8 @@ PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, con
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  if (op == GK_POINTWISE_MULT) GKPointwiseKernel<GK_POINTWISE_MULT><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
-  else GKPointwiseKernel<GK_POINTWISE_DIVIDE><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y);
+  if (op == GK_POINTWISE_MULT) GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_MULT>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
+  else GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_DIVIDE>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -143,6 +151,8 @@ PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, con
 template <bool RECIPROCAL>
 __global__ void GKUnaryKernel(PetscInt n, GKScalar *x)
 {
+  GKOverlapBegin();
+
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     if (RECIPROCAL) {
       if (x[i] != GKScalar(0.0)) x[i] = GKScalar(1.0) / x[i];
@@ -154,7 +164,7 @@ PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKUnaryKernel<true><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x);
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<true>, GKBlocks(n), n, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -164,7 +174,7 @@ PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
   PetscFunctionBegin;
 #if defined(PETSC_USE_COMPLEX)
   if (!n) PetscFunctionReturn(0);
-  GKUnaryKernel<false><<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, (GKScalar *)x);
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<false>, GKBlocks(n), n, (GKScalar *)x));
   GKCheckLaunch();
 #endif
   PetscFunctionReturn(0);
@@ -174,6 +184,8 @@ PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
 template <int K>
 __global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, double *__restrict__ result)
 {
+  GKOverlapBegin();
+
   GKScalar acc[K];
 
 #pragma unroll
@@ -194,6 +206,8 @@ __global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, 
 template <int NV, bool CONJ>
 __global__ void GKDotsKernel(PetscInt n, const GKScalar *__restrict__ x, GKMultiArgs args, double *partial)
 {
+  GKOverlapBegin();
+
   GKScalar acc[NV];
 
 #pragma unroll
@@ -215,7 +229,7 @@ static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
 
   PetscFunctionBegin;
   GKCheckLaunch();
-  GKSumPartialsKernel<K><<<1, GK_BLOCK, 0, GKCUDAStream>>>((int)nb, gk_partial, gk_result);
+  GKCallCUDA(GKLaunchOverlapped(GKSumPartialsKernel<K>, 1, (int)nb, gk_partial, gk_result));
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
   for (int k = 0; k < K; k++) {
@@ -244,8 +258,8 @@ PetscErrorCode GKCUDADots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
   switch (nv) {
 #define GK_CASE(K) \
   case K: \
-    if (conjugate) GKDotsKernel<K, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, args, gk_partial); \
-    else GKDotsKernel<K, false><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, args, gk_partial); \
+    if (conjugate) GKCallCUDA(GKLaunchOverlapped(GKDotsKernel<K, true>, nb, n, (const GKScalar *)x, args, gk_partial)); \
+    else GKCallCUDA(GKLaunchOverlapped(GKDotsKernel<K, false>, nb, n, (const GKScalar *)x, args, gk_partial)); \
     PetscCall(GKFinishSum_Private<K>(nb, r)); \
     break;
     GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
@@ -257,6 +271,8 @@ PetscErrorCode GKCUDADots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
 /* dp = t^H s, nm = t^H t, in one pass */
 __global__ void GKDotNorm2Kernel(PetscInt n, const GKScalar *__restrict__ s, const GKScalar *__restrict__ t, double *partial)
 {
+  GKOverlapBegin();
+
   GKScalar acc[2] = {0.0, 0.0};
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
@@ -278,7 +294,7 @@ PetscErrorCode GKCUDADotNorm2(PetscInt n, const PetscScalar *s, const PetscScala
   *nm = 0.0;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKDotNorm2Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)s, (const GKScalar *)t, gk_partial);
+  GKCallCUDA(GKLaunchOverlapped(GKDotNorm2Kernel, nb, n, (const GKScalar *)s, (const GKScalar *)t, gk_partial));
   PetscCall(GKFinishSum_Private<2>(nb, r));
   *dp = r[0];
   *nm = PetscRealPart(r[1]);
@@ -289,6 +305,8 @@ PetscErrorCode GKCUDADotNorm2(PetscInt n, const PetscScalar *s, const PetscScala
 template <bool ONE, bool TWO>
 __global__ void GKNormsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial)
 {
+  GKOverlapBegin();
+
   GKScalar acc[2] = {0.0, 0.0};
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
@@ -313,6 +331,8 @@ static __device__ __forceinline__ double GKMaxNaN(double a, double b)
 /* max |x| per block, then over the blocks: no index, so a plain maximum (NaN if any entry is) */
 __global__ void GKMaxAbsKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial, bool final)
 {
+  GKOverlapBegin();
+
   __shared__ double s[GK_WARPS];
   double            m    = 0.0;
   const int         lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -347,18 +367,18 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
   if (parts & GK_NORM_MAX) {
     double m;
 
-    GKMaxAbsKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial, false);
+    GKCallCUDA(GKLaunchOverlapped(GKMaxAbsKernel, nb, n, (const GKScalar *)x, gk_partial, false));
     GKCheckLaunch();
     /* the block maxima sit at partial[2b]; one block takes their maximum into the last slot */
-    GKMaxAbsKernel<<<1, GK_BLOCK, 0, GKCUDAStream>>>((PetscInt)nb, NULL, gk_partial, true);
+    GKCallCUDA(GKLaunchOverlapped(GKMaxAbsKernel, 1, (PetscInt)nb, (const GKScalar *)NULL, gk_partial, true));
     GKCheckLaunch();
     GKWaitCUDA(cudaMemcpy(&m, gk_partial + 2 * GK_RED_BLOCKS * GK_MULTI - 2, sizeof(double), cudaMemcpyDeviceToHost));
     r[2] = m;
   }
   if (!(parts & (GK_NORM_ABS | GK_NORM_SQ))) PetscFunctionReturn(0);
-  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKNormsKernel<true, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
-  else if (parts & GK_NORM_ABS) GKNormsKernel<true, false><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
-  else GKNormsKernel<false, true><<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
+  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<true, true>, nb, n, (const GKScalar *)x, gk_partial));
+  else if (parts & GK_NORM_ABS) GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<true, false>, nb, n, (const GKScalar *)x, gk_partial));
+  else GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<false, true>, nb, n, (const GKScalar *)x, gk_partial));
   PetscCall(GKFinishSum_Private<2>(nb, s));
   r[0] = PetscRealPart(s[0]);
   r[1] = PetscRealPart(s[1]);
@@ -367,6 +387,8 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
 
 __global__ void GKSumKernel(PetscInt n, const GKScalar *__restrict__ x, double *partial)
 {
+  GKOverlapBegin();
+
   GKScalar acc[1] = {0.0};
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) acc[0] += x[i];
@@ -381,7 +403,7 @@ PetscErrorCode GKCUDASum(PetscInt n, const PetscScalar *x, PetscScalar *s)
   *s = 0.0;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKSumKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, gk_partial);
+  GKCallCUDA(GKLaunchOverlapped(GKSumKernel, nb, n, (const GKScalar *)x, gk_partial));
   PetscCall(GKFinishSum_Private<1>(nb, s));
   PetscFunctionReturn(0);
 }
@@ -399,6 +421,8 @@ static __device__ __forceinline__ void GKBetter(double &v, PetscInt &j, double v
 
 __global__ void GKExtremeKernel(PetscInt n, const GKScalar *__restrict__ x, double sign, double *val, PetscInt *idx, bool final)
 {
+  GKOverlapBegin();
+
   __shared__ double   sv[GK_WARPS];
   __shared__ PetscInt sj[GK_WARPS];
   double              v    = 0.0;
@@ -437,9 +461,9 @@ PetscErrorCode GKCUDAExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, P
   *val = -sign * PETSC_MAX_REAL;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKExtremeKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)x, sign, gk_partial, gk_index, false);
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel, nb, n, (const GKScalar *)x, sign, gk_partial, gk_index, false));
   GKCheckLaunch();
-  GKExtremeKernel<<<1, GK_BLOCK, 0, GKCUDAStream>>>((PetscInt)nb, NULL, sign, gk_partial, gk_index, true);
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel, 1, (PetscInt)nb, (const GKScalar *)NULL, sign, gk_partial, gk_index, true));
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
   GKWaitCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));

@@ -256,15 +256,35 @@ static PetscErrorCode GKCUDAHostFree(void *p)
   PetscFunctionReturn(0);
 }
 
+/* dst = src (or 0 where src is NULL), n 8-byte words: a device copy or zeroing as a kernel
+   launched overlapped, so that in a run of small operations (a V-cycle's coarse levels, where
+   PETSc's Chebyshev copies its right-hand side) the kernel after it is scheduled while it ends,
+   as after any other of the library's kernels; cudaMemcpyAsync and cudaMemsetAsync would stand
+   between the two. Where the arrays are not whole aligned words, those are called instead. */
+__global__ void GKWordsKernel(size_t n, const unsigned long long *__restrict__ src, unsigned long long *__restrict__ dst)
+{
+  GKOverlapBegin();
+
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) dst[i] = src ? src[i] : 0ull;
+}
+
+static inline bool GKWords(const void *dst, const void *src, size_t bytes)
+{
+  return (((uintptr_t)dst | (uintptr_t)src | (uintptr_t)bytes) % sizeof(unsigned long long)) == 0 && bytes / sizeof(unsigned long long) <= (size_t)PETSC_MAX_INT;
+}
+
 static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
 {
   const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
 
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
-  if (kind == GK_MEMCPY_D2D) {
-    GKCallCUDA(cudaMemcpyAsync(dst, src, bytes, k, GKCUDAStream)); /* ordered on the device; the host does not wait */
-    GKCounts.launches += 1;
+  if (kind == GK_MEMCPY_D2D) { /* ordered on the device; the host does not wait */
+    const size_t n = bytes / sizeof(unsigned long long);
+
+    if (GKWords(dst, src, bytes)) GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)n), n, (const unsigned long long *)src, (unsigned long long *)dst));
+    else GKCallCUDA(cudaMemcpyAsync(dst, src, bytes, k, GKCUDAStream));
+    GKCheckLaunch();
   } else GKWaitCUDA(cudaMemcpy(dst, src, bytes, k));
   PetscFunctionReturn(0);
 }
@@ -273,8 +293,9 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
-  GKCallCUDA(cudaMemsetAsync(p, 0, bytes, GKCUDAStream));
-  GKCounts.launches += 1;
+  if (GKWords(p, NULL, bytes)) GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)(bytes / sizeof(unsigned long long))), bytes / sizeof(unsigned long long), (const unsigned long long *)NULL, (unsigned long long *)p));
+  else GKCallCUDA(cudaMemsetAsync(p, 0, bytes, GKCUDAStream));
+  GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
@@ -348,11 +369,18 @@ static PetscErrorCode GKCUDAGraphDestroy(void *exec)
   PetscFunctionReturn(0);
 }
 
-/* y_i = (A x)_i (+ y_i) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
+/* entry i of a product's result whose own entry is v: v, or w[i] + v, or w[i] - v with neg
+   (device.h's products; w may be y, read here before y[i] is written) */
+static __device__ __forceinline__ GKScalar GKOut(const GKScalar *w, bool neg, PetscInt i, GKScalar v)
+{
+  return w ? (neg ? w[i] - v : w[i] + v) : v;
+}
+
+/* y_i = (A x)_i (or w_i +- it: GKOut) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
    its entries contiguous from wptr[g]: four entries a lane at a time, their values and columns
    loaded before their gathers, then one at a time */
 template <bool CONJ, bool SHORT>
-static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
   const PetscInt base = wptr[g];
@@ -379,10 +407,10 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
     v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT, true>(s, col, dcol, base + k)];
   }
   v = GKGroupSum<32>(v);
-  if (!lane) y[i] = add ? y[i] + v : v;
+  if (!lane) y[i] = GKOut(w, neg, i, v);
 }
 
-/* y = A x (+ y), one thread per row, reading its row down the columns of the column-major
+/* y = A x (or w +- A x), one thread per row, reading its row down the columns of the column-major
    arrays, so that a warp's loads of one k are contiguous (Michels, Algorithm 4); the slots of
    wide slices a warp each, in the first nbwide blocks, so that the long rows start first. NZ > 0:
    the paper's layout with rows of at most NZ entries, every load of a row first
@@ -392,7 +420,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    products each is scheduled while the one before it ends, and waits on the GPU for it.
    bench/ANALYSIS.md measures each of these choices. */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   GKOverlapBegin();
   if (PLAIN || blockIdx.x >= nbwide) { /* a thread per slot, the wide slices left to the warps */
@@ -404,16 +432,16 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
 
       if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, NZ, SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
       else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT, !PLAIN>(s, h, sliceptr, wfirst, wptr, rl, col, dcol, val, GKVecIn{x});
-      y[i] = add ? y[i] + v : v;
+      y[i] = GKOut(w, neg, i, v);
     }
   } else { /* a warp per slot of a wide slice */
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, add, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
   }
 }
 
-/* y = A x (+ y) with one row a slice, not sorted (device.h): S lanes a row, which read its
+/* y = A x (or w +- A x) with one row a slice, not sorted (device.h): S lanes a row, which read its
    entries contiguously from sliceptr[i] and gather x at the row's consecutive columns together,
    in rounds of GK_ELLR_ROUND entries a lane: every value and column of a round loaded (those
    past the row's end skipped) before its gathers, so that a row of up to S * GK_ELLR_ROUND
@@ -426,7 +454,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
   #define GK_ELLR_ROUND 8
 #endif
 template <bool CONJ, bool SHORT, int S>
-__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
@@ -454,7 +482,7 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
     }
   }
   v = GKGroupSum<S>(v);
-  if (i < m && !lane) y[i] = add ? y[i] + v : v;
+  if (i < m && !lane) y[i] = GKOut(w, neg, i, v);
 }
 
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
@@ -483,7 +511,7 @@ struct GKWindowIn {
    would keep the others waiting (bench/ANALYSIS.md). */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
-__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
@@ -524,16 +552,16 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
     for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
       const unsigned t = threadIdx.x + GK_BLOCK * j;
 
-      if (own[t]) y[w0 + t] = add ? y[w0 + t] + ys[t] : ys[t];
+      if (own[t]) y[w0 + t] = GKOut(w, neg, w0 + t, ys[t]);
     }
   } else {
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, add, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
   }
 }
 
-static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
   const PetscBool plain = A->h == A->m && !A->perm && !A->nwide ? PETSC_TRUE : PETSC_FALSE;
@@ -543,7 +571,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->lanes) { /* one row a slice: a group of lanes a row */
     const unsigned nbr = (unsigned)(((PetscInt64)A->m * A->lanes + GK_BLOCK - 1) / GK_BLOCK);
 
-#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_LANES(CONJ, SHORT) \
   do { \
     switch (A->lanes) { \
@@ -573,7 +601,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
 #define GK_ELLR_MULT_WINDOW(CONJ, SHORT) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -585,7 +613,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
 #define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
@@ -623,10 +651,10 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   PetscFunctionReturn(0);
 }
 
-/* y = A x (+ y), one thread per row: each diagonal's values are read contiguously across the
+/* y = A x (or w +- A x), one thread per row: each diagonal's values are read contiguously across the
    warp, and so is x, shifted by the offset (Jost et al., 3.3, update_q) */
 template <int ND>
-__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -634,25 +662,25 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
   if (i < m) {
     const GKScalar s = GKDiaRow<ND>(i, m, n, ndiag, off, val, GKVecIn{x});
 
-    y[i] = add ? y[i] + s : s;
+    y[i] = GKOut(w, neg, i, s);
   }
 }
 
-static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-#define GK_LAUNCH(ND) GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y))
+#define GK_LAUNCH(ND) GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
   GKDiaDispatch(A->ndiag, GK_LAUNCH);
 #undef GK_LAUNCH
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
-/* y = A^T x (+ y), one thread per column j of A: entry (j - off[d], j) of diagonal d, so the
+/* y = A^T x (or w +- A^T x), one thread per column j of A: entry (j - off[d], j) of diagonal d, so the
    same arrays serve, still read contiguously across the warp */
 template <bool CONJ>
-__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, bool add, GKScalar *__restrict__ y)
+__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -660,15 +688,15 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
   if (j < n) {
     const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, GKVecIn{x});
 
-    y[j] = add ? y[j] + s : s;
+    y[j] = GKOut(w, neg, j, s);
   }
 }
 
-static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (!A->n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (bool)add, (GKScalar *)y));
+  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -676,6 +704,8 @@ static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, con
 /* d[i] = A(i,i): thread i scans its own row for column i */
 __global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
 {
+  GKOverlapBegin();
+
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
   if (t < m) {
@@ -694,7 +724,7 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKEllrGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK, 0, GKCUDAStream>>>(A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag);
+  GKCallCUDA(GKLaunchOverlapped(GKEllrGetDiagonalKernel, GKBlocks(A->m), A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -828,6 +858,8 @@ static PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt
 /* d[i] = A(i,i): row i of the offset-0 diagonal */
 __global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
 {
+  GKOverlapBegin();
+
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
@@ -843,7 +875,7 @@ static PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKDiaGetDiagonalKernel<<<GKBlocks(A->m), GK_BLOCK, 0, GKCUDAStream>>>(A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (GKScalar *)diag);
+  GKCallCUDA(GKLaunchOverlapped(GKDiaGetDiagonalKernel, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (GKScalar *)diag));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -853,6 +885,8 @@ static PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag)
 template <bool UPPER>
 __global__ void GKDenseTriMVKernel(PetscInt n, const GKScalar *__restrict__ a, const GKScalar *__restrict__ x, GKScalar *__restrict__ y)
 {
+  GKOverlapBegin();
+
   const PetscInt i    = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int      lane = threadIdx.x % 32;
   GKScalar       s    = 0.0;
@@ -867,8 +901,8 @@ static PetscErrorCode GKCUDADenseTriMV(PetscInt n, const PetscScalar *a, PetscBo
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  if (upper) GKDenseTriMVKernel<true><<<GKBlocks(32 * n), GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y);
-  else GKDenseTriMVKernel<false><<<GKBlocks(32 * n), GK_BLOCK, 0, GKCUDAStream>>>(n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y);
+  if (upper) GKCallCUDA(GKLaunchOverlapped(GKDenseTriMVKernel<true>, GKBlocks(32 * n), n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y));
+  else GKCallCUDA(GKLaunchOverlapped(GKDenseTriMVKernel<false>, GKBlocks(32 * n), n, (const GKScalar *)a, (const GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -876,6 +910,8 @@ static PetscErrorCode GKCUDADenseTriMV(PetscInt n, const PetscScalar *a, PetscBo
 /* buf[k] = x[idx[k]]: the entries of x other processes need, packed */
 __global__ void GKGatherKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ x, GKScalar *__restrict__ buf)
 {
+  GKOverlapBegin();
+
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) buf[k] = x[idx[k]];
@@ -885,7 +921,7 @@ static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscS
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKGatherKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, idx, (const GKScalar *)x, (GKScalar *)buf);
+  GKCallCUDA(GKLaunchOverlapped(GKGatherKernel, GKBlocks(n), n, idx, (const GKScalar *)x, (GKScalar *)buf));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -893,6 +929,8 @@ static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscS
 /* COO assembly (device.h): a thread a nonzero, summing its entries in PETSc's order */
 __global__ void GKCooScatterKernel(PetscInt nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const GKScalar *__restrict__ v, int add, GKScalar *__restrict__ a)
 {
+  GKOverlapBegin();
+
   const PetscInt p = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (p < nnz) {
@@ -907,7 +945,7 @@ static PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, con
 {
   PetscFunctionBegin;
   if (!nnz) PetscFunctionReturn(0);
-  GKCooScatterKernel<<<GKBlocks(nnz), GK_BLOCK, 0, GKCUDAStream>>>(nnz, jmap, perm, (const GKScalar *)v, add ? 1 : 0, (GKScalar *)a);
+  GKCallCUDA(GKLaunchOverlapped(GKCooScatterKernel, GKBlocks(nnz), nnz, jmap, perm, (const GKScalar *)v, add ? 1 : 0, (GKScalar *)a));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -951,6 +989,8 @@ static PetscErrorCode GKCUDAHostUnregister(void *p)
 /* y[idx[k]] += buf[k], the indices distinct: what one other process sends back */
 __global__ void GKScatterAddKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ buf, GKScalar *__restrict__ y)
 {
+  GKOverlapBegin();
+
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) y[idx[k]] += buf[k];
@@ -960,7 +1000,7 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKScatterAddKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, idx, (const GKScalar *)buf, (GKScalar *)y);
+  GKCallCUDA(GKLaunchOverlapped(GKScatterAddKernel, GKBlocks(n), n, idx, (const GKScalar *)buf, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -969,6 +1009,8 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
    colour) never read each other's entries, so the order within a launch does not matter. */
 __global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
 {
+  GKOverlapBegin();
+
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
@@ -989,7 +1031,7 @@ static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt 
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKSsorRowsKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -1013,6 +1055,8 @@ static __device__ __forceinline__ void GKSorStore(PetscInt i, GKScalar s, const 
 template <bool UPPER>
 __global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
+  GKOverlapBegin();
+
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
@@ -1034,6 +1078,8 @@ __global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, 
 template <bool UPPER>
 __global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
+  GKOverlapBegin();
+
   const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
@@ -1056,7 +1102,7 @@ static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const Petsc
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  (upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>)<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
+  GKCallCUDA(GKLaunchOverlapped((upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>), GKBlocks(n), n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -1067,7 +1113,7 @@ static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscIn
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  (upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>)<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y);
+  GKCallCUDA(GKLaunchOverlapped((upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>), GKBlocks(n), n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -1076,6 +1122,8 @@ static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscIn
 template <int BS>
 __global__ void GKSsorBlocksKernel(GKSsor S, GKSsorColor c, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
 {
+  GKOverlapBegin();
+
   const bool mult = step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z;
 
   for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < c.nb; j += (PetscInt)gridDim.x * blockDim.x) {
@@ -1106,7 +1154,7 @@ template <int BS>
 static PetscErrorCode GKSsorBlocksLaunch(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
 {
   PetscFunctionBegin;
-  GKSsorBlocksKernel<BS><<<GKBlocks(c->nb), GK_BLOCK, 0, GKCUDAStream>>>(*S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout);
+  GKCallCUDA(GKLaunchOverlapped(GKSsorBlocksKernel<BS>, GKBlocks(c->nb), *S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout));
   PetscFunctionReturn(0);
 }
 

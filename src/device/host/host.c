@@ -164,9 +164,9 @@ void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
   *stride = g >= 0 ? 1 : A->h;
 }
 
-/* y = A x (+ y): row i sums its rl[i] entries, stored h apart from its slice's start plus
+/* y = A x (w +- A x: GKHostOut): row i sums its rl[i] entries, stored h apart from its slice's start plus
    i % h (Michels, Algorithm 4: h = m, entries at i, i+m, i+2m, ...) */
-PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   const PetscInt m = A->m;
 
@@ -175,13 +175,13 @@ PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscS
     const PetscInt    i = A->perm ? A->perm[t] : t;
     const PetscScalar s = GKHostEllrRow(A, t, conjugate, x);
 
-    y[i] = add ? y[i] + s : s;
+    y[i] = GKHostOut(w, neg, i, s);
   }
   PetscFunctionReturn(0);
 }
 
-/* y = A x (+ y): y[i] += val[d*m+i] * x[i+off[d]] for the columns inside the matrix */
-PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+/* y = A x (w +- A x): y[i] += val[d*m+i] * x[i+off[d]] for the columns inside the matrix */
+PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -194,13 +194,13 @@ PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, PetscBool add
 
       if (j >= 0 && j < n) s += A->val[(size_t)d * m + i] * x[j];
     }
-    y[i] = add ? y[i] + s : s;
+    y[i] = GKHostOut(w, neg, i, s);
   }
   PetscFunctionReturn(0);
 }
 
-/* y = A^T x (+ y): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
-PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+/* y = A^T x (w +- A^T x): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
+PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -217,7 +217,7 @@ PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscSc
         s += (conjugate ? PetscConj(a) : a) * x[i];
       }
     }
-    y[j] = add ? y[j] + s : s;
+    y[j] = GKHostOut(w, neg, j, s);
   }
   PetscFunctionReturn(0);
 }
@@ -520,27 +520,27 @@ static PetscErrorCode GKHostFinalize(void)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
-  PetscCall(GKHostEllrLoop(A, conjugate, x, add, y));
+  PetscCall(GKHostEllrLoop(A, conjugate, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
-  PetscCall(GKHostDiaLoop(A, x, add, y));
+  PetscCall(GKHostDiaLoop(A, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
   if (A->n) GKCounts.launches += 1;
-  PetscCall(GKHostDiaTLoop(A, conjugate, x, add, y));
+  PetscCall(GKHostDiaTLoop(A, conjugate, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 

@@ -10,10 +10,16 @@
 PETSC_INTERN void GKHostEllrSlot(const GKEllr *, PetscInt, size_t *, PetscInt *);
 /* (A x) of slot t's row, or (conj(A) x) */
 PETSC_INTERN PetscScalar GKHostEllrRow(const GKEllr *, PetscInt, PetscBool, const PetscScalar *);
-/* the products' loops, uncounted: y = A x (+ y), y = A^T x (+ y) */
-PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const PetscScalar *, PetscBool, PetscScalar *);
+/* the products' loops, uncounted: y = A x or A^T x, or w + or - it (device.h's products) */
+PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+
+/* entry i of a product's result whose own entry is s: s, or w[i] + s, or w[i] - s with neg */
+static inline PetscScalar GKHostOut(const PetscScalar *w, PetscBool neg, PetscInt i, PetscScalar s)
+{
+  return w ? (neg ? w[i] - s : w[i] + s) : s;
+}
 
 /* the rows of block j of colour c (device.h, GKSsorColor) into rows[]: their number */
 static inline PetscInt GKHostSsorBlockRows(const GKSsorColor *c, PetscInt j, PetscInt rows[])

@@ -96,11 +96,11 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   for (PetscInt j = 0; j < K->n; j++) p[j] = i ? z[j] + b * pold[j] : z[j];
   if (pt)
     for (PetscInt j = 0; j < K->n; j++) pt[j] = i ? zt[j] + PetscConj(b) * ptold[j] : zt[j];
-  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, p, PETSC_FALSE, w));
-  else PetscCall(GKHostDiaLoop(A->dia, p, PETSC_FALSE, w));
+  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, p, NULL, PETSC_FALSE, w));
+  else PetscCall(GKHostDiaLoop(A->dia, p, NULL, PETSC_FALSE, w));
   if (K->method == GK_KRYLOV_BICG) {
-    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, pt, PETSC_FALSE, wt));
-    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, pt, PETSC_FALSE, wt));
+    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, pt, NULL, PETSC_FALSE, wt));
+    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, pt, NULL, PETSC_FALSE, wt));
   }
   for (PetscInt j = 0; j < K->n; j++) {
     if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(w[j]);

@@ -24,6 +24,7 @@ PetscErrorCode MatGKHostWrap_Private(Mat A, struct _MatOps *own, PetscBool mpi)
   GKHostOpsWrap(A->ops);
   A->ops->mult                      = own->mult;
   A->ops->multadd                   = own->multadd;
+  A->ops->residual                  = own->residual;
   A->ops->multtranspose             = own->multtranspose;
   A->ops->multtransposeadd          = own->multtransposeadd;
   A->ops->multhermitiantranspose    = own->multhermitiantranspose;

@@ -180,27 +180,32 @@ PetscErrorCode MatSeqGKVecOutEnd_Private(Mat A, Vec y, PetscInt n, PetscScalar *
   PetscFunctionReturn(0);
 }
 
-/* y = op(A) x (+ z) on the device; host vectors are staged through the matrix's buffers */
-static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
+/* y = op(A) x, or z + op(A) x, or z - op(A) x with neg (MatResidual), on the device in one
+   pass: z read by the product where z and y are device vectors, else first copied into y's
+   array; host vectors are staged through the matrix's buffers */
+static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, PetscBool neg, Vec y)
 {
-  Mat_SeqGK          *gk   = (Mat_SeqGK *)A->spptr;
-  const PetscInt      nin  = op == GK_OP_N ? A->cmap->n : A->rmap->n;
-  const PetscInt      nout = op == GK_OP_N ? A->rmap->n : A->cmap->n;
-  const PetscLogEvent ev   = op == GK_OP_N ? GK_MatMult : GK_MatMultT;
-  const PetscScalar  *xd;
+  Mat_SeqGK          *gk     = (Mat_SeqGK *)A->spptr;
+  const PetscInt      nin    = op == GK_OP_N ? A->cmap->n : A->rmap->n;
+  const PetscInt      nout   = op == GK_OP_N ? A->rmap->n : A->cmap->n;
+  const PetscLogEvent ev     = op == GK_OP_N ? GK_MatMult : GK_MatMultT;
+  const PetscBool     direct = z && z != y && VecIsGK(z) && VecIsGK(y) ? PETSC_TRUE : PETSC_FALSE;
+  const PetscScalar  *xd, *zd = NULL;
   PetscScalar        *yd;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSyncDevice_Private(A));
   PetscCall(MatSeqGKVecIn_Private(A, x, nin, &xd));
-  PetscCall(MatSeqGKVecOut_Private(A, y, z, nout, &yd));
+  if (direct) PetscCall(VecGPUKitGetDeviceArrayRead(z, &zd));
+  PetscCall(MatSeqGKVecOut_Private(A, y, direct ? NULL : z, nout, &yd));
   PetscCall(PetscLogEventBegin(ev, A, x, y, 0));
-  PetscCall(gk->fmt->mult(A, op, xd, z ? PETSC_TRUE : PETSC_FALSE, yd));
+  PetscCall(gk->fmt->mult(A, op, xd, direct ? zd : (z ? yd : NULL), neg, yd));
   GK_COUNT_BYTES(gk->mbytes[op == GK_OP_N ? 0 : 1] + (double)sizeof(PetscScalar) * (nin + (z ? 2 : 1) * nout));
   PetscCall(PetscGPUKitLogSync_Private());
   PetscCall(PetscLogFlops(2.0 * gk->nnz));
   PetscCall(PetscLogEventEnd(ev, A, x, y, 0));
   PetscCall(MatSeqGKVecOutEnd_Private(A, y, nout, &yd));
+  if (direct) PetscCall(VecGPUKitRestoreDeviceArrayRead(z, &zd));
   PetscCall(MatSeqGKVecInEnd_Private(x, &xd));
   PetscFunctionReturn(0);
 }
@@ -208,42 +213,65 @@ static PetscErrorCode MatMultOp_SeqGK(Mat A, GKMatOp op, Vec x, Vec z, Vec y)
 static PetscErrorCode MatMult_SeqGK(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, NULL, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, NULL, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, z, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, z, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultTranspose_SeqGK(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, NULL, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, NULL, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultTransposeAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, z, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_T, x, z, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultHermitianTranspose_SeqGK(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, NULL, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, NULL, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultHermitianTransposeAdd_SeqGK(Mat A, Vec x, Vec z, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, z, y));
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_H, x, z, PETSC_FALSE, y));
+  PetscFunctionReturn(0);
+}
+
+/* z = z - A x in one pass: the MPI types' residual, for the off-diagonal block */
+PetscErrorCode MatSeqGKMultSub_Private(Mat A, Vec x, Vec z)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, z, PETSC_TRUE, z));
+  PetscFunctionReturn(0);
+}
+
+/* r = b - A x in one pass (PETSc's own MatResidual is a MatMult and a VecAYPX): PCMG's
+   residual on each level. r must differ from x and b, as PETSc's own requires (its MatMult and
+   VecAYPX refuse the aliases) */
+static PetscErrorCode MatResidual_SeqGK(Mat A, Vec b, Vec x, Vec r)
+{
+  PetscFunctionBegin;
+  PetscCheck(x != r, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors"); /* PETSc's codes: its MatMult's */
+  PetscCheck(b != r, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");        /* and its VecAYPX's */
+  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
+             b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
+  PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, b, PETSC_TRUE, r));
+  PetscCall(PetscLogFlops((PetscLogDouble)A->rmap->n));
   PetscFunctionReturn(0);
 }
 
@@ -643,6 +671,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   PetscCall(MatSeqGKCOOReset_Private(A));
   A->ops->mult                      = gk->base.mult;
   A->ops->multadd                   = gk->base.multadd;
+  A->ops->residual                  = gk->base.residual;
   A->ops->multtranspose             = gk->base.multtranspose;
   A->ops->multtransposeadd          = gk->base.multtransposeadd;
   A->ops->multhermitiantranspose    = gk->base.multhermitiantranspose;
@@ -865,6 +894,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
 
   B->ops->mult                      = MatMult_SeqGK;
   B->ops->multadd                   = MatMultAdd_SeqGK;
+  B->ops->residual                  = MatResidual_SeqGK;
   B->ops->multtranspose             = MatMultTranspose_SeqGK;
   B->ops->multtransposeadd          = MatMultTransposeAdd_SeqGK;
   B->ops->multhermitiantranspose    = MatMultHermitianTranspose_SeqGK;

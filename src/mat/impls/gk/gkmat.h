@@ -32,8 +32,9 @@ typedef struct {
   PetscErrorCode (*setvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *);
   /* free the device copy */
   PetscErrorCode (*reset)(Mat);
-  /* y = op(A) x (+ y), all device pointers */
-  PetscErrorCode (*mult)(Mat, GKMatOp, const PetscScalar *, PetscBool, PetscScalar *);
+  /* y = op(A) x, or w + op(A) x, or w - op(A) x with neg (w may be y; device.h's products):
+     mult(A, op, x, w, neg, y), all device pointers */
+  PetscErrorCode (*mult)(Mat, GKMatOp, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
   PetscErrorCode (*getdiagonal)(Mat, PetscScalar *);
   /* the format's lines in -mat_view ::ascii_info */
   PetscErrorCode (*view)(Mat, PetscViewer);
@@ -98,6 +99,8 @@ PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKVecIn_Private(Mat, Vec, PetscInt, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecInEnd_Private(Vec, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecOut_Private(Mat, Vec, Vec, PetscInt, PetscScalar **);
+/* z = z - A x, in one pass */
+PETSC_INTERN PetscErrorCode MatSeqGKMultSub_Private(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
 /* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed (all, or
    those the device copy's structure made: rebuilt at the next MatSOR) */

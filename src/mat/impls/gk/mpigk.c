@@ -332,8 +332,10 @@ static PetscErrorCode MatMPIGKHaloEnd_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-/* z = A x (+ v): the ghosts travel while the diagonal block multiplies */
-static PetscErrorCode MatMultAny_MPIGK(Mat A, Vec x, Vec v, Vec z)
+/* z = A x (+ v), or z = v - A x with neg (MatResidual): the ghosts travel while the diagonal
+   block multiplies; the off-diagonal block's product is then added to (subtracted from) z in
+   place, in the same pass as its own */
+static PetscErrorCode MatMultAny_MPIGK(Mat A, Vec x, Vec v, PetscBool neg, Vec z)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Ad, Ao;
@@ -342,24 +344,39 @@ static PetscErrorCode MatMultAny_MPIGK(Mat A, Vec x, Vec v, Vec z)
   PetscCall(MatMPIGKSetUpHalo_Private(A));
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
   PetscCall(MatMPIGKHaloBegin_Private(A, x));
-  if (v) PetscCall((*Ad->ops->multadd)(Ad, x, v, z));
+  if (neg) PetscCall((*Ad->ops->residual)(Ad, v, x, z));
+  else if (v) PetscCall((*Ad->ops->multadd)(Ad, x, v, z));
   else PetscCall((*Ad->ops->mult)(Ad, x, z));
   PetscCall(MatMPIGKHaloEnd_Private(A));
-  if (mg->nghost) PetscCall((*Ao->ops->multadd)(Ao, mg->lvec, z, z));
+  if (mg->nghost && neg) PetscCall(MatSeqGKMultSub_Private(Ao, mg->lvec, z));
+  else if (mg->nghost) PetscCall((*Ao->ops->multadd)(Ao, mg->lvec, z, z));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMult_MPIGK(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultAny_MPIGK(A, x, NULL, y));
+  PetscCall(MatMultAny_MPIGK(A, x, NULL, PETSC_FALSE, y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatMultAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
 {
   PetscFunctionBegin;
-  PetscCall(MatMultAny_MPIGK(A, x, v, z));
+  PetscCall(MatMultAny_MPIGK(A, x, v, PETSC_FALSE, z));
+  PetscFunctionReturn(0);
+}
+
+/* r = b - A x: each block's product subtracted in its own pass (MatResidual_SeqGK); r must
+   differ from x and b, as PETSc's own requires */
+static PetscErrorCode MatResidual_MPIGK(Mat A, Vec b, Vec x, Vec r)
+{
+  PetscFunctionBegin;
+  PetscCheck(x != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors"); /* PETSc's codes: its MatMult's */
+  PetscCheck(b != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");        /* and its VecAYPX's */
+  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
+             b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
+  PetscCall(MatMultAny_MPIGK(A, x, b, PETSC_TRUE, r));
   PetscFunctionReturn(0);
 }
 
@@ -555,7 +572,7 @@ PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, 
   if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, Ao.ellr, mg->nslots, mg->dslots, devhalo ? NULL : mg->ghostbuf, p, w, pt));
   if (!bicg) PetscFunctionReturn(0);
   if (mg->nghost) {
-    PetscCall(GKDev->ellrmult(Ao.ellrt, PETSC_TRUE, pt, PETSC_FALSE, mg->ghostbuf));
+    PetscCall(GKDev->ellrmult(Ao.ellrt, PETSC_TRUE, pt, NULL, PETSC_FALSE, mg->ghostbuf));
     PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   }
   PetscCall(MatMPIGKReverseBegin_Private(A));
@@ -1108,6 +1125,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->spptr                          = mg;
   B->ops->mult                      = MatMult_MPIGK;
   B->ops->multadd                   = MatMultAdd_MPIGK;
+  B->ops->residual                  = MatResidual_MPIGK;
   B->ops->multtranspose             = MatMultTranspose_MPIGK;
   B->ops->multtransposeadd          = MatMultTransposeAdd_MPIGK;
   B->ops->multhermitiantranspose    = MatMultHermitianTranspose_MPIGK;

@@ -104,13 +104,13 @@ static PetscErrorCode MatSeqDIASetValues_Private(Mat A, const PetscInt *ai, cons
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSeqDIAMult_Private(Mat A, GKMatOp op, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode MatSeqDIAMult_Private(Mat A, GKMatOp op, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   Mat_SeqDIA *d = (Mat_SeqDIA *)((Mat_SeqGK *)A->spptr)->data;
 
   PetscFunctionBegin;
-  if (op == GK_OP_N) PetscCall(GKDev->diamult(&d->A, x, add, y));
-  else PetscCall(GKDev->diamulttranspose(&d->A, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, add, y));
+  if (op == GK_OP_N) PetscCall(GKDev->diamult(&d->A, x, w, neg, y));
+  else PetscCall(GKDev->diamulttranspose(&d->A, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 

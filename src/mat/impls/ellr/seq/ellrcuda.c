@@ -388,17 +388,17 @@ static PetscErrorCode MatSeqELLRReset_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatSeqELLRMult_Private(Mat A, GKMatOp op, const PetscScalar *x, PetscBool add, PetscScalar *y)
+static PetscErrorCode MatSeqELLRMult_Private(Mat A, GKMatOp op, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
   Mat_SeqELLR *e  = (Mat_SeqELLR *)gk->data;
 
   PetscFunctionBegin;
   if (op == GK_OP_N) {
-    PetscCall(GKDev->ellrmult(&e->A, PETSC_FALSE, x, add, y));
+    PetscCall(GKDev->ellrmult(&e->A, PETSC_FALSE, x, w, neg, y));
   } else {
     if (!e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
-    PetscCall(GKDev->ellrmult(&e->At, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, add, y));
+    PetscCall(GKDev->ellrmult(&e->At, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   }
   PetscFunctionReturn(0);
 }
