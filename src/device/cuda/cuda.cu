@@ -369,11 +369,18 @@ static PetscErrorCode GKCUDAGraphDestroy(void *exec)
   PetscFunctionReturn(0);
 }
 
-/* entry i of a product's result whose own entry is v: v, or w[i] + v, or w[i] - v with neg
-   (device.h's products; w may be y, read here before y[i] is written) */
-static __device__ __forceinline__ GKScalar GKOut(const GKScalar *w, bool neg, PetscInt i, GKScalar v)
+/* A product's result y_i from its own entry v (device.h's products): v, or wi + v, or wi - v
+   with neg, where wi = w[i] was read by GKOutLoad before the row's own loads, so that its
+   latency is hidden behind theirs rather than added after them (w may be y: y_i is written
+   after w_i is read, by the same thread) */
+static __device__ __forceinline__ GKScalar GKOutLoad(const GKScalar *w, PetscInt i)
 {
-  return w ? (neg ? w[i] - v : w[i] + v) : v;
+  return w ? w[i] : GKScalar(0.0);
+}
+
+static __device__ __forceinline__ GKScalar GKOut(const GKScalar *w, bool neg, GKScalar wi, GKScalar v)
+{
+  return w ? (neg ? wi - v : wi + v) : v;
 }
 
 /* y_i = (A x)_i (or w_i +- it: GKOut) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
@@ -384,6 +391,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
 {
   const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
   const PetscInt base = wptr[g];
+  const GKScalar wi   = lane ? GKScalar(0.0) : GKOutLoad(w, i);
   PetscInt       k    = lane;
   GKScalar       v    = 0.0;
 
@@ -407,7 +415,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
     v += (CONJ ? GKConj(a) : a) * x[GKEllrCol<SHORT, true>(s, col, dcol, base + k)];
   }
   v = GKGroupSum<32>(v);
-  if (!lane) y[i] = GKOut(w, neg, i, v);
+  if (!lane) y[i] = GKOut(w, neg, wi, v);
 }
 
 /* y = A x (or w +- A x), one thread per row, reading its row down the columns of the column-major
@@ -427,12 +435,13 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
     const PetscInt s = (PetscInt)(blockIdx.x - (PLAIN ? 0 : nbwide)) * blockDim.x + threadIdx.x;
 
     if (s < m && (PLAIN || wfirst[s / h] < 0)) {
-      const PetscInt i = !PLAIN && perm ? perm[s] : s;
+      const PetscInt i  = !PLAIN && perm ? perm[s] : s;
+      const GKScalar wi = GKOutLoad(w, i);
       GKScalar       v;
 
       if constexpr (PLAIN && NZ > 0) v = GKEllrRowLoadsFirst<CONJ, NZ, SHORT, true>(s, h, rl, col, dcol, val, GKVecIn{x});
       else v = GKEllrRow<CONJ, GKVecIn, PLAIN, 4, SHORT, !PLAIN>(s, h, sliceptr, wfirst, wptr, rl, col, dcol, val, GKVecIn{x});
-      y[i] = GKOut(w, neg, i, v);
+      y[i] = GKOut(w, neg, wi, v);
     }
   } else { /* a warp per slot of a wide slice */
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -458,9 +467,10 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
-  GKScalar       v    = 0.0;
+  GKScalar       v = 0.0, wi = 0.0;
 
   GKOverlapBegin();
+  if (i < m && !lane) wi = GKOutLoad(w, i);
   if (i < m) {
     const PetscInt e = sliceptr[i + 1];
 
@@ -482,7 +492,7 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
     }
   }
   v = GKGroupSum<S>(v);
-  if (i < m && !lane) y[i] = GKOut(w, neg, i, v);
+  if (i < m && !lane) y[i] = GKOut(w, neg, wi, v);
 }
 
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
@@ -552,7 +562,7 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, P
     for (int j = 0; j < GK_ELLR_WINDOW / GK_BLOCK; j++) {
       const unsigned t = threadIdx.x + GK_BLOCK * j;
 
-      if (own[t]) y[w0 + t] = GKOut(w, neg, w0 + t, ys[t]);
+      if (own[t]) y[w0 + t] = GKOut(w, neg, GKOutLoad(w, w0 + t), ys[t]); /* the block's loads of w together, once */
     }
   } else {
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -660,9 +670,10 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
 
   GKOverlapBegin();
   if (i < m) {
-    const GKScalar s = GKDiaRow<ND>(i, m, n, ndiag, off, val, GKVecIn{x});
+    const GKScalar wi = GKOutLoad(w, i);
+    const GKScalar s  = GKDiaRow<ND>(i, m, n, ndiag, off, val, GKVecIn{x});
 
-    y[i] = GKOut(w, neg, i, s);
+    y[i] = GKOut(w, neg, wi, s);
   }
 }
 
@@ -686,9 +697,10 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
 
   GKOverlapBegin();
   if (j < n) {
-    const GKScalar s = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, GKVecIn{x});
+    const GKScalar wj = GKOutLoad(w, j);
+    const GKScalar s  = GKDiaTransposeRow<CONJ>(j, m, ndiag, off, val, GKVecIn{x});
 
-    y[j] = GKOut(w, neg, j, s);
+    y[j] = GKOut(w, neg, wj, s);
   }
 }
 
