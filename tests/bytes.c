@@ -77,8 +77,10 @@ int main(int argc, char **argv)
   PetscCall(Expect(&b0, 0, "VecSet of a new vector (its value kept, set where first needed)"));
   PetscCall(VecSum(x, &r[0])); /* not VecNorm: VecSet() left x's norms cached */
   PetscCall(Expect(&b0, S * n * 2, "VecSum of it (the value set, then read)"));
-  PetscCall(VecSet(x, 1.0));
+  PetscCall(VecSet(x, 2.0));
   PetscCall(Expect(&b0, S * n, "VecSet"));
+  PetscCall(VecSet(x, 2.0));
+  PetscCall(Expect(&b0, 0, "VecSet of the value every entry holds (nothing written since)"));
   PetscCall(VecSet(y, 2.0));
   PetscCall(VecAXPY(y, 3.0, x));
   PetscCall(Expect(&b0, S * n * (1 + 3), "VecSet, VecAXPY"));

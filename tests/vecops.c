@@ -503,6 +503,48 @@ int main(int argc, char **argv)
     }
   }
 
+  /* VecSet() of the value every entry holds already (set by VecSet(), nothing written since)
+     launches nothing (PCMG zeroes a level's solution, then its smoother's KSPSolve() does); after
+     a write on the device or on the host, or of another value (-0.0 over 0.0 too), every entry
+     is set */
+  {
+    Vec                     r, d; /* the reference, the device vector */
+    PetscGPUKitDeviceCounts c0, c1;
+    PetscScalar            *h;
+    const PetscScalar      *a;
+    PetscInt                nl;
+
+    PetscCall(VecDuplicate(x, &r));
+    PetscCall(VecDuplicate(X, &d));
+    PetscCall(VecGetLocalSize(d, &nl));
+    PetscCall(VecAXPY(d, 1.0, X)); /* values on the device */
+    PetscCall(VecSet(d, 0.0));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(VecSet(d, 0.0));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCheck(c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of the value every entry holds: %g launches", c1.launches - c0.launches);
+    PetscCall(VecSet(r, 0.0));
+    PetscCall(CheckVec(r, d, "VecSet twice"));
+    PetscCall(VecAXPY(d, 1.0, X));
+    PetscCall(VecSet(d, 0.0));
+    PetscCall(CheckVec(r, d, "VecSet after a write on the device"));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(VecSet(d, -0.0));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCheck(c1.launches - c0.launches == (nl ? 1 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of -0.0 over 0.0: %g launches", c1.launches - c0.launches);
+    PetscCall(VecGetArrayRead(d, &a));
+    for (PetscInt i = 0; i < nl; i++) PetscCheck(PetscRealPart(a[i]) == 0.0 && signbit(PetscRealPart(a[i])), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of -0.0 over 0.0: entry %" PetscInt_FMT " is %g", i, (double)PetscRealPart(a[i]));
+    PetscCall(VecRestoreArrayRead(d, &a));
+    PetscCall(VecGetArray(d, &h));
+    for (PetscInt i = 0; i < nl; i++) h[i] = 1.0 + i;
+    PetscCall(VecRestoreArray(d, &h));
+    PetscCall(VecSet(d, -0.0));
+    PetscCall(VecSet(r, -0.0));
+    PetscCall(CheckVec(r, d, "VecSet after a write on the host"));
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&d));
+  }
+
   /* VecGetLocalVector(Read) (PCBJACOBI's block vectors): a device vector whose values are on the
      device lends its device array to a device vector of its local size, no copy either way; what
      is written there is the lender's after the restore, and the borrower's own values come back.

@@ -420,7 +420,8 @@ static PetscErrorCode VecGKUpdate_Private(Vec z, PetscScalar a, Vec x, PetscScal
    CUDA start-up, which goes on beside the host work that follows */
 static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
 {
-  Vec_GK *g;
+  Vec_GK   *g;
+  PetscBool same;
 
   PetscFunctionBegin;
   PetscCall(VecGKGetData_Private(x, &g));
@@ -428,6 +429,11 @@ static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
     g->cval = alpha;
     PetscFunctionReturn(0);
   }
+  /* every entry alpha already (bit for bit: -0.0 is set over 0.0), and nothing wrote since: as
+     after PCMG's VecZeroEntries() of a level's solution, which its smoother's KSPSolve() sets
+     to zero again */
+  PetscCall(PetscMemcmp(&g->cval, &alpha, sizeof(alpha), &same));
+  if (same && g->isconst && (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH)) PetscFunctionReturn(0);
   PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
   g->isconst = PETSC_TRUE;
   g->cval    = alpha;
