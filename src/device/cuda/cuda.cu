@@ -370,9 +370,9 @@ static PetscErrorCode GKCUDAGraphDestroy(void *exec)
 }
 
 /* A product's result y_i from its own entry v (device.h's products): v, or wi + v, or wi - v
-   with neg, where wi = w[i] was read by GKOutLoad before the row's own loads, so that its
-   latency is hidden behind theirs rather than added after them (w may be y: y_i is written
-   after w_i is read, by the same thread) */
+   with neg, where wi = w[i] (GKOutLoad). The kernels a thread a row read it before the row's
+   own loads, so that its latency hides behind theirs; the kernel of a group of lanes a row after
+   them (see there). w may be y: y_i is written after w_i is read, by the same thread */
 static __device__ __forceinline__ GKScalar GKOutLoad(const GKScalar *w, PetscInt i)
 {
   return w ? w[i] : GKScalar(0.0);
@@ -467,10 +467,9 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
-  GKScalar       v = 0.0, wi = 0.0;
+  GKScalar       v    = 0.0;
 
   GKOverlapBegin();
-  if (i < m && !lane) wi = GKOutLoad(w, i);
   if (i < m) {
     const PetscInt e = sliceptr[i + 1];
 
@@ -492,7 +491,9 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
     }
   }
   v = GKGroupSum<S>(v);
-  if (i < m && !lane) y[i] = GKOut(w, neg, wi, v);
+  /* w read here: read before the loads, it cost the kernel 8 registers (64, not 56) and its
+     plain products 8 to 11% (bench/byhand-vcycle.md) */
+  if (i < m && !lane) y[i] = GKOut(w, neg, GKOutLoad(w, i), v);
 }
 
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
