@@ -261,8 +261,10 @@ PetscErrorCode MatSeqGKMultSub_Private(Mat A, Vec x, Vec z)
 }
 
 /* r = b - A x in one pass (PETSc's own MatResidual is a MatMult and a VecAYPX): PCMG's
-   residual on each level. r must differ from x and b, as PETSc's own requires (its MatMult and
-   VecAYPX refuse the aliases) */
+   residual on each level. r must differ from x (PETSc's MatMult refuses that alias, with this
+   code) and from b: PETSc 3.18's VecAYPX refuses that one (with this code), while newer releases'
+   scale y in place where x is y, so that their default gives r = 0. The device types refuse it on
+   every release rather than give that */
 static PetscErrorCode MatResidual_SeqGK(Mat A, Vec b, Vec x, Vec r)
 {
   PetscFunctionBegin;

@@ -99,9 +99,9 @@ PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKVecIn_Private(Mat, Vec, PetscInt, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecInEnd_Private(Vec, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatSeqGKVecOut_Private(Mat, Vec, Vec, PetscInt, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
 /* z = z - A x, in one pass */
 PETSC_INTERN PetscErrorCode MatSeqGKMultSub_Private(Mat, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
 /* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed (all, or
    those the device copy's structure made: rebuilt at the next MatSOR) */
 PETSC_INTERN PetscErrorCode MatSOR_SeqGK_Private(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);

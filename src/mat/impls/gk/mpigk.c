@@ -368,7 +368,7 @@ static PetscErrorCode MatMultAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
 }
 
 /* r = b - A x: each block's product subtracted in its own pass (MatResidual_SeqGK); r must
-   differ from x and b, as PETSc's own requires */
+   differ from x and b (MatResidual_SeqGK says why) */
 static PetscErrorCode MatResidual_MPIGK(Mat A, Vec b, Vec x, Vec r)
 {
   PetscFunctionBegin;
