@@ -491,8 +491,8 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
     }
   }
   v = GKGroupSum<S>(v);
-  /* w read here: read before the loads, it cost the kernel 8 registers (64, not 56) and its
-     plain products 8 to 11% (bench/byhand-vcycle.md) */
+  /* w read here: read before the loads, it kept registers through them and slowed the plain
+     products (bench/byhand-vcycle.md) */
   if (i < m && !lane) y[i] = GKOut(w, neg, GKOutLoad(w, i), v);
 }
 

@@ -260,18 +260,27 @@ PetscErrorCode MatSeqGKMultSub_Private(Mat A, Vec x, Vec z)
   PetscFunctionReturn(0);
 }
 
+/* MatResidual()'s arguments, for the seq and MPI device types: r must differ from x (PETSc's
+   MatMult refuses that alias, with this code) and from b: PETSc 3.18's VecAYPX refuses that one
+   (with this code), while newer releases' scale y in place where x is y, so that their default
+   gives r = 0. The device types refuse it on every release rather than give that. The local sizes
+   are checked, as MatMult checks them */
+PetscErrorCode MatGKResidualCheck_Private(Mat A, Vec b, Vec x, Vec r)
+{
+  PetscFunctionBegin;
+  PetscCheck(x != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors");
+  PetscCheck(b != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");
+  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
+             b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
+  PetscFunctionReturn(0);
+}
+
 /* r = b - A x in one pass (PETSc's own MatResidual is a MatMult and a VecAYPX): PCMG's
-   residual on each level. r must differ from x (PETSc's MatMult refuses that alias, with this
-   code) and from b: PETSc 3.18's VecAYPX refuses that one (with this code), while newer releases'
-   scale y in place where x is y, so that their default gives r = 0. The device types refuse it on
-   every release rather than give that */
+   residual on each level */
 static PetscErrorCode MatResidual_SeqGK(Mat A, Vec b, Vec x, Vec r)
 {
   PetscFunctionBegin;
-  PetscCheck(x != r, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors"); /* PETSc's codes: its MatMult's */
-  PetscCheck(b != r, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");        /* and its VecAYPX's */
-  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
-             b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
+  PetscCall(MatGKResidualCheck_Private(A, b, x, r));
   PetscCall(MatMultOp_SeqGK(A, GK_OP_N, x, b, PETSC_TRUE, r));
   PetscCall(PetscLogFlops((PetscLogDouble)A->rmap->n));
   PetscFunctionReturn(0);

@@ -102,6 +102,8 @@ PETSC_INTERN PetscErrorCode MatSeqGKVecOut_Private(Mat, Vec, Vec, PetscInt, Pets
 PETSC_INTERN PetscErrorCode MatSeqGKVecOutEnd_Private(Mat, Vec, PetscInt, PetscScalar **);
 /* z = z - A x, in one pass */
 PETSC_INTERN PetscErrorCode MatSeqGKMultSub_Private(Mat, Vec, Vec);
+/* MatResidual()'s arguments checked (aliases, local sizes), for the seq and MPI device types */
+PETSC_INTERN PetscErrorCode MatGKResidualCheck_Private(Mat, Vec, Vec, Vec);
 /* MatSOR on the device (gksor.c): the operation, its -help entry, its arrays freed (all, or
    those the device copy's structure made: rebuilt at the next MatSOR) */
 PETSC_INTERN PetscErrorCode MatSOR_SeqGK_Private(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);

@@ -368,14 +368,11 @@ static PetscErrorCode MatMultAdd_MPIGK(Mat A, Vec x, Vec v, Vec z)
 }
 
 /* r = b - A x: each block's product subtracted in its own pass (MatResidual_SeqGK); r must
-   differ from x and b (MatResidual_SeqGK says why) */
+   differ from x and b (MatGKResidualCheck_Private says why) */
 static PetscErrorCode MatResidual_MPIGK(Mat A, Vec b, Vec x, Vec r)
 {
   PetscFunctionBegin;
-  PetscCheck(x != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors"); /* PETSc's codes: its MatMult's */
-  PetscCheck(b != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");        /* and its VecAYPX's */
-  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
-             b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
+  PetscCall(MatGKResidualCheck_Private(A, b, x, r));
   PetscCall(MatMultAny_MPIGK(A, x, b, PETSC_TRUE, r));
   PetscFunctionReturn(0);
 }
