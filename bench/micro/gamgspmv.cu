@@ -5,6 +5,11 @@
    each level's operator of 10000 rows or more is then multiplied on the GPU, y = A x, from
    CSR arrays, by
      vecS:     a group of S lanes a row (S = 4, 8, 16, 32), its entries read contiguously
+     pSxU:     S lanes a row, U entries a lane a round, every load of a round before its
+               gathers, 16-bit column offsets (the library's GKEllrMultRowsKernel)
+     vSxU:     S lanes a row, two entries a load, U pairs a lane a round, the rows padded to
+               even lengths; "chunk": a block a run of rows, the grid filling the GPU once (the
+               library's GKEllrMultPairsKernel, v8x3-chunk and v4x3-chunk, since 2026-11-29)
      stream:   rows in blocks of at most 2048 entries (a row longer than that alone in a
                block): the block's entries' products, read contiguously, into shared memory,
                then each row's sum by a group of lanes (Greathouse and Daga's CSR-stream)
@@ -13,13 +18,13 @@
                one row a slice, a group of lanes a row, since the session that wrote this)
      before:   the same with the automatic layout of the sessions before (slices of 32 rows
                sorted within windows of 1024 from 65536 rows on, else the paper's single slice)
-   each the mean of 200 products after one, against bytes / B (B: a device copy's bandwidth in
+   each the mean of 200 products (-reps) after one, against bytes / B (B: a device copy's bandwidth in
    the same run), and checked against cuSPARSE's y.
    Build here, run on the GPU machine with the packed PETSc runtime:
      nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 -I$PETSC_DIR/include \
        $(mpicc --showme:compile) -Iinclude -o gamgspmv bench/micro/gamgspmv.cu \
        -L$PETSC_DIR/lib -lpetsc -Lbuild/3.18-real/lib -lpetscgpukit -lcusparse $(mpicc --showme:link)
-     LD_LIBRARY_PATH=build/3.18-real/lib bash .gpu318/run ./gamgspmv
+     LD_LIBRARY_PATH=build/3.18-real/lib bash .gpu318/run ./gamgspmv [-dim_min 3]
 */
 #include <petscksp.h>
 #include <petscdmda.h>
@@ -104,6 +109,51 @@ __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ 
   if (live && !lane) y[row] = s;
 }
 
+/* the library's paired loads (GKEllrMultPairsKernel): every row padded to an even length (value
+   0, offset 0; rp even, rl the rows' own lengths), S lanes a row, each two consecutive entries at a
+   time (one 16-byte load of values, one 4-byte load of offsets), U such pairs a lane a round.
+   CH: a block a contiguous chunk of rows, 256 / S at a time, the grid filling the GPU once */
+template <int S, int U, bool CH>
+__global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restrict__ rp, const int *__restrict__ rl, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
+{
+  const int lane = threadIdx.x % S;
+  const int r0 = CH ? blockIdx.x * chunk : blockIdx.x * (256 / S), r1 = CH ? min(m, r0 + chunk) : min(m, r0 + 256 / S);
+  for (int base = r0; base < r1; base += 256 / S) {
+    const int  row  = base + threadIdx.x / S;
+    const bool live = row < r1;
+    double     s    = 0;
+    if (live) {
+      const int b = rp[row], e = b + rl[row];
+      for (int k = b + 2 * lane; k < e; k += 2 * U * S) {
+        double2 a[U];
+        int     d[U];
+        double  x0[U], x1[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          const int kk = k + 2 * u * S;
+          a[u]         = kk < e ? __ldcs((const double2 *)(v + kk)) : make_double2(0.0, 0.0);
+          d[u]         = kk < e ? __ldcs((const int *)(dc + kk)) : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          const int kk = k + 2 * u * S;
+          x0[u]        = kk < e ? __ldg(x + row + (short)(d[u] & 0xffff)) : 0.0;
+          x1[u]        = kk + 1 < e ? __ldg(x + row + (short)(d[u] >> 16)) : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+          const int kk = k + 2 * u * S;
+          if (kk < e) s += a[u].x * x0[u];
+          if (kk + 1 < e) s += a[u].y * x1[u];
+        }
+      }
+    }
+#pragma unroll
+    for (int o = S / 2; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+    if (live && !lane) y[row] = s;
+  }
+}
+
 #define STREAM_NB  256
 #define STREAM_CAP 2048
 __global__ void __launch_bounds__(STREAM_NB) Stream(const int *__restrict__ blk, const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
@@ -163,13 +213,15 @@ static double MaxDiff(int m, const double *dy, const double *ref)
   return d / n;
 }
 
+static PetscInt g_reps = 200, g_dim0 = 2; /* -reps, -dim_min */
+
 static PetscErrorCode RunLevel(const char *name, Mat A, double B)
 {
   const PetscInt    *ai, *aj;
   const PetscScalar *aa;
   PetscInt           m, n;
   PetscBool          done;
-  const int          reps = 200;
+  const PetscInt     reps = g_reps;
   cudaEvent_t        e0, e1;
   int               *drp, *dci, *dblk;
   double            *dv, *dx, *dy, *ref, *hx;
@@ -247,6 +299,68 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
     VP(32, 4);
     VP(32, 8);
 #undef VP
+    if (fits) { /* paired loads */
+      int nsm, occ;
+      CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+      const double avg     = (double)nnz / m;
+      auto         chunkof = [&](const void *k, int S, size_t sm) {
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 256, sm));
+        const int nbc = nsm * occ, rpb = 256 / S;
+        return (int)((((long)m + nbc - 1) / nbc + rpb - 1) / rpb * rpb);
+      };
+      { /* rows padded to even lengths, as the library's */
+        int    *hpp = (int *)malloc(sizeof(int) * (m + 1)), *hrl = (int *)malloc(sizeof(int) * m), *dpp, *drl;
+        short  *hpd, *dpd;
+        double *hpv, *dpv;
+        hpp[0] = 0;
+        for (int i = 0; i < m; i++) {
+          hrl[i]     = ai[i + 1] - ai[i];
+          hpp[i + 1] = hpp[i] + ((hrl[i] + 1) & ~1);
+        }
+        const int np = hpp[m];
+        hpv          = (double *)calloc(np, sizeof(double));
+        hpd          = (short *)calloc(np, sizeof(short));
+        for (int i = 0; i < m; i++)
+          for (int k = ai[i]; k < ai[i + 1]; k++) {
+            hpv[hpp[i] + k - ai[i]] = aa[k];
+            hpd[hpp[i] + k - ai[i]] = (short)(aj[k] - i);
+          }
+        CK(cudaMalloc(&dpp, sizeof(int) * (m + 1)));
+        CK(cudaMalloc(&drl, sizeof(int) * m));
+        CK(cudaMalloc(&dpv, sizeof(double) * np));
+        CK(cudaMalloc(&dpd, sizeof(short) * np));
+        CK(cudaMemcpy(dpp, hpp, sizeof(int) * (m + 1), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(drl, hrl, sizeof(int) * m, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dpv, hpv, sizeof(double) * np, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dpd, hpd, sizeof(short) * np, cudaMemcpyHostToDevice));
+        printf("  (padded to even lengths: %d entries stored, %.2f%% more)\n", np, 100.0 * (np - nnz) / nnz);
+#define VV(S, U, CH) \
+  do { \
+    const int ch = CH ? chunkof((const void *)VecV<S, U, CH>, S, 0) : 256 / S; \
+    char      lab[64]; \
+    snprintf(lab, sizeof(lab), "v%dx%d-%s", S, U, CH ? "chunk" : "plain"); \
+    TIMEIT(lab, (VecV<S, U, CH><<<(unsigned)((m + ch - 1) / ch), 256>>>(m, ch, dpp, drl, dpd, dpv, dx, dy))); \
+  } while (0)
+        if (avg < 64) {
+          VV(8, 3, true);
+          VV(8, 3, false);
+          VV(8, 4, true);
+          VV(4, 3, true);
+        } else {
+          VV(32, 4, false);
+          VV(16, 4, false);
+        }
+#undef VV
+        CK(cudaFree(dpp));
+        CK(cudaFree(drl));
+        CK(cudaFree(dpv));
+        CK(cudaFree(dpd));
+        free(hpp);
+        free(hrl);
+        free(hpv);
+        free(hpd);
+      }
+    }
     if (ddc) CK(cudaFree(ddc));
   }
   TIMEIT("vec4", (VecS<4><<<(unsigned)((4L * m + 255) / 256), 256>>>(m, drp, dci, dv, dx, dy)));
@@ -353,6 +467,8 @@ int main(int argc, char **argv)
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &g_reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim_min", &g_dim0, NULL));
   { /* B: a device-to-device copy of 1 GiB */
     const size_t bytes = 1ul << 30;
     void        *a, *b;
@@ -370,7 +486,7 @@ int main(int argc, char **argv)
     CK(cudaFree(a));
     CK(cudaFree(b));
   }
-  for (int dim = 2; dim <= 3; dim++) {
+  for (int dim = (int)g_dim0; dim <= 3; dim++) {
     DM       da;
     KSP      ksp;
     PC       pc;
