@@ -113,7 +113,7 @@ __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ 
    0, offset 0; rp even, rl the rows' own lengths), S lanes a row, each two consecutive entries at a
    time (one 16-byte load of values, one 4-byte load of offsets), U such pairs a lane a round.
    CH: a block a contiguous chunk of rows, 256 / S at a time, the grid filling the GPU once */
-template <int S, int U, bool CH>
+template <int S, int U, bool CH, int END>
 __global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restrict__ rp, const int *__restrict__ rl, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
   const int lane = threadIdx.x % S;
@@ -123,7 +123,17 @@ __global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restr
     const bool live = row < r1;
     double     s    = 0;
     if (live) {
-      const int b = rp[row], e = b + rl[row];
+      int b, e;
+      if (END == 0) { /* the row's own length from rl */
+        b = rp[row];
+        e = b + rl[row];
+      } else if (END == 1) { /* rp's bit 0: the row before padded (the library's pairptr) */
+        b = rp[row] & ~1;
+        e = (rp[row + 1] & ~1) - (rp[row + 1] & 1);
+      } else { /* the padded end: the padding (value 0, offset 0) multiplied too */
+        b = rp[row];
+        e = rp[row + 1];
+      }
       for (int k = b + 2 * lane; k < e; k += 2 * U * S) {
         double2 a[U];
         int     d[U];
@@ -309,7 +319,7 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
         return (int)((((long)m + nbc - 1) / nbc + rpb - 1) / rpb * rpb);
       };
       { /* rows padded to even lengths, as the library's */
-        int    *hpp = (int *)malloc(sizeof(int) * (m + 1)), *hrl = (int *)malloc(sizeof(int) * m), *dpp, *drl;
+        int    *hpp = (int *)malloc(sizeof(int) * (m + 1)), *hrl = (int *)malloc(sizeof(int) * m), *dpp, *drl, *dbp;
         short  *hpd, *dpd;
         double *hpv, *dpv;
         hpp[0] = 0;
@@ -330,29 +340,36 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
         CK(cudaMalloc(&dpv, sizeof(double) * np));
         CK(cudaMalloc(&dpd, sizeof(short) * np));
         CK(cudaMemcpy(dpp, hpp, sizeof(int) * (m + 1), cudaMemcpyHostToDevice));
+        for (int i = 0; i < m; i++) hpp[i + 1] |= hrl[i] & 1;
+        CK(cudaMalloc(&dbp, sizeof(int) * (m + 1)));
+        CK(cudaMemcpy(dbp, hpp, sizeof(int) * (m + 1), cudaMemcpyHostToDevice));
         CK(cudaMemcpy(drl, hrl, sizeof(int) * m, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dpv, hpv, sizeof(double) * np, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dpd, hpd, sizeof(short) * np, cudaMemcpyHostToDevice));
         printf("  (padded to even lengths: %d entries stored, %.2f%% more)\n", np, 100.0 * (np - nnz) / nnz);
-#define VV(S, U, CH) \
+#define VV(S, U, CH, END) \
   do { \
-    const int ch = CH ? chunkof((const void *)VecV<S, U, CH>, S, 0) : 256 / S; \
+    const int ch = CH ? chunkof((const void *)VecV<S, U, CH, END>, S, 0) : 256 / S; \
     char      lab[64]; \
-    snprintf(lab, sizeof(lab), "v%dx%d-%s", S, U, CH ? "chunk" : "plain"); \
-    TIMEIT(lab, (VecV<S, U, CH><<<(unsigned)((m + ch - 1) / ch), 256>>>(m, ch, dpp, drl, dpd, dpv, dx, dy))); \
+    snprintf(lab, sizeof(lab), "v%dx%d-%s-%s", S, U, CH ? "chunk" : "plain", END == 0 ? "rl" : (END == 1 ? "bit" : "padend")); \
+    TIMEIT(lab, (VecV<S, U, CH, END><<<(unsigned)((m + ch - 1) / ch), 256>>>(m, ch, END == 1 ? dbp : dpp, drl, dpd, dpv, dx, dy))); \
   } while (0)
         if (avg < 64) {
-          VV(8, 3, true);
-          VV(8, 3, false);
-          VV(8, 4, true);
-          VV(4, 3, true);
+          for (int rep = 0; rep < 2; rep++) {
+            VV(8, 3, true, 2);
+            VV(8, 3, true, 1);
+            VV(8, 3, true, 0);
+          }
+          VV(8, 3, false, 1);
+          VV(4, 3, true, 1);
         } else {
-          VV(32, 4, false);
-          VV(16, 4, false);
+          VV(32, 4, false, 1);
+          VV(16, 4, false, 1);
         }
 #undef VV
         CK(cudaFree(dpp));
         CK(cudaFree(drl));
+        CK(cudaFree(dbp));
         CK(cudaFree(dpv));
         CK(cudaFree(dpd));
         free(hpp);

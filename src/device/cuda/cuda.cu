@@ -525,14 +525,15 @@ static __device__ __forceinline__ void GKEllrColPair(PetscInt i, const PetscInt 
    lanes a row, pairs: device.h), its entries loaded two at a time: lane l takes entries 2l and
    2l + 1 of every 2S, in rounds of GK_ELLR_PAIRS such pairs a lane (each pair one 16-byte load
    of values and one load of columns) loaded before their gathers; an entry of the padding is
-   loaded and left out. Each block takes a run of neighbouring rows, GK_BLOCK / S at a time, the
+   loaded and left out. The row's start and end come from pairptr[i] and pairptr[i + 1], one
+   sector, rather than from sliceptr and rl, two arrays (bench/byhand-vcycle.md). Each block takes a run of neighbouring rows, GK_BLOCK / S at a time, the
    grid filling the GPU once: the rows a multiprocessor works on at once are then neighbours,
    whose columns (nearby aggregates in GAMG's coarse operators) its L1 cache keeps for each
    other. It keeps 32 registers, not GKEllrMultRowsKernel's 56 (twice the warps a
    multiprocessor), and its loads are half as many (bench/byhand-vcycle.md). */
   #define GK_ELLR_PAIRS 3
 template <bool SHORT, int S>
-__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultPairsKernel(PetscInt m, PetscInt chunk, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const double *__restrict__ val, const double *__restrict__ x, const double *w, bool neg, double *__restrict__ y)
+__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultPairsKernel(PetscInt m, PetscInt chunk, const PetscInt *__restrict__ pairptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const double *__restrict__ val, const double *__restrict__ x, const double *w, bool neg, double *__restrict__ y)
 {
   const int      lane = threadIdx.x % S;
   const PetscInt r0 = (PetscInt)blockIdx.x * chunk, r1 = PetscMin(m, r0 + chunk);
@@ -543,7 +544,7 @@ __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultPairsKernel(PetscInt m, Pe
     double         v = 0.0;
 
     if (i < r1) {
-      const PetscInt s = sliceptr[i], e = s + rl[i];
+      const PetscInt p = pairptr[i + 1], s = pairptr[i] & ~(PetscInt)1, e = (p & ~(PetscInt)1) - (p & 1);
 
       for (PetscInt k = s + 2 * lane; k < e; k += 2 * S * GK_ELLR_PAIRS) {
         double2  a[GK_ELLR_PAIRS];
@@ -677,7 +678,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
     do { \
       const PetscInt per = GK_BLOCK / S, nw = (PetscInt)GKWaveBlocks((const void *)GKEllrMultPairsKernel<SHORT, S>, (PetscInt)A->m * S); \
       const PetscInt chunk = ((A->m + nw - 1) / nw + per - 1) / per * per; \
-      GKCallCUDA(GKLaunchOverlapped(GKEllrMultPairsKernel<SHORT, S>, (unsigned)((A->m + chunk - 1) / chunk), A->m, chunk, A->sliceptr, A->rl, A->col, A->dcol, (const double *)A->val, (const double *)x, (const double *)w, (bool)neg, (double *)y)); \
+      GKCallCUDA(GKLaunchOverlapped(GKEllrMultPairsKernel<SHORT, S>, (unsigned)((A->m + chunk - 1) / chunk), A->m, chunk, A->pairptr, A->col, A->dcol, (const double *)A->val, (const double *)x, (const double *)w, (bool)neg, (double *)y)); \
     } while (0)
       if (A->dcol && A->lanes == 8) GK_ELLR_MULT_PAIRS(true, 8);
       else if (A->dcol) GK_ELLR_MULT_PAIRS(true, 4);

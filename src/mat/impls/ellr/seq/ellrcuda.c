@@ -37,6 +37,7 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
 {
   PetscFunctionBegin;
   PetscCall(GKFree(E->sliceptr));
+  PetscCall(GKFree(E->pairptr));
   PetscCall(GKFree(E->rl));
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->dcol));
@@ -208,6 +209,15 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   E->sigma = perm ? sigma : 0;
   E->lanes = lanes;
   E->pairs = pairs;
+  if (pairs) { /* the row starts, bit 0 marking a padded row's end (device.h) */
+    PetscInt *pp;
+
+    PetscCall(PetscMalloc1(m + 1, &pp));
+    pp[0] = 0;
+    for (PetscInt i = 0; i < m; i++) pp[i + 1] = sp[i + 1] | ((ai[i + 1] - ai[i]) & 1);
+    PetscCall(GKMallocH2D(m + 1, pp, &E->pairptr));
+    PetscCall(PetscFree(pp));
+  }
   E->nwide = nwide;
   if (nwide) {
     PetscCall(GKMallocH2D(nwide, wide, &E->wide));
@@ -224,7 +234,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
-  *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
+  *bytes  = (size_t)(2 * ns + 1 + m + (pairs ? m + 1 : 0) + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
