@@ -8,14 +8,18 @@
      pSxU:     S lanes a row, U entries a lane a round, every load of a round before its
                gathers, 16-bit column offsets (the library's GKEllrMultRowsKernel)
      vSxU:     S lanes a row, two entries a load, U pairs a lane a round, the rows padded to
-               even lengths; "chunk": a block a run of rows, the grid filling the GPU once (the
-               library's GKEllrMultPairsKernel, v8x3-chunk and v4x3-chunk, since 2026-11-29)
+               even lengths; "chunk": a block a run of rows, the grid filling the GPU once; each
+               row's end from its length (rl), from bit 0 of the next row's start (bit), or the
+               padded end (padend: the padding multiplied too). Tried in the library on
+               2026-11-29 and not kept: 1 to 4% on the 3D level 3 alone, none on the V-cycle
+               (bench/byhand-vcycle.md)
      stream:   rows in blocks of at most 2048 entries (a row longer than that alone in a
                block): the block's entries' products, read contiguously, into shared memory,
                then each row's sum by a group of lanes (Greathouse and Daga's CSR-stream)
      cusparse: cuSPARSE's CSR SpMV, its algorithms 1 and 2
      library:  the library's MatMult on the matrix converted to ellrcuda (its automatic layout:
-               one row a slice, a group of lanes a row, since the session that wrote this)
+               one row a slice, a group of lanes a row, since 2026-11-28: pSx8 with S from
+               the average length)
      before:   the same with the automatic layout of the sessions before (slices of 32 rows
                sorted within windows of 1024 from 65536 rows on, else the paper's single slice)
    each the mean of 200 products (-reps) after one, against bytes / B (B: a device copy's bandwidth in
@@ -109,8 +113,8 @@ __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ 
   if (live && !lane) y[row] = s;
 }
 
-/* the library's paired loads (GKEllrMultPairsKernel): every row padded to an even length (value
-   0, offset 0; rp even, rl the rows' own lengths), S lanes a row, each two consecutive entries at a
+/* paired loads: every row padded to an even length (value 0, offset 0; rp even, rl the rows' own
+   lengths), S lanes a row, each two consecutive entries at a
    time (one 16-byte load of values, one 4-byte load of offsets), U such pairs a lane a round.
    CH: a block a contiguous chunk of rows, 256 / S at a time, the grid filling the GPU once */
 template <int S, int U, bool CH, int END>
@@ -127,7 +131,7 @@ __global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restr
       if (END == 0) { /* the row's own length from rl */
         b = rp[row];
         e = b + rl[row];
-      } else if (END == 1) { /* rp's bit 0: the row before padded (the library's pairptr) */
+      } else if (END == 1) { /* rp's bit 0: the row before padded */
         b = rp[row] & ~1;
         e = (rp[row + 1] & ~1) - (rp[row + 1] & 1);
       } else { /* the padded end: the padding (value 0, offset 0) multiplied too */
@@ -318,7 +322,7 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
         const int nbc = nsm * occ, rpb = 256 / S;
         return (int)((((long)m + nbc - 1) / nbc + rpb - 1) / rpb * rpb);
       };
-      { /* rows padded to even lengths, as the library's */
+      { /* rows padded to even lengths */
         int    *hpp = (int *)malloc(sizeof(int) * (m + 1)), *hrl = (int *)malloc(sizeof(int) * m), *dpp, *drl, *dbp;
         short  *hpd, *dpd;
         double *hpv, *dpv;

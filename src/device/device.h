@@ -45,11 +45,7 @@
    8, 16 or 32, from the rows' average length), which read the row's entries contiguously and
    gather x at nearby columns together (a thread a row, 32 rows' k-th entries, gathers x at 32
    places far apart; bench/byhand-vcycle.md). Where no layout is set, a matrix whose rows are
-   alike and some of them GK_ELLR_WIDE or more long gets it (GAMG's coarse operators). With 4 or 8
-   lanes a row (pairs), each row is padded to an even length (value 0, offset 0), so that every row
-   starts at an even place: the real product then loads its entries two at a time, 16 bytes of
-   values and two columns in one load each; it reads the rows' starts from pairptr, where bit 0 of
-   pairptr[i + 1] says that row i ends one entry before row i + 1 starts (rl is not read).
+   alike and some of them GK_ELLR_WIDE or more long gets it (GAMG's coarse operators).
 
    Short columns (-mat_ellrcuda_short_columns, on by default): where every entry's column lies
    between 32768 before and 32767 after its slot (banded matrices, stencils), the columns are
@@ -75,8 +71,6 @@ typedef struct {
   PetscInt    *wfirst;   /* device, ceil(m/h): each slice's first slot in wide, or -1 */
   PetscInt     sigma;    /* the sort window (perm), else 0 */
   PetscInt     lanes;    /* one row a slice, not sorted: the lanes a row in the product, else 0 */
-  PetscBool    pairs;    /* one row a slice, each row padded to an even length */
-  PetscInt    *pairptr;  /* device, m + 1, with pairs: sliceptr, bit 0 set after a padded row */
 } GKEllr;
 
 /*

@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include "cudaimpl.h"
-#include "krylov.cuh"
 
 /* The early start (device.h, earlystart): a thread of its own counts the devices, reads the
    chosen one's properties (then tells the waiting process), and creates its context. No PETSc
@@ -464,7 +463,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
   #define GK_ELLR_ROUND 8
 #endif
 template <bool CONJ, bool SHORT, int S>
-__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
@@ -472,9 +471,9 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
 
   GKOverlapBegin();
   if (i < m) {
-    const PetscInt b = sliceptr[i], e = b + rl[i]; /* rl: a row may be padded (pairs) */
+    const PetscInt e = sliceptr[i + 1];
 
-    for (PetscInt k = b + lane; k < e; k += S * GK_ELLR_ROUND) {
+    for (PetscInt k = sliceptr[i] + lane; k < e; k += S * GK_ELLR_ROUND) {
       GKScalar a[GK_ELLR_ROUND], xv[GK_ELLR_ROUND];
       PetscInt c[GK_ELLR_ROUND];
 
@@ -496,94 +495,6 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
      products (bench/byhand-vcycle.md) */
   if (i < m && !lane) y[i] = GKOut(w, neg, GKOutLoad(w, i), v);
 }
-
-#if !defined(PETSC_USE_COMPLEX)
-/* Entries kk and kk + 1 (kk even) of the columns, in c[0] and c[1], by one load (4 bytes of two
-   16-bit offsets from row i, or two indices) */
-template <bool SHORT>
-static __device__ __forceinline__ void GKEllrColPair(PetscInt i, const PetscInt *__restrict__ col, const short *__restrict__ dcol, PetscInt kk, PetscInt c[2])
-{
-  if constexpr (SHORT) {
-    const int d = __ldcs((const int *)(dcol + kk)); /* dcol[kk] in the low half */
-
-    c[0] = i + (short)(d & 0xffff);
-    c[1] = i + (d >> 16);
-  } else if constexpr (sizeof(PetscInt) == 8) {
-    const longlong2 d = __ldcs((const longlong2 *)(col + kk));
-
-    c[0] = (PetscInt)d.x;
-    c[1] = (PetscInt)d.y;
-  } else {
-    const int2 d = __ldcs((const int2 *)(col + kk));
-
-    c[0] = d.x;
-    c[1] = d.y;
-  }
-}
-
-/* GKEllrMultRowsKernel's product for real scalars where every row starts at an even place (S
-   lanes a row, pairs: device.h), its entries loaded two at a time: lane l takes entries 2l and
-   2l + 1 of every 2S, in rounds of GK_ELLR_PAIRS such pairs a lane (each pair one 16-byte load
-   of values and one load of columns) loaded before their gathers; an entry of the padding is
-   loaded and left out. The row's start and end come from pairptr[i] and pairptr[i + 1], one
-   sector, rather than from sliceptr and rl, two arrays (bench/byhand-vcycle.md). Each block takes a run of neighbouring rows, GK_BLOCK / S at a time, the
-   grid filling the GPU once: the rows a multiprocessor works on at once are then neighbours,
-   whose columns (nearby aggregates in GAMG's coarse operators) its L1 cache keeps for each
-   other. It keeps 32 registers, not GKEllrMultRowsKernel's 56 (twice the warps a
-   multiprocessor), and its loads are half as many (bench/byhand-vcycle.md). */
-  #define GK_ELLR_PAIRS 3
-template <bool SHORT, int S>
-__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultPairsKernel(PetscInt m, PetscInt chunk, const PetscInt *__restrict__ pairptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const double *__restrict__ val, const double *__restrict__ x, const double *w, bool neg, double *__restrict__ y)
-{
-  const int      lane = threadIdx.x % S;
-  const PetscInt r0 = (PetscInt)blockIdx.x * chunk, r1 = PetscMin(m, r0 + chunk);
-
-  GKOverlapBegin();
-  for (PetscInt b = r0; b < r1; b += GK_BLOCK / S) {
-    const PetscInt i = b + threadIdx.x / S;
-    double         v = 0.0;
-
-    if (i < r1) {
-      const PetscInt p = pairptr[i + 1], s = pairptr[i] & ~(PetscInt)1, e = (p & ~(PetscInt)1) - (p & 1);
-
-      for (PetscInt k = s + 2 * lane; k < e; k += 2 * S * GK_ELLR_PAIRS) {
-        double2  a[GK_ELLR_PAIRS];
-        PetscInt c[GK_ELLR_PAIRS][2];
-        double   x0[GK_ELLR_PAIRS], x1[GK_ELLR_PAIRS];
-
-  #pragma unroll
-        for (int u = 0; u < GK_ELLR_PAIRS; u++) {
-          const PetscInt kk = k + 2 * S * u;
-
-          if (kk < e) {
-            a[u] = __ldcs((const double2 *)(val + kk));
-            GKEllrColPair<SHORT>(i, col, dcol, kk, c[u]);
-          } else {
-            a[u]    = make_double2(0.0, 0.0);
-            c[u][0] = c[u][1] = -1;
-          }
-        }
-  #pragma unroll
-        for (int u = 0; u < GK_ELLR_PAIRS; u++) {
-          const PetscInt kk = k + 2 * S * u;
-
-          x0[u] = kk < e ? __ldg(x + c[u][0]) : 0.0;
-          x1[u] = kk + 1 < e ? __ldg(x + c[u][1]) : 0.0;
-        }
-  #pragma unroll
-        for (int u = 0; u < GK_ELLR_PAIRS; u++) {
-          const PetscInt kk = k + 2 * S * u;
-
-          if (kk < e) v += a[u].x * x0[u];
-          if (kk + 1 < e) v += a[u].y * x1[u];
-        }
-      }
-    }
-    v = GKGroupSum<S>(v);
-    if (i < r1 && !lane) y[i] = GKOut(w, neg, GKOutLoad(w, i), v);
-  }
-}
-#endif
 
 /* x read through a window of it in shared memory: x[j] from xs for j in [j0, j0 + nx) */
 struct GKWindowIn {
@@ -671,27 +582,7 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->lanes) { /* one row a slice: a group of lanes a row */
     const unsigned nbr = (unsigned)(((PetscInt64)A->m * A->lanes + GK_BLOCK - 1) / GK_BLOCK);
 
-#if !defined(PETSC_USE_COMPLEX)
-    if (A->pairs) { /* 16-byte loads of values: the device's allocations are aligned to 256 bytes */
-      PetscCheck((uintptr_t)A->val % 16 == 0 && (uintptr_t)(A->dcol ? (const void *)A->dcol : (const void *)A->col) % (A->dcol ? 4 : 2 * sizeof(PetscInt)) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R's arrays are not aligned for loads of two entries");
-  #define GK_ELLR_MULT_PAIRS(SHORT, S) \
-    do { \
-      const PetscInt per = GK_BLOCK / S, nw = (PetscInt)GKWaveBlocks((const void *)GKEllrMultPairsKernel<SHORT, S>, (PetscInt)A->m * S); \
-      const PetscInt chunk = ((A->m + nw - 1) / nw + per - 1) / per * per; \
-      GKCallCUDA(GKLaunchOverlapped(GKEllrMultPairsKernel<SHORT, S>, (unsigned)((A->m + chunk - 1) / chunk), A->m, chunk, A->pairptr, A->col, A->dcol, (const double *)A->val, (const double *)x, (const double *)w, (bool)neg, (double *)y)); \
-    } while (0)
-      if (A->dcol && A->lanes == 8) GK_ELLR_MULT_PAIRS(true, 8);
-      else if (A->dcol) GK_ELLR_MULT_PAIRS(true, 4);
-      else if (A->lanes == 8) GK_ELLR_MULT_PAIRS(false, 8);
-      else GK_ELLR_MULT_PAIRS(false, 4);
-  #undef GK_ELLR_MULT_PAIRS
-      GKCheckLaunch();
-      PetscFunctionReturn(0);
-    }
-#endif
-
-#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_LANES(CONJ, SHORT) \
   do { \
     switch (A->lanes) { \

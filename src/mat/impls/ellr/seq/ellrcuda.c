@@ -37,7 +37,6 @@ static PetscErrorCode GKEllrFree_Private(GKEllr *E)
 {
   PetscFunctionBegin;
   PetscCall(GKFree(E->sliceptr));
-  PetscCall(GKFree(E->pairptr));
   PetscCall(GKFree(E->rl));
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->dcol));
@@ -91,10 +90,10 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL, lanes = 0;
+  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL;
   PetscInt64     start;
   PetscScalar   *daa    = NULL;
-  PetscBool      fits16 = PETSC_FALSE, pairs = PETSC_FALSE;
+  PetscBool      fits16 = PETSC_FALSE;
   char           why[320];
 
   PetscFunctionBegin;
@@ -122,12 +121,6 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscCall(PetscFree(rows));
   }
   const PetscBool threadrows = GKEllrThreadRows(m, ai[m], perm ? PETSC_TRUE : PETSC_FALSE);
-  if (h == 1 && m > 1 && !perm) { /* one row a slice: a group of lanes a row, a lane for about 4 entries */
-    const double avg = (double)ai[m] / m;
-
-    for (lanes = 4; lanes < 32 && 8 * lanes <= avg;) lanes *= 2;
-    pairs = lanes <= 8 ? PETSC_TRUE : PETSC_FALSE; /* rows padded to even lengths: entries loaded two at a time (device.h) */
-  }
 #define GK_ROW(s)   (perm ? perm[s] : (s))
 #define GK_LEN(s)   (ai[GK_ROW(s) + 1] - ai[GK_ROW(s)])
 #define GK_UP(e, a) (((e) + (a) - 1) / (a) * (a))
@@ -160,7 +153,6 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
       }
       if (h < m) next = start + GK_UP(e - start, h); /* every slice starts at a multiple of h */
     }
-    if (pairs) next = start + GK_UP(next - start, 2);
     start     = next;
     sp[s + 1] = (PetscInt)PetscMin(start, PETSC_MAX_INT);
   }
@@ -207,16 +199,11 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(GKMalloc(total, &E->val));
   if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
   E->sigma = perm ? sigma : 0;
-  E->lanes = lanes;
-  E->pairs = pairs;
-  if (pairs) { /* the row starts, bit 0 marking a padded row's end (device.h) */
-    PetscInt *pp;
+  E->lanes = 0;
+  if (h == 1 && m > 1 && !perm) { /* one row a slice: a group of lanes a row, a lane for about 4 entries */
+    const double avg = (double)ai[m] / m;
 
-    PetscCall(PetscMalloc1(m + 1, &pp));
-    pp[0] = 0;
-    for (PetscInt i = 0; i < m; i++) pp[i + 1] = sp[i + 1] | ((ai[i + 1] - ai[i]) & 1);
-    PetscCall(GKMallocH2D(m + 1, pp, &E->pairptr));
-    PetscCall(PetscFree(pp));
+    for (E->lanes = 4; E->lanes < 32 && 8 * E->lanes <= avg;) E->lanes *= 2;
   }
   E->nwide = nwide;
   if (nwide) {
@@ -234,7 +221,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
-  *bytes  = (size_t)(2 * ns + 1 + m + (pairs ? m + 1 : 0) + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
+  *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
@@ -435,8 +422,8 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
                                    gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
   if (e->autoA == GK_ELLR_AUTO_ROWS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (%d or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT " lanes a row%s (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
-                                     e->A.nz, GK_ELLR_WIDE, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes, e->A.pairs ? ", each row padded to an even length (its entries loaded two at a time)" : ""));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (%d or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->A.nz, GK_ELLR_WIDE, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes));
   else if (e->autoA == GK_ELLR_AUTO_UNEVEN)
     PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, e->A.h, e->layA[1]));
@@ -447,8 +434,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
     if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
     if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
   }
-  if (e->A.lanes && e->autoA != GK_ELLR_AUTO_ROWS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "one row a slice: a group of %" PetscInt_FMT " lanes a row%s\n", e->A.lanes, e->A.pairs ? ", each row padded to an even length (its entries loaded two at a time)" : ""));
+  if (e->A.lanes && e->autoA != GK_ELLR_AUTO_ROWS) PetscCall(PetscViewerASCIIPrintf(viewer, "one row a slice: a group of %" PetscInt_FMT " lanes a row\n", e->A.lanes));
   if (e->A.nwide && e->A.h < e->A.m && !e->A.lanes)
     PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, GKEllrThreadRows(e->A.m, gk->nnz, e->A.perm ? PETSC_TRUE : PETSC_FALSE) ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
   else if (e->A.nwide && !e->A.lanes) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
