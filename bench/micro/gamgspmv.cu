@@ -114,9 +114,10 @@ __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ 
 }
 
 /* paired loads: every row padded to an even length (value 0, offset 0; rp even, rl the rows' own
-   lengths), S lanes a row, each two consecutive entries at a
-   time (one 16-byte load of values, one 4-byte load of offsets), U such pairs a lane a round.
-   CH: a block a contiguous chunk of rows, 256 / S at a time, the grid filling the GPU once */
+   lengths), S lanes a row, each taking two consecutive entries at a time (one 16-byte load of
+   values, one 4-byte load of offsets), U such pairs a lane a round. CH: a block a contiguous
+   chunk of rows, 256 / S at a time, the grid filling the GPU once. END: where a row ends (the
+   header's rl, bit, padend) */
 template <int S, int U, bool CH, int END>
 __global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restrict__ rp, const int *__restrict__ rl, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
