@@ -11,8 +11,7 @@
                even lengths; "chunk": a block a run of rows, the grid filling the GPU once; each
                row's end from its length (rl), from bit 0 of the next row's start (bit), or the
                padded end (padend: the padding multiplied too). Tried in the library on
-               2026-11-29 and not kept: 1 to 4% on the 3D level 3 alone, none on the V-cycle
-               (bench/byhand-vcycle.md)
+               2026-11-29 and not kept: its V-cycles were not faster (bench/byhand-vcycle.md)
      stream:   rows in blocks of at most 2048 entries (a row longer than that alone in a
                block): the block's entries' products, read contiguously, into shared memory,
                then each row's sum by a group of lanes (Greathouse and Daga's CSR-stream)
@@ -318,8 +317,8 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
       int nsm, occ;
       CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
       const double avg     = (double)nnz / m;
-      auto         chunkof = [&](const void *k, int S, size_t sm) {
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 256, sm));
+      auto         chunkof = [&](const void *k, int S) {
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, 256, 0));
         const int nbc = nsm * occ, rpb = 256 / S;
         return (int)((((long)m + nbc - 1) / nbc + rpb - 1) / rpb * rpb);
       };
@@ -354,7 +353,7 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
         printf("  (padded to even lengths: %d entries stored, %.2f%% more)\n", np, 100.0 * (np - nnz) / nnz);
 #define VV(S, U, CH, END) \
   do { \
-    const int ch = CH ? chunkof((const void *)VecV<S, U, CH, END>, S, 0) : 256 / S; \
+    const int ch = CH ? chunkof((const void *)VecV<S, U, CH, END>, S) : 256 / S; \
     char      lab[64]; \
     snprintf(lab, sizeof(lab), "v%dx%d-%s-%s", S, U, CH ? "chunk" : "plain", END == 0 ? "rl" : (END == 1 ? "bit" : "padend")); \
     TIMEIT(lab, (VecV<S, U, CH, END><<<(unsigned)((m + ch - 1) / ch), 256>>>(m, ch, END == 1 ? dbp : dpp, drl, dpd, dpv, dx, dy))); \
