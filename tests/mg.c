@@ -8,6 +8,8 @@ static char help[] = "PETSc's multigrid (PCMG on a DMDA, PCGAMG) on the device t
                    constants as its null space, as ksp ex50 does)\n\
   -graphtwin <bool>: solve the device problem again with -ksp_cggpu_graph 0 and check that the\n\
                    iterations and solutions are identical to the last bit\n\
+  -layouts <bool>  : check that every level's interpolation (ellrcuda) and its transposed copy are\n\
+                   laid out as a new matrix of the same entries lays them out for its products\n\
 and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...) for both solves.\n\n";
 
 /*
@@ -137,7 +139,71 @@ static PetscErrorCode CreateDM(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
 
 /* Two solves of the same system; the second's iterations, solution (copied into x, created
    here), host/device copies in bytes, and the coarsest level's unknowns */
-static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse)
+/* what -mat_view ::ascii_info prints of A, into buf (through a temporary file) */
+static PetscErrorCode ViewInfo(Mat A, char *buf, size_t len)
+{
+  FILE       *fp = tmpfile();
+  PetscViewer v;
+  size_t      got;
+
+  PetscFunctionBegin;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_SYS, "tmpfile() failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &v));
+  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  rewind(fp);
+  got      = fread(buf, 1, len - 1, fp);
+  buf[got] = 0;
+  PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_SYS, "fclose() failed");
+  PetscFunctionReturn(0);
+}
+
+/* Whether each level's interpolation of a solved PCMG/PCGAMG of ellrcuda matrices, which PCMG has
+   multiplied by and by its transpose, is laid out (itself and its transposed copy) as a new
+   matrix of the same entries, never given to a fused solver, is by the same products: PCMG's
+   set-up must not leave it in the fused kernels' layout. *nlev: the levels compared */
+static PetscErrorCode CheckLayouts(PC pc, PetscBool *same, PetscInt *nlev)
+{
+  PetscInt levels;
+  char     a[4096], b[4096];
+
+  PetscFunctionBegin;
+  *same = PETSC_TRUE;
+  *nlev = 0;
+  PetscCall(PCMGGetLevels(pc, &levels));
+  for (PetscInt l = 1; l < levels; l++) {
+    Mat       P, Pa, Q;
+    Vec       xc, yf;
+    PetscBool isellr;
+
+    PetscCall(PCMGGetInterpolation(pc, l, &P));
+    PetscCall(PetscObjectTypeCompare((PetscObject)P, MATSEQELLRCUDA, &isellr));
+    if (!isellr) continue;
+    PetscCall(MatConvert(P, MATSEQAIJ, MAT_INITIAL_MATRIX, &Pa));
+    PetscCall(MatConvert(Pa, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &Q));
+    PetscCall(MatCreateVecs(Q, &xc, &yf));
+    PetscCall(VecSet(xc, 1.0));
+    PetscCall(MatMult(Q, xc, yf));
+    PetscCall(MatMultTranspose(Q, yf, xc));
+    PetscCall(ViewInfo(P, a, sizeof(a)));
+    PetscCall(ViewInfo(Q, b, sizeof(b)));
+    PetscCheck(strstr(a, "ELLPACK-R (") && strstr(b, "ELLPACK-R (") && strstr(a, "transposed copy") && strstr(b, "transposed copy"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Level %" PetscInt_FMT ": no format or transposed copy in the views:\n%s\n%s", l, a, b);
+    if (strcmp(strstr(a, "ELLPACK-R ("), strstr(b, "ELLPACK-R ("))) { /* the format's lines (the first ones name the matrix) */
+      *same = PETSC_FALSE;
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "level %" PetscInt_FMT "'s interpolation:\n%s\nthe same entries in a new matrix:\n%s\n", l, a, b));
+    }
+    (*nlev)++;
+    PetscCall(VecDestroy(&xc));
+    PetscCall(VecDestroy(&yf));
+    PetscCall(MatDestroy(&Q));
+    PetscCall(MatDestroy(&Pa));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse, PetscBool *layouts, PetscInt *nlev)
 {
   KSP                       ksp, kc;
   PC                        pc;
@@ -171,6 +237,7 @@ static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes,
     PetscCall(PCMGGetCoarseSolve(pc, &kc));
     PetscCall(KSPGetOperators(kc, &Ac, NULL));
     PetscCall(MatGetSize(Ac, ncoarse, NULL));
+    if (layouts) PetscCall(CheckLayouts(pc, layouts, nlev));
   }
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(0);
@@ -180,8 +247,8 @@ int main(int argc, char **argv)
 {
   DM             da, daaij;
   Vec            x, xaij, xcopy;
-  PetscInt       dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc;
-  PetscBool      copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE;
+  PetscInt       dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc, nlev = 0;
+  PetscBool      copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE, layouts = PETSC_FALSE, samelay = PETSC_FALSE;
   PetscReal      diff, norm;
   PetscLogDouble bytes, b;
 
@@ -193,13 +260,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-copies", &copies, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nocopies", &nocopies, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-graphtwin", &graphtwin, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-layouts", &layouts, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-neumann", &neumann, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCall(CreateDM(dim, n, PETSC_FALSE, &da));
   PetscCall(CreateDM(dim, n, PETSC_TRUE, &daaij));
 
-  PetscCall(Solve(da, &its, &x, &bytes, &ncoarse));
-  PetscCall(Solve(daaij, &itsaij, &xaij, &b, &nc));
+  PetscCall(Solve(da, &its, &x, &bytes, &ncoarse, layouts ? &samelay : NULL, &nlev));
+  PetscCall(Solve(daaij, &itsaij, &xaij, &b, &nc, NULL, NULL));
   PetscCall(VecDuplicate(xaij, &xcopy));
   PetscCall(VecCopy(x, xcopy));
   PetscCall(VecNorm(xaij, NORM_2, &norm));
@@ -212,7 +280,7 @@ int main(int argc, char **argv)
     Vec y;
 
     PetscCall(PetscOptionsSetValue(NULL, "-ksp_cggpu_graph", "0"));
-    PetscCall(Solve(da, &itsg, &y, &b, &nc));
+    PetscCall(Solve(da, &itsg, &y, &b, &nc, NULL, NULL));
     PetscCall(VecEqual(x, y, &same));
     PetscCall(VecDestroy(&y));
   }
@@ -227,6 +295,7 @@ int main(int argc, char **argv)
   }
   if (nocopies) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; %s", bytes == 0 ? "no host/device copies" : "host/device COPIES"));
   if (graphtwin) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; with and without the graph %s", itsg == its && same ? "identical" : "DIFFER"));
+  if (layouts) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; interpolations %s", samelay && nlev > 0 ? "laid out for their products" : (nlev ? "NOT laid out for their products" : "NONE of the device types")));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
   PetscCall(VecDestroy(&x));
@@ -268,6 +337,15 @@ int main(int argc, char **argv)
     suffix: 2d_gamg_devcoarse
     output_file: output/mg_agree_nocopies.out
     args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -nocopies -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+
+  # GAMG's interpolations, whose transposed copies have rows of 32 or more entries alike (one row a
+  # slice, lanes a row), keep the layout their products chose: their device copies made in the
+  # set-up must not take the fused kernels' layout, which made the finest restriction a thread a
+  # row (bench/byhand-vcycle.md)
+  test:
+    suffix: 3d_gamg_layouts
+    output_file: output/mg_agree_layouts.out
+    args: -dim 3 -n 17 -pc_type gamg -layouts -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
 
   # a singular coarsest operator (pure Neumann, as ksp ex50's): its last pivot in natural order is
   # shifted as PETSc's LU shifts its own, and the solve stays AIJ's

@@ -993,6 +993,20 @@ PetscErrorCode MatCreateSeqGK_Private(MPI_Comm comm, MatType type, PetscInt m, P
   PetscFunctionReturn(0);
 }
 
+/* The device copies that the products of a device matrix read, brought up to date now; with
+   transpose, the transposed products' too. Unlike MatSeqGKGetOperator(), for the products alone:
+   the layouts stay those the products were given (an ELLPACK-R matrix's one row a slice, which
+   the fused kernels cannot read, is kept) */
+PetscErrorCode MatSeqGKPrepareProducts_Private(Mat A, PetscBool transpose)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKSyncDevice_Private(A));
+  if (transpose && gk->fmt->preparetranspose) PetscCall(gk->fmt->preparetranspose(A));
+  PetscFunctionReturn(0);
+}
+
 /* The device arrays of a device matrix, brought up to date, for the fused Krylov kernels; with
    transpose, also what A^H products need */
 PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)

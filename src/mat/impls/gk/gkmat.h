@@ -45,6 +45,9 @@ typedef struct {
   PetscErrorCode (*setfromoptions)(Mat, GKOptionItems);
   /* the device arrays for the fused Krylov kernels, with what A^H products need when asked */
   PetscErrorCode (*getoperator)(Mat, PetscBool, GKOperator *);
+  /* the copy that transposed products read, made now if the format keeps one and it is not made
+     yet, in the layout the products would give it (NULL: they read the matrix's own arrays) */
+  PetscErrorCode (*preparetranspose)(Mat);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
   /* the format's own composed methods (its setters) on a matrix of it, or off (NULL: none) */
@@ -93,6 +96,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqGKPrepareProducts_Private(Mat, PetscBool);
 /* A vector's device array for the kernels: an input's (VecIn: its own, or a copy of a host
    vector's values in the matrix's staging buffer), an output's (VecOut: its own, or the staging
    buffer, holding z's values when z is given), handed back (the output copied to a host vector) */

@@ -101,21 +101,21 @@ PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt
 
 /* An interpolation's device copies, made now: the matrix's and its transpose's (an MPI matrix's
    blocks', whose transposed products its MatMultTranspose runs), so that PCMG's first V-cycle
-   does not build them inside KSPSolve. Any other type: nothing. */
+   does not build them inside KSPSolve; in the layouts its products would give them (not those of
+   the fused kernels, which never read an interpolation). Any other type: nothing. */
 PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
 {
-  PetscBool  seq, mpi;
-  GKOperator op;
+  PetscBool seq, mpi;
 
   PetscFunctionBegin;
   PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
-  if (seq) PetscCall(MatSeqGKGetOperator(P, PETSC_TRUE, &op));
+  if (seq) PetscCall(MatSeqGKPrepareProducts_Private(P, PETSC_TRUE));
   else if (mpi) {
     Mat Ad, Ao;
 
     PetscCall(MatMPIGKGetBlocks_Private(P, &Ad, &Ao, NULL));
-    PetscCall(MatSeqGKGetOperator(Ad, PETSC_TRUE, &op));
-    if (Ao->cmap->n) PetscCall(MatSeqGKGetOperator(Ao, PETSC_TRUE, &op));
+    PetscCall(MatSeqGKPrepareProducts_Private(Ad, PETSC_TRUE));
+    if (Ao->cmap->n) PetscCall(MatSeqGKPrepareProducts_Private(Ao, PETSC_TRUE));
   }
   PetscFunctionReturn(0);
 }

@@ -441,7 +441,13 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
-  if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit", e->autoAt ? ", sliced automatically" : ""));
+  if (e->hasAt && e->autoAt == GK_ELLR_AUTO_ROWS)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns, sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit",
+                                     e->At.lanes));
+  else if (e->hasAt && e->autoAt)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns, sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT "\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit",
+                                     e->At.h, e->layAt[1]));
+  else if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
   PetscFunctionReturn(0);
 }
 
@@ -462,6 +468,15 @@ static PetscErrorCode MatSeqELLRGetOperator_Private(Mat A, PetscBool transpose, 
   if (transpose && !e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
   op->ellr  = &e->A;
   op->ellrt = transpose ? &e->At : NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatSeqELLRPrepareTranspose_Private(Mat A)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  if (!e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -509,23 +524,24 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat, MatType, MatReuse, Mat 
 static PetscErrorCode MatSeqELLRCompose_Private(Mat, PetscBool);
 
 const GKMatFormat GKFormatELLR = {
-  .type           = MATSEQELLRCUDA,
-  .name           = "ELLPACK-R",
-  .fillopt        = "-mat_ellrcuda_max_fill",
-  .fillsetter     = "MatELLRCUDASetMaxFill",
-  .defaultfill    = 4.0,
-  .datasize       = sizeof(Mat_SeqELLR),
-  .build          = MatSeqELLRBuild_Private,
-  .setvalues      = MatSeqELLRSetValues_Private,
-  .reset          = MatSeqELLRReset_Private,
-  .mult           = MatSeqELLRMult_Private,
-  .getdiagonal    = MatSeqELLRGetDiagonal_Private,
-  .view           = MatSeqELLRView_Private,
-  .settings       = MatSeqELLRSettings_Private,
-  .setfromoptions = MatSeqELLRSetFromOptions_Private,
-  .getoperator    = MatSeqELLRGetOperator_Private,
-  .convertfrom    = MatConvert_SeqAIJ_SeqELLRCUDA,
-  .compose        = MatSeqELLRCompose_Private,
+  .type             = MATSEQELLRCUDA,
+  .name             = "ELLPACK-R",
+  .fillopt          = "-mat_ellrcuda_max_fill",
+  .fillsetter       = "MatELLRCUDASetMaxFill",
+  .defaultfill      = 4.0,
+  .datasize         = sizeof(Mat_SeqELLR),
+  .build            = MatSeqELLRBuild_Private,
+  .setvalues        = MatSeqELLRSetValues_Private,
+  .reset            = MatSeqELLRReset_Private,
+  .mult             = MatSeqELLRMult_Private,
+  .getdiagonal      = MatSeqELLRGetDiagonal_Private,
+  .view             = MatSeqELLRView_Private,
+  .settings         = MatSeqELLRSettings_Private,
+  .setfromoptions   = MatSeqELLRSetFromOptions_Private,
+  .getoperator      = MatSeqELLRGetOperator_Private,
+  .preparetranspose = MatSeqELLRPrepareTranspose_Private,
+  .convertfrom      = MatConvert_SeqAIJ_SeqELLRCUDA,
+  .compose          = MatSeqELLRCompose_Private,
 };
 static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
