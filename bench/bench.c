@@ -16,6 +16,7 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
   -grids2d <n,...>    : 2D 5-point Laplacians on n x n grids (default 256,512,1024,2048,4096; 0: none)\n\
   -grids3d <n,...>    : 3D 7-point Laplacians on n^3 grids (default 128,256; 0: none)\n\
   -ssor_runs <s>      : ssor: only the runs whose names contain s (none, jacobi, multicolor, ...)\n\
+  -vcycle_runs <s>    : vcycle: only the cycles whose <dim>d-<PC> contains s (2d-mg, 3d-gamg, ...)\n\
   -cg_its <k>         : CG iterations timed on the GPU (default 400)\n\
   -cpu_its <k>        : CG iterations timed on the CPU (default 10)\n\
   -powerlaw_rows <m>  : rows of the power-law matrices (default 2097152; 0 skips them)\n\
@@ -648,6 +649,13 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
   double                  us, nl, nb;
 
   PetscFunctionBegin;
+  { /* -vcycle_runs: one cycle alone, for a kernel trace of it (bench/trace) */
+    char only[64] = "", tag[64];
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-vcycle_runs", only, sizeof(only), NULL));
+    PetscCall(PetscSNPrintf(tag, sizeof(tag), "%dd-%s", (int)dim, name));
+    if (only[0] && !strstr(tag, only)) PetscFunctionReturn(0);
+  }
   PetscCall(PetscOptionsInsertString(NULL, opts)); /* the runs' options carry the prefix vc_ */
   if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
