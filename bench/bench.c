@@ -629,6 +629,41 @@ static PetscErrorCode TimeApplies(PC pc, Vec b, Vec x, int reps, double *us, dou
   PetscFunctionReturn(0);
 }
 
+/* reps products y = M x (or M^T x: the restriction, with transpose) of a level's matrix, timed after one, as a
+   vcycle-level row of level l of problem: its time, and the bytes the library counted for it */
+static PetscErrorCode TimeLevelProduct(Mat M, PetscBool transpose, const char *problem, PetscInt l, const char *pcname, const char *what, int reps)
+{
+  Vec                     x, y;
+  PetscLogDouble          t0, t1;
+  PetscGPUKitDeviceCounts c0, c1;
+  Problem                 L = {{0}};
+  char                    label[128];
+
+  PetscFunctionBegin;
+  if (transpose) PetscCall(MatCreateVecs(M, &y, &x));
+  else PetscCall(MatCreateVecs(M, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  if (transpose) PetscCall(MatMultTranspose(M, x, y));
+  else PetscCall(MatMult(M, x, y));
+  BenchCall(BenchSync());
+  PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+  PetscCall(PetscTime(&t0));
+  for (int k = 0; k < reps; k++) {
+    if (transpose) PetscCall(MatMultTranspose(M, x, y));
+    else PetscCall(MatMult(M, x, y));
+  }
+  BenchCall(BenchSync());
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+  PetscCall(PetscSNPrintf(L.name, sizeof(L.name), "%s-l%d", problem, (int)l));
+  PetscCall(VecGetSize(y, &L.m));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "%s level %d %s", pcname, (int)l, what));
+  PetscCall(Record("vcycle-level", &L, label, 1e6 * (t1 - t0) / reps, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(0);
+}
+
 /* One V-cycle (PCApply) of a set-up preconditioner: its time, and the bytes and launches the
    library counted for it (PetscGPUKitDeviceCounts), each the mean of reps cycles after a solve
    that set everything up (the Chebyshev estimates included). The roofline is bytes / B: the
@@ -636,17 +671,15 @@ static PetscErrorCode TimeApplies(PC pc, Vec b, Vec x, int reps, double *us, dou
    solve's host work and copies add time, no bytes). */
 static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, const char *opts)
 {
-  DM                      da;
-  KSP                     ksp;
-  PC                      pc;
-  Vec                     x, b;
-  PetscInt                its, levels = 0;
-  PetscLogDouble          t0, t1;
-  PetscGPUKitDeviceCounts c0, c1;
-  const int               reps = 20;
-  char                    what[128];
-  Problem                 P = {{0}};
-  double                  us, nl, nb;
+  DM        da;
+  KSP       ksp;
+  PC        pc;
+  Vec       x, b;
+  PetscInt  its, levels = 0;
+  const int reps = 20;
+  char      what[128];
+  Problem   P = {{0}};
+  double    us, nl, nb;
 
   PetscFunctionBegin;
   { /* -vcycle_runs: one cycle alone, for a kernel trace of it (bench/trace) */
@@ -698,33 +731,16 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
       PetscCall(Record("vcycle", &P, what, us, nb, PETSC_TRUE));
     } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: not replayed as a graph (-info says why)\n", name));
   }
-  for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's) */
-    KSP      smoother;
-    Mat      Al;
-    Vec      xl, yl;
-    Problem  L = {{0}};
-    PetscInt m;
+  for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's), and its transfers */
+    KSP smoother;
+    Mat Al, Pl;
 
     PetscCall(PCMGGetSmoother(pc, l, &smoother));
     PetscCall(KSPGetOperators(smoother, &Al, NULL));
-    PetscCall(MatGetSize(Al, &m, NULL));
-    PetscCall(MatCreateVecs(Al, &xl, &yl));
-    PetscCall(VecSet(xl, 1.0));
-    PetscCall(MatMult(Al, xl, yl));
-    BenchCall(BenchSync());
-    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
-    PetscCall(PetscTime(&t0));
-    for (int k = 0; k < reps; k++) PetscCall(MatMult(Al, xl, yl));
-    BenchCall(BenchSync());
-    PetscCall(PetscTime(&t1));
-    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
-    us = 1e6 * (t1 - t0) / reps;
-    PetscCall(PetscSNPrintf(L.name, sizeof(L.name), "%s-l%d", P.name, (int)l));
-    L.m = m;
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s level %d MatMult", name, (int)l));
-    PetscCall(Record("vcycle-level", &L, what, us, (double)(c1.bytes - c0.bytes) / reps, PETSC_TRUE));
-    PetscCall(VecDestroy(&xl));
-    PetscCall(VecDestroy(&yl));
+    PetscCall(TimeLevelProduct(Al, PETSC_FALSE, P.name, l, name, "MatMult", reps));
+    PetscCall(PCMGGetInterpolation(pc, l, &Pl));
+    PetscCall(TimeLevelProduct(Pl, PETSC_FALSE, P.name, l, name, "interpolation", reps));
+    PetscCall(TimeLevelProduct(Pl, PETSC_TRUE, P.name, l, name, "restriction", reps));
   }
   PetscCall(ClearOptions(opts)); /* the next run sets only its own */
   PetscCall(VecDestroy(&x));
