@@ -137,8 +137,6 @@ static PetscErrorCode CreateDM(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
   PetscFunctionReturn(0);
 }
 
-/* Two solves of the same system; the second's iterations, solution (copied into x, created
-   here), host/device copies in bytes, and the coarsest level's unknowns */
 /* what -mat_view ::ascii_info prints of A, into buf (through a temporary file) */
 static PetscErrorCode ViewInfo(Mat A, char *buf, size_t len)
 {
@@ -160,9 +158,9 @@ static PetscErrorCode ViewInfo(Mat A, char *buf, size_t len)
   PetscFunctionReturn(0);
 }
 
-/* Whether each level's interpolation of a solved PCMG/PCGAMG of ellrcuda matrices, which PCMG has
-   multiplied by and by its transpose, is laid out (itself and its transposed copy) as a new
-   matrix of the same entries, never given to a fused solver, is by the same products: PCMG's
+/* Whether each level's interpolation (ellrcuda) of a solved PCMG or PCGAMG, which the V-cycles
+   multiplied by and by its transpose, is laid out, itself and its transposed copy, as a new matrix
+   of the same entries is after the same two products (a matrix no fused solver was given): PCMG's
    set-up must not leave it in the fused kernels' layout. *nlev: the levels compared */
 static PetscErrorCode CheckLayouts(PC pc, PetscBool *same, PetscInt *nlev)
 {
@@ -203,6 +201,9 @@ static PetscErrorCode CheckLayouts(PC pc, PetscBool *same, PetscInt *nlev)
   PetscFunctionReturn(0);
 }
 
+/* Two solves of the same system; the second's iterations, solution (copied into x, created
+   here), host/device copies in bytes, and the coarsest level's unknowns; with layouts, whether
+   the interpolations are laid out for their products, and how many were compared (CheckLayouts) */
 static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse, PetscBool *layouts, PetscInt *nlev)
 {
   KSP                       ksp, kc;
