@@ -18,7 +18,7 @@ def main():
     rows = []
     for line in open(path):
         p = line.rstrip("\n").split(",", 7)
-        if p[0] in "KCS":
+        if p[0] in ("K", "C", "S"):
             rows.append((int(p[1]), int(p[2]), int(p[4]), int(p[6]), p[7]))
     rows.sort()
     graph = [r for r in rows if r[3]]

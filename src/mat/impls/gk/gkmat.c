@@ -993,17 +993,17 @@ PetscErrorCode MatCreateSeqGK_Private(MPI_Comm comm, MatType type, PetscInt m, P
   PetscFunctionReturn(0);
 }
 
-/* The device copies that the products of a device matrix read, brought up to date now; with
-   transpose, the transposed products' too. Unlike MatSeqGKGetOperator(), for the products alone:
-   the layouts stay those the products were given (an ELLPACK-R matrix's one row a slice, which
-   the fused kernels cannot read, is kept) */
-PetscErrorCode MatSeqGKPrepareProducts_Private(Mat A, PetscBool transpose)
+/* The device copies that the products and transposed products of a device matrix read, brought
+   up to date now. Unlike MatSeqGKGetOperator(), for the products alone: the layouts stay those the
+   products were given (an ELLPACK-R matrix's one row a slice, which the fused kernels cannot
+   read, is kept) */
+PetscErrorCode MatSeqGKPrepareProducts_Private(Mat A)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSyncDevice_Private(A));
-  if (transpose && gk->fmt->preparetranspose) PetscCall(gk->fmt->preparetranspose(A));
+  if (gk->fmt->preparetranspose) PetscCall(gk->fmt->preparetranspose(A));
   PetscFunctionReturn(0);
 }
 

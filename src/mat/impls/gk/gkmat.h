@@ -96,7 +96,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
-PETSC_INTERN PetscErrorCode MatSeqGKPrepareProducts_Private(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatSeqGKPrepareProducts_Private(Mat);
 /* A vector's device array for the kernels: an input's (VecIn: its own, or a copy of a host
    vector's values in the matrix's staging buffer), an output's (VecOut: its own, or the staging
    buffer, holding z's values when z is given), handed back (the output copied to a host vector) */

@@ -109,13 +109,13 @@ PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
 
   PetscFunctionBegin;
   PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
-  if (seq) PetscCall(MatSeqGKPrepareProducts_Private(P, PETSC_TRUE));
+  if (seq) PetscCall(MatSeqGKPrepareProducts_Private(P));
   else if (mpi) {
     Mat Ad, Ao;
 
     PetscCall(MatMPIGKGetBlocks_Private(P, &Ad, &Ao, NULL));
-    PetscCall(MatSeqGKPrepareProducts_Private(Ad, PETSC_TRUE));
-    if (Ao->cmap->n) PetscCall(MatSeqGKPrepareProducts_Private(Ao, PETSC_TRUE));
+    PetscCall(MatSeqGKPrepareProducts_Private(Ad));
+    if (Ao->cmap->n) PetscCall(MatSeqGKPrepareProducts_Private(Ao));
   }
   PetscFunctionReturn(0);
 }

@@ -376,6 +376,16 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* the transposed copy, built at its first use (or ahead of it: preparetranspose) */
+static PetscErrorCode MatSeqELLRPrepareTranspose_Private(Mat A)
+{
+  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
+
+  PetscFunctionBegin;
+  if (!e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatSeqELLRReset_Private(Mat A)
 {
   Mat_SeqGK   *gk = (Mat_SeqGK *)A->spptr;
@@ -397,7 +407,7 @@ static PetscErrorCode MatSeqELLRMult_Private(Mat A, GKMatOp op, const PetscScala
   if (op == GK_OP_N) {
     PetscCall(GKDev->ellrmult(&e->A, PETSC_FALSE, x, w, neg, y));
   } else {
-    if (!e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
+    PetscCall(MatSeqELLRPrepareTranspose_Private(A));
     PetscCall(GKDev->ellrmult(&e->At, op == GK_OP_H ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   }
   PetscFunctionReturn(0);
@@ -441,13 +451,13 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
   else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
-  if (e->hasAt && e->autoAt == GK_ELLR_AUTO_ROWS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns, sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit",
-                                     e->At.lanes));
-  else if (e->hasAt && e->autoAt)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns, sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT "\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit",
-                                     e->At.h, e->layAt[1]));
-  else if (e->hasAt) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit"));
+  if (e->hasAt) {
+    char lay[128] = "";
+
+    if (e->autoAt == GK_ELLR_AUTO_ROWS) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row", e->At.lanes));
+    else if (e->autoAt) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT, e->At.h, e->layAt[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit", lay));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -465,18 +475,9 @@ static PetscErrorCode MatSeqELLRGetOperator_Private(Mat A, PetscBool transpose, 
     if (e->autoA == GK_ELLR_AUTO_ROWS) PetscCall(MatSeqELLRBuild_Private(A, PETSC_FALSE)); /* drops the transposed copy too */
     else PetscCall(MatSeqELLRDropTranspose_Private(A));
   }
-  if (transpose && !e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
+  if (transpose) PetscCall(MatSeqELLRPrepareTranspose_Private(A));
   op->ellr  = &e->A;
   op->ellrt = transpose ? &e->At : NULL;
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MatSeqELLRPrepareTranspose_Private(Mat A)
-{
-  Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
-
-  PetscFunctionBegin;
-  if (!e->hasAt) PetscCall(MatSeqELLRBuildTranspose_Private(A));
   PetscFunctionReturn(0);
 }
 
