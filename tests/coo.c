@@ -3,7 +3,7 @@ static char help[] = "COO assembly (MatSetPreallocationCOO, MatSetValuesCOO) of 
 rows, INSERT_VALUES and ADD_VALUES, new values on the same pattern; an index past the matrix is\n\
 an error; values in device memory (a device vector's array), summed on the device with no copy\n\
 to the device on one process, and only the other processes' sums on several; MatSetValuesCOO()\n\
-after the pattern changed is an error.\n\
+after the pattern changed is an error, after a MatZeroRows() of no rows (the same pattern) not.\n\
   -type <type> : ellrcuda or diacuda\n\
   -n <n>       : rows (default 60)\n\
   -outside     : give one entry a column past the matrix (the error)\n\
@@ -392,6 +392,12 @@ int main(int argc, char **argv)
   for (PetscCount k = 0; k < nc; k++) v[k] = -Value(rank, k, 2);
   for (PetscInt t = 0; t < 2; t++) PetscCall(MatSetValuesCOO(M[t], v, INSERT_VALUES));
   PetscCall(Compare(M[0], M[1], "new values, INSERT_VALUES"));
+  /* MatZeroRows() of no rows moves the nonzero state on (SEQAIJ's does whatever it removes): the
+     pattern is the same, and MatSetValuesCOO() takes new values */
+  for (PetscInt t = 0; t < 2; t++) PetscCall(MatZeroRows(M[t], 0, NULL, 1.0, NULL, NULL));
+  for (PetscCount k = 0; k < nc; k++) v[k] = Value(rank, k, 3);
+  for (PetscInt t = 0; t < 2; t++) PetscCall(MatSetValuesCOO(M[t], v, INSERT_VALUES));
+  PetscCall(Compare(M[0], M[1], "MatZeroRows() of no rows, then INSERT_VALUES"));
   if (repattern) { /* a nonzero the entries do not have: MatSetValuesCOO() must refuse */
     PetscCall(MatSetOption(M[1], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
     PetscCall(MatSetValue(M[1], rs, (rs + n / 2) % n, 1.0, INSERT_VALUES));

@@ -93,6 +93,24 @@ static PetscErrorCode CheckFillLimit(Mat A, PetscErrorCode (*setfill)(Mat, Petsc
   PetscFunctionReturn(0);
 }
 
+/* ELLPACK-R's layout chosen by the library always fits: under a limit below the paper's single
+   slice's fill, one row a slice (h 1, no padding), with the same products; the limit refuses
+   the same slice where the user set it (slice height 0) */
+static PetscErrorCode CheckFillLimitELLR(Mat A, PetscReal fill)
+{
+  const GKEllr *E;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRCUDASetMaxFill(A, fill - 0.01));
+  PetscCall(CheckProductsExact(A));
+  PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
+  PetscCheck(E->h == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Under a fill limit of %g the library's layout is slices of %" PetscInt_FMT " rows, not one row a slice", (double)(fill - 0.01), E->h);
+  PetscCall(MatELLRCUDASetMaxFill(A, fill + 0.01));
+  PetscCall(MatELLRCUDASetSliceHeight(A, 0));
+  PetscCall(CheckFillLimit(A, MatELLRCUDASetMaxFill, fill));
+  PetscFunctionReturn(0);
+}
+
 /* A row of GK_ELLR_WIDE or more entries makes its slice wide (device.h): row 0 of this 4 x 40
    matrix holds 35, A(0, j) = j + 1 for j < 35; row 1 holds A(1, 0) = 1, A(1, 39) = 2; rows 2
    and 3 hold A(2, 5) = 3 and A(3, 1) = 4. Sliced, h = 2: slice 0 is wide, rows 0 and 1 one after
@@ -209,7 +227,7 @@ int main(int argc, char **argv)
   /* the transposed copy, 3 x 4: columns of A as rows, Nz = 2 (columns 0 and 2 of A hold two) */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
   PetscCheck(Et && Et->m == 3 && Et->n == 4 && Et->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy is not the 3 x 4, Nz 2 matrix A^T");
-  PetscCall(CheckFillLimit(A, MatELLRCUDASetMaxFill, 8.0 / 6.0));
+  PetscCall(CheckFillLimitELLR(A, 8.0 / 6.0));
   {
     PetscInt sp[2];
 

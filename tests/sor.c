@@ -262,6 +262,22 @@ int main(int argc, char **argv)
       PetscCall(PetscPopErrorHandler());
     }
     PetscCheck(e[0] && e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal: AIJ's MatSOR returned %d, the device matrix's %d", (int)e[0], (int)e[1]);
+    {
+      /* from a nonzero guess MPIAIJ's MatSOR makes a work vector (b's duplicate) before the sweep
+         fails, and loses it (PETSc's own MPIAIJ too): on device vectors the device matrix refuses
+         alike, and loses nothing (-malloc_dump) */
+      Vec bd, xd;
+
+      PetscCall(MatCreateVecs(Z[1], &xd, &bd));
+      PetscCall(VecCopy(b, bd));
+      PetscCall(VecCopy(x0, xd));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      e[0] = MatSOR(Z[1], bd, 1.0, SOR_LOCAL_SYMMETRIC_SWEEP, 0.0, 2, 1, xd);
+      PetscCall(PetscPopErrorHandler());
+      PetscCheck(e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal, from a nonzero guess: the device matrix's MatSOR returned %d, not %d", (int)e[0], (int)e[1]);
+      PetscCall(VecDestroy(&bd));
+      PetscCall(VecDestroy(&xd));
+    }
     PetscCall(PetscErrorMessage(e[1], &text, NULL));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal: both refuse (%s)\n", text));
     for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&Z[k]));

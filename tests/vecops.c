@@ -601,6 +601,60 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&lX));
   }
 
+  /* VecGetSubVector() of a contiguous set (PETSc's own branch for a vector named seqcuda or
+     mpicuda is compiled out of a PETSc without CUDA) and of a strided one: the subvectors equal,
+     changed and given back, the vectors equal */
+  for (int s = 0; s < 2; s++) {
+    IS       is;
+    Vec      sr, sd;
+    PetscInt rs, re, nl;
+
+    PetscCall(VecGetOwnershipRange(x, &rs, &re));
+    nl = re - rs;
+    PetscCall(ISCreateStride(PETSC_COMM_WORLD, s ? (nl + 1) / 2 : nl / 2, s ? rs : rs + nl / 4, s ? 2 : 1, &is));
+    PetscCall(VecGetSubVector(x, is, &sr));
+    PetscCall(VecGetSubVector(X, is, &sd));
+    PetscCall(CheckVec(sr, sd, s ? "VecGetSubVector, strided" : "VecGetSubVector, contiguous"));
+    PetscCall(VecScale(sr, -3.0));
+    PetscCall(VecScale(sd, -3.0));
+    PetscCall(VecRestoreSubVector(x, is, &sr));
+    PetscCall(VecRestoreSubVector(X, is, &sd));
+    PetscCall(CheckVec(x, X, s ? "VecRestoreSubVector of a changed subvector, strided" : "VecRestoreSubVector of a changed subvector, contiguous"));
+    PetscCall(VecGetSubVector(X, is, &sd)); /* read only: given back unchanged */
+    PetscCall(VecRestoreSubVector(X, is, &sd));
+    PetscCall(CheckVec(x, X, "VecRestoreSubVector of an unchanged subvector"));
+    PetscCall(ISDestroy(&is));
+  }
+  /* VecScatterCreateToAll() and VecScatterCreateToZero(): PETSc makes the whole vector of X's
+     root type by its name (a device vector here), filled through the host */
+  for (int z = 0; z < 2; z++) {
+    VecScatter sr, sd;
+    Vec        ar, ad;
+
+    PetscCall(z ? VecScatterCreateToZero(x, &sr, &ar) : VecScatterCreateToAll(x, &sr, &ar));
+    PetscCall(z ? VecScatterCreateToZero(X, &sd, &ad) : VecScatterCreateToAll(X, &sd, &ad));
+    PetscCall(VecScatterBegin(sr, x, ar, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sr, x, ar, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterBegin(sd, X, ad, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(sd, X, ad, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(CheckVec(ar, ad, z ? "VecScatterCreateToZero" : "VecScatterCreateToAll"));
+    PetscCall(VecScale(ad, 2.0)); /* on the device, then back into X through the host */
+    PetscCall(VecScale(ar, 2.0));
+    PetscCall(VecScatterBegin(sr, ar, x, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(sr, ar, x, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterBegin(sd, ad, X, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(sd, ad, X, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(CheckVec(x, X, z ? "VecScatterCreateToZero, reversed" : "VecScatterCreateToAll, reversed"));
+    PetscCall(VecScatterDestroy(&sr));
+    PetscCall(VecScatterDestroy(&sd));
+    PetscCall(VecDestroy(&ar));
+    PetscCall(VecDestroy(&ad));
+  }
+  /* VecSetType() of the root type on a vector of it: PETSc 3.18 makes the vector anew (it returns
+     early only for its own CUDA types), and the values stay */
+  PetscCall(VecSetType(X, VECGKCUDA));
+  PetscCall(CheckVec(x, X, "VecSetType() of the vector's own root type"));
+
   /* view and load */
   {
     PetscViewer v;

@@ -206,6 +206,10 @@ typedef struct {
                columns on the fly; the block sums of dpi = w^H p_i (BiCG: also p~_i, w~ = A^H p~_i,
                dpi = p~^H w)
      update i: a_i = rho_i/dpi; r -= a_i w; z = diag .* r; the block sums of the norm and rho_i+1
+   With nullconst (krylovcreate; CG and COCG on one process) the update also removes the
+   constants from z, as PETSc's KSPs remove the operator's null space from the preconditioned
+   residual: z -= mean(z), stored (z is its own array even without diag), before the sums of the
+   norm and rho_i+1 (the CUDA backend launches a second kernel for it, the sum of z known).
    A solve is step 0, update 0, step 1, update 1, ..., step k, where step k only moves x: x_k
    and the norm of r_k are then known. Per iteration this reads and writes each vector the
    least number of times: z, p_i-1 and x read, x, p_i and w written, then w and r read and r
@@ -430,7 +434,7 @@ typedef struct {
   PetscErrorCode (*hostmalloc)(size_t, void **);
   PetscErrorCode (*hostfree)(void *);
   /* the fused Krylov iterations, on vectors of length n */
-  PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+  PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);
   /* step i (rho0 = rho_0 used at i = 0; last: only x moves) with A on v's arrays */
   PetscErrorCode (*krylovstep)(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);

@@ -51,6 +51,28 @@ typedef MatParentState MatState;
   #define VecFlag(v, flg) VecSetInf(v)
 #endif
 
+/* VecSetType(v, "cuda") of a vector already "seqcuda" or "mpicuda": 3.18 returns early only in a
+   PETSc with CUDA, and otherwise destroys the vector's data and makes it anew, its values lost;
+   from 3.20 on any "seq"/"mpi" + type returns early. The library keeps the values across it. */
+#define GK_VECSETTYPE_REMAKES PETSC_VERSION_LT(3, 20, 0)
+
+/* MatCreateMPIAIJWithSeqAIJ(): since 3.24 given the global sizes, and garray (PetscMalloc1()'d)
+   becomes the matrix's as it is, in the order given; before, garray is copied (freed here) and
+   the off-diagonal block's columns renumbered in ascending order */
+#if PETSC_VERSION_LT(3, 24, 0)
+static inline PetscErrorCode GKCreateMPIAIJWithSeqAIJ(MPI_Comm comm, PetscInt M, PetscInt N, Mat A, Mat B, PetscInt *garray, Mat *C)
+{
+  PetscFunctionBegin;
+  (void)M;
+  (void)N;
+  PetscCall(MatCreateMPIAIJWithSeqAIJ(comm, A, B, garray, C));
+  PetscCall(PetscFree(garray));
+  PetscFunctionReturn(0);
+}
+#else
+  #define GKCreateMPIAIJWithSeqAIJ(comm, M, N, A, B, garray, C) MatCreateMPIAIJWithSeqAIJ((comm), (M), (N), (A), (B), (garray), (C))
+#endif
+
 /* PetscAssertPointer since 3.20 */
 #if PETSC_VERSION_LT(3, 20, 0)
   #define PetscAssertPointer(p, arg) PetscValidPointer(p, arg)

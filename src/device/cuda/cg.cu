@@ -64,6 +64,17 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     PetscCall(GKCUDAKrylovUpdateBiCG_Private(k, i, v));
     PetscFunctionReturn(0);
   }
+  if (k->nullconst) { /* the update with the sum of z, then z -= mean(z) and the norm's and rho's sums */
+    const bool cg                                                                                                      = k->method == GK_KRYLOV_CG;
+    void (*nk)(PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, GKScalar *) = cg ? GKKrylovNullConstKernel<GK_KRYLOV_CG> : GKKrylovNullConstKernel<GK_KRYLOV_COCG>;
+
+    if (cg) kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false, false, true>;
+    else kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, false, true>;
+    PetscCall(GKUpdateLaunch(k, kern, i, v));
+    GKCallCUDA(GKLaunchOverlapped(nk, GKWaveBlocks((const void *)nk, k->n), k->n, k->norm, k->partial, k->state, k->pub, (const GKScalar *)v->r, (GKScalar *)v->z));
+    GKCheckLaunch();
+    PetscFunctionReturn(0);
+  }
   /* the sums kept on the GPUs: the kernels that wait and push */
 #define GK_UPDATE(M, DIAG) (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : GKKrylovUpdateKernel<M, DIAG, false>)
   if (k->method == GK_KRYLOV_CG) kern = v->d ? GK_UPDATE(GK_KRYLOV_CG, true) : GK_UPDATE(GK_KRYLOV_CG, false);

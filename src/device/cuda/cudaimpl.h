@@ -473,7 +473,7 @@ PETSC_INTERN PetscErrorCode GKCUDAExtreme(PetscInt, const PetscScalar *, GKExtre
 PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMFinalize(void);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdate(GKKrylov, PetscInt, const GKKrylovVecs *);

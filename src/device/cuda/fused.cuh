@@ -203,12 +203,15 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
 
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1. PEERS: the
-   sums may be kept on the GPUs (g.np). */
-template <GKKrylovMethod METHOD, bool DIAG, bool PEERS>
+   sums may be kept on the GPUs (g.np). NULLC (CG and COCG on one process): z stored (without
+   diag too) and only its sum taken, into slot 4, for GKKrylovNullConstKernel after it. */
+template <GKKrylovMethod METHOD, bool DIAG, bool PEERS, bool NULLC = false>
 __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
 {
-  GKScalar acc[2] = {0.0, 0.0};
-  GKScalar a;
+  static_assert(!NULLC || (!PEERS && METHOD != GK_KRYLOV_BICG), "the constants are removed for CG and COCG on one process");
+  constexpr bool STOREZ = DIAG || NULLC;
+  GKScalar       acc[2] = {0.0, 0.0};
+  GKScalar       a;
 
   GKOverlapBegin();
   if (!GKKrylovUpdateBegin<METHOD, PEERS>(i, g, st, &a)) return;
@@ -216,9 +219,10 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   auto row = [&](GKScalar rj, GKScalar wj, GKScalar dj, GKScalar &ro, GKScalar &zo) {
     ro = rj - a * wj;
     zo = DIAG ? dj * ro : ro;
-    if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zo) * GKRe(zo) + GKIm(zo) * GKIm(zo);
+    if (NULLC) acc[0] += zo;
+    else if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zo) * GKRe(zo) + GKIm(zo) * GKIm(zo);
     else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(ro) * GKRe(ro) + GKIm(ro) * GKIm(ro);
-    if (METHOD != GK_KRYLOV_BICG) acc[1] += METHOD == GK_KRYLOV_CG ? zo * GKConj(ro) : zo * ro;
+    if (METHOD != GK_KRYLOV_BICG && !NULLC) acc[1] += METHOD == GK_KRYLOV_CG ? zo * GKConj(ro) : zo * ro;
   };
   /* the rows from the last to the first: the step before went from the first to the last, so
      the w and r it touched last are still in L2 when this kernel starts, and the r this kernel
@@ -235,14 +239,14 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       row(r2.x, w2.x, d2.x, ro.x, zo.x);
       row(r2.y, w2.y, d2.y, ro.y, zo.y);
       ((double2 *)r)[q] = ro;
-      if (DIAG && z) ((double2 *)z)[q] = zo;
+      if (STOREZ && z) ((double2 *)z)[q] = zo;
     }
     if ((n & 1) && !tid) {
       GKScalar ro, zo;
 
       row(r[n - 1], w[n - 1], DIAG ? diag[n - 1] : 1.0, ro, zo);
       r[n - 1] = ro;
-      if (DIAG && z) z[n - 1] = zo;
+      if (STOREZ && z) z[n - 1] = zo;
     }
   } else
 #endif
@@ -253,7 +257,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
 
       row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
       r[j] = rj;
-      if (DIAG && z) z[j] = zj;
+      if (STOREZ && z) z[j] = zj;
       if (METHOD == GK_KRYLOV_BICG) {
         const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(diag[j]) * rtj : rtj;
 
@@ -262,7 +266,34 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
         acc[1] += zj * GKConj(rtj);
       }
     }
-  GKGridSum<2, PEERS ? 1 : -1>(acc, partial, 1, st, pub, &g, i); /* the norm and rho */
+  if constexpr (NULLC) GKGridSum<1>(acc, partial, 4, st, pub);        /* the sum of z */
+  else GKGridSum<2, PEERS ? 1 : -1>(acc, partial, 1, st, pub, &g, i); /* the norm and rho */
+}
+
+/* After GKKrylovUpdateKernel<..., NULLC>: z -= mean(z), the constants removed as PETSc's KSPs
+   remove the operator's null space from the preconditioned residual, and the block sums of the
+   norm and of rho_i+1 that the update leaves to the step without NULLC (a stopped or flagged
+   update took no sum, and this kernel does nothing either) */
+template <GKKrylovMethod METHOD>
+__global__ void GKKrylovNullConstKernel(PetscInt n, GKKrylovNorm norm, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *r, GKScalar *z)
+{
+  GKScalar acc[2] = {0.0, 0.0}, mean;
+
+  GKOverlapBegin();
+  mean = GKMake(st->sum[4][0], st->sum[4][1]) / (double)n;
+  if (GKStopped(st)) return;
+  const PetscInt tid = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x, stride = (PetscInt)gridDim.x * blockDim.x;
+
+#pragma unroll 4
+  for (PetscInt j = tid; j < n; j += stride) {
+    const GKScalar rj = r[j], zj = z[j] - mean;
+
+    z[j] = zj;
+    if (norm == GK_KRYLOV_NORM_Z) acc[0] += GKRe(zj) * GKRe(zj) + GKIm(zj) * GKIm(zj);
+    else if (norm == GK_KRYLOV_NORM_R) acc[0] += GKRe(rj) * GKRe(rj) + GKIm(rj) * GKIm(rj);
+    acc[1] += METHOD == GK_KRYLOV_CG ? zj * GKConj(rj) : zj * rj;
+  }
+  GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
 }
 
 typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);

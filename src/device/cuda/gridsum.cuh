@@ -185,7 +185,9 @@ static __device__ __forceinline__ bool GKKrylovFinish(PetscInt i, const GKFinish
     return false;
   }
   if (s.rho == GKScalar(0.0)) stop = true;
+#if !defined(PETSC_USE_COMPLEX) /* KSPCG tests rho's sign with real scalars only */
   else if (METHOD == GK_KRYLOV_CG && GKRe(s.rho) * GKRe(s.old) < 0.0) stop = true;
+#endif
   else *b = s.rho / s.old;
   if (record) {
     if (lead) {

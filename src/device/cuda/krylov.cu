@@ -6,15 +6,16 @@
 */
 #include "gridsum.cuh"
 
-PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
+PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, PetscBool nullconst, GKKrylov *K)
 {
   GKKrylovCUDA *k;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&k));
-  k->n      = n;
-  k->method = method;
-  k->norm   = norm;
+  k->n         = n;
+  k->method    = method;
+  k->norm      = norm;
+  k->nullconst = nullconst ? true : false;
   GKCallCUDA(cudaMalloc((void **)&k->partial, sizeof(double) * 2 * GK_SLOTS * GK_RED_BLOCKS));
   GKCallCUDA(cudaMalloc((void **)&k->state, sizeof(GKKrylovDevState)));
   GKCallCUDA(cudaMemset(k->state, 0, sizeof(GKKrylovDevState)));

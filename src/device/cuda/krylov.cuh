@@ -9,8 +9,8 @@
 #include "cudaimpl.h"
 
 /* partial sums, per block: [0] dpi, [1] the norm, [2] rho, [3] the off-diagonal block's dpi
-   (several processes); slot k at 2 k GK_RED_BLOCKS */
-#define GK_SLOTS 4
+   (several processes), [4] the sum of z (nullconst); slot k at 2 k GK_RED_BLOCKS */
+#define GK_SLOTS 5
 
 typedef struct {
   double   sum[GK_SLOTS][2]; /* the finished sums, (re, im) */
@@ -81,12 +81,13 @@ struct GKKrylovCUDA {
   PetscInt          n;
   GKKrylovMethod    method;
   GKKrylovNorm      norm;
-  double           *partial;  /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
-  GKKrylovDevState *state;    /* device */
-  GKKrylovDevState *hstate;   /* mapped pinned host memory the step kernels publish the state to */
-  GKKrylovDevState *pub;      /* its device address */
-  cudaEvent_t       copied;   /* recorded after the step the host waits for */
-  cudaEvent_t       gathered; /* after the direction entries for other processes */
+  bool              nullconst; /* the update removes the constants from z (a second kernel) */
+  double           *partial;   /* device: GK_SLOTS x GK_RED_BLOCKS x (re, im) */
+  GKKrylovDevState *state;     /* device */
+  GKKrylovDevState *hstate;    /* mapped pinned host memory the step kernels publish the state to */
+  GKKrylovDevState *pub;       /* its device address */
+  cudaEvent_t       copied;    /* recorded after the step the host waits for */
+  cudaEvent_t       gathered;  /* after the direction entries for other processes */
   GKSums            g;
   GKScalar         *ghost; /* with the sums kept on the GPUs and the ghosts sent GPU to GPU: this process's ghost buffer (2 nghost) */
   PetscInt          nghost;

@@ -42,7 +42,7 @@ PETSC_INTERN PetscScalar GKHostSsorBlockRow(const GKSsor *, const GKSsorColor *,
 /* the sparse products' twin (spgemm.c) */
 PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 
-PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, GKKrylov *);
+PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);
 PETSC_INTERN PetscErrorCode GKHostKrylovUpdate(GKKrylov, PetscInt, const GKKrylovVecs *);

@@ -9,6 +9,7 @@ struct _n_GKKrylov {
   PetscInt       n;
   GKKrylovMethod method;
   GKKrylovNorm   norm;
+  PetscBool      nullconst;               /* the update removes the constants from z */
   PetscScalar    rho[2];                  /* rho_i by the parity of i */
   PetscReal      dpi[2];                  /* CG: the real part of dpi_i by the parity of i */
   PetscScalar    rholast;                 /* the last rho the step finished */
@@ -24,13 +25,14 @@ struct _n_GKKrylov {
   PetscInt       flagit;
 };
 
-PetscErrorCode GKHostKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, GKKrylov *K)
+PetscErrorCode GKHostKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, PetscBool nullconst, GKKrylov *K)
 {
   PetscFunctionBegin;
   PetscCall(PetscNew(K));
-  (*K)->n      = n;
-  (*K)->method = method;
-  (*K)->norm   = norm;
+  (*K)->n         = n;
+  (*K)->method    = method;
+  (*K)->norm      = norm;
+  (*K)->nullconst = nullconst;
   PetscFunctionReturn(0);
 }
 
@@ -65,7 +67,7 @@ static void GKHostKrylovFinish(GKKrylov K, PetscInt i, PetscScalar rho0, PetscSc
     if (rho == (PetscScalar)0.0) {
       GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
       *stop = PETSC_TRUE;
-    } else if (K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) {
+    } else if (!PetscDefined(USE_COMPLEX) && K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) { /* KSPCG's test, with real scalars only */
       GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
       *stop = PETSC_TRUE;
     } else {
@@ -128,8 +130,30 @@ static PetscBool GKHostKrylovUpdateBegin(GKKrylov K, PetscInt i, PetscScalar *a)
   return PETSC_TRUE;
 }
 
+/* With nullconst, the second pass of the update: z -= mean(z), then the sums of the norm and of
+   rho_i+1 (CG and COCG) */
+static void GKHostKrylovNullConst(GKKrylov K, const PetscScalar *r, PetscScalar *z)
+{
+  PetscScalar sz = 0.0, sn = 0.0, sr = 0.0, mean;
+
+  GKCounts.launches += 1;
+  for (PetscInt j = 0; j < K->n; j++) sz += z[j];
+  mean = sz / (PetscReal)K->n;
+  for (PetscInt j = 0; j < K->n; j++) {
+    const PetscScalar zj = z[j] - mean;
+
+    z[j] = zj;
+    if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
+    else if (K->norm == GK_KRYLOV_NORM_R) sn += r[j] * PetscConj(r[j]);
+    sr += K->method == GK_KRYLOV_CG ? zj * PetscConj(r[j]) : zj * r[j];
+  }
+  K->sumnorm = sn;
+  K->sumrho  = sr;
+}
+
 /* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
-   diag); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1 */
+   diag, unless nullconst); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the
+   norm and of rho_i+1; with nullconst, after z -= mean(z) */
 PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
 {
   const PetscScalar *diag = v->d, *w = v->w, *wt = v->wt;
@@ -139,6 +163,14 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
   PetscFunctionBegin;
   GKCounts.launches += 1;
   if (!GKHostKrylovUpdateBegin(K, i, &a)) PetscFunctionReturn(0);
+  if (K->nullconst) {
+    for (PetscInt j = 0; j < K->n; j++) {
+      r[j] -= a * w[j];
+      z[j] = diag ? diag[j] * r[j] : r[j];
+    }
+    GKHostKrylovNullConst(K, r, z);
+    PetscFunctionReturn(0);
+  }
   for (PetscInt j = 0; j < K->n; j++) {
     const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
 

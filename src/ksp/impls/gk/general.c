@@ -1,6 +1,7 @@
 /*
    cggpu and bicggpu with a preconditioner the fused kernels do not apply (any PC but none,
-   jacobi, and ssorgpu's Eisenstat step on one process): PETSc's own KSPCG or KSPBICG (KSPCG with
+   jacobi, and ssorgpu's Eisenstat step on one process), or an operator they cannot read (a shell
+   matrix, PCEisenstat's transformed operator): PETSc's own KSPCG or KSPBICG (KSPCG with
    KSP_CG_SYMMETRIC for COCG) iterate on the device operator and vectors, and the PC is applied by
    PETSc (on the device where the PC works on device vectors: ssorgpu, or a multigrid built from
    the plug-in's matrices). The iterations are PETSc's, so are their counts and norms; the outer
@@ -8,6 +9,11 @@
    path. A KSP asked for extreme singular values (PCGAMG's smoothing estimate, Chebyshev's) takes
    this path too: PETSc's method estimates them from its Lanczos coefficients (KSPBICG, as PETSc's
    own, has none to give).
+
+   The inner method has a PC of its own, a shell that applies the outer KSP's PC: the outer PC's
+   operators stay the user's (a KSP keeps its operators in its PC, and the inner method's
+   operator is the device copy), so that a matrix the user changes is seen at the next solve, and
+   the outer PC's PCPreSolve() (Eisenstat's) runs once, not again for the inner method.
 */
 #include "gkksp.h"
 
@@ -24,13 +30,44 @@ static PetscErrorCode KSPGKGeneralConverged_Private(KSP inner, PetscInt its, Pet
   PetscFunctionReturn(0);
 }
 
+/* y = B x (B^T x) by the outer KSP's PC; its failure passed on to the inner method's PC, where
+   PETSc's method looks for it (KSP_DIVERGED_PC_FAILED) */
+static PetscErrorCode KSPGKGeneralApply_Private(PC shell, Vec x, Vec y, PetscBool transpose)
+{
+  KSP            ksp;
+  PCFailedReason reason;
+
+  PetscFunctionBegin;
+  PetscCall(PCShellGetContext(shell, &ksp));
+  if (transpose) PetscCall(PCApplyTranspose(ksp->pc, x, y));
+  else PetscCall(PCApply(ksp->pc, x, y));
+  PetscCall(PCGetFailedReason(ksp->pc, &reason));
+  if (reason) PetscCall(PCSetFailedReason(shell, reason));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPGKGeneralApply(PC shell, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPGKGeneralApply_Private(shell, x, y, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode KSPGKGeneralApplyTranspose(PC shell, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(KSPGKGeneralApply_Private(shell, x, y, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
 /* The inner KSP, made once: its own options prefix (so -ksp_view, -ksp_monitor and
-   -ksp_converged_reason print the outer KSP's output only), the outer's PC */
+   -ksp_converged_reason print the outer KSP's output only), the shell PC */
 static PetscErrorCode KSPGKGeneralCreate_Private(KSP ksp)
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   const char *prefix;
   char        p[256];
+  PC          shell;
 
   PetscFunctionBegin;
   if (gk->inner) PetscFunctionReturn(0);
@@ -39,24 +76,36 @@ static PetscErrorCode KSPGKGeneralCreate_Private(KSP ksp)
   PetscCall(PetscSNPrintf(p, sizeof(p), "%s%s_general_", prefix ? prefix : "", ((PetscObject)ksp)->type_name));
   PetscCall(KSPSetOptionsPrefix(gk->inner, p));
   PetscCall(KSPSetType(gk->inner, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
-  PetscCall(KSPSetPC(gk->inner, ksp->pc));
+  PetscCall(KSPGetPC(gk->inner, &shell));
+  PetscCall(PCSetType(shell, PCSHELL));
+  PetscCall(PCShellSetContext(shell, ksp));
+  PetscCall(PCShellSetApply(shell, KSPGKGeneralApply));
+  PetscCall(PCShellSetApplyTranspose(shell, KSPGKGeneralApplyTranspose));
+  PetscCall(PCShellSetName(shell, "the outer KSP's PC"));
   PetscCall(KSPSetConvergenceTest(gk->inner, KSPGKGeneralConverged_Private, ksp, NULL));
   PetscFunctionReturn(0);
 }
 
-/* The inner method set up with the outer KSP's operator (the device one) and PC, in the outer
-   KSP's setup: its work vectors are made there, as PETSc's own method makes them, not in the
-   first solve */
+/* The inner method set up with the device operator (its null spaces those of the outer KSP's
+   operator, which PETSc's method removes as the outer one would), in the outer KSP's setup: its
+   work vectors are made there, as PETSc's own method makes them, not in the first solve */
 PetscErrorCode KSPGKSetUpGeneral_Private(KSP ksp)
 {
-  KSP_GK *gk = (KSP_GK *)ksp->data;
-  Mat     P;
+  KSP_GK      *gk = (KSP_GK *)ksp->data;
+  Mat          A;
+  MatNullSpace nsp, tnsp;
 
   PetscFunctionBegin;
   PetscCall(KSPGKGeneralCreate_Private(ksp));
   if (gk->method != GK_KRYLOV_BICG) PetscCall(KSPCGSetType(gk->inner, gk->method == GK_KRYLOV_COCG ? KSP_CG_SYMMETRIC : KSP_CG_HERMITIAN));
-  PetscCall(KSPGetOperators(ksp, NULL, &P));
-  PetscCall(KSPSetOperators(gk->inner, gk->Adev, P));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  if (gk->Adev != A) {
+    PetscCall(MatGetNullSpace(A, &nsp));
+    PetscCall(MatGetTransposeNullSpace(A, &tnsp));
+    PetscCall(MatSetNullSpace(gk->Adev, nsp));
+    PetscCall(MatSetTransposeNullSpace(gk->Adev, tnsp));
+  }
+  PetscCall(KSPSetOperators(gk->inner, gk->Adev, gk->Adev));
   PetscCall(KSPSetComputeSingularValues(gk->inner, ksp->calc_sings));
   PetscCall(KSPSetUp(gk->inner));
   PetscFunctionReturn(0);

@@ -26,14 +26,30 @@ static PetscErrorCode KSPGKKeySet_Private(KSPGKKey *k, PetscObject o)
   PetscFunctionReturn(0);
 }
 
+/* Whether the fused kernels can read the operator's entries: a device matrix, or an assembled
+   one with rows to convert (not a shell: PCEisenstat's transformed operator, a user's matrix-free
+   product), which PETSc's method on the general path multiplies by instead */
+static PetscErrorCode KSPGKOperatorReadable_Private(Mat A, PetscBool *readable)
+{
+  PetscBool isgk, ismpi, isshell, hasrow;
+
+  PetscFunctionBegin;
+  PetscCall(GKMatIsDevice_Private(A, &isgk, &ismpi));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSHELL, &isshell));
+  PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
+  *readable = isgk || ismpi || (!isshell && hasrow) ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* The device matrix of the operator: the operator itself, or any other assembled matrix
-   converted to ellrcuda, again only when the operator (or its state) changed */
+   converted to ellrcuda, again only when the operator (or its state) changed; on the general
+   path an operator with no entries to convert is multiplied by as it is */
 static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   Mat         A;
   PetscMPIInt size;
-  PetscBool   isgk, isshell, hasrow, same = PETSC_FALSE;
+  PetscBool   isgk, readable, same = PETSC_FALSE;
   PetscInt    m, n;
   MatType     type;
 
@@ -49,13 +65,14 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
     gk->Adev = A;
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSHELL, &isshell));
-  PetscCall(MatHasOperation(A, MATOP_GET_ROW, &hasrow));
-  PetscCheck(!isshell && hasrow, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSP %s copies the operator's entries to the GPU, and a %s matrix has none to copy: assemble a sparse matrix (-mat_type aij, ellrcuda or diacuda), or use -ksp_type %s",
-             ((PetscObject)ksp)->type_name, ((PetscObject)A)->type_name, gk->method == GK_KRYLOV_CG ? KSPCG : KSPBICG);
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
-  type    = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
+  PetscCall(KSPGKOperatorReadable_Private(A, &readable));
   gk->mpi = size > 1 ? PETSC_TRUE : PETSC_FALSE;
+  if (!readable) { /* KSPGKChoosePath_Private() chose the general path for it */
+    gk->Adev = A;
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
+  type = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
   if (gk->Aconv) PetscCall(KSPGKKeyMatches_Private(&gk->Akey, (PetscObject)A, &same));
   if (!same) {
     PetscCall(MatDestroy(&gk->Aconv));
@@ -115,91 +132,98 @@ static PetscErrorCode KSPGKEisenstatFits_Private(KSP ksp, PetscBool *fits)
   PetscFunctionReturn(0);
 }
 
-/* Whether the solve takes the general path (general.c): a PC the kernels do not apply. A PC
-   that offers Eisenstat's trick where it fits is set up and asked for its step (SSOR: CG on the
-   transformed system, the PC's sweeps in place of the product with A and its scaling as the
+/* Whether the solve takes the general path (general.c), and why: a PC the kernels do not apply,
+   an operator whose entries they cannot read, extreme singular values asked for (the kernels
+   keep no Lanczos coefficients), or a null space they do not remove (they remove the constants
+   from z on one process, as PETSc's KSPCG does; any other null space PETSc's method removes). A
+   PC that offers Eisenstat's trick where it fits is set up and asked for its step (SSOR: CG on
+   the transformed system, the PC's sweeps in place of the product with A and its scaling as the
    preconditioner; the PC keeps the sweeps' arrays); one whose settings do not allow it
    (ssorgpu's neumann series) offers none, and the general path applies it. */
 static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
 {
-  KSP_GK   *gk = (KSP_GK *)ksp->data;
-  PC        pc;
-  PCType    type;
-  PetscBool isjacobi, isnone, fits = PETSC_FALSE;
+  KSP_GK      *gk     = (KSP_GK *)ksp->data;
+  const char  *method = gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG;
+  PC           pc;
+  PCType       type;
+  Mat          A;
+  MatNullSpace nsp;
+  PetscBool    isjacobi, isnone, readable, fits = PETSC_FALSE;
   PetscErrorCode (*geteis)(PC, const GKEisenstat **) = NULL;
 
   PetscFunctionBegin;
-  gk->eis = NULL;
+  gk->eis      = NULL;
+  gk->general  = GK_GENERAL_NONE;
+  gk->nullcnst = PETSC_FALSE;
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &type));
   if (!type) {
     PetscCall(PCSetType(pc, PCJACOBI));
     PetscCall(PCGetType(pc, &type));
   }
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(KSPGKOperatorReadable_Private(A, &readable));
+  PetscCall(MatGetNullSpace(A, &nsp));
   PetscCall(PetscStrcmp(type, PCJACOBI, &isjacobi));
   PetscCall(PetscStrcmp(type, PCNONE, &isnone));
   PetscCall(PetscObjectQueryFunction((PetscObject)pc, GK_EISENSTAT_C, &geteis));
-  if (geteis) PetscCall(KSPGKEisenstatFits_Private(ksp, &fits));
+  if (geteis && readable && !nsp) PetscCall(KSPGKEisenstatFits_Private(ksp, &fits));
   if (fits && !ksp->calc_sings) {
     PetscCall(PCSetUp(pc));
     PetscCall((*geteis)(pc, &gk->eis));
     if (!gk->eis) PetscCall(PetscInfo(ksp, "PC %s offers no Eisenstat step with its settings\n", type));
   }
-  gk->general = isjacobi || isnone || gk->eis ? PETSC_FALSE : PETSC_TRUE;
-  if (ksp->calc_sings && !gk->general) { /* the fused kernels keep no Lanczos coefficients */
-    gk->general = PETSC_TRUE;
-    PetscCall(PetscInfo(ksp, "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates and estimates them\n", gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
-  } else if (gk->general) PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, gk->method == GK_KRYLOV_BICG ? KSPBICG : KSPCG));
+  if (!isjacobi && !isnone && !gk->eis) {
+    gk->general = GK_GENERAL_PC;
+    PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, method));
+  } else if (!readable) {
+    gk->general = GK_GENERAL_OPERATOR;
+    PetscCall(PetscInfo(ksp, "The operator is a %s matrix, whose entries the fused kernels cannot read: PETSc's %s multiplies by it\n", ((PetscObject)A)->type_name, method));
+  } else if (ksp->calc_sings) {
+    gk->general = GK_GENERAL_SINGULAR;
+    PetscCall(PetscInfo(ksp, "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates and estimates them\n", method));
+  } else if (nsp) {
+    PetscBool   cnst;
+    PetscInt    nv;
+    const Vec  *vecs;
+    PetscMPIInt size;
+
+    PetscCall(MatNullSpaceGetVecs(nsp, &cnst, &nv, &vecs));
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp), &size));
+    if (cnst && !nv && size == 1 && gk->method != GK_KRYLOV_BICG && !ksp->transpose_solve) gk->nullcnst = PETSC_TRUE;
+    else {
+      gk->general = GK_GENERAL_NULLSPACE;
+      PetscCall(PetscInfo(ksp, "The operator has a null space the fused kernels do not remove (they remove the constants, for CG on one process and not transposed): PETSc's %s iterates and removes it\n", method));
+    }
+  }
+  if (gk->general) gk->eis = NULL;
   PetscFunctionReturn(0);
 }
 
-/* Jacobi on the device: the inverted diagonal (or row maxima or sums) of the preconditioning
-   matrix, made as PCJACOBI makes it; PCNONE, Eisenstat's trick (its operations, found by
+/* Jacobi on the device: the inverted diagonal as PETSc's PCJACOBI holds it, whatever its
+   options (-pc_jacobi_type, -pc_jacobi_abs, -pc_jacobi_fixdiagonal, and any a release adds),
+   read out as its application to a vector of ones (d .* 1 is d) in every solve, so that the
+   diagonal is the PC's as PCSetUp() left it (a changed preconditioning matrix, or one reused
+   under PCSetReusePreconditioner()); PCNONE, Eisenstat's trick (its operations, found by
    KSPGKChoosePath_Private()) and the general path (PETSc applies the PC): no diagonal */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
-  KSP_GK      *gk = (KSP_GK *)ksp->data;
-  PC           pc;
-  PCType       type;
-  Mat          P;
-  PetscBool    isnone, useabs, fix, set, spd;
-  PCJacobiType jtype;
-  PetscBool    same = PETSC_FALSE;
+  KSP_GK   *gk = (KSP_GK *)ksp->data;
+  PC        pc;
+  PetscBool isnone;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCGetType(pc, &type));
-  PetscCall(PetscStrcmp(type, PCNONE, &isnone));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCNONE, &isnone));
   if (gk->general || gk->eis || isnone) {
-    gk->Pkey.id = 0; /* no Jacobi diagonal */
     PetscCall(VecDestroy(&gk->diag));
+    PetscCall(VecDestroy(&gk->ones));
     PetscFunctionReturn(0);
   }
-  PetscCall(KSPGetOperators(ksp, NULL, &P));
-  if (gk->diag) PetscCall(KSPGKKeyMatches_Private(&gk->Pkey, (PetscObject)P, &same));
-  if (same) PetscFunctionReturn(0);
-  PetscCall(VecDestroy(&gk->diag));
-  PetscCall(VecDuplicate(gk->work.r, &gk->diag));
-  PetscCall(PCJacobiGetType(pc, &jtype));
-  PetscCall(PCJacobiGetUseAbs(pc, &useabs));
-  PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
-  if (jtype == PC_JACOBI_ROWMAX) PetscCall(MatGetRowMaxAbs(P, gk->diag, NULL));
-  else if (jtype == PC_JACOBI_ROWSUM) PetscCall(MatGetRowSum(P, gk->diag));
-  else PetscCall(MatGetDiagonal(P, gk->diag));
-  PetscCall(VecReciprocal(gk->diag));
-  if (useabs) PetscCall(VecAbs(gk->diag));
-  PetscCall(MatIsSPDKnown(P, &set, &spd));
-  if (fix && (!set || !spd)) { /* zero diagonal entries scale by 1, as PCJACOBI does */
-    PetscScalar *d;
-    PetscInt     n;
-
-    PetscCall(VecGetLocalSize(gk->diag, &n));
-    PetscCall(VecGetArray(gk->diag, &d));
-    for (PetscInt i = 0; i < n; i++)
-      if (d[i] == (PetscScalar)0.0) d[i] = 1.0;
-    PetscCall(VecRestoreArray(gk->diag, &d));
-  }
-  PetscCall(KSPGKKeySet_Private(&gk->Pkey, (PetscObject)P));
+  if (!gk->diag) PetscCall(VecDuplicate(gk->work.r, &gk->diag));
+  if (!gk->ones) PetscCall(VecDuplicate(gk->work.r, &gk->ones));
+  PetscCall(VecSet(gk->ones, 1.0)); /* launches nothing while it holds ones (veccuda.c) */
+  PetscCall(PCApply(pc, gk->ones, gk->diag));
   PetscFunctionReturn(0);
 }
 
@@ -222,6 +246,7 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscCall(VecDestroy(&gk->X));
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
+  PetscCall(VecDestroy(&gk->ones));
   PetscFunctionReturn(0);
 }
 
@@ -234,10 +259,11 @@ static PetscErrorCode KSPGKWork_Private(KSP_GK *gk, Vec *v)
   PetscFunctionReturn(0);
 }
 
-/* z is a vector of its own: a preconditioner is applied (else z is r) */
+/* z is a vector of its own: a preconditioner is applied, or the constants are removed from z
+   (else z is r) */
 static inline PetscBool KSPGKHasZ_Private(KSP_GK *gk)
 {
-  return gk->diag || gk->eis ? PETSC_TRUE : PETSC_FALSE;
+  return gk->diag || gk->eis || gk->nullcnst ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode KSPSetUp_GK(KSP ksp)
@@ -294,21 +320,31 @@ PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool 
 }
 
 /* z = diag .* r, or z~ = conj(diag) .* r~ (hermitian), or z = r without a preconditioner;
-   Eisenstat's: the PC's scaling of the transformed system */
+   Eisenstat's: the PC's scaling of the transformed system; the operator's null space (the
+   constants) then removed from z, as PETSc's KSP_PCApply() does */
 static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool hermitian)
 {
   KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
   if (gk->eis) PetscCall(gk->eis->apply(ksp->pc, r, z));
-  else if (!gk->diag) PetscCall(VecCopy(r, z));
-  else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
+  else if (!gk->diag) {
+    if (z != r) PetscCall(VecCopy(r, z));
+  } else if (!hermitian || !PetscDefined(USE_COMPLEX)) PetscCall(VecPointwiseMult(z, gk->diag, r));
   else {
     /* conj(d) r = conj(d conj(r)) */
     PetscCall(VecCopy(r, z));
     PetscCall(VecConjugate(z));
     PetscCall(VecPointwiseMult(z, gk->diag, z));
     PetscCall(VecConjugate(z));
+  }
+  if (gk->nullcnst) {
+    Mat          A;
+    MatNullSpace nsp;
+
+    PetscCall(KSPGetOperators(ksp, &A, NULL));
+    PetscCall(MatGetNullSpace(A, &nsp));
+    PetscCall(MatNullSpaceRemove(nsp, z));
   }
   PetscFunctionReturn(0);
 }
@@ -399,8 +435,10 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
     if (ok && !ksp->reason) {
       const KSP_GK *gk = (KSP_GK *)ksp->data;
 
-      if (S.flag == GK_KRYLOV_INDEFINITE_PC) ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-      else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
+      if (S.flag == GK_KRYLOV_INDEFINITE_PC) { /* KSPCG: in the next iteration */
+        ksp->its    = S.flagit + 1;
+        ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      } else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
       else {
         /* KSPCG: "converged due to beta = 0", in the next iteration */
         ksp->its    = S.flagit + 1;
@@ -714,7 +752,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
-  PetscCall(GKDev->krylovcreate(n, gk->method, norm, &K));
+  PetscCall(GKDev->krylovcreate(n, gk->method, norm, gk->nullcnst, &K));
   if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops));
   else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
   PetscCall(GKDev->krylovdestroy(&K));
@@ -782,7 +820,9 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   if (gk->general) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  PETSc's %s%s on the device matrix and vectors: the PC is applied by PETSc, not fused (the fused kernels apply jacobi, none, and ssorgpu for cggpu on one process)\n", iscg || gk->cocg ? KSPCG : KSPBICG, gk->cocg ? " (symmetric, COCG)" : ""));
+    const char *why[] = {"", "the PC is applied by PETSc, not fused (the fused kernels apply jacobi, none, and ssorgpu for cggpu on one process)", "the operator has no entries the fused kernels can read (a shell), and PETSc multiplies by it", "it estimates the extreme singular values", "it removes the operator's null space (the fused kernels remove the constants, for CG on one process)"};
+
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  PETSc's %s%s on the device %s: %s\n", iscg || gk->cocg ? KSPCG : KSPBICG, gk->cocg ? " (symmetric, COCG)" : "", gk->general == GK_GENERAL_OPERATOR ? "vectors" : "matrix and vectors", why[gk->general]));
     PetscFunctionReturn(0);
   }
   if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 2 kernels an iteration\n"));

@@ -25,6 +25,15 @@ typedef struct {
   Vec t;
 } KSPGKWork;
 
+/* Why PETSc's method iterates (general.c) instead of the fused kernels (KSPGKChoosePath_Private) */
+typedef enum {
+  GK_GENERAL_NONE,     /* the fused kernels iterate */
+  GK_GENERAL_PC,       /* a PC they do not apply */
+  GK_GENERAL_OPERATOR, /* an operator whose entries they cannot read */
+  GK_GENERAL_SINGULAR, /* extreme singular values asked for */
+  GK_GENERAL_NULLSPACE /* a null space they do not remove */
+} KSPGKGeneral;
+
 typedef struct {
   GKKrylovMethod     method;     /* of the current solve */
   PetscInt           checkevery; /* test convergence every so many iterations */
@@ -35,8 +44,8 @@ typedef struct {
   KSPGKKey           Atkey;      /* the device operator it was made from */
   Mat                Adev;       /* the device matrix the iterations use: the operator or Aconv */
   PetscBool          mpi;        /* Adev is an MPI device matrix */
-  Vec                diag;       /* Jacobi: the inverted diagonal on the device; NULL for PCNONE */
-  KSPGKKey           Pkey;       /* the preconditioning matrix diag was made from (id 0: not Jacobi's diag) */
+  Vec                diag;       /* Jacobi: the PC's inverted diagonal on the device; NULL for PCNONE */
+  Vec                ones;       /* Jacobi: a vector of ones, which the PC is applied to for diag */
   Vec                X, B;       /* device copies of x and b, made when theirs are host vectors */
   KSPGKWork          work;       /* r made at setup, the others at their first use */
   const GKEisenstat *eis;        /* the PC's Eisenstat operations when it is applied by Eisenstat's trick, else NULL */
@@ -50,10 +59,11 @@ typedef struct {
   PetscBool          halotried;  /* they were tried for that matrix's lists */
   PetscObjectId      haloid;     /* that matrix and its nonzero state */
   PetscObjectState   halostate;
-  PetscBool          halonow; /* this solve sends the ghosts GPU to GPU */
-  PetscBool          general; /* a PC the fused kernels do not apply: PETSc's method iterates (general.c) */
-  KSP                inner;   /* that method, made and set up in the KSP's setup */
-  PetscBool          graph;   /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
+  PetscBool          halonow;  /* this solve sends the ghosts GPU to GPU */
+  KSPGKGeneral       general;  /* whether, and why, PETSc's method iterates (general.c) */
+  PetscBool          nullcnst; /* the fused kernels remove the constants from z (the operator's null space) */
+  KSP                inner;    /* that method, made and set up in the KSP's setup */
+  PetscBool          graph;    /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

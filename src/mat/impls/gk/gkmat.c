@@ -400,6 +400,7 @@ static PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
   PetscCall(GKFree(coo->perm2));
   PetscCall(GKFree(coo->ai));
   PetscCall(GKFree(coo->aj));
+  PetscCall(PetscFree2(coo->hai, coo->haj));
   PetscCall(GKFree(coo->val));
   PetscCall(GKFree(coo->v));
   PetscCall(PetscFree(((Mat_SeqGK *)A->spptr)->coo));
@@ -466,6 +467,9 @@ PetscErrorCode MatSeqGKCOOSetLists_Private(Mat A, PetscCount n, const PetscInt c
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   coo->n   = n;
   coo->nnz = ai[m];
+  PetscCall(PetscMalloc2(m + 1, &coo->hai, ai[m], &coo->haj));
+  PetscCall(PetscArraycpy(coo->hai, ai, m + 1));
+  PetscCall(PetscArraycpy(coo->haj, aj, ai[m]));
   PetscCall(GKMallocH2D(m + 1, ai, &coo->ai));
   PetscCall(GKMallocH2D(ai[m], aj, &coo->aj));
   PetscCall(GKMalloc(ai[m], &coo->val));
@@ -506,7 +510,20 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
 
   PetscFunctionBegin;
   if (!coo->nzstate) coo->nzstate = A->nonzerostate; /* the state MatSetPreallocationCOO() left */
-  PetscCheck(coo->nzstate == A->nonzerostate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before MatSetValuesCOO()", gk->fmt->type);
+  if (coo->nzstate != A->nonzerostate) {
+    /* the nonzero state moves on where the pattern did not change (SEQAIJ's MatZeroRows() of no
+       rows, an assembly that added no entry): the pattern itself is compared */
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa;
+    PetscMemType    mtype;
+    PetscBool       same;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+    PetscCall(PetscArraycmp(coo->hai, ai, A->rmap->n + 1, &same));
+    if (same) PetscCall(PetscArraycmp(coo->haj, aj, ai[A->rmap->n], &same));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before MatSetValuesCOO()", gk->fmt->type);
+    coo->nzstate = A->nonzerostate;
+  }
   /* the layout, made at the first values (before MatSetValuesCOO()'s first assembly: the pattern
      is final); after that every value is written below, and nothing need go up first */
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKBuildDevice_Private(A));
@@ -845,6 +862,28 @@ static PetscErrorCode MatTranspose_SeqGK(Mat A, MatReuse reuse, Mat *B)
   PetscFunctionReturn(0);
 }
 
+/* A rectangular matrix whose pattern its format does not hold within the fill limit (DIA's
+   diagonals) is made ELLPACK-R, whose own layouts always fit: PETSc's PCs make their rectangular
+   matrices in the operator's type (PCGAMG's tentative prolongator, PCFIELDSPLIT's blocks of
+   columns), which suits them no better than it suits any interpolation. A square one keeps its
+   format, whose error at the first product names the remedy. */
+static PetscErrorCode MatSeqGKFit_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  PetscBool  fits;
+
+  PetscFunctionBegin;
+  if (!gk->fmt->fits || A->rmap->n == A->cmap->n || gk->fitstate == A->nonzerostate) PetscFunctionReturn(0);
+  PetscCall(gk->fmt->fits(A, &fits));
+  if (fits) {
+    gk->fitstate = A->nonzerostate;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(A, "%s would exceed its fill limit on this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", gk->fmt->name, A->rmap->n, A->cmap->n, MATSEQELLRCUDA));
+  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(A, &GKFormatELLR, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(0);
+}
+
 /* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
    interpolations for PCMG */
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
@@ -870,6 +909,7 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
   /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every
      V-cycle, so its device copies are made now, in the PC's setup */
   if (A->product && A->product->type == MATPRODUCT_PtAP && A->product->B) PetscCall(MatGKPrepareInterpolation_Private(A->product->B));
+  PetscCall(MatSeqGKFit_Private(A));
   PetscFunctionReturn(0);
 }
 
@@ -892,10 +932,11 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
 
   PetscCall(PetscNew(&gk));
   PetscCall(PetscCalloc(fmt->datasize, &gk->data));
-  gk->fmt     = fmt;
-  gk->maxfill = fmt->defaultfill;
-  gk->nzstate = -1;
-  gk->state   = -1;
+  gk->fmt      = fmt;
+  gk->maxfill  = fmt->defaultfill;
+  gk->nzstate  = -1;
+  gk->state    = -1;
+  gk->fitstate = -1;
   PetscCall(PetscOptionsGetReal(((PetscObject)B)->options, ((PetscObject)B)->prefix, fmt->fillopt, &gk->maxfill, NULL));
   PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
   PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));

@@ -24,7 +24,8 @@ typedef struct {
   const char *fillopt;     /* "-mat_ellrcuda_max_fill" */
   const char *fillsetter;  /* "MatELLRCUDASetMaxFill" */
   PetscReal   defaultfill; /* limit on stored entries / nonzeros */
-  size_t      datasize;    /* bytes of the format's own data, zeroed at creation */
+
+  size_t datasize; /* bytes of the format's own data, zeroed at creation */
   /* (re)build the device copy from the host CSR; only the values when the nonzero pattern is unchanged */
   PetscErrorCode (*build)(Mat, PetscBool);
   /* the device copy's values from CSR values on the device, its pattern (ai, aj, also on the
@@ -48,6 +49,9 @@ typedef struct {
   /* the copy that transposed products read, made now if the format keeps one and it is not made
      yet, in the layout the products would give it (NULL: they read the matrix's own arrays) */
   PetscErrorCode (*preparetranspose)(Mat);
+  /* whether the format holds the matrix's pattern within its fill limit, where it has no layout
+     of its own to choose that always would (NULL: ELLPACK-R, whose chosen layouts always fit) */
+  PetscErrorCode (*fits)(Mat, PetscBool *);
   /* MatConvert() into this format, composed on its matrices for MatConvert() to find */
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
   /* the format's own composed methods (its setters) on a matrix of it, or off (NULL: none) */
@@ -64,6 +68,7 @@ typedef struct {
   PetscCount       nperm2;        /* an MPI matrix's block: the other processes' sums, nonzero p */
   PetscCount      *jmap2, *perm2; /* adding rv[perm2[jmap2[p]]] .. (device; NULL: none) */
   PetscInt        *ai, *aj;       /* device: the pattern (CSR) */
+  PetscInt        *hai, *haj;     /* the same on the host, to tell a changed pattern from a changed nonzero state */
   PetscScalar     *val;           /* device: the values in CSR order, as last set */
   PetscScalar     *v;             /* device: host values staged, n, made at their first use */
   PetscScalar     *pinned;        /* the host matrix's values, page-locked for the copy down (hostregister), or NULL */
@@ -84,6 +89,7 @@ typedef struct {
   double             mbytes[2];                          /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
   PetscObjectState   state;                              /* object state of that host matrix */
   PetscObjectState   nzstate;                            /* its nonzero state; -1 before the first build */
+  PetscObjectState   fitstate;                           /* the nonzero state whose pattern the format's fits() accepted; -1: none */
   PetscScalar       *dx, *dy;                            /* device staging of host vectors, max(m, n) each */
   void              *sor;                                /* MatSOR's device arrays (gksor.c), made at its first use */
   GKCoo             *coo;                                /* COO assembly's lists, made by MatSetPreallocationCOO */

@@ -99,27 +99,6 @@ PetscErrorCode MatMPIGKGetBlocks_Private(Mat A, Mat *Ad, Mat *Ao, const PetscInt
   PetscFunctionReturn(0);
 }
 
-/* An interpolation's device copies, made now: the matrix's and its transpose's (an MPI matrix's
-   blocks', whose transposed products its MatMultTranspose runs), so that PCMG's first V-cycle
-   does not build them inside KSPSolve; in the layouts its products would give them (not those of
-   the fused kernels, which never read an interpolation). Any other type: nothing. */
-PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
-{
-  PetscBool seq, mpi;
-
-  PetscFunctionBegin;
-  PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
-  if (seq) PetscCall(MatSeqGKPrepareProducts_Private(P));
-  else if (mpi) {
-    Mat Ad, Ao;
-
-    PetscCall(MatMPIGKGetBlocks_Private(P, &Ad, &Ao, NULL));
-    PetscCall(MatSeqGKPrepareProducts_Private(Ad));
-    if (Ao->cmap->n) PetscCall(MatSeqGKPrepareProducts_Private(Ao));
-  }
-  PetscFunctionReturn(0);
-}
-
 /* staging memory, or device memory when MPI takes it */
 static PetscErrorCode MatMPIGKBufMalloc_Private(Mat_MPIGK *mg, PetscInt n, PetscScalar **p)
 {
@@ -605,6 +584,35 @@ static PetscErrorCode MatMultHermitianTransposeAdd_MPIGK(Mat A, Vec x, Vec v, Ve
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
+
+/* A rectangular matrix whose diagonal block on some process its format does not hold within the
+   fill limit is made ELLPACK-R, as a sequential one (MatSeqGKFit_Private): the MPI type with it,
+   on every process */
+static PetscErrorCode MatMPIGKFit_Private(Mat A)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad, Ao;
+  PetscBool  fits = PETSC_TRUE, isseq;
+  char       name[128];
+
+  PetscFunctionBegin;
+  if (!mg->fmt->fits || A->rmap->N == A->cmap->N) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  PetscCall(GKMatIsDevice_Private(Ad, &isseq, NULL));
+  if (isseq) PetscCall(mg->fmt->fits(Ad, &fits)); /* made the format's by MatMPIGKConvertBlocks_Private() */
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &fits, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
+  if (fits) PetscFunctionReturn(0);
+  PetscCall(PetscInfo(A, "%s would exceed its fill limit on the diagonal block of a process of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", mg->fmt->name, A->rmap->N, A->cmap->N, MATMPIELLRCUDA));
+  mg->fmt  = &GKFormatELLR;
+  mg->type = MATMPIELLRCUDA;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIELLRCUDA));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, MATMPIELLRCUDA));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, MatConvert_MPIAIJ_MPIGK));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
@@ -613,6 +621,8 @@ static PetscErrorCode MatAssemblyEnd_MPIGK(Mat A, MatAssemblyType mode)
   PetscCall(mg->base.assemblyend(A, mode));
   if (mode == MAT_FINAL_ASSEMBLY) {
     PetscCall(MatMPIGKConvertBlocks_Private(A));
+    PetscCall(MatMPIGKFit_Private(A));
+    PetscCall(MatMPIGKConvertBlocks_Private(A)); /* the diagonal block made the new format's, if it changed */
     PetscCall(MatGKAttachDM_Private(A));
   }
   PetscFunctionReturn(0);
@@ -673,7 +683,6 @@ static PetscErrorCode MatDestroy_MPIGK(Mat A)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *, const char *);
 
 /* COO assembly: indices checked, MPIAIJ's preallocation (the pattern, its blocks), then the
@@ -1104,7 +1113,22 @@ static PetscErrorCode MatCreateGraph_MPIGK(GK_CREATEGRAPH_ARGS)
   PetscFunctionReturn(0);
 }
 
-/* Makes an MPIAIJ matrix (in place) a device matrix of the format fmt, named type */
+/* MPIAIJ's MatSOR makes a work vector (VecDuplicate() of b) and loses it when a sweep of the
+   diagonal block fails (SEQAIJ's zero diagonal: PETSc's MPIAIJ loses it too): the device vectors
+   it makes are kept track of, and those it did not destroy are when it fails */
+static PetscErrorCode MatSOR_MPIGK(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
+{
+  Mat_MPIGK     *mg = (Mat_MPIGK *)A->spptr;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKTrackBegin_Private());
+  ierr = mg->base.sor(A, bb, omega, flag, fshift, its, lits, xx);
+  PetscCall(VecGKTrackEnd_Private(ierr ? PETSC_TRUE : PETSC_FALSE));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char *type)
 {
   Mat_MPIGK *mg;
@@ -1130,6 +1154,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->ops->assemblyend               = MatAssemblyEnd_MPIGK;
   B->ops->creategraph               = MatCreateGraph_MPIGK;
   B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
+  B->ops->sor                       = MatSOR_MPIGK;
   B->ops->destroy                   = MatDestroy_MPIGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_GK));
@@ -1175,5 +1200,26 @@ PetscErrorCode MatCreate_MPIGK_Private(Mat B, const GKMatFormat *fmt, const char
   PetscFunctionBegin;
   PetscCall(MatCreate_MPIAIJ(B));
   PetscCall(MatMPIGKRetype_Private(B, fmt, type));
+  PetscFunctionReturn(0);
+}
+
+/* An interpolation's device copies, made now: the matrix's and its transpose's (an MPI matrix's
+   blocks', whose transposed products its MatMultTranspose runs), so that PCMG's first V-cycle
+   does not build them inside KSPSolve; in the layouts its products would give them (not those of
+   the fused kernels, which never read an interpolation). Any other type: nothing. */
+PetscErrorCode MatGKPrepareInterpolation_Private(Mat P)
+{
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
+  if (seq) PetscCall(MatSeqGKPrepareProducts_Private(P));
+  else if (mpi) {
+    Mat Ad, Ao;
+
+    PetscCall(MatMPIGKGetBlocks_Private(P, &Ad, &Ao, NULL));
+    PetscCall(MatSeqGKPrepareProducts_Private(Ad));
+    if (Ao->cmap->n) PetscCall(MatSeqGKPrepareProducts_Private(Ao));
+  }
   PetscFunctionReturn(0);
 }

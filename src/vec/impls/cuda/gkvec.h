@@ -28,5 +28,15 @@ PETSC_INTERN PetscErrorCode VecGKDefaultType_Private(VecType *);
    the registration */
 PETSC_INTERN PetscErrorCode (*VecGKDMHook_Private)(DM);
 
+/* The device vectors VecDuplicate() makes between Begin and End kept track of; End destroys
+   those not destroyed since where destroy is set (an operation that failed half way, and would
+   lose its work vectors) */
+PETSC_INTERN PetscErrorCode VecGKTrackBegin_Private(void);
+PETSC_INTERN PetscErrorCode VecGKTrackEnd_Private(PetscBool);
+
+/* VecGetSubVector() and VecRestoreSubVector() (vecsub.c) */
+PETSC_INTERN PetscErrorCode VecGetSubVector_GK(Vec, IS, Vec *);
+PETSC_INTERN PetscErrorCode VecRestoreSubVector_GK(Vec, IS, Vec *);
+
 /* y = x through the device arrays where both have them */
 PETSC_INTERN PetscErrorCode VecGKCopy_Private(Vec, Vec);

@@ -345,6 +345,33 @@ GK_LOCAL_VECTOR_OP(VecRestoreLocalVector_GK, VecRestoreLocalVectorAny_GK, PETSC_
 GK_LOCAL_VECTOR_OP(VecGetLocalVectorRead_GK, VecGetLocalVectorAny_GK, PETSC_FALSE)
 GK_LOCAL_VECTOR_OP(VecRestoreLocalVectorRead_GK, VecRestoreLocalVectorAny_GK, PETSC_FALSE)
 
+/* VecGKTrackBegin_Private()'s record: the vectors duplicated since, not destroyed */
+#define GK_TRACK_MAX 8
+static struct {
+  PetscBool on;
+  PetscInt  n;
+  Vec       v[GK_TRACK_MAX];
+} GKTrack;
+
+PetscErrorCode VecGKTrackBegin_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCheck(!GKTrack.on, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vectors are kept track of already");
+  GKTrack.on = PETSC_TRUE;
+  GKTrack.n  = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode VecGKTrackEnd_Private(PetscBool destroy)
+{
+  PetscFunctionBegin;
+  GKTrack.on = PETSC_FALSE;
+  for (PetscInt k = 0; k < GKTrack.n; k++)
+    if (destroy) PetscCall(VecDestroy(&GKTrack.v[k]));
+  GKTrack.n = 0;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
 {
   PetscFunctionBegin;
@@ -354,6 +381,7 @@ static PetscErrorCode VecDuplicate_GK(Vec v, Vec *w)
   PetscCall(VecSetType(*w, ((PetscObject)v)->type_name));
   (*w)->ops->view          = v->ops->view;
   (*w)->stash.ignorenegidx = v->stash.ignorenegidx;
+  if (GKTrack.on && GKTrack.n < GK_TRACK_MAX) GKTrack.v[GKTrack.n++] = *w;
   PetscFunctionReturn(0);
 }
 
@@ -377,12 +405,33 @@ static PetscErrorCode VecDestroyVecs_GK(PetscInt m, Vec V[])
   PetscFunctionReturn(0);
 }
 
+/* The values of a vector made anew by VecSetType() of its own type (GK_VECSETTYPE_REMAKES), kept
+   on it between its destroy and its creator */
+#define GK_REMADE "VecGKRemadeValues"
+
 static PetscErrorCode VecDestroy_GK(Vec v)
 {
   Vec_GK *g;
   PetscErrorCode (*destroy)(Vec);
 
   PetscFunctionBegin;
+  for (PetscInt k = 0; GKTrack.on && k < GKTrack.n; k++)
+    if (GKTrack.v[k] == v) GKTrack.v[k--] = GKTrack.v[--GKTrack.n];
+  if (GK_VECSETTYPE_REMAKES && ((PetscObject)v)->refct > 0 && v->map->n > 0) { /* VecSetType(), not VecDestroy() */
+    const PetscScalar *a;
+    PetscScalar       *keep;
+    PetscContainer     c;
+
+    PetscCall(PetscMalloc1(v->map->n, &keep));
+    PetscCall(VecGetArrayRead(v, &a));
+    PetscCall(PetscArraycpy(keep, a, v->map->n));
+    PetscCall(VecRestoreArrayRead(v, &a));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, keep));
+    PetscCall(GKContainerFreeOnDestroy(c));
+    PetscCall(PetscObjectCompose((PetscObject)v, GK_REMADE, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  }
   PetscCall(VecGKGetData_Private(v, &g));
   destroy = g->base.destroy;
   if (g->lent) g->d = g->down; /* the lender's array is not this vector's to free */
@@ -1018,6 +1067,8 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   v->ops->sum                    = VecSum_GK;
   v->ops->max                    = VecMax_GK;
   v->ops->min                    = VecMin_GK;
+  v->ops->getsubvector           = VecGetSubVector_GK;
+  v->ops->restoresubvector       = VecRestoreSubVector_GK;
   /* a DMDA's global vector: its DM hooked (VecGKDMHook_Private) */
   v->ops->setlocaltoglobalmapping = VecSetLocalToGlobalMapping_GK;
   /* PETSc's own device vectors (a PETSc built with CUDA) take any other vector whose offloadmask
@@ -1026,6 +1077,17 @@ static PetscErrorCode VecConvert_GK_Private(Vec v, PetscBool mpi, VecType type)
   g->mask        = PETSC_OFFLOAD_UNALLOCATED;
   v->offloadmask = PETSC_OFFLOAD_CPU;
   PetscCall(PetscObjectChangeTypeName((PetscObject)v, type));
+  PetscCall(PetscObjectQuery((PetscObject)v, GK_REMADE, (PetscObject *)&c));
+  if (c) { /* made anew by VecSetType() of its own type: the values it had */
+    const PetscScalar *keep;
+    PetscScalar       *a;
+
+    PetscCall(PetscContainerGetPointer(c, (void **)&keep));
+    PetscCall(VecGetArrayWrite(v, &a));
+    PetscCall(PetscArraycpy(a, keep, v->map->n));
+    PetscCall(VecRestoreArrayWrite(v, &a));
+    PetscCall(PetscObjectCompose((PetscObject)v, GK_REMADE, NULL));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -5,6 +5,7 @@
    placed) and kept on the device. Transposed products read the same arrays.
 */
 #include "../../gk/gkmat.h"
+#include <petscbt.h>
 
 typedef struct {
   GKDia     A;
@@ -93,6 +94,28 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   PetscFunctionReturn(0);
 }
 
+/* The diagonals A's pattern lies on, counted on the host, against the fill limit */
+static PetscErrorCode MatSeqDIAFits_Private(Mat A, PetscBool *fits)
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
+  const PetscInt  m = A->rmap->n, n = A->cmap->n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscBT         on;
+  PetscInt        ndiag = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCall(PetscBTCreate(m + n, &on));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      if (!PetscBTLookupSet(on, aj[k] - i + m - 1)) ndiag++;
+  PetscCall(PetscBTDestroy(&on));
+  *fits = !ai[m] || (double)m * ndiag <= (double)gk->maxfill * ai[m] ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* New values from CSR values on the device, the pattern unchanged (COO assembly) */
 static PetscErrorCode MatSeqDIASetValues_Private(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *val)
 {
@@ -164,6 +187,7 @@ const GKMatFormat GKFormatDIA = {
   .fillopt     = "-mat_diacuda_max_fill",
   .fillsetter  = "MatDIACUDASetMaxFill",
   .defaultfill = 3.0,
+  .fits        = MatSeqDIAFits_Private,
   .datasize    = sizeof(Mat_SeqDIA),
   .build       = MatSeqDIABuild_Private,
   .setvalues   = MatSeqDIASetValues_Private,

@@ -9,10 +9,12 @@
 
 /* why a layout was chosen automatically: the paper's single slice would exceed the fill limit,
    would hold rows of GK_ELLR_WIDE or more entries (a warp each, device.h), alike (one row a
-   slice) or not (sliced and sorted), or rows of uneven lengths (sliced and sorted) */
+   slice) or not (sliced and sorted), or rows of uneven lengths (sliced and sorted); or sorted
+   slices would exceed the fill limit too (one row a slice, no padding) */
 typedef enum {
   GK_ELLR_AUTO_NONE,
   GK_ELLR_AUTO_FILL,
+  GK_ELLR_AUTO_NOPAD,
   GK_ELLR_AUTO_LONG,
   GK_ELLR_AUTO_ROWS,
   GK_ELLR_AUTO_UNEVEN
@@ -282,6 +284,16 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     *automatic = GK_ELLR_AUTO_FILL;
     PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
   }
+  /* the fill limit holds what a user laid out; a layout chosen here always fits: one row a slice
+     stores no padding (a small matrix, a transposed copy, a product with a few long rows, whose
+     sorted slices of 32 rows still pad too much) */
+  if (!fits && !valuesonly && !e->chosen) {
+    PetscCall(PetscInfo(A, "%s: sorted slices still exceed the fill limit; one row a slice, no padding\n", what));
+    lay[0]     = 1;
+    lay[1]     = 0;
+    *automatic = GK_ELLR_AUTO_NOPAD;
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+  }
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   PetscFunctionReturn(0);
 }
@@ -437,6 +449,8 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   else if (e->autoA == GK_ELLR_AUTO_UNEVEN)
     PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, e->A.h, e->layA[1]));
+  else if (e->autoA == GK_ELLR_AUTO_NOPAD)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice and sorted slices of %d rows would exceed the fill limit, so one row a slice, no padding (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n", GK_ELLR_AUTO_H));
   else if (e->autoA)
     PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would %s, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->autoA == GK_ELLR_AUTO_FILL ? "exceed the fill limit" : "hold rows of " PetscStringize(GK_ELLR_WIDE) " or more entries, a warp each", e->A.h, e->layA[1]));
@@ -455,6 +469,7 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
     char lay[128] = "";
 
     if (e->autoAt == GK_ELLR_AUTO_ROWS) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row", e->At.lanes));
+    else if (e->autoAt == GK_ELLR_AUTO_NOPAD) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, no padding (sorted slices would exceed the fill limit)"));
     else if (e->autoAt) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT, e->At.h, e->layAt[1]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit", lay));
   }
