@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 {
   char      type[64] = MATELLRCUDA;
   Mat       A, B, At, Bt;
-  PetscBool square   = PETSC_TRUE;
+  PetscBool square = PETSC_TRUE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -26,7 +26,7 @@ int main(int argc, char **argv)
   Vec         x, y1, y2, xt, yt1, yt2;
   PetscRandom rnd;
   PetscReal   nd, n1;
-  PetscInt   *garray, nghost, k = 0;
+  PetscInt   *garray, nghost, k   = 0;
   PetscMPIInt rank, size, inorder = 1;
 
   PetscFunctionBeginUser;

@@ -274,7 +274,7 @@ static PetscErrorCode Jacobi(PetscInt n, MatType type)
   Mat         A, Aref;
   Vec         b, x, xref;
   PetscInt    ntypes = 0, first[2] = {-1, -1};
-  PetscBool   differ = PETSC_FALSE;
+  PetscBool   differ  = PETSC_FALSE;
   const char *names[] = {"off", "on"};
 
   PetscFunctionBegin;

@@ -52,11 +52,11 @@ static PetscErrorCode VecGKSubCopy_Private(Vec place, Vec from, PetscInt foff, V
    PETSc's default decides them */
 PetscErrorCode VecGetSubVector_GK(Vec X, IS is, Vec *Y)
 {
-  PetscInt         n, N, ibs, vbs, bs = 1, gstart, gend, start = 0, lock;
-  PetscBool        red[2] = {PETSC_TRUE, PETSC_TRUE}; /* contiguous, a valid block size */
-  Vec              Z;
-  VecGKSub        *sub;
-  PetscContainer   c;
+  PetscInt       n, N, ibs, vbs, bs = 1, gstart, gend, start = 0, lock;
+  PetscBool      red[2] = {PETSC_TRUE, PETSC_TRUE}; /* contiguous, a valid block size */
+  Vec            Z;
+  VecGKSub      *sub;
+  PetscContainer c;
 
   PetscFunctionBegin;
   PetscCall(ISGetLocalSize(is, &n));
