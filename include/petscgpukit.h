@@ -107,6 +107,30 @@ M*/
 M*/
 #define PCSSORGPU "ssorgpu"
 
+/*MC
+   PCGAMGAGGGPU - "agggpu" - PCGAMG's smoothed aggregation (PCGAMGAGG) with its strength graph,
+   coarsening and tentative prolongator on the GPU for petsc-gpukit's device matrices
+
+   Options Database Keys:
+   PCGAMGAGG's, all of them (-pc_gamg_threshold, -pc_gamg_agg_nsmooths,
+   -pc_gamg_aggressive_coarsening, -pc_gamg_coarse_eq_limit...); -pc_gamg_type agg gives PETSc's
+   host aggregation
+
+   Level: intermediate
+
+   Notes:
+   The library makes it the default type of a PCGAMG without an options prefix. Where a level
+   cannot be aggregated on the device (several processes, a host matrix, a block size above 1,
+   several near null space vectors, a coarsening type other than MIS, PCASM's subdomains made
+   from the aggregates, a nonzero pattern that is not symmetric), that level runs PETSc's
+   aggregation; -pc_view and -info say which ran. The maximal independent set is found in
+   parallel rounds, not PETSc's greedy order, so its aggregates differ from PETSc's while
+   following the same rules.
+
+.seealso: `PCGAMG`, `PCGAMGAGG`, `PCGAMGSetType()`
+M*/
+#define PCGAMGAGGGPU "agggpu"
+
 /*E
    PCSSORGPUType - the variants of `PCSSORGPU`
 

@@ -7,6 +7,7 @@
 #include "mat/impls/gk/gkmat.h"
 #include "ksp/impls/gk/gkksp.h"
 #include "pc/ssor_gpu/ssorgpu.h"
+#include "pc/gamg/agggpu.h"
 
 /*@C
    PetscGPUKitInitializePackage - Registers the library's types, options and log events.
@@ -36,6 +37,8 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(KSPRegister(KSPCGGPU, KSPCreate_CGGPU));
   PetscCall(KSPRegister(KSPBICGGPU, KSPCreate_BiCGGPU));
   PetscCall(PCRegister(PCSSORGPU, PCCreate_SSORGPU));
+  PetscCall(PCGAMGRegister(PCGAMGAGGGPU, PCCreateGAMG_AGGGPU));
+  PetscCall(PCGAMGAggGPUSetDefault_Private());
 
   PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));

@@ -9,6 +9,36 @@
 #pragma once
 
 #include <petscsys.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+  #define GK_HOSTDEVICE __host__ __device__
+#else
+  #define GK_HOSTDEVICE
+#endif
+
+/* The coarsening's states and priorities (aggregate): a vertex's key orders it by its state
+   (in the set above undecided above out), then by a hash of its index (a priority that spreads
+   the roots out evenly, as a random one would, and is the same on every backend and run), then
+   by the index itself: distinct keys for distinct vertices. 30 bits of hash, 32 of index. */
+#define GK_AGG_OUT       0
+#define GK_AGG_UNDECIDED 1
+#define GK_AGG_IN        2
+static inline GK_HOSTDEVICE uint64_t GKAggKey(int state, PetscInt v)
+{
+  uint32_t h = (uint32_t)v; /* lowbias32 (C. Wellons' integer hash) */
+
+  h ^= h >> 16;
+  h *= 0x7feb352dU;
+  h ^= h >> 15;
+  h *= 0x846ca68bU;
+  h ^= h >> 16;
+  return ((uint64_t)state << 62) | ((uint64_t)(h >> 2) << 32) | (uint64_t)(uint32_t)v;
+}
+static inline GK_HOSTDEVICE int GKAggKeyState(uint64_t k)
+{
+  return (int)(k >> 62);
+}
 
 /*
    ELLPACK-R (Michels, 5.3.1): an m x n matrix as Nz = the longest row, the values and column
@@ -509,6 +539,34 @@ typedef struct {
      (R = P, or for an MPI matrix its local rows of P). *done false, with the reason in why,
      where the backend cannot at the time (cuSPARSE not found); then nothing is computed. */
   PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+  /* PCGAMG's aggregation (host twin: host/graph.c, host/coarsen.c; kernels: cuda/graph.cu,
+     cuda/coarsen.cu), on one process's square matrix, every array in device memory:
+     strength(A, symmetrize, threshold, G, mirrored): the strength graph of smoothed aggregation,
+     PETSc's for block size 1 (MatCreateGraph() scaled, then filtered): entry (i,j) of A, its
+     columns ascending in each row, kept where threshold < 0 or (w_ij s_i) s_j > threshold, with
+     w_ij = |a_ij| + |a_ji| (symmetrize) or |a_ij|, s_i = sqrt(1 / w_ii) (0 where w_ii = 0);
+     G's arrays i and j allocated here (G->a NULL), A's pattern kept in order. Where
+     symmetrize is asked and some a_ij has no a_ji in the pattern, *mirrored is false and G not
+     made (the graph then needs the entries A^T adds). */
+  PetscErrorCode (*strength)(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
+  /* aggregate(m, gi, gj, dist, agg, nagg): the aggregates on the graph of m vertices whose
+     edges are the entries of the CSR pattern gi, gj (diagonal entries ignored; symmetric, as
+     strength makes it): the roots a maximal independent set at distance dist (1: no two
+     adjacent; 2: none within two edges), found in rounds by the vertices' priorities (GKAggKey),
+     every other vertex joining the root of highest priority next to it (at distance 2, where no
+     root is next to it, the aggregate of its neighbour of highest priority that joined one); a
+     vertex with no edge to another in no aggregate (agg -1, as PETSc leaves a Dirichlet row's);
+     agg[v] the aggregate of vertex v, numbered by their roots' order, roots[a] (m entries
+     allocated) the root of aggregate a, *nagg their count */
+  PetscErrorCode (*aggregate)(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+  /* tentative(m, agg, nagg, b, p, r): the tentative prolongator of one near-null-space vector b,
+     smoothed aggregation's QR of each aggregate's part of b as LAPACK's Householder step makes it
+     (dlarfg), the aggregate's rows taken in ascending order: with b_1 its first row's entry and
+     rho the norm of the others', r = b_1 and p 1 in the first row, 0 in the others where rho is
+     0, else r = -sign(b_1) sqrt(b_1^2 + rho^2) and p_v = b_v / r, the sums of squares in that
+     order. p[v] (0 where agg[v] < 0) and r[a] are P's value in row v and the coarse level's
+     vector. */
+  PetscErrorCode (*tentative)(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

@@ -103,6 +103,54 @@ static inline PetscErrorCode GKCreateMPIAIJWithSeqAIJ(MPI_Comm comm, PetscInt M,
   #define GKCreateGraphArgs    A, sym, scale, filter, index_size, index, G
 #endif
 
+/* PCGAMG's aggregation, as each release has it (src/pc/gamg/agggpu.c):
+   - the prolongator operation took the graph until 3.20 (GK_GAMG_PROL_ARGS declares one,
+     GKGAMGProlCall(f) passes them on);
+   - AGG's private struct (PC_GAMG_AGG, agg.c) begins as GKGAMGAgg lays it out; the fields read:
+     the number of aggressive levels, the k of MIS-k there (3.20 on; MIS-2 before, and where the
+     square graph is used: MIS on it), whether the graph is symmetrized (3.22 on; always before);
+   - the aggregates of heavy-edge matching for PCASM (3.21 on);
+   - the MatCoarsen's options prefix after the PC's ("pc_gamg_" from 3.22 on) */
+#if PETSC_VERSION_LT(3, 21, 0)
+  #define GK_GAMG_PROL_ARGS PC pc, Mat A, Mat G, PetscCoarsenData *agg_lists, Mat *P
+  #define GKGAMGProlCall(f) (f)(pc, A, G, agg_lists, P)
+#else
+  #define GK_GAMG_PROL_ARGS PC pc, Mat A, PetscCoarsenData *agg_lists, Mat *P
+  #define GKGAMGProlCall(f) (f)(pc, A, agg_lists, P)
+#endif
+typedef struct {
+  PetscInt nsmooths;
+  PetscInt aggressive_levels;
+#if PETSC_VERSION_GE(3, 20, 0)
+  PetscInt  mis_k;
+  PetscBool square_graph;
+  PetscBool min_degree_ordering;
+#endif
+#if PETSC_VERSION_GE(3, 21, 0)
+  PetscBool low_mem_filter;
+#endif
+#if PETSC_VERSION_GE(3, 22, 0)
+  PetscBool symmetrize;
+#endif
+} GKGAMGAgg;
+#if PETSC_VERSION_LT(3, 20, 0)
+  #define GKGAMGAggMISk(a) ((void)(a), (PetscInt)2)
+#else
+  #define GKGAMGAggMISk(a) ((a)->square_graph ? (PetscInt)2 : (a)->mis_k)
+#endif
+#if PETSC_VERSION_LT(3, 22, 0)
+  #define GKGAMGAggSymmetrize(a) ((void)(a), PETSC_TRUE)
+  #define GK_GAMG_COARSEN_PREFIX NULL
+#else
+  #define GKGAMGAggSymmetrize(a) ((a)->symmetrize)
+  #define GK_GAMG_COARSEN_PREFIX "pc_gamg_"
+#endif
+#if PETSC_VERSION_LT(3, 21, 0)
+  #define GKGAMGAsmHem(g) ((void)(g), (PetscInt)0)
+#else
+  #define GKGAMGAsmHem(g) ((g)->asm_hem_aggs)
+#endif
+
 /* A PETSc built with CUDA: its device contexts, and whether a stream type is one that does not
    wait for CUDA's legacy default stream (renamed in 3.21: GLOBAL_BLOCKING, DEFAULT_BLOCKING and
    GLOBAL_NONBLOCKING became DEFAULT, NONBLOCKING and their _WITH_BARRIER kinds) */

@@ -1251,5 +1251,8 @@ const GKBackendOps GKBackendCUDA = {
   .peersghosts        = GKCUDAPeersGhosts,
   .peershalo          = GKCUDAPeersHalo,
   .spgemm             = GKCUDASpGEMM,
+  .strength           = GKCUDAStrength,
+  .aggregate          = GKCUDAAggregate,
+  .tentative          = GKCUDATentative,
   .finalize           = GKCUDAFinalizeAll,
 };

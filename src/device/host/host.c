@@ -800,5 +800,8 @@ const GKBackendOps GKBackendHost = {
   .krylovgetsums      = GKHostKrylovGetSums,
   .krylovsetsums      = GKHostKrylovSetSums,
   .spgemm             = GKHostSpGEMM,
+  .strength           = GKHostStrength,
+  .aggregate          = GKHostAggregate,
+  .tentative          = GKHostTentative,
   .finalize           = GKHostFinalize,
 };

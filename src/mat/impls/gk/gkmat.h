@@ -217,6 +217,10 @@ PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, Pe
 
 /* MatMatMult() and MatPtAP() of the sequential device types on the device (gkspgemm.c) */
 PETSC_INTERN PetscErrorCode MatProductGKDeviceEligible_Private(Mat, PetscBool *);
+/* a sequential device matrix's host CSR copied into device memory; such arrays freed
+   (gkspgemm.c) */
+PETSC_INTERN PetscErrorCode MatSeqGKCsrToDevice_Private(Mat, GKCsr *);
+PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
 
 /* The device operator of a device matrix, up to date (the solvers' entry point) */

@@ -56,7 +56,7 @@ static PetscErrorCode GKCsrToDevice_Private(PetscInt m, PetscInt n, const PetscI
 }
 
 /* M's host CSR copied to the device (M's host values brought up to date first) */
-static PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
+PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
 {
   const PetscInt    *ia, *ja;
   const PetscScalar *a;
@@ -84,7 +84,7 @@ static PetscErrorCode GKSpGEMM_Private(Mat C, const GKCsr *A, const GKCsr *P, co
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKCsrFree_Private(GKCsr *d)
+PetscErrorCode GKCsrFree_Private(GKCsr *d)
 {
   PetscFunctionBegin;
   PetscCall(GKFree(d->i));

@@ -1,0 +1,286 @@
+/*
+   Smoothed aggregation's coarsening on the device (device.h, aggregate and tentative; host twin:
+   host/coarsen.c, whose rounds these kernels follow step for step). A round reads the states the
+   round before left and writes the next ones elsewhere, so the order threads run in changes
+   nothing: the roots and aggregates are the twin's.
+
+   The maximal independent set: Luby's rounds with the vertices' keys (GKAggKey) for priorities;
+   at distance 2, Bell, Dalton and Olson's ("Exposing fine-grained parallelism in algebraic
+   multigrid methods", SIAM J. Sci. Comput. 34, 2012): the largest key within one edge, then
+   within two, an undecided vertex whose own key that is joining the set. Then the joins, the
+   roots numbered in index order by a scan (CUB's), and each vertex's aggregate.
+
+   The tentative prolongator: the rows listed by aggregate (a stable radix sort, so each list is
+   ascending), each list's start, then a thread an aggregate: its norm in the twin's order, with
+   no fused multiply-add, and its rows' values.
+*/
+#include "cudaimpl.h"
+#include <cub/cub.cuh>
+
+static __device__ PetscInt gk_undecided;
+
+__global__ void GKAggInitKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, char *__restrict__ s)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    bool linked = false;
+
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) linked = linked || aj[k] != v;
+    s[v] = linked ? GK_AGG_UNDECIDED : GK_AGG_OUT;
+  }
+}
+
+/* a round at distance 1 (the twin's GKHostAggRound1) */
+__global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, char *__restrict__ t)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    bool out = false, top = true;
+
+    t[v] = s[v];
+    if (s[v] != GK_AGG_UNDECIDED) return;
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+      const PetscInt u = aj[k];
+
+      if (u == v) continue;
+      if (s[u] == GK_AGG_IN) out = true;
+      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, u) > GKAggKey(GK_AGG_UNDECIDED, v)) top = false;
+    }
+    t[v] = out ? GK_AGG_OUT : top ? GK_AGG_IN : GK_AGG_UNDECIDED;
+    if (t[v] == GK_AGG_UNDECIDED) atomicAdd(&gk_undecided, (PetscInt)1);
+  }
+}
+
+__global__ void GKAggKeysKernel(PetscInt m, const char *__restrict__ s, uint64_t *__restrict__ k0)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) k0[v] = GKAggKey(s[v], v);
+}
+
+/* the largest key over v and its neighbours */
+__global__ void GKAggNeighbourMaxKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const uint64_t *__restrict__ key, uint64_t *__restrict__ mx)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    uint64_t x = key[v];
+
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) x = key[aj[k]] > x ? key[aj[k]] : x;
+    mx[v] = x;
+  }
+}
+
+/* a round at distance 2, its last step (the twin's GKHostAggRound2) */
+__global__ void GKAggRound2Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, const uint64_t *__restrict__ k0, const uint64_t *__restrict__ m1, char *__restrict__ t)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    uint64_t m2 = m1[v];
+
+    t[v] = s[v];
+    if (s[v] != GK_AGG_UNDECIDED) return;
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) m2 = m1[aj[k]] > m2 ? m1[aj[k]] : m2;
+    if (m2 == k0[v]) t[v] = GK_AGG_IN;
+    else if (GKAggKeyState(m2) == GK_AGG_IN) t[v] = GK_AGG_OUT;
+    if (t[v] == GK_AGG_UNDECIDED) atomicAdd(&gk_undecided, (PetscInt)1);
+  }
+}
+
+/* root[v]: v in the set, else its neighbour in the set of the largest key, else -1; isroot[v]:
+   whether v is in the set (the roots' numbers, once summed) */
+__global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, PetscInt *__restrict__ root, PetscInt *__restrict__ isroot)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    uint64_t best = 0;
+    PetscInt r    = s[v] == GK_AGG_IN ? v : -1;
+
+    if (r < 0)
+      for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+        const PetscInt u = aj[k];
+
+        if (u != v && s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, u) > best) {
+          best = GKAggKey(GK_AGG_IN, u);
+          r    = u;
+        }
+      }
+    root[v]   = r;
+    isroot[v] = s[v] == GK_AGG_IN;
+  }
+}
+
+/* at distance 2, a vertex no root is next to: its neighbour's root, of the largest key */
+__global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ root1, PetscInt *__restrict__ root)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    uint64_t best = 0;
+    PetscInt r    = root1[v];
+
+    if (r < 0)
+      for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+        const PetscInt u = aj[k];
+
+        if (u != v && root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, u) > best) {
+          best = GKAggKey(GK_AGG_UNDECIDED, u);
+          r    = root1[u];
+        }
+      }
+    root[v] = r;
+  }
+}
+
+/* agg[v] = the number of v's root, roots[] the roots by number; the count of roots into *nagg
+   (num: the roots' exclusive scan) */
+__global__ void GKAggNumberKernel(PetscInt m, const char *__restrict__ s, const PetscInt *__restrict__ root, const PetscInt *__restrict__ num, PetscInt *__restrict__ agg, PetscInt *__restrict__ roots, PetscInt *__restrict__ nagg)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    agg[v] = root[v] >= 0 ? num[root[v]] : -1;
+    if (s[v] == GK_AGG_IN) roots[num[v]] = v;
+    if (v == m - 1) *nagg = num[v] + (s[v] == GK_AGG_IN);
+  }
+}
+
+PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, PetscInt *agg, PetscInt *roots, PetscInt *nagg)
+{
+  char     *s, *t;
+  uint64_t *k0 = NULL, *m1 = NULL;
+  PetscInt *root, *root1, *num, und = 0, zero = 0;
+  void     *tmp = NULL;
+  size_t    bytes;
+  unsigned  nb = GKBlocks(m);
+
+  PetscFunctionBegin;
+  PetscCheck(dist == 1 || dist == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Aggregates at distance 1 or 2, not %" PetscInt_FMT, dist);
+  *nagg = 0;
+  if (!m) PetscFunctionReturn(0);
+  GKCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, bytes, (PetscInt *)NULL, (PetscInt *)NULL, m, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(2 * (size_t)m, (void **)&s));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(3 * m + 1), (void **)&root));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  t     = s + m;
+  root1 = root + m;
+  num   = root + 2 * m;
+  if (dist == 2) {
+    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)m, (void **)&k0));
+    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)m, (void **)&m1));
+  }
+  GKAggInitKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s);
+  GKCheckLaunch();
+  do {
+    char *w = s;
+
+    GKCallCUDA(cudaMemcpyToSymbolAsync(gk_undecided, &zero, sizeof(PetscInt), 0, cudaMemcpyHostToDevice, GKCUDAStream));
+    GKCounts.launches += 1;
+    if (dist == 1) {
+      GKAggRound1Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, t);
+      GKCheckLaunch();
+    } else {
+      GKAggKeysKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, s, k0);
+      GKCheckLaunch();
+      GKAggNeighbourMaxKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, k0, m1);
+      GKCheckLaunch();
+      GKAggRound2Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, k0, m1, t);
+      GKCheckLaunch();
+    }
+    GKWaitCUDA(cudaMemcpyFromSymbol(&und, gk_undecided, sizeof(PetscInt)));
+    s = t;
+    t = w;
+  } while (und);
+  GKAggJoinRootKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, root1, num);
+  GKCheckLaunch();
+  if (dist == 2) {
+    GKAggJoinNeighbourKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, root1, root);
+    GKCheckLaunch();
+  }
+  GKCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, num, num, m, GKCUDAStream));
+  GKCounts.launches += 1;
+  GKAggNumberKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, s, dist == 2 ? root : root1, num, agg, roots, num + m);
+  GKCheckLaunch();
+  GKWaitCUDA(cudaMemcpy(nagg, num + m, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  PetscCall(GKBackendCUDA.free(tmp));
+  PetscCall(GKBackendCUDA.free(k0));
+  PetscCall(GKBackendCUDA.free(m1));
+  PetscCall(GKBackendCUDA.free(root));
+  PetscCall(GKBackendCUDA.free(s < t ? s : t));
+  PetscFunctionReturn(0);
+}
+
+/* the keys of the rows' sort: the aggregate, nagg for a row in none; the rows themselves */
+__global__ void GKTentativeListKernel(PetscInt m, const PetscInt *__restrict__ agg, PetscInt nagg, PetscInt *__restrict__ key, PetscInt *__restrict__ row)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    key[v] = agg[v] < 0 ? nagg : agg[v];
+    row[v] = v;
+  }
+}
+
+/* start[a]: where aggregate a's rows begin in the sorted list (start[nagg]: the rows in none) */
+__global__ void GKTentativeStartKernel(PetscInt m, const PetscInt *__restrict__ key, PetscInt nagg, PetscInt *__restrict__ start)
+{
+  const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t < m) {
+    const PetscInt lo = t ? key[t - 1] + 1 : 0;
+
+    for (PetscInt a = lo; a <= key[t]; a++) start[a] = t;
+    if (t == m - 1)
+      for (PetscInt a = key[t] + 1; a <= nagg; a++) start[a] = m;
+  }
+}
+
+__global__ void GKTentativeKernel(PetscInt nagg, const PetscInt *__restrict__ start, const PetscInt *__restrict__ row, const PetscReal *__restrict__ b, GKScalar *__restrict__ p, PetscReal *__restrict__ r)
+{
+  const PetscInt a = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (a < nagg) {
+    const PetscInt k0 = start[a], k1 = start[a + 1];
+    const double   b1   = b[row[k0]];
+    double         rho2 = 0.0, ra;
+
+    for (PetscInt k = k0 + 1; k < k1; k++) rho2 = __dadd_rn(rho2, __dmul_rn(b[row[k]], b[row[k]]));
+    ra   = rho2 == 0.0 ? b1 : (b1 >= 0 ? -1.0 : 1.0) * sqrt(__dadd_rn(__dmul_rn(b1, b1), rho2));
+    r[a] = ra;
+    for (PetscInt k = k0; k < k1; k++) p[row[k]] = rho2 == 0.0 ? (k == k0 ? 1.0 : 0.0) : __ddiv_rn(b[row[k]], ra);
+  }
+}
+
+PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p, PetscReal *r)
+{
+  PetscInt *key, *row, *start;
+  void     *tmp = NULL;
+  size_t    bytes;
+  int       bits = 1;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(0);
+  while (bits < 31 && ((PetscInt)1 << bits) <= nagg) bits++; /* the keys' significant bits: 0 to nagg */
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * m + nagg + 1), (void **)&key));
+  row   = key + 2 * m;
+  start = key + 4 * m;
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key + m, row, row + m, m, 0, bits, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKCallCUDA(cudaMemsetAsync(p, 0, sizeof(PetscScalar) * (size_t)m, GKCUDAStream));
+  GKCounts.launches += 1;
+  GKTentativeListKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, agg, nagg, key, row);
+  GKCheckLaunch();
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key + m, row, row + m, m, 0, bits, GKCUDAStream));
+  GKCounts.launches += 1;
+  GKTentativeStartKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, key + m, nagg, start);
+  GKCheckLaunch();
+  if (nagg) GKTentativeKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nagg, start, row + m, b, (GKScalar *)p, r);
+  GKCheckLaunch();
+  PetscCall(GKBackendCUDA.free(tmp));
+  PetscCall(GKBackendCUDA.free(key));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,189 @@
+/*
+   The host twin of the coarsening (device.h, aggregate): the same rounds as the CUDA kernels
+   (cuda/coarsen.cu), each reading the states the round before left, so that both find the same
+   roots and the same aggregates. The maximal independent sets are Luby's rounds with the
+   vertices' keys for priorities (distance 1), and Bell, Dalton and Olson's for distance 2 (the
+   largest key over each vertex's neighbourhood, twice); the aggregates are theirs: a root and the
+   vertices next to it, then at distance 2 the vertices next to those.
+*/
+#include "hostimpl.h"
+
+/* the largest key over v and its neighbours, of the keys in key */
+static inline uint64_t GKHostAggNeighbourMax(const PetscInt *ai, const PetscInt *aj, PetscInt v, const uint64_t *key)
+{
+  uint64_t m = key[v];
+
+  for (PetscInt k = ai[v]; k < ai[v + 1]; k++) m = key[aj[k]] > m ? key[aj[k]] : m;
+  return m;
+}
+
+/* One round at distance 1 from the states s into t: an undecided vertex next to one in the set
+   is out; one whose key is above every undecided neighbour's joins the set; the number still
+   undecided */
+static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, char *t)
+{
+  PetscInt und = 0;
+
+  for (PetscInt v = 0; v < m; v++) {
+    PetscBool out = PETSC_FALSE, top = PETSC_TRUE;
+
+    t[v] = s[v];
+    if (s[v] != GK_AGG_UNDECIDED) continue;
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+      const PetscInt u = aj[k];
+
+      if (u == v) continue;
+      if (s[u] == GK_AGG_IN) out = PETSC_TRUE;
+      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, u) > GKAggKey(GK_AGG_UNDECIDED, v)) top = PETSC_FALSE;
+    }
+    t[v] = out ? GK_AGG_OUT : top ? GK_AGG_IN : GK_AGG_UNDECIDED;
+    und += t[v] == GK_AGG_UNDECIDED;
+  }
+  return und;
+}
+
+/* One round at distance 2: the largest key within one edge (m1), then within two (m2); an
+   undecided vertex whose own key that is joins the set, one that finds a vertex in the set there
+   is out */
+static PetscInt GKHostAggRound2(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, char *t, uint64_t *k0, uint64_t *m1)
+{
+  PetscInt und = 0;
+
+  for (PetscInt v = 0; v < m; v++) k0[v] = GKAggKey(s[v], v);
+  for (PetscInt v = 0; v < m; v++) m1[v] = GKHostAggNeighbourMax(ai, aj, v, k0);
+  for (PetscInt v = 0; v < m; v++) {
+    const uint64_t m2 = GKHostAggNeighbourMax(ai, aj, v, m1);
+
+    t[v] = s[v];
+    if (s[v] != GK_AGG_UNDECIDED) continue;
+    if (m2 == k0[v]) t[v] = GK_AGG_IN;
+    else if (GKAggKeyState(m2) == GK_AGG_IN) t[v] = GK_AGG_OUT;
+    und += t[v] == GK_AGG_UNDECIDED;
+  }
+  return und;
+}
+
+/* whether v has an edge to another vertex */
+static inline PetscBool GKHostAggLinked(const PetscInt *ai, const PetscInt *aj, PetscInt v)
+{
+  for (PetscInt k = ai[v]; k < ai[v + 1]; k++)
+    if (aj[k] != v) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* root[v]: v itself in the set, else its neighbour in the set of the largest key, else -1 */
+static void GKHostAggJoinRoot(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, PetscInt *root)
+{
+  for (PetscInt v = 0; v < m; v++) {
+    uint64_t best = 0;
+
+    root[v] = s[v] == GK_AGG_IN ? v : -1;
+    if (root[v] >= 0 || !GKHostAggLinked(ai, aj, v)) continue;
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+      const PetscInt u = aj[k];
+
+      if (s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, u) > best) {
+        best    = GKAggKey(GK_AGG_IN, u);
+        root[v] = u;
+      }
+    }
+  }
+}
+
+/* at distance 2, the vertices no root is next to: the root of their neighbour of the largest key
+   that has one (root1, the first pass's), into root */
+static void GKHostAggJoinNeighbour(PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscInt *root1, PetscInt *root)
+{
+  for (PetscInt v = 0; v < m; v++) {
+    uint64_t best = 0;
+
+    root[v] = root1[v];
+    if (root[v] >= 0 || !GKHostAggLinked(ai, aj, v)) continue;
+    for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
+      const PetscInt u = aj[k];
+
+      if (root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, u) > best) {
+        best    = GKAggKey(GK_AGG_UNDECIDED, u);
+        root[v] = root1[u];
+      }
+    }
+  }
+}
+
+PetscErrorCode GKHostAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, PetscInt *agg, PetscInt *roots, PetscInt *nagg)
+{
+  char     *sa, *ta, *s, *t;
+  uint64_t *k0 = NULL, *m1 = NULL;
+  PetscInt *root, *root1, und, n = 0;
+
+  PetscFunctionBegin;
+  PetscCheck(dist == 1 || dist == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Aggregates at distance 1 or 2, not %" PetscInt_FMT, dist);
+  *nagg = 0;
+  if (!m) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc4(m, &sa, m, &ta, m, &root, m, &root1));
+  if (dist == 2) PetscCall(PetscMalloc2(m, &k0, m, &m1));
+  s = sa;
+  t = ta;
+  for (PetscInt v = 0; v < m; v++) s[v] = GKHostAggLinked(ai, aj, v) ? GK_AGG_UNDECIDED : GK_AGG_OUT;
+  GKCounts.launches += 1;
+  do { /* a round decides at least the undecided vertex of the largest key */
+    char *w = s;
+
+    und = dist == 1 ? GKHostAggRound1(m, ai, aj, s, t) : GKHostAggRound2(m, ai, aj, s, t, k0, m1);
+    GKCounts.launches += dist == 1 ? 2 : 4; /* the count zeroed, the round's kernels */
+    GKCounts.syncs += 1;                    /* the count read */
+    s = t;
+    t = w;
+  } while (und);
+  GKHostAggJoinRoot(m, ai, aj, s, root1);
+  if (dist == 2) GKHostAggJoinNeighbour(m, ai, aj, root1, root);
+  else PetscCall(PetscArraycpy(root, root1, m));
+  for (PetscInt v = 0; v < m; v++) /* the roots numbered in their order */
+    if (s[v] == GK_AGG_IN) {
+      roots[n] = v;
+      root1[v] = n++;
+    }
+  for (PetscInt v = 0; v < m; v++) agg[v] = root[v] >= 0 ? root1[root[v]] : -1;
+  GKCounts.launches += dist == 1 ? 3 : 4; /* the joins, the roots' numbers, the aggregates */
+  GKCounts.syncs += 1;                    /* their count read */
+  *nagg = n;
+  PetscCall(PetscFree4(sa, ta, root, root1));
+  PetscCall(PetscFree2(k0, m1));
+  PetscFunctionReturn(0);
+}
+
+/* The tentative prolongator (device.h, tentative): each aggregate's first row and the sum of
+   the squares of the others' entries of b, in ascending row order, then r and p */
+PetscErrorCode GKHostTentative(PetscInt m, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p, PetscReal *r)
+{
+  PetscInt  *first;
+  PetscReal *rho2;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(nagg, &first, nagg, &rho2));
+  for (PetscInt a = 0; a < nagg; a++) {
+    first[a] = -1;
+    rho2[a]  = 0.0;
+  }
+  for (PetscInt v = 0; v < m; v++) {
+    const PetscInt a = agg[v];
+
+    if (a < 0) continue;
+    if (first[a] < 0) first[a] = v;
+    else rho2[a] += b[v] * b[v];
+  }
+  for (PetscInt a = 0; a < nagg; a++) {
+    const PetscReal b1 = b[first[a]];
+
+    r[a] = rho2[a] == 0.0 ? b1 : (b1 >= 0 ? -1.0 : 1.0) * PetscSqrtReal(b1 * b1 + rho2[a]);
+  }
+  for (PetscInt v = 0; v < m; v++) {
+    const PetscInt a = agg[v];
+
+    p[v] = a < 0 ? 0.0 : rho2[a] == 0.0 ? (v == first[a] ? 1.0 : 0.0) : b[v] / r[a];
+  }
+  GKCounts.launches += 5; /* P's values zeroed, the rows listed by aggregate, sorted, each list's start, each aggregate's values */
+  PetscCall(PetscFree2(first, rho2));
+  PetscFunctionReturn(0);
+}

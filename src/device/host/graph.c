@@ -1,0 +1,92 @@
+/*
+   The host twin of the strength graph (device.h, strength; kernels: cuda/graph.cu): each row's
+   kept entries counted, the counts summed into the row starts, the kept columns written. The
+   weights are PETSc's, operation for operation (MatCreateGraph() for block size 1: the absolute
+   values, the transpose added, the diagonal scaling by sqrt(1 / w_ii) from the left, then from
+   the right; then the filter), so the same entries pass the threshold.
+*/
+#include "hostimpl.h"
+
+/* where column c is in row r of A (columns ascending), or -1 */
+static inline PetscInt GKHostFind(const GKCsr *A, PetscInt r, PetscInt c)
+{
+  PetscInt lo = A->i[r], hi = A->i[r + 1];
+
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (A->j[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < A->i[r + 1] && A->j[lo] == c ? lo : -1;
+}
+
+/* w_ij of the entry at k (row i, column j): |a_ij| (+ |a_ji|), 0 for a missing mirror */
+static inline PetscReal GKHostWeight(const GKCsr *A, PetscBool sym, PetscInt i, PetscInt k, PetscBool *mirrored)
+{
+  const PetscInt j = A->j[k];
+  PetscReal      w = PetscAbsScalar(A->a[k]);
+
+  if (sym) {
+    const PetscInt t = GKHostFind(A, j, i);
+
+    if (t < 0) *mirrored = PETSC_FALSE;
+    else w += PetscAbsScalar(A->a[t]);
+  }
+  return w;
+}
+
+/* s_i = sqrt(1 / w_ii), 0 where w_ii is 0 or missing (VecReciprocal() leaves a zero) */
+static inline PetscReal GKHostScale(const GKCsr *A, PetscBool sym, PetscInt i)
+{
+  const PetscInt k = GKHostFind(A, i, i);
+  PetscBool      mirrored;
+  PetscReal      w;
+
+  if (k < 0) return 0.0;
+  w = GKHostWeight(A, sym, i, k, &mirrored);
+  return w != 0.0 ? PetscSqrtReal(PetscAbsReal(1.0 / w)) : 0.0;
+}
+
+static inline PetscBool GKHostKeep(const GKCsr *A, PetscBool sym, PetscReal thr, PetscInt i, PetscInt k, PetscBool *mirrored)
+{
+  const PetscReal w = GKHostWeight(A, sym, i, k, mirrored);
+
+  return thr < 0 || (w * GKHostScale(A, sym, i)) * GKHostScale(A, sym, A->j[k]) > thr ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscErrorCode GKHostStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
+{
+  PetscFunctionBegin;
+  *mirrored = PETSC_TRUE;
+  G->m      = A->m;
+  G->n      = A->n;
+  G->a      = NULL;
+  G->j      = NULL;
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&G->i));
+  G->i[0] = 0;
+  for (PetscInt i = 0; i < A->m; i++) {
+    PetscInt n = 0;
+
+    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++) n += GKHostKeep(A, sym, thr, i, k, mirrored);
+    G->i[i + 1] = n;
+  }
+  GKCounts.launches += 3; /* the counts (and the flag) zeroed, counted, summed */
+  GKCounts.syncs += 1;    /* the flag and the total read */
+  if (!*mirrored) {
+    PetscCall(GKBackendHost.free(G->i));
+    G->i = NULL;
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt i = 0; i < A->m; i++) G->i[i + 1] += G->i[i];
+  G->nnz = G->i[A->m];
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)G->nnz, (void **)&G->j));
+  for (PetscInt i = 0; i < A->m; i++) {
+    PetscInt q = G->i[i];
+
+    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
+      if (GKHostKeep(A, sym, thr, i, k, mirrored)) G->j[q++] = A->j[k];
+  }
+  GKCounts.launches += 1; /* the columns written */
+  PetscFunctionReturn(0);
+}
