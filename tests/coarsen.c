@@ -305,6 +305,59 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "tentative: P r = b, P's columns orthonormal\n"));
   }
 
+  /* the smoothing step, against PETSc's on AIJ: P0 + alpha D^-1 (A P0) */
+  if (nagg) {
+    Mat             P0, T;
+    Vec             dinv;
+    GKCsr           dP = dA;
+    PetscInt       *si, *sj;
+    PetscScalar    *sa;
+    const PetscInt *ti, *tj;
+    PetscScalar    *ta;
+    PetscReal       alpha = -0.7, err = 0;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nagg, 1, NULL, &P0));
+    for (PetscInt v = 0; v < m; v++)
+      if (agg[v] >= 0) PetscCall(MatSetValue(P0, v, agg[v], pv[v], INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &T));
+    PetscCall(MatCreateVecs(A, &dinv, NULL));
+    PetscCall(MatGetDiagonal(A, dinv));
+    PetscCall(VecReciprocal(dinv));
+    PetscCall(MatDiagonalScale(T, dinv, NULL));
+    PetscCall(MatAYPX(T, alpha, P0, SUBSET_NONZERO_PATTERN));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c0));
+    PetscCall(GKDev->smooth(&dA, dagg, dp, nagg, alpha, &dP));
+    PetscCall(PetscGPUKitGetDeviceCounts(&c1));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "smooth: %g launches, %g waits\n", c1.launches - c0.launches, c1.syncs - c0.syncs));
+    PetscCall(PetscMalloc3(m + 1, &si, dP.nnz, &sj, dP.nnz, &sa));
+    PetscCall(GKMemcpyD2H(si, dP.i, sizeof(PetscInt) * (size_t)(m + 1)));
+    PetscCall(GKMemcpyD2H(sj, dP.j, sizeof(PetscInt) * (size_t)dP.nnz));
+    PetscCall(GKMemcpyD2H(sa, dP.a, sizeof(PetscScalar) * (size_t)dP.nnz));
+    PetscCall(MatGetRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &pm, &ti, &tj, &done));
+    PetscCall(MatSeqAIJGetArray(T, &ta));
+    PetscCheck(dP.m == m && dP.n == nagg && dP.nnz == ti[m], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The smoothed prolongator has %" PetscInt_FMT " entries, PETSc's %" PetscInt_FMT, dP.nnz, ti[m]);
+    for (PetscInt v = 0; v < m; v++) {
+      PetscCheck(si[v] == ti[v], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the smoothed prolongator starts at %" PetscInt_FMT ", PETSc's at %" PetscInt_FMT, v, si[v], ti[v]);
+      for (PetscInt k = si[v]; k < si[v + 1]; k++) {
+        PetscCheck(sj[k] == tj[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the smoothed prolongator has column %" PetscInt_FMT " where PETSc's has %" PetscInt_FMT, v, sj[k], tj[k]);
+        err = PetscMax(err, PetscAbsScalar(sa[k] - ta[k]) / PetscMax(PetscAbsScalar(ta[k]), 1e-300));
+      }
+    }
+    PetscCheck(err <= 1e-13, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The smoothed prolongator's values differ from PETSc's by %g (relative)", (double)err);
+    PetscCall(MatSeqAIJRestoreArray(T, &ta));
+    PetscCall(MatRestoreRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &pm, &ti, &tj, &done));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "smooth: %" PetscInt_FMT " entries, PETSc's pattern and values\n", dP.nnz));
+    PetscCall(PetscFree3(si, sj, sa));
+    PetscCall(GKFree(dP.i));
+    PetscCall(GKFree(dP.j));
+    PetscCall(GKFree(dP.a));
+    PetscCall(VecDestroy(&dinv));
+    PetscCall(MatDestroy(&T));
+    PetscCall(MatDestroy(&P0));
+  }
+
   PetscCall(PetscFree3(b, pv, r));
   PetscCall(GKFree(db));
   PetscCall(GKFree(dp));

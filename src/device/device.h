@@ -567,6 +567,13 @@ typedef struct {
      order. p[v] (0 where agg[v] < 0) and r[a] are P's value in row v and the coarse level's
      vector. */
   PetscErrorCode (*tentative)(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
+  /* smooth(A, agg, p0, alpha, P): PETSc's smoothing step of that tentative prolongator P0 (row v:
+     p0[v] in column agg[v], nothing where agg[v] < 0), P = P0 + alpha D^-1 (A P0) with D A's
+     diagonal (a missing or zero one taken as 1/d = 0): row i's columns the aggregates of row i
+     of A's columns and of i, ascending; the value in column c (1/a_ii) times the sum of a_ik
+     p0[k] over the columns k of row i in aggregate c, in A's order, times alpha, plus p0[i]
+     where c = agg[i]; P's arrays (m rows, n columns: the aggregates' count) allocated here */
+  PetscErrorCode (*smooth)(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

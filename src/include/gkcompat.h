@@ -150,6 +150,29 @@ typedef struct {
 #else
   #define GKGAMGAsmHem(g) ((g)->asm_hem_aggs)
 #endif
+/* the prolongator's filter, 3.26 on (0: none); the eigenvalue estimate of the smoothing as AGG
+   makes it: the noisy right-hand side (its null space removed from 3.23 on), the KSP's nesting
+   (3.20 on), tolerances left as they are (PETSC_CURRENT from 3.22 on) */
+#if PETSC_VERSION_LT(3, 26, 0)
+  #define GKGAMGProlFilter(g) ((void)(g), (PetscReal)0)
+#else
+  #define GKGAMGProlFilter(g) ((g)->prolongator_filter)
+#endif
+#if PETSC_VERSION_LT(3, 23, 0)
+  #define GKKSPSetNoisy(A, v) KSPSetNoisy_Private(v)
+#else
+  #define GKKSPSetNoisy(A, v) KSPSetNoisy_Private((A), (v))
+#endif
+#if PETSC_VERSION_LT(3, 20, 0)
+  #define GKKSPSetNestLevel(ksp, pc) ((void)(ksp), (void)(pc), (PetscErrorCode)0)
+#else
+  #define GKKSPSetNestLevel(ksp, pc) KSPSetNestLevel((ksp), (pc)->kspnestlevel)
+#endif
+#if PETSC_VERSION_LT(3, 22, 0)
+  #define GK_CURRENT PETSC_DEFAULT
+#else
+  #define GK_CURRENT PETSC_CURRENT
+#endif
 
 /* A PETSc built with CUDA: its device contexts, and whether a stream type is one that does not
    wait for CUDA's legacy default stream (renamed in 3.21: GLOBAL_BLOCKING, DEFAULT_BLOCKING and

@@ -284,3 +284,117 @@ PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, c
   PetscCall(GKBackendCUDA.free(key));
   PetscFunctionReturn(0);
 }
+
+/* The smoothed prolongator (device.h, smooth; the twin's GKHostSmooth step for step): a thread a
+   row counts its columns, CUB's scan sums the counts into the starts, and a thread a row writes
+   its columns and their sums, then sorts them. The rows' loops are quadratic in their lengths,
+   which the levels' stencils keep short. */
+static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg, PetscInt i, PetscInt k)
+{
+  const PetscInt c = agg[aj[k]];
+
+  if (c < 0) return false;
+  for (PetscInt l = ai[i]; l < k; l++)
+    if (agg[aj[l]] == c) return false;
+  return true;
+}
+
+__global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg, PetscInt *__restrict__ len)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    PetscInt n   = 0;
+    bool     own = agg[i] < 0;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      if (GKSmoothFirst(ai, aj, agg, i, k)) {
+        n++;
+        own = own || agg[aj[k]] == agg[i];
+      }
+    len[i] = n + !own;
+  }
+}
+
+static __device__ __forceinline__ GKScalar GKMulRn(GKScalar a, GKScalar b)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a * b;
+#else
+  return __dmul_rn(a, b);
+#endif
+}
+
+static __device__ __forceinline__ GKScalar GKAddRn(GKScalar a, GKScalar b)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return a + b;
+#else
+  return __dadd_rn(a, b);
+#endif
+}
+
+__global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, const PetscInt *__restrict__ agg, const GKScalar *__restrict__ p0, PetscReal alpha, const PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, GKScalar *__restrict__ pa)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    PetscInt q = pi[i], d = -1;
+    GKScalar dinv;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+      if (aj[k] == i) d = k;
+    dinv = d >= 0 && aa[d] != GKScalar(0.0) ? GKScalar(1.0) / aa[d] : GKScalar(0.0);
+    for (PetscInt k = ai[i]; k <= ai[i + 1]; k++) {
+      const bool     last = k == ai[i + 1];
+      const PetscInt c    = last ? agg[i] : agg[aj[k]];
+      GKScalar       sum  = 0.0;
+
+      if (last ? q == pi[i + 1] : !GKSmoothFirst(ai, aj, agg, i, k)) continue;
+      for (PetscInt l = ai[i]; l < ai[i + 1]; l++)
+        if (agg[aj[l]] == c) sum = GKAddRn(sum, GKMulRn(aa[l], p0[aj[l]]));
+      pj[q]   = c;
+      pa[q++] = GKAddRn(GKMulRn(GKScalar(alpha), GKMulRn(sum, dinv)), c == agg[i] ? p0[i] : GKScalar(0.0));
+    }
+    for (PetscInt a = pi[i] + 1; a < pi[i + 1]; a++)
+      for (PetscInt b = a; b > pi[i] && pj[b - 1] > pj[b]; b--) {
+        const PetscInt tj = pj[b];
+        const GKScalar ta = pa[b];
+
+        pj[b]     = pj[b - 1];
+        pa[b]     = pa[b - 1];
+        pj[b - 1] = tj;
+        pa[b - 1] = ta;
+      }
+  }
+}
+
+PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+{
+  const PetscInt m   = A->m;
+  PetscInt       nnz = 0;
+  size_t         bytes;
+  void          *tmp = NULL;
+
+  PetscFunctionBegin;
+  P->m = m;
+  P->n = nagg;
+  P->j = NULL;
+  P->a = NULL;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&P->i));
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKCallCUDA(cudaMemsetAsync(P->i, 0, sizeof(PetscInt), GKCUDAStream));
+  if (m) GKSmoothCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, agg, P->i + 1);
+  GKCheckLaunch();
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
+  GKCounts.launches += 1;
+  PetscCall(GKBackendCUDA.free(tmp));
+  GKWaitCUDA(cudaMemcpy(&nnz, P->i + m, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  P->nnz = nnz;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&P->j));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&P->a));
+  if (m) GKSmoothFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, agg, (const GKScalar *)p0, alpha, P->i, P->j, (GKScalar *)P->a);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}

@@ -1254,5 +1254,6 @@ const GKBackendOps GKBackendCUDA = {
   .strength           = GKCUDAStrength,
   .aggregate          = GKCUDAAggregate,
   .tentative          = GKCUDATentative,
+  .smooth             = GKCUDASmooth,
   .finalize           = GKCUDAFinalizeAll,
 };

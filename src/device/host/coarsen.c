@@ -187,3 +187,80 @@ PetscErrorCode GKHostTentative(PetscInt m, const PetscInt *agg, PetscInt nagg, c
   PetscCall(PetscFree2(first, rho2));
   PetscFunctionReturn(0);
 }
+
+/* whether row i's column k (at position k of A->j) is the first of its aggregate in the row */
+static inline PetscBool GKHostSmoothFirst(const GKCsr *A, const PetscInt *agg, PetscInt i, PetscInt k)
+{
+  const PetscInt c = agg[A->j[k]];
+
+  if (c < 0) return PETSC_FALSE;
+  for (PetscInt l = A->i[i]; l < k; l++)
+    if (agg[A->j[l]] == c) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* row i's columns: the aggregates of its columns, each once, and agg[i] if none of them is it */
+static inline PetscInt GKHostSmoothCount(const GKCsr *A, const PetscInt *agg, PetscInt i)
+{
+  PetscInt  n   = 0;
+  PetscBool own = agg[i] < 0 ? PETSC_TRUE : PETSC_FALSE;
+
+  for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
+    if (GKHostSmoothFirst(A, agg, i, k)) {
+      n++;
+      own = (PetscBool)(own || agg[A->j[k]] == agg[i]);
+    }
+  return n + !own;
+}
+
+/* The smoothed prolongator (device.h, smooth): each row's columns counted, the counts summed
+   into the starts, then each row's columns in the order their aggregates first occur (its own
+   last where none of its columns is in it), their sums, and the row sorted */
+PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+{
+  const PetscInt m = A->m;
+
+  PetscFunctionBegin;
+  P->m = m;
+  P->n = nagg;
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&P->i));
+  P->i[0] = 0;
+  for (PetscInt i = 0; i < m; i++) P->i[i + 1] = GKHostSmoothCount(A, agg, i);
+  for (PetscInt i = 0; i < m; i++) P->i[i + 1] += P->i[i];
+  GKCounts.launches += 2; /* counted, summed */
+  GKCounts.syncs += 1;    /* the total read */
+  P->nnz = P->i[m];
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)P->nnz, (void **)&P->j));
+  PetscCall(GKBackendHost.malloc(sizeof(PetscScalar) * (size_t)P->nnz, (void **)&P->a));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt    q = P->i[i], d = -1;
+    PetscScalar dinv;
+
+    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
+      if (A->j[k] == i) d = k;
+    dinv = d >= 0 && A->a[d] != 0.0 ? 1.0 / A->a[d] : 0.0;
+    for (PetscInt k = A->i[i]; k <= A->i[i + 1]; k++) {
+      const PetscBool last = (PetscBool)(k == A->i[i + 1]);
+      const PetscInt  c    = last ? agg[i] : agg[A->j[k]];
+      PetscScalar     sum  = 0.0;
+
+      if (last ? q == P->i[i + 1] : !GKHostSmoothFirst(A, agg, i, k)) continue;
+      for (PetscInt l = A->i[i]; l < A->i[i + 1]; l++)
+        if (agg[A->j[l]] == c) sum += A->a[l] * p0[A->j[l]];
+      P->j[q]   = c;
+      P->a[q++] = alpha * (sum * dinv) + (c == agg[i] ? p0[i] : 0.0);
+    }
+    for (PetscInt a = P->i[i] + 1; a < P->i[i + 1]; a++) /* insertion sort by column */
+      for (PetscInt b = a; b > P->i[i] && P->j[b - 1] > P->j[b]; b--) {
+        const PetscInt    tj = P->j[b];
+        const PetscScalar ta = P->a[b];
+
+        P->j[b]     = P->j[b - 1];
+        P->a[b]     = P->a[b - 1];
+        P->j[b - 1] = tj;
+        P->a[b - 1] = ta;
+      }
+  }
+  GKCounts.launches += 1; /* written */
+  PetscFunctionReturn(0);
+}

@@ -803,5 +803,6 @@ const GKBackendOps GKBackendHost = {
   .strength           = GKHostStrength,
   .aggregate          = GKHostAggregate,
   .tentative          = GKHostTentative,
+  .smooth             = GKHostSmooth,
   .finalize           = GKHostFinalize,
 };

@@ -46,6 +46,7 @@ PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKC
 PETSC_INTERN PetscErrorCode GKHostStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKHostTentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
+PETSC_INTERN PetscErrorCode GKHostSmooth(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);

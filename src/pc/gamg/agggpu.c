@@ -1,18 +1,24 @@
 /*
-   PCGAMGAGGGPU, "agggpu": PETSc's smoothed aggregation (PCGAMGAGG), its strength graph, its
-   coarsening and its tentative prolongator made on the device for the library's matrices.
+   PCGAMGAGGGPU, "agggpu": PETSc's smoothed aggregation (PCGAMGAGG) with its strength graph, its
+   coarsening and its prolongator made on the device for the library's matrices.
 
-   The type is PETSc's AGG with three of its operations replaced (PCGAMGSetType() makes the AGG
-   instance, whose options, setters, smoothing of the prolongator, view and destroy all stay
-   PETSc's): creategraph, coarsen and prolongator. On a level whose matrix is a sequential device
-   matrix, on one process, they run the backend's strength, aggregate and tentative (device.h):
-   the graph PETSc's MatCreateGraph() and filter would make, kept on the device as a MATSHELL
-   holding its pattern; the aggregates of a maximal independent set (MIS-2 on PETSc's aggressive
-   levels, MIS elsewhere), kept on the device between the two operations; the tentative
-   prolongator of the near null space's vector, made a device matrix of the level's type. Where
-   they do not apply (several processes, a host matrix, block size above 1 or several null space
-   vectors, another coarsening type, PCASM's aggregates), the level runs PETSc's three operations,
-   and -pc_view and -info say which ran and why.
+   The type is PETSc's AGG with five of its operations wrapped (PCGAMGSetType() makes the AGG
+   instance, whose options, setters, view and destroy stay PETSc's): creategraph, coarsen,
+   prolongator, optprolongator and createlevel. On a level whose matrix is a sequential device
+   matrix, on one process, they run the backend's strength, aggregate, tentative and smooth
+   (device.h): the graph PETSc's MatCreateGraph() and filter would make, kept on the device as a
+   MATSHELL holding its pattern; the aggregates of a maximal independent set (MIS-2 on PETSc's
+   aggressive levels, MIS elsewhere), kept on the device between the operations; the tentative
+   prolongator of the near null space's vector, kept on the device in a MATSHELL until it is
+   smoothed (or made a device matrix of the level's type where no smoothing follows); its one
+   smoothing step, after the eigenvalue estimate PETSc's AGG makes (the same KSP, options and
+   cached spectra), made a device matrix that keeps its device CSR for the Galerkin product. The
+   level's matrix keeps its device CSR from the graph to that product (gkspgemm.c), which then
+   keeps the coarse matrix's for the next level: no operand of the setup is copied up twice.
+   Where they do not apply (several processes, a host matrix, block size above 1 or several null
+   space vectors, another coarsening type, PCASM's aggregates, more than one smoothing step, the
+   prolongator's filter), the level runs PETSc's operations, and -pc_view and -info say which ran
+   and why.
 
    The library sets -pc_gamg_type agggpu as the default where the options name no type, so that
    PCGAMG without a prefix picks it; -pc_gamg_type agg gives PETSc's host aggregation back.
@@ -21,6 +27,7 @@
 #include "../../mat/impls/gk/gkmat.h"
 #include "agggpu.h"
 #include <petsc/private/pcgamgimpl.h>
+#include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private() */
 
 #define GK_AGGGPU "GKAggGPU"
 
@@ -29,11 +36,14 @@ typedef struct {
   PetscErrorCode (*creategraph)(PC, Mat, Mat *);
   PetscErrorCode (*coarsen)(PC, Mat *, PetscCoarsenData **);
   PetscErrorCode (*prolongator)(GK_GAMG_PROL_ARGS);
+  PetscErrorCode (*optprolongator)(PC, Mat, Mat *);
+  PetscErrorCode (*createlevel)(PC, Mat, PetscInt, Mat *, Mat *, PetscMPIInt *, IS *, PetscBool);
   PetscErrorCode (*view)(PC, PetscViewer);
   PetscErrorCode (*destroy)(PC);
   /* the level being set up: on the device or not; its aggregates (device memory) */
   PetscBool device;
   PetscInt  dist, nagg, *agg; /* agg: each row's aggregate, then the roots */
+  Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
   /* the last setup: coarsenings on the device and on the host, and the last host one's reason */
   PetscInt ndevice, nhost;
   char     why[160];
@@ -63,6 +73,24 @@ static PetscErrorCode GKGraphShellDestroy(void *arg)
   PetscFunctionReturn(0);
 }
 
+/* The tentative prolongator until it is smoothed, the MATSHELL's context: each row's aggregate
+   and value (device memory) */
+typedef struct {
+  PetscInt    *agg;
+  PetscScalar *p;
+} GKTentative;
+
+static PetscErrorCode GKTentativeShellDestroy(void *arg)
+{
+  GKTentative *t = (GKTentative *)GKContainerCtx(arg);
+
+  PetscFunctionBegin;
+  PetscCall(GKFree(t->agg));
+  PetscCall(GKFree(t->p));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
+
 /* why the level with matrix A cannot be aggregated on the device (why[0] = 0: it can) */
 static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *why, size_t len)
 {
@@ -84,6 +112,8 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   else if (pc_gamg->data_cell_cols != 1) PetscCall(PetscSNPrintf(why, len, "a near null space of %" PetscInt_FMT " vectors (the device's aggregation takes one)", pc_gamg->data_cell_cols));
   else if (pc_gamg->use_aggs_in_asm || GKGAMGAsmHem(pc_gamg)) PetscCall(PetscSNPrintf(why, len, "PCASM's subdomains are made from the aggregates"));
   else if (pc_gamg->current_level < agg->aggressive_levels && GKGAMGAggMISk(agg) > 2) PetscCall(PetscSNPrintf(why, len, "MIS-%" PetscInt_FMT " (the device's aggregation takes MIS and MIS-2)", GKGAMGAggMISk(agg)));
+  else if (agg->nsmooths > 1) PetscCall(PetscSNPrintf(why, len, "%" PetscInt_FMT " smoothing steps (the device smooths the prolongator once)", agg->nsmooths));
+  else if (GKGAMGProlFilter(pc_gamg) > 0) PetscCall(PetscSNPrintf(why, len, "the prolongator's filter (-pc_gamg_prolongator_filter)"));
   if (why[0]) PetscFunctionReturn(0);
   /* the coarsening type the options ask for, read as PETSc's AGG reads it */
   PetscCall(MatCoarsenCreate(PETSC_COMM_SELF, &crs));
@@ -104,6 +134,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PC_GAMG_AGGGPU *ctx;
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, *dG;
   PetscBool       sym, set, flg, mirrored;
+  PetscInt        annz;
   char            why[sizeof(ctx->why)];
 
   PetscFunctionBegin;
@@ -122,11 +153,13 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
     PetscCall(PetscNew(&dG));
     PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
     PetscCall(GKDev->strength(&dA, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
-    PetscCall(GKCsrFree_Private(&dA));
+    annz = dA.nnz;
+    if (mirrored) PetscCall(MatSeqGKKeepCsr_Private(A, &dA)); /* for the smoothing and the Galerkin product */
+    else PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
     if (mirrored) {
       PetscCall(MatCreateShell(PETSC_COMM_SELF, dG->m, dG->n, dG->m, dG->n, dG, G));
       PetscCall(MatShellSetContextDestroy(*G, GKGraphShellDestroy));
-      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": strength graph on the device, %" PetscInt_FMT " of %" PetscInt_FMT " entries kept, threshold %g\n", pc_gamg->current_level, dG->nnz, dA.nnz, (double)pc_gamg->threshold[pc_gamg->current_level]));
+      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": strength graph on the device, %" PetscInt_FMT " of %" PetscInt_FMT " entries kept, threshold %g\n", pc_gamg->current_level, dG->nnz, annz, (double)pc_gamg->threshold[pc_gamg->current_level]));
     } else {
       PetscCall(PetscFree(dG));
       PetscCall(PetscSNPrintf(why, sizeof(why), "the matrix's nonzero pattern is not symmetric"));
@@ -173,15 +206,87 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
   PetscFunctionReturn(0);
 }
 
-/* The tentative prolongator of the device's aggregates, a device matrix of A's type; the coarse
-   level's near null space vector in pc_gamg->data */
+/* A device matrix of A's type made from the CSR d in device memory (its host CSR copied down),
+   which keeps d for the Galerkin product */
+static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P)
+{
+  PetscInt    *pi, *pj, *len;
+  PetscScalar *pa, *v;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc4(d->m + 1, &pi, d->nnz, &pj, d->nnz, &pa, d->m, &len));
+  PetscCall(GKMemcpyD2H(pi, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
+  PetscCall(GKMemcpyD2H(pj, d->j, sizeof(PetscInt) * (size_t)d->nnz));
+  PetscCall(GKMemcpyD2H(pa, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
+  for (PetscInt i = 0; i < d->m; i++) len[i] = pi[i + 1] - pi[i];
+  PetscCall(MatCreate(PETSC_COMM_SELF, P));
+  PetscCall(MatSetSizes(*P, d->m, d->n, d->m, d->n));
+  PetscCall(MatSetBlockSizes(*P, 1, 1));
+  PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
+  PetscCall(MatSeqAIJSetPreallocation(*P, 0, len));
+  PetscCall(MatSeqAIJSetColumnIndices(*P, pj));
+  PetscCall(MatSeqAIJGetArrayWrite(*P, &v));
+  PetscCall(PetscArraycpy(v, pa, d->nnz));
+  PetscCall(MatSeqAIJRestoreArrayWrite(*P, &v));
+  PetscCall(MatSetOption(*P, MAT_USE_INODES, PETSC_FALSE));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree4(pi, pj, pa, len));
+  PetscCall(MatSeqGKKeepCsr_Private(*P, d));
+  PetscFunctionReturn(0);
+}
+
+/* Where no smoothing follows: the tentative prolongator's MATSHELL made a device matrix of A's
+   type (the rows in no aggregate empty) */
+static PetscErrorCode PCGAMGAggGPUUnsmoothed(Mat A, Mat *P)
+{
+  GKTentative *t;
+  PetscInt     m = (*P)->rmap->n, nagg = (*P)->cmap->n, *agg, *len, *cols, nnz = 0;
+  PetscScalar *p, *v;
+  Mat          Q;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(*P, &t));
+  PetscCall(PetscMalloc4(m, &agg, m, &p, m, &len, m, &cols));
+  PetscCall(GKMemcpyD2H(agg, t->agg, sizeof(PetscInt) * (size_t)m));
+  PetscCall(GKMemcpyD2H(p, t->p, sizeof(PetscScalar) * (size_t)m));
+  for (PetscInt i = 0; i < m; i++) {
+    len[i] = agg[i] >= 0;
+    if (len[i]) {
+      cols[nnz] = agg[i];
+      p[nnz++]  = p[i];
+    }
+  }
+  PetscCall(MatCreate(PETSC_COMM_SELF, &Q));
+  PetscCall(MatSetSizes(Q, m, nagg, m, nagg));
+  PetscCall(MatSetBlockSizes(Q, 1, 1));
+  PetscCall(MatSetType(Q, ((PetscObject)A)->type_name));
+  PetscCall(MatSeqAIJSetPreallocation(Q, 0, len));
+  PetscCall(MatSeqAIJSetColumnIndices(Q, cols));
+  PetscCall(MatSeqAIJGetArrayWrite(Q, &v));
+  PetscCall(PetscArraycpy(v, p, nnz));
+  PetscCall(MatSeqAIJRestoreArrayWrite(Q, &v));
+  PetscCall(MatSetOption(Q, MAT_USE_INODES, PETSC_FALSE));
+  PetscCall(MatAssemblyBegin(Q, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Q, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree4(agg, p, len, cols));
+  PetscCall(MatDestroy(P));
+  *P = Q;
+  PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+  PetscFunctionReturn(0);
+}
+
+/* The tentative prolongator of the device's aggregates: a MATSHELL holding them and its values
+   on the device where a smoothing step follows (optprolongator), else a device matrix of A's
+   type; the coarse level's near null space vector in pc_gamg->data */
 static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
 {
   PC_GAMG        *pc_gamg;
   PC_GAMG_AGGGPU *ctx;
-  PetscInt        m = A->rmap->n, nagg, *agg, *len, *cols, nnz = 0;
+  PetscInt        m = A->rmap->n, nagg;
   PetscReal      *db, *dr, *r;
-  PetscScalar    *dp, *p, *v;
+  PetscScalar    *dp;
+  GKTentative    *t;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
@@ -192,47 +297,137 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
   nagg = ctx->nagg;
   *P   = NULL;
-  if (!nagg) PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
-  else {
+  if (!nagg) {
+    PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
+    PetscCall(MatSeqGKDropCsr_Private(A)); /* no Galerkin product follows */
+  } else {
     PetscCall(GKMallocH2D(m, pc_gamg->data, &db));
     PetscCall(GKMalloc(m, &dp));
     PetscCall(GKMalloc(nagg, &dr));
     PetscCall(GKDev->tentative(m, ctx->agg, nagg, db, dp, dr));
-    PetscCall(PetscMalloc4(m, &agg, m, &p, m, &len, m, &cols));
     PetscCall(PetscMalloc1(nagg, &r));
-    PetscCall(GKMemcpyD2H(agg, ctx->agg, sizeof(PetscInt) * (size_t)m));
-    PetscCall(GKMemcpyD2H(p, dp, sizeof(PetscScalar) * (size_t)m));
     PetscCall(GKMemcpyD2H(r, dr, sizeof(PetscReal) * (size_t)nagg));
     PetscCall(GKFree(db));
-    PetscCall(GKFree(dp));
     PetscCall(GKFree(dr));
-    for (PetscInt i = 0; i < m; i++) { /* a row in no aggregate is empty */
-      len[i] = agg[i] >= 0;
-      if (len[i]) {
-        cols[nnz] = agg[i];
-        p[nnz++]  = p[i];
-      }
-    }
-    PetscCall(MatCreate(PETSC_COMM_SELF, P));
-    PetscCall(MatSetSizes(*P, m, nagg, m, nagg));
-    PetscCall(MatSetBlockSizes(*P, 1, 1));
-    PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-    PetscCall(MatSeqAIJSetPreallocation(*P, 0, len));
-    PetscCall(MatSeqAIJSetColumnIndices(*P, cols));
-    PetscCall(MatSeqAIJGetArrayWrite(*P, &v));
-    PetscCall(PetscArraycpy(v, p, nnz));
-    PetscCall(MatSeqAIJRestoreArrayWrite(*P, &v));
-    PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscFree(pc_gamg->data));
     pc_gamg->data           = r;
     pc_gamg->data_cell_rows = 1;
     pc_gamg->data_sz        = nagg;
-    PetscCall(PetscFree4(agg, p, len, cols));
-    PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_initial_prolongation"));
+    PetscCall(PetscNew(&t));
+    t->agg   = ctx->agg;
+    t->p     = dp;
+    ctx->agg = NULL;
+    PetscCall(MatCreateShell(PETSC_COMM_SELF, m, nagg, m, nagg, t, P));
+    PetscCall(MatShellSetContextDestroy(*P, GKTentativeShellDestroy));
+    PetscCall(MatSetBlockSizes(*P, 1, 1));
+    if (((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) ctx->tentative = *P;
+    else PetscCall(PCGAMGAggGPUUnsmoothed(A, P));
   }
   PetscCall(GKFree(ctx->agg));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's AGG's eigenvalue estimate for the smoothing, as it makes it: the largest of D^-1 A by
+   the esteig KSP (prefix -pc_gamg_esteig_; CG where A is known SPD, else the KSP's default) from
+   a noisy right-hand side, with Jacobi, 10 iterations; or the user's (-pc_gamg_eigenvalues); the
+   spectrum cached for the levels' Chebyshev smoothers where PETSc would */
+static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, PetscReal *emax)
+{
+  PC_MG    *mg = (PC_MG *)pc->data;
+  PetscReal emin;
+
+  PetscFunctionBegin;
+  if (pc_gamg->emax > 0) {
+    emin  = pc_gamg->emin;
+    *emax = pc_gamg->emax;
+  } else {
+    KSP         eksp;
+    PC          epc;
+    Vec         bb, xx;
+    const char *prefix;
+    PetscBool   isset, spd;
+
+    PetscCall(MatCreateVecs(A, &bb, NULL));
+    PetscCall(MatCreateVecs(A, &xx, NULL));
+    PetscCall(GKKSPSetNoisy(A, bb));
+    PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &eksp));
+    PetscCall(GKKSPSetNestLevel(eksp, pc));
+    PetscCall(PCGetOptionsPrefix(pc, &prefix));
+    PetscCall(KSPSetOptionsPrefix(eksp, prefix));
+    PetscCall(KSPAppendOptionsPrefix(eksp, "pc_gamg_esteig_"));
+    PetscCall(MatIsSPDKnown(A, &isset, &spd));
+    if (isset && spd) PetscCall(KSPSetType(eksp, KSPCG));
+    PetscCall(KSPSetErrorIfNotConverged(eksp, pc->erroriffailure));
+    PetscCall(KSPSetNormType(eksp, KSP_NORM_NONE));
+    PetscCall(KSPSetInitialGuessNonzero(eksp, PETSC_FALSE));
+    PetscCall(KSPSetOperators(eksp, A, A));
+    PetscCall(KSPGetPC(eksp, &epc));
+    PetscCall(PCSetType(epc, PCJACOBI));
+    PetscCall(KSPSetTolerances(eksp, GK_CURRENT, GK_CURRENT, GK_CURRENT, 10));
+    PetscCall(KSPSetFromOptions(eksp));
+    PetscCall(KSPSetComputeSingularValues(eksp, PETSC_TRUE));
+    PetscCall(KSPSolve(eksp, bb, xx));
+    PetscCall(KSPCheckSolve(eksp, pc, xx));
+    PetscCall(KSPComputeExtremeSingularValues(eksp, emax, &emin));
+    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": smoothing the prolongator: max eigen=%e min=%e PC=%s\n", pc_gamg->current_level, (double)*emax, (double)emin, PCJACOBI));
+    PetscCall(VecDestroy(&xx));
+    PetscCall(VecDestroy(&bb));
+    PetscCall(KSPDestroy(&eksp));
+  }
+  mg->min_eigen_DinvA[pc_gamg->current_level] = pc_gamg->use_sa_esteig ? emin : 0;
+  mg->max_eigen_DinvA[pc_gamg->current_level] = pc_gamg->use_sa_esteig ? *emax : 0;
+  PetscCheck(*emax != 0.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "Computed maximum singular value as zero");
+  PetscFunctionReturn(0);
+}
+
+/* The tentative prolongator smoothed once on the device, P = (I - 1.4 / emax D^-1 A) P0 (PETSc's
+   AGG's step), made a device matrix of A's type */
+static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
+{
+  PC_GAMG        *pc_gamg;
+  PC_GAMG_AGGGPU *ctx;
+  GKTentative    *t;
+  GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA;
+  PetscReal       emax;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
+  if (!ctx->device || !ctx->tentative || *P != ctx->tentative) {
+    PetscCall(ctx->optprolongator(pc, A, P));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
+  PetscCall(PCGAMGAggGPUEstimate(pc, pc_gamg, A, &emax));
+  PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
+  PetscCall(MatShellGetContext(*P, &t));
+  PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
+  PetscCall(GKDev->smooth(&dA, t->agg, t->p, (*P)->cmap->n, -1.4 / emax, &dP));
+  PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
+  PetscCall(MatDestroy(P));
+  ctx->tentative = NULL;
+  PetscCall(GKMatFromDeviceCsr(A, &dP, P));
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
+  PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_prolongation"));
+  PetscFunctionReturn(0);
+}
+
+/* The Galerkin product (PETSc's createlevel); then the level's matrix and its prolongator drop
+   the device CSR they kept for it (the coarse matrix keeps its own for the next level) */
+static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P, Mat *Ac, PetscMPIInt *nactive, IS *perm, PetscBool last)
+{
+  PC_GAMG        *pc_gamg;
+  PC_GAMG_AGGGPU *ctx;
+  PetscBool       seq;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
+  PetscCall(ctx->createlevel(pc, A, bs, P, Ac, nactive, perm, last));
+  PetscCall(GKMatIsDevice_Private(A, &seq, NULL));
+  if (seq) PetscCall(MatSeqGKDropCsr_Private(A));
+  PetscCall(GKMatIsDevice_Private(*P, &seq, NULL));
+  if (seq) PetscCall(MatSeqGKDropCsr_Private(*P));
   PetscFunctionReturn(0);
 }
 
@@ -249,7 +444,7 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
   if (!ascii) PetscFunctionReturn(0);
   if (!ctx->ndevice && !ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu) where the matrix is a device matrix on one process\n"));
   else {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu: graph, MIS, tentative prolongator): %" PetscInt_FMT " of %" PetscInt_FMT " coarsenings\n", ctx->ndevice, ctx->ndevice + ctx->nhost));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT " coarsenings\n", ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   PetscFunctionReturn(0);
@@ -283,16 +478,20 @@ PetscErrorCode PCCreateGAMG_AGGGPU(PC pc)
   PetscCall(PetscFree(pc_gamg->gamg_type_name));
   PetscCall(PetscStrallocpy(PCGAMGAGGGPU, &pc_gamg->gamg_type_name));
   PetscCall(PetscNew(&ctx));
-  ctx->creategraph          = pc_gamg->ops->creategraph;
-  ctx->coarsen              = pc_gamg->ops->coarsen;
-  ctx->prolongator          = pc_gamg->ops->prolongator;
-  ctx->view                 = pc_gamg->ops->view;
-  ctx->destroy              = pc_gamg->ops->destroy;
-  pc_gamg->ops->creategraph = PCGAMGCreateGraph_AGGGPU;
-  pc_gamg->ops->coarsen     = PCGAMGCoarsen_AGGGPU;
-  pc_gamg->ops->prolongator = PCGAMGProlongator_AGGGPU;
-  pc_gamg->ops->view        = PCView_GAMG_AGGGPU;
-  pc_gamg->ops->destroy     = PCDestroy_GAMG_AGGGPU;
+  ctx->creategraph             = pc_gamg->ops->creategraph;
+  ctx->coarsen                 = pc_gamg->ops->coarsen;
+  ctx->prolongator             = pc_gamg->ops->prolongator;
+  ctx->optprolongator          = pc_gamg->ops->optprolongator;
+  ctx->createlevel             = pc_gamg->ops->createlevel;
+  ctx->view                    = pc_gamg->ops->view;
+  ctx->destroy                 = pc_gamg->ops->destroy;
+  pc_gamg->ops->creategraph    = PCGAMGCreateGraph_AGGGPU;
+  pc_gamg->ops->coarsen        = PCGAMGCoarsen_AGGGPU;
+  pc_gamg->ops->prolongator    = PCGAMGProlongator_AGGGPU;
+  pc_gamg->ops->optprolongator = PCGAMGOptProlongator_AGGGPU;
+  pc_gamg->ops->createlevel    = PCGAMGCreateLevel_AGGGPU;
+  pc_gamg->ops->view           = PCView_GAMG_AGGGPU;
+  pc_gamg->ops->destroy        = PCDestroy_GAMG_AGGGPU;
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, ctx));
   PetscCall(GKContainerFreeOnDestroy(c));

@@ -98,6 +98,8 @@ typedef struct {
   struct _MatOps     own;                                /* while behind: the operations the wrappers give back (gkhost.c) */
   PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
   PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
+  GKCsr            csr;                                  /* device: the CSR kept while a setup uses it (gkspgemm.c), or NULL arrays */
+  PetscObjectState csrstate;                             /* the object state it holds */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
@@ -217,9 +219,13 @@ PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, Pe
 
 /* MatMatMult() and MatPtAP() of the sequential device types on the device (gkspgemm.c) */
 PETSC_INTERN PetscErrorCode MatProductGKDeviceEligible_Private(Mat, PetscBool *);
-/* a sequential device matrix's host CSR copied into device memory; such arrays freed
-   (gkspgemm.c) */
+/* a sequential device matrix's CSR in device memory, and the copy it may keep while a setup
+   uses it (gkspgemm.c): had (the kept copy lent, or the host CSR copied up), released (freed
+   unless kept), kept (the matrix adopts the arrays), dropped; arrays of a GKCsr freed */
 PETSC_INTERN PetscErrorCode MatSeqGKCsrToDevice_Private(Mat, GKCsr *);
+PETSC_INTERN PetscErrorCode MatSeqGKReleaseCsr_Private(Mat, GKCsr *);
+PETSC_INTERN PetscErrorCode MatSeqGKKeepCsr_Private(Mat, GKCsr *);
+PETSC_INTERN PetscErrorCode MatSeqGKDropCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
 

@@ -55,15 +55,25 @@ static PetscErrorCode GKCsrToDevice_Private(PetscInt m, PetscInt n, const PetscI
   PetscFunctionReturn(0);
 }
 
-/* M's host CSR copied to the device (M's host values brought up to date first) */
+/* M's CSR in device memory: the copy M keeps (MatSeqGKKeepCsr_Private) while its object state is
+   the one it was kept at, lent; else its host CSR copied up now (M's host values brought up to
+   date first). Either way given back with MatSeqGKReleaseCsr_Private() */
 PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
 {
+  Mat_SeqGK         *gk = (Mat_SeqGK *)M->spptr;
   const PetscInt    *ia, *ja;
   const PetscScalar *a;
   PetscInt           m;
   PetscBool          done;
+  PetscObjectState   state;
 
   PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)M, &state));
+  if (gk->csr.i && gk->csrstate == state) {
+    *d = gk->csr;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatSeqGKDropCsr_Private(M)); /* M changed since it was kept */
   PetscCall(MatGKHostSyncIf_Private(M));
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of a device matrix");
@@ -71,6 +81,55 @@ PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
   PetscCall(GKCsrToDevice_Private(m, M->cmap->n, ia, ja, a, d));
   PetscCall(MatSeqAIJRestoreArrayRead(M, &a));
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCsrFree_Private(GKCsr *d)
+{
+  PetscFunctionBegin;
+  PetscCall(GKFree(d->i));
+  PetscCall(GKFree(d->j));
+  PetscCall(GKFree(d->a));
+  PetscFunctionReturn(0);
+}
+
+/* d, had from MatSeqGKCsrToDevice_Private(M): freed unless it is the copy M keeps */
+PetscErrorCode MatSeqGKReleaseCsr_Private(Mat M, GKCsr *d)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
+
+  PetscFunctionBegin;
+  if (d->i && d->i == gk->csr.i) {
+    d->i = d->j = NULL;
+    d->a        = NULL;
+  } else PetscCall(GKCsrFree_Private(d));
+  PetscFunctionReturn(0);
+}
+
+/* M keeps d (device arrays holding M's CSR as its host matrix holds it now, each row's columns
+   ascending) until it changes or MatSeqGKDropCsr_Private(); d is M's from now on (a kept copy
+   given again is kept as it is) */
+PetscErrorCode MatSeqGKKeepCsr_Private(Mat M, GKCsr *d)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
+
+  PetscFunctionBegin;
+  if (d->i != gk->csr.i) {
+    PetscCall(MatSeqGKDropCsr_Private(M));
+    gk->csr = *d;
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)M, &gk->csrstate));
+  d->i = d->j = NULL;
+  d->a        = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSeqGKDropCsr_Private(Mat M)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(GKCsrFree_Private(&gk->csr));
   PetscFunctionReturn(0);
 }
 
@@ -84,15 +143,6 @@ static PetscErrorCode GKSpGEMM_Private(Mat C, const GKCsr *A, const GKCsr *P, co
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKCsrFree_Private(GKCsr *d)
-{
-  PetscFunctionBegin;
-  PetscCall(GKFree(d->i));
-  PetscCall(GKFree(d->j));
-  PetscCall(GKFree(d->a));
-  PetscFunctionReturn(0);
-}
-
 /* C's product of two sequential device matrices (below) */
 static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, PetscBool *done)
 {
@@ -102,6 +152,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
   PetscInt    *ci, *cj, *len;
   PetscScalar *ca, *v;
+  PetscBool    keep, sorted = PETSC_TRUE;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -110,8 +161,9 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
   PetscCall(MatSeqGKCsrToDevice_Private(P, &dP));
   if (dA.nnz && dP.nnz) PetscCall(GKSpGEMM_Private(C, &dA, &dP, ptap ? &dP : NULL, &dC, done, why, sizeof(why)));
-  PetscCall(GKCsrFree_Private(&dA));
-  PetscCall(GKCsrFree_Private(&dP));
+  keep = (PetscBool)(dA.i && dA.i == ((Mat_SeqGK *)A->spptr)->csr.i);
+  PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
+  PetscCall(MatSeqGKReleaseCsr_Private(P, &dP));
   if (!*done) {
     PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (an operand with no entries)", why));
     PetscFunctionReturn(0);
@@ -120,12 +172,12 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   PetscCall(GKMemcpyD2H(ci, dC.i, sizeof(PetscInt) * (size_t)(dC.m + 1)));
   PetscCall(GKMemcpyD2H(cj, dC.j, sizeof(PetscInt) * (size_t)dC.nnz));
   PetscCall(GKMemcpyD2H(ca, dC.a, sizeof(PetscScalar) * (size_t)dC.nnz));
-  PetscCall(GKCsrFree_Private(&dC));
   /* each row's columns ascending, as AIJ keeps them */
   for (PetscInt r = 0; r < dC.m; r++) {
     for (PetscInt k = ci[r] + 1; k < ci[r + 1]; k++) {
       if (cj[k - 1] > cj[k]) {
         PetscCall(PetscSortIntWithScalarArray(ci[r + 1] - ci[r], cj + ci[r], ca + ci[r]));
+        sorted = PETSC_FALSE;
         break;
       }
     }
@@ -157,8 +209,13 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   PetscCall(PetscArraycpy(v, ca, dC.nnz));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
   PetscCall(PetscFree3(ci, cj, ca));
+  if (symbolic) PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); /* the device's products need none, and finding them is a pass over C */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
+  /* where A's device CSR is kept (PCGAMG's setup on the device, agggpu.c), C keeps its own, for
+     the next level's graph and products; only as the host holds it, each row ascending */
+  if (keep && sorted) PetscCall(MatSeqGKKeepCsr_Private(C, &dC));
+  else PetscCall(GKCsrFree_Private(&dC));
   PetscFunctionReturn(0);
 }
 
