@@ -539,6 +539,11 @@ typedef struct {
      (R = P, or for an MPI matrix its local rows of P). *done false, with the reason in why,
      where the backend cannot at the time (cuSPARSE not found); then nothing is computed. */
   PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+  /* transpose(R, T, done): T = R^T, each row of T in R's row order (ascending), T's arrays
+     allocated here (device memory, freed with free): a kept device CSR's transposed copy
+     (ELLPACK-R's, for MatMultTranspose). *done false where the backend cannot at the time (as
+     spgemm); then nothing is made. */
+  PetscErrorCode (*transpose)(const GKCsr *, GKCsr *, PetscBool *);
   /* PCGAMG's aggregation (host twin: host/graph.c, host/coarsen.c; kernels: cuda/graph.cu,
      cuda/coarsen.cu), on one process's square matrix, every array in device memory:
      strength(A, symmetrize, threshold, G, mirrored): the strength graph of smoothed aggregation,

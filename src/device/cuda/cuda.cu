@@ -1251,6 +1251,7 @@ const GKBackendOps GKBackendCUDA = {
   .peersghosts        = GKCUDAPeersGhosts,
   .peershalo          = GKCUDAPeersHalo,
   .spgemm             = GKCUDASpGEMM,
+  .transpose          = GKCUDACsrTranspose,
   .strength           = GKCUDAStrength,
   .aggregate          = GKCUDAAggregate,
   .tentative          = GKCUDATentative,

@@ -180,6 +180,17 @@ static PetscErrorCode GKCUDACsrFree(GKCsr *M)
   PetscFunctionReturn(0);
 }
 
+/* T = R^T where cuSPARSE is there (*done false, nothing made, where it is not) */
+PetscErrorCode GKCUDACsrTranspose(const GKCsr *R, GKCsr *T, PetscBool *done)
+{
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (sizeof(PetscInt) != sizeof(int)) PetscFunctionReturn(0);
+  PetscCall(GKCUSPARSELoad(done));
+  if (*done) PetscCall(GKCUDATranspose(R, T));
+  PetscFunctionReturn(0);
+}
+
 /* C = A P, or C = R^T (A P) where R is given; every array in device memory, C's allocated here
    (freed by the caller with the backend's free). *done false, with the reason in why, where
    cuSPARSE is not there; then nothing is computed. */

@@ -800,6 +800,7 @@ const GKBackendOps GKBackendHost = {
   .krylovgetsums      = GKHostKrylovGetSums,
   .krylovsetsums      = GKHostKrylovSetSums,
   .spgemm             = GKHostSpGEMM,
+  .transpose          = GKHostCsrTranspose,
   .strength           = GKHostStrength,
   .aggregate          = GKHostAggregate,
   .tentative          = GKHostTentative,

@@ -96,6 +96,14 @@ static PetscErrorCode GKHostCsrFree(GKCsr *M)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GKHostCsrTranspose(const GKCsr *R, GKCsr *T, PetscBool *done)
+{
+  PetscFunctionBegin;
+  PetscCall(GKHostTranspose(R, T));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKHostSpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCsr *C, PetscBool *done, char *why, size_t len)
 {
   GKCsr AP = {0, 0, 0, NULL, NULL, NULL}, T = AP;

@@ -210,29 +210,18 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
    which keeps d for the Galerkin product */
 static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P)
 {
-  PetscInt    *pi, *pj, *len;
-  PetscScalar *pa, *v;
+  PetscBool sorted;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc4(d->m + 1, &pi, d->nnz, &pj, d->nnz, &pa, d->m, &len));
-  PetscCall(GKMemcpyD2H(pi, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
-  PetscCall(GKMemcpyD2H(pj, d->j, sizeof(PetscInt) * (size_t)d->nnz));
-  PetscCall(GKMemcpyD2H(pa, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
-  for (PetscInt i = 0; i < d->m; i++) len[i] = pi[i + 1] - pi[i];
   PetscCall(MatCreate(PETSC_COMM_SELF, P));
   PetscCall(MatSetSizes(*P, d->m, d->n, d->m, d->n));
   PetscCall(MatSetBlockSizes(*P, 1, 1));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(MatSeqAIJSetPreallocation(*P, 0, len));
-  PetscCall(MatSeqAIJSetColumnIndices(*P, pj));
-  PetscCall(MatSeqAIJGetArrayWrite(*P, &v));
-  PetscCall(PetscArraycpy(v, pa, d->nnz));
-  PetscCall(MatSeqAIJRestoreArrayWrite(*P, &v));
-  PetscCall(MatSetOption(*P, MAT_USE_INODES, PETSC_FALSE));
+  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
-  PetscCall(PetscFree4(pi, pj, pa, len));
-  PetscCall(MatSeqGKKeepCsr_Private(*P, d));
+  if (sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d));
+  else PetscCall(GKCsrFree_Private(d));
   PetscFunctionReturn(0);
 }
 

@@ -346,7 +346,12 @@ static PetscErrorCode GKDMDAPointColumns_Private(const GKDMDAStencil *p, PetscIn
     for (PetscInt q = qlo; q <= qhi; q++)
       for (PetscInt o = plo; o <= phi; o++)
         if (box || (!o && !q) || (!q && !r) || (!o && !r)) nb[c++] = p->g[p->dof * (slot + o + p->gm[0] * (q + p->gm[1] * r))];
-  PetscCall(PetscSortInt(c, nb));
+  for (PetscInt t = 1; t < c; t++) { /* ascending already where the numbering follows the grid (one process) */
+    if (nb[t - 1] > nb[t]) {
+      PetscCall(PetscSortInt(c, nb));
+      break;
+    }
+  }
   *cnt = c;
   *row = p->g[p->dof * slot];
   PetscFunctionReturn(0);
@@ -405,11 +410,13 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
       if (r < 0 || r >= m) *done = PETSC_FALSE;
       else {
         for (PetscInt b = 0; b < 2; b++) at[b] = blk[b] ? ia[b][r] : 0;
-        for (PetscInt c = 0; c < cnt * p->dof && *done; c++) {
-          const PetscInt col = nb[c / p->dof] + c % p->dof, b = col >= cstart && col < cend ? 0 : 1;
+        for (PetscInt c = 0; c < cnt && *done; c++) {
+          for (PetscInt e = 0; e < p->dof && *done; e++) {
+            const PetscInt col = nb[c] + e, b = col >= cstart && col < cend ? 0 : 1;
 
-          if (!blk[b] || at[b] == ia[b][r + 1]) *done = PETSC_FALSE;
-          else jj[b][at[b]++] = b ? col : col - cstart;
+            if (!blk[b] || at[b] == ia[b][r + 1]) *done = PETSC_FALSE;
+            else jj[b][at[b]++] = b ? col : col - cstart;
+          }
         }
         for (PetscInt b = 0; b < 2; b++)
           if (blk[b] && at[b] != ia[b][r + 1]) *done = PETSC_FALSE;

@@ -221,11 +221,15 @@ PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, Pe
 PETSC_INTERN PetscErrorCode MatProductGKDeviceEligible_Private(Mat, PetscBool *);
 /* a sequential device matrix's CSR in device memory, and the copy it may keep while a setup
    uses it (gkspgemm.c): had (the kept copy lent, or the host CSR copied up), released (freed
-   unless kept), kept (the matrix adopts the arrays), dropped; arrays of a GKCsr freed */
+   unless kept), kept (the matrix adopts the arrays), dropped, looked up (what a format's build
+   reads in place of the host CSR); a new matrix's host CSR set from a device one; arrays of a
+   GKCsr freed */
 PETSC_INTERN PetscErrorCode MatSeqGKCsrToDevice_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKReleaseCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKKeepCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKDropCsr_Private(Mat);
+PETSC_INTERN PetscErrorCode MatSeqGKKeptCsr_Private(Mat, const GKCsr **);
+PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, const GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
 

@@ -124,6 +124,19 @@ PetscErrorCode MatSeqGKKeepCsr_Private(Mat M, GKCsr *d)
   PetscFunctionReturn(0);
 }
 
+/* the device CSR M keeps, where it is current (NULL where M keeps none): what a format's build
+   reads in place of the host CSR copied up */
+PetscErrorCode MatSeqGKKeptCsr_Private(Mat M, const GKCsr **d)
+{
+  Mat_SeqGK       *gk = (Mat_SeqGK *)M->spptr;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)M, &state));
+  *d = gk->csr.i && gk->csrstate == state ? &gk->csr : NULL;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MatSeqGKDropCsr_Private(Mat M)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
@@ -143,6 +156,55 @@ static PetscErrorCode GKSpGEMM_Private(Mat C, const GKCsr *A, const GKCsr *P, co
   PetscFunctionReturn(0);
 }
 
+/* Each row of the CSR (i, j, v) of m rows ordered by column where it is not; *sorted false where
+   one was not */
+static PetscErrorCode GKCsrSortRows_Private(PetscInt m, const PetscInt *i, PetscInt *j, PetscScalar *v, PetscBool *sorted)
+{
+  PetscFunctionBegin;
+  *sorted = PETSC_TRUE;
+  for (PetscInt r = 0; r < m; r++) {
+    for (PetscInt k = i[r] + 1; k < i[r + 1]; k++) {
+      if (j[k - 1] > j[k]) {
+        PetscCall(PetscSortIntWithScalarArray(i[r + 1] - i[r], j + i[r], v + i[r]));
+        *sorted = PETSC_FALSE;
+        break;
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* M, a new sequential device matrix of d's sizes with its type set, given d's pattern and values
+   (d in device memory): its rows' lengths from d's row starts, which alone come down first; then
+   d's columns and values straight into the arrays M's preallocation made (no second copy of the
+   size of the pattern, whose first touch would cost as much as the copy), each row ordered there
+   where it is not (*sorted false). M's assembly is the caller's. */
+PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, const GKCsr *d, PetscBool *sorted)
+{
+  PetscInt       *len, m;
+  const PetscInt *ia, *ja;
+  PetscScalar    *v;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(d->m + 1, &len));
+  PetscCall(GKMemcpyD2H(len, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
+  for (PetscInt r = 0; r < d->m; r++) len[r] = len[r + 1] - len[r];
+  PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
+  PetscCall(PetscFree(len));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
+  PetscCall(MatSeqAIJGetArrayWrite(M, &v));
+  PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
+  PetscCall(GKMemcpyD2H(v, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
+  PetscCall(GKCsrSortRows_Private(m, ia, (PetscInt *)ja, v, sorted));
+  PetscCall(MatSeqAIJSetColumnIndices(M, (PetscInt *)ja)); /* onto itself: the rows' lengths set */
+  PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCall(MatSetOption(M, MAT_USE_INODES, PETSC_FALSE)); /* the device's products need none, and finding them is a pass over M */
+  PetscFunctionReturn(0);
+}
+
 /* C's product of two sequential device matrices (below) */
 static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, PetscBool *done)
 {
@@ -150,9 +212,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscInt    *ci, *cj, *len;
-  PetscScalar *ca, *v;
-  PetscBool    keep, sorted = PETSC_TRUE;
+  PetscBool    keep, sorted;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -168,48 +228,38 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (an operand with no entries)", why));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscMalloc3(dC.m + 1, &ci, dC.nnz, &cj, dC.nnz, &ca));
-  PetscCall(GKMemcpyD2H(ci, dC.i, sizeof(PetscInt) * (size_t)(dC.m + 1)));
-  PetscCall(GKMemcpyD2H(cj, dC.j, sizeof(PetscInt) * (size_t)dC.nnz));
-  PetscCall(GKMemcpyD2H(ca, dC.a, sizeof(PetscScalar) * (size_t)dC.nnz));
-  /* each row's columns ascending, as AIJ keeps them */
-  for (PetscInt r = 0; r < dC.m; r++) {
-    for (PetscInt k = ci[r] + 1; k < ci[r + 1]; k++) {
-      if (cj[k - 1] > cj[k]) {
-        PetscCall(PetscSortIntWithScalarArray(ci[r + 1] - ci[r], cj + ci[r], ca + ci[r]));
-        sorted = PETSC_FALSE;
-        break;
-      }
-    }
-  }
   if (symbolic) {
     PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
     PetscCall(MatSetType(C, ((PetscObject)A)->type_name)); /* DIA's product is made ELLPACK-R */
-    PetscCall(PetscMalloc1(dC.m, &len));
-    for (PetscInt r = 0; r < dC.m; r++) len[r] = ci[r + 1] - ci[r];
-    PetscCall(MatSeqAIJSetPreallocation(C, 0, len));
-    PetscCall(PetscFree(len));
-    PetscCall(MatSeqAIJSetColumnIndices(C, cj));
-  } else {
+    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted));
+  } else { /* the same pattern, new values */
     const PetscInt *ia, *ja;
-    PetscInt        m;
+    PetscInt        m, *ci, *cj;
+    PetscScalar    *ca, *v;
     PetscBool       same, ok;
 
+    PetscCall(PetscMalloc3(dC.m + 1, &ci, dC.nnz, &cj, dC.nnz, &ca));
+    PetscCall(GKMemcpyD2H(ci, dC.i, sizeof(PetscInt) * (size_t)(dC.m + 1)));
+    PetscCall(GKMemcpyD2H(cj, dC.j, sizeof(PetscInt) * (size_t)dC.nnz));
+    PetscCall(GKMemcpyD2H(ca, dC.a, sizeof(PetscScalar) * (size_t)dC.nnz));
+    PetscCall(GKCsrSortRows_Private(dC.m, ci, cj, ca, &sorted));
     PetscCall(MatGetRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &ok));
     same = (PetscBool)(ok && m == dC.m && ia[m] == dC.nnz);
     if (same) PetscCall(PetscArraycmp(ia, ci, m + 1, &same));
     if (same) PetscCall(PetscArraycmp(ja, cj, dC.nnz, &same));
     PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &ok));
+    if (same) {
+      PetscCall(MatSeqAIJGetArrayWrite(C, &v));
+      PetscCall(PetscArraycpy(v, ca, dC.nnz));
+      PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
+    }
+    PetscCall(PetscFree3(ci, cj, ca));
+    if (!same) PetscCall(GKCsrFree_Private(&dC));
     PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The operands' nonzero patterns changed since the product was made: make it again with MAT_INITIAL_MATRIX");
   }
-  PetscCall(MatSeqAIJGetArrayWrite(C, &v));
-  PetscCall(PetscArraycpy(v, ca, dC.nnz));
-  PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));
-  PetscCall(PetscFree3(ci, cj, ca));
-  if (symbolic) PetscCall(MatSetOption(C, MAT_USE_INODES, PETSC_FALSE)); /* the device's products need none, and finding them is a pass over C */
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   /* where A's device CSR is kept (PCGAMG's setup on the device, agggpu.c), C keeps its own, for

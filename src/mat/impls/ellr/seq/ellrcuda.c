@@ -85,10 +85,11 @@ static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sor
    slice rounded up to a multiple of h entries, each row padded to Nz in the one slice of the
    paper's layout; with shortcols the columns as 16-bit offsets from the slot where all of them
    fit (device.h), padding offset 0. The entries are placed on the device, from the CSR arrays
-   copied there once (ellrshortfits, ellrfill). With valuesonly E keeps its structure and
-   receives the values. When the padding exceeds the fill limit nothing is built and fits is
+   copied there once (ellrshortfits, ellrfill), or from d, the same CSR already in device memory
+   (a device CSR the matrix keeps: PCGAMG's levels), where given. With valuesonly E keeps its
+   structure and receives the values. When the padding exceeds the fill limit nothing is built and fits is
    false, msg says why. */
-static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
+static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
@@ -101,11 +102,14 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   PetscFunctionBegin;
   if (valuesonly) { /* the same pattern: E keeps its layout, and only the row starts and values go to the device */
     PetscCheck(E->m == m && (E->val || !ai[m]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A values-only build of %s needs the layout of a full one", what);
-    PetscCall(GKMallocH2D(m + 1, ai, &dai));
-    PetscCall(GKMallocH2D(ai[m], aa, &daa));
-    PetscCall(GKDev->ellrfill(E, dai, NULL, daa, PETSC_TRUE));
-    PetscCall(GKFree(dai));
-    PetscCall(GKFree(daa));
+    if (d) PetscCall(GKDev->ellrfill(E, d->i, NULL, d->a, PETSC_TRUE));
+    else {
+      PetscCall(GKMallocH2D(m + 1, ai, &dai));
+      PetscCall(GKMallocH2D(ai[m], aa, &daa));
+      PetscCall(GKDev->ellrfill(E, dai, NULL, daa, PETSC_TRUE));
+      PetscCall(GKFree(dai));
+      PetscCall(GKFree(daa));
+    }
     *fits = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
@@ -173,18 +177,27 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscFunctionReturn(0);
   }
   total = (PetscInt)start;
-  /* the CSR arrays go to the device once and the format is filled there (ellrfill) */
-  PetscCall(GKMallocH2D(m + 1, ai, &dai));
-  PetscCall(GKMallocH2D(ai[m], aa, &daa));
-  PetscCall(GKMallocH2D(ai[m], aj, &daj));
+  /* the CSR arrays go to the device once (unless they are there) and the format is filled there
+     (ellrfill) */
+  if (d) {
+    dai = d->i;
+    daj = d->j;
+    daa = d->a;
+  } else {
+    PetscCall(GKMallocH2D(m + 1, ai, &dai));
+    PetscCall(GKMallocH2D(ai[m], aa, &daa));
+    PetscCall(GKMallocH2D(ai[m], aj, &daj));
+  }
   { /* the columns inside the copy, before anything reads x by them */
     PetscBool ok;
 
     PetscCall(GKDev->checkcols(ai[m], n, daj, &ok));
     if (!ok) {
-      PetscCall(GKFree(dai));
-      PetscCall(GKFree(daj));
-      PetscCall(GKFree(daa));
+      if (!d) {
+        PetscCall(GKFree(dai));
+        PetscCall(GKFree(daj));
+        PetscCall(GKFree(daa));
+      }
       PetscCall(PetscFree(perm));
       PetscCall(PetscFree4(sp, wfirst, wide, wptr));
       PetscCall(MatSeqGKColumnsError_Private(A));
@@ -220,9 +233,11 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
   if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
   else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
   PetscCall(GKDev->ellrfill(E, dai, daj, daa, PETSC_FALSE));
-  PetscCall(GKFree(dai));
-  PetscCall(GKFree(daj));
-  PetscCall(GKFree(daa));
+  if (!d) {
+    PetscCall(GKFree(dai));
+    PetscCall(GKFree(daj));
+    PetscCall(GKFree(daa));
+  }
   *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
@@ -248,7 +263,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
    A values-only build keeps the layout of the last full one. */
 #define GK_ELLR_ROWS_ALIKE 4
 #define GK_ELLR_UNEVEN     8
-static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
+static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   char         msg[768];
@@ -276,13 +291,13 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
       }
     }
   }
-  PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
   if (!fits && !valuesonly && !e->chosen && *automatic == GK_ELLR_AUTO_NONE) {
     PetscCall(PetscInfo(A, "%s: the paper's single slice exceeds the fill limit; slices of %d rows sorted within windows of %d instead\n", what, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
     lay[0]     = GK_ELLR_AUTO_H;
     lay[1]     = GK_ELLR_AUTO_SIGMA;
     *automatic = GK_ELLR_AUTO_FILL;
-    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
   }
   /* the fill limit holds what a user laid out; a layout chosen here always fits: one row a slice
      stores no padding (a small matrix, a transposed copy, a product with a few long rows, whose
@@ -292,7 +307,7 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     lay[0]     = 1;
     lay[1]     = 0;
     *automatic = GK_ELLR_AUTO_NOPAD;
-    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
   }
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   PetscFunctionReturn(0);
@@ -327,10 +342,12 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscMemType    mtype;
+  const GKCsr    *d;
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
+  PetscCall(MatSeqGKKeptCsr_Private(A, &d));
+  PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, d, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
   PetscCall(MatSeqELLRDropTranspose_Private(A));
   gk->nnz       = ai[m];
   gk->mbytes[0] = GKEllrLeastBytes_Private(&e->A, gk->nnz);
@@ -349,9 +366,11 @@ static PetscErrorCode MatSeqELLRSetValues_Private(Mat A, const PetscInt *ai, con
   PetscFunctionReturn(0);
 }
 
-/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R, from the host CSR of A (its values
-   first brought up to date where they are behind the device copy's) */
-static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
+#define GK_ELLR_AT "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)"
+
+/* A^T's copy from the host CSR of A (its values first brought up to date where they are behind
+   the device copy's), transposed on the host */
+static PetscErrorCode MatSeqELLRTransposeFromHost_Private(Mat A, PetscInt *stored)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
   Mat_SeqELLR    *e  = (Mat_SeqELLR *)gk->data;
@@ -359,7 +378,7 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   const PetscInt *ai, *aj;
   PetscScalar    *aa, *ata;
   PetscMemType    mtype;
-  PetscInt       *ati, *atj, stored;
+  PetscInt       *ati, *atj;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKHostSync_Private(A, PETSC_TRUE));
@@ -379,9 +398,37 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   }
   for (PetscInt j = n; j > 0; j--) ati[j] = ati[j - 1];
   ati[0] = 0;
-  PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R (the transposed copy, for transposed products; its rows are A's columns)", n, m, ati, atj, ata, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
+  PetscCall(MatSeqELLRBuildCopy_Private(A, GK_ELLR_AT, n, m, ati, atj, ata, NULL, PETSC_FALSE, &e->At, &e->bytesAt, stored, e->layAt, &e->autoAt));
   PetscCall(PetscFree(ati));
   PetscCall(PetscFree2(atj, ata));
+  PetscFunctionReturn(0);
+}
+
+/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R: from the device CSR A keeps,
+   transposed on the device where the backend can (only its row starts come down, for the
+   layout); else from the host CSR of A (its values first brought up to date where they are
+   behind the device copy's) */
+static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
+{
+  Mat_SeqGK     *gk = (Mat_SeqGK *)A->spptr;
+  Mat_SeqELLR   *e  = (Mat_SeqELLR *)gk->data;
+  const PetscInt m = A->rmap->n, n = A->cmap->n;
+  PetscInt      *ati, stored;
+  const GKCsr   *d;
+  GKCsr          dt   = {0, 0, 0, NULL, NULL, NULL};
+  PetscBool      done = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqGKKeptCsr_Private(A, &d));
+  if (d && d->nnz) PetscCall(GKDev->transpose(d, &dt, &done));
+  if (done) {
+    PetscCall(PetscMalloc1(n + 1, &ati));
+    PetscCall(GKMemcpyD2H(ati, dt.i, sizeof(PetscInt) * (size_t)(n + 1)));
+    PetscCall(MatSeqELLRBuildCopy_Private(A, GK_ELLR_AT, n, m, ati, NULL, NULL, &dt, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
+    PetscCall(PetscFree(ati));
+    PetscCall(GKCsrFree_Private(&dt));
+    PetscCall(PetscInfo(A, "%s: transposed on the %s backend from the device CSR the matrix keeps\n", GK_ELLR_AT, GKDev->name));
+  } else PetscCall(MatSeqELLRTransposeFromHost_Private(A, &stored));
   e->hasAt      = PETSC_TRUE;
   gk->bytes     = e->bytesA + e->bytesAt;
   gk->mbytes[1] = GKEllrLeastBytes_Private(&e->At, gk->nnz);
