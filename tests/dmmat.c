@@ -232,6 +232,11 @@ int main(int argc, char **argv)
       suffix: fill_wide
       nsize: {{1 3}shared output}
       args: -dim {{2 3}shared output} -dof 3 -s 2 -box {{0 1}shared output}
+    # the fill spread over threads (more than the cores where the machine has fewer)
+    test:
+      suffix: fill_threads
+      nsize: {{1 2}shared output}
+      args: -dim 3 -n 40 -box {{0 1}shared output} -gpukit_host_threads 4
     test:
       suffix: fill_dia
       nsize: {{1 2}shared output}

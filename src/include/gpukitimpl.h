@@ -58,3 +58,10 @@ PETSC_INTERN PetscErrorCode GKGraphTranspose_Private(PetscInt, const PetscInt *,
 PETSC_INTERN PetscErrorCode GKGraphColor_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGraphLevels_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGroupRows_Private(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt **, PetscInt *);
+
+/* Host loops over threads (gkthreads.c): fn(ctx, part, lo, hi) runs range part, [lo, hi), of a
+   loop over [0, n) cut into nt parts; the threads a loop of n items at least grain a thread gets
+   (the process's cores, or -gpukit_host_threads) */
+typedef void (*GKRangeFn)(void *, PetscInt, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode GKHostThreads_Private(PetscInt, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode GKParallelFor_Private(PetscInt, PetscInt, GKRangeFn, void *);

@@ -151,7 +151,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
 PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
 {
   char                   bname[16] = "auto", why[256], devname[256];
-  PetscInt               dev = -1, conns = 1; /* conns: shown under -help, acted on at PetscInitialize() */
+  PetscInt               dev = -1, conns = 1, threads = 0; /* conns: shown under -help, acted on at PetscInitialize(); threads: read where used (gkthreads.c) */
   PetscBool              devset = PETSC_FALSE, found;
   PetscGPUKitBackendType req    = PETSCGPUKIT_BACKEND_AUTO;
   int                    count  = 0;
@@ -167,6 +167,7 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
   PetscCall(PetscOptionsBool("-gpukit_device_pool", "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), instead of cudaMalloc and cudaFree, which waits for the device", NULL, GKDevicePool, &GKDevicePool, NULL));
   PetscCall(PetscOptionsInt("-gpukit_dense_solve_max", "PETSc's LU of a sequential device matrix of up to this many rows (multigrid's coarsest) also kept as its dense triangles' inverses, so that its solves on device vectors run on the device (0: never)", NULL, GKDenseSolveMax, &GKDenseSolveMax, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_host_threads", "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values; default 0: the cores this process may run on, one under mpiexec --bind-to core)", NULL, threads, &threads, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   /* PETSc's own option (PetscLogGpuTime()): without it, as PETSc's GPU types do, an event times

@@ -332,29 +332,30 @@ static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
   PetscFunctionReturn(0);
 }
 
-/* Owned point (i, j, k): its neighbours' first global numbers, sorted, in nb[0..*cnt), and its own
-   first global number */
-static PetscErrorCode GKDMDAPointColumns_Private(const GKDMDAStencil *p, PetscInt i, PetscInt j, PetscInt k, PetscInt *nb, PetscInt *cnt, PetscInt *row)
+/* Owned point (i, j, k): its neighbours' first global numbers, sorted, in nb (their count
+   returned), and its own first global number in *row; PETSc not called (the fill's threads run it) */
+static inline PetscInt GKDMDAPointColumns(const GKDMDAStencil *p, PetscInt i, PetscInt j, PetscInt k, PetscInt *nb, PetscInt *row)
 {
   const PetscInt  s = p->s, slot = (i - p->gs[0]) + p->gm[0] * ((j - p->gs[1]) + p->gm[1] * (k - p->gs[2]));
   const PetscInt  plo = PetscMax(-s, -i), phi = PetscMin(s, p->M[0] - 1 - i), qlo = PetscMax(-s, -j), qhi = PetscMin(s, p->M[1] - 1 - j), rlo = PetscMax(-s, -k), rhi = PetscMin(s, p->M[2] - 1 - k);
   const PetscBool box = p->st == DMDA_STENCIL_BOX;
   PetscInt        c   = 0;
 
-  PetscFunctionBegin;
   for (PetscInt r = rlo; r <= rhi; r++)
     for (PetscInt q = qlo; q <= qhi; q++)
       for (PetscInt o = plo; o <= phi; o++)
         if (box || (!o && !q) || (!q && !r) || (!o && !r)) nb[c++] = p->g[p->dof * (slot + o + p->gm[0] * (q + p->gm[1] * r))];
-  for (PetscInt t = 1; t < c; t++) { /* ascending already where the numbering follows the grid (one process) */
-    if (nb[t - 1] > nb[t]) {
-      PetscCall(PetscSortInt(c, nb));
-      break;
-    }
+  /* ascending already where the numbering follows the grid (one process); else an insertion
+     sort, a stencil being short */
+  for (PetscInt t = 1; t < c; t++) {
+    const PetscInt v = nb[t];
+    PetscInt       u = t;
+
+    for (; u > 0 && nb[u - 1] > v; u--) nb[u] = nb[u - 1];
+    nb[u] = v;
   }
-  *cnt = c;
   *row = p->g[p->dof * slot];
-  PetscFunctionReturn(0);
+  return c;
 }
 
 /* every owned point (i, j, k) in PETSc's order, while go holds */
@@ -373,7 +374,7 @@ static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
   PetscCall(PetscMalloc3(p->width, &nb, p->width * p->dof, &cols, p->dof, &rows));
   GKDMDAForOwned(p, i, j, k, PETSC_TRUE)
   {
-    PetscCall(GKDMDAPointColumns_Private(p, i, j, k, nb, &cnt, &first));
+    cnt = GKDMDAPointColumns(p, i, j, k, nb, &first);
     for (PetscInt c = 0; c < cnt; c++)
       for (PetscInt d = 0; d < p->dof; d++) cols[c * p->dof + d] = nb[c] + d;
     for (PetscInt d = 0; d < p->dof; d++) rows[d] = first + d;
@@ -390,51 +391,113 @@ static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
    checked against the rows' starts it made (ia, from MatGetRowIJ() of the unassembled blocks)
    before anything is set; where they differ *done is false and nothing is set: the rows'
    lengths stay 0, so the fill row by row starts from empty rows (jj, the blocks' column arrays
-   or copies of them, holds what was written so far, which that fill overwrites). */
-static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscInt *jj[2], PetscBool *done)
+   or copies of them, holds what was written so far, which that fill overwrites). The lines of
+   owned points (a j and k each) are spread over the host's threads (gkthreads.c), each writing
+   its rows' columns where the starts say: the first touch of the pattern's arrays, most of the
+   fill's time, is then spread too. */
+/* the least points (rows, for the zeroing) a thread of the fill takes */
+#define GK_DM_GRAIN 16384
+
+typedef struct {
+  const GKDMDAStencil *p;
+  PetscInt             m, rstart, cstart, cend;
+  Mat                 *blk;
+  const PetscInt     **ia;
+  PetscInt           **jj;
+  PetscInt            *nb;   /* width entries a part */
+  PetscInt            *rows; /* rows written, a part */
+  PetscBool           *ok;   /* a part */
+  PetscScalar         *v[2]; /* the values zeroed, a block */
+} GKDMDAColumnsCtx;
+
+static void GKDMDASetColumnsPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
 {
-  const PetscInt m = J->rmap->n, rstart = J->rmap->rstart, cstart = J->cmap->rstart, cend = J->cmap->rend;
-  PetscInt      *nb, cnt, first, rows;
+  GKDMDAColumnsCtx    *x  = (GKDMDAColumnsCtx *)arg;
+  const GKDMDAStencil *p  = x->p;
+  PetscInt            *nb = x->nb + part * p->width, rows = 0;
+  PetscBool            ok = PETSC_TRUE;
 
-  PetscFunctionBegin;
-  *done = PETSC_TRUE;
-  rows  = 0;
-  PetscCall(PetscMalloc1(p->width, &nb));
-  GKDMDAForOwned(p, i, j, k, *done)
-  {
-    PetscCall(GKDMDAPointColumns_Private(p, i, j, k, nb, &cnt, &first));
-    for (PetscInt d = 0; d < p->dof && *done; d++) {
-      const PetscInt r = first + d - rstart;
-      PetscInt       at[2];
+  for (PetscInt line = lo; line < hi && ok; line++) {
+    const PetscInt j = p->xs[1] + line % p->xm[1], k = p->xs[2] + line / p->xm[1];
 
-      if (r < 0 || r >= m) *done = PETSC_FALSE;
-      else {
-        for (PetscInt b = 0; b < 2; b++) at[b] = blk[b] ? ia[b][r] : 0;
-        for (PetscInt c = 0; c < cnt && *done; c++) {
-          for (PetscInt e = 0; e < p->dof && *done; e++) {
-            const PetscInt col = nb[c] + e, b = col >= cstart && col < cend ? 0 : 1;
+    for (PetscInt i = p->xs[0]; i < p->xs[0] + p->xm[0] && ok; i++) {
+      PetscInt first, cnt = GKDMDAPointColumns(p, i, j, k, nb, &first);
 
-            if (!blk[b] || at[b] == ia[b][r + 1]) *done = PETSC_FALSE;
-            else jj[b][at[b]++] = b ? col : col - cstart;
+      for (PetscInt d = 0; d < p->dof && ok; d++) {
+        const PetscInt r = first + d - x->rstart;
+        PetscInt       at[2];
+
+        if (r < 0 || r >= x->m) {
+          ok = PETSC_FALSE;
+          break;
+        }
+        for (PetscInt b = 0; b < 2; b++) at[b] = x->blk[b] ? x->ia[b][r] : 0;
+        for (PetscInt c = 0; c < cnt && ok; c++) {
+          for (PetscInt e = 0; e < p->dof && ok; e++) {
+            const PetscInt col = nb[c] + e, b = col >= x->cstart && col < x->cend ? 0 : 1;
+
+            if (!x->blk[b] || at[b] == x->ia[b][r + 1]) ok = PETSC_FALSE;
+            else x->jj[b][at[b]++] = b ? col : col - x->cstart;
           }
         }
         for (PetscInt b = 0; b < 2; b++)
-          if (blk[b] && at[b] != ia[b][r + 1]) *done = PETSC_FALSE;
+          if (x->blk[b] && at[b] != x->ia[b][r + 1]) ok = PETSC_FALSE;
         rows++;
       }
     }
   }
-  if (rows != m) *done = PETSC_FALSE; /* every row once: DMDA's mapping numbers each owned point's components once */
-  for (PetscInt b = 0; b < 2 && *done; b++) {
-    PetscScalar *v;
+  x->rows[part] = rows;
+  x->ok[part]   = ok;
+}
 
-    if (!blk[b]) continue;
-    PetscCall(MatSeqAIJSetColumnIndices(blk[b], jj[b]));
-    PetscCall(MatSeqAIJGetArrayWrite(blk[b], &v));
-    PetscCall(PetscArrayzero(v, ia[b][m]));
-    PetscCall(MatSeqAIJRestoreArrayWrite(blk[b], &v));
+/* the values of rows lo to hi - 1 zeroed, in both blocks */
+static void GKDMDAZeroPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  GKDMDAColumnsCtx *x = (GKDMDAColumnsCtx *)arg;
+
+  (void)part;
+  for (PetscInt b = 0; b < 2; b++)
+    if (x->v[b]) memset(x->v[b] + x->ia[b][lo], 0, sizeof(PetscScalar) * (size_t)(x->ia[b][hi] - x->ia[b][lo]));
+}
+
+static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Mat blk[2], const PetscInt *ia[2], PetscInt *jj[2], PetscBool *done)
+{
+  GKDMDAColumnsCtx x;
+  PetscInt         nt, lines = p->xm[1] * p->xm[2], rows = 0;
+
+  PetscFunctionBegin;
+  x.p      = p;
+  x.m      = J->rmap->n;
+  x.rstart = J->rmap->rstart;
+  x.cstart = J->cmap->rstart;
+  x.cend   = J->cmap->rend;
+  x.blk    = blk;
+  x.ia     = ia;
+  x.jj     = jj;
+  x.v[0] = x.v[1] = NULL;
+  PetscCall(GKHostThreads_Private(lines * p->xm[0], GK_DM_GRAIN, &nt));
+  nt = PetscMin(nt, PetscMax(lines, 1));
+  PetscCall(PetscMalloc3(nt * p->width, &x.nb, nt, &x.rows, nt, &x.ok));
+  PetscCall(GKParallelFor_Private(lines, nt, GKDMDASetColumnsPart, &x));
+  *done = PETSC_TRUE;
+  for (PetscInt t = 0; t < nt; t++) {
+    rows += x.rows[t];
+    if (!x.ok[t]) *done = PETSC_FALSE;
   }
-  PetscCall(PetscFree(nb));
+  if (rows != x.m) *done = PETSC_FALSE; /* every row once: DMDA's mapping numbers each owned point's components once */
+  PetscCall(PetscInfo(J, "DMDA's pattern: %" PetscInt_FMT " rows' columns written by %" PetscInt_FMT " thread%s%s\n", x.m, nt, nt > 1 ? "s" : "", *done ? "" : ", which found PETSc's preallocation another"));
+  if (*done) {
+    for (PetscInt b = 0; b < 2; b++) {
+      if (!blk[b]) continue;
+      PetscCall(MatSeqAIJSetColumnIndices(blk[b], jj[b]));
+      PetscCall(MatSeqAIJGetArrayWrite(blk[b], &x.v[b]));
+    }
+    PetscCall(GKHostThreads_Private(x.m, GK_DM_GRAIN, &nt));
+    PetscCall(GKParallelFor_Private(x.m, nt, GKDMDAZeroPart, &x));
+    for (PetscInt b = 0; b < 2; b++)
+      if (blk[b]) PetscCall(MatSeqAIJRestoreArrayWrite(blk[b], &x.v[b]));
+  }
+  PetscCall(PetscFree3(x.nb, x.rows, x.ok));
   PetscFunctionReturn(0);
 }
 
@@ -483,6 +546,59 @@ static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J, PetscBool mpi)
   PetscFunctionReturn(0);
 }
 
+/* On one process, the matrix made here as DMDA's creatematrix makes it (DMCreateMatrix_DA() and
+   its 2D and 3D AIJ preallocations, fdda.c: created, sized, typed, set from the options, bound to
+   the CPU below the DM's threshold, given its DM, block size, mapping and stencil), its rows'
+   lengths counted from the stencil here instead of by PETSc's preallocation, which maps every
+   row's columns through the local-to-global mapping; left as it is, unpreallocated, where the
+   options made its type another than the library's (the caller then runs PETSc's creatematrix) */
+static PetscErrorCode GKDMDACreateMatrixSeq_Private(DM dm, Mat *J)
+{
+  GKDMDAStencil p;
+  MatType       mtype;
+  Mat           A;
+  PetscInt      n, *len;
+  PetscBool     seq;
+
+  PetscFunctionBegin;
+  PetscCall(GKDMDAStencilGet_Private(dm, &p));
+  n = p.dof * p.xm[0] * p.xm[1] * p.xm[2];
+  PetscCall(DMGetMatType(dm, &mtype));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), &A));
+  PetscCall(MatSetSizes(A, n, n, n, n));
+  PetscCall(MatSetType(A, mtype));
+  PetscCall(MatSetFromOptions(A));
+  if (n < dm->bind_below) {
+    PetscCall(MatSetBindingPropagates(A, PETSC_TRUE));
+    PetscCall(MatBindToCPU(A, PETSC_TRUE));
+  }
+  PetscCall(MatSetDM(A, dm));
+  PetscCall(GKMatIsDevice_Private(A, &seq, NULL));
+  *J = A;
+  if (!seq) {
+    PetscCall(ISLocalToGlobalMappingRestoreIndices(p.ltog, &p.g));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatSetBlockSize(A, p.dof));
+  PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_TRUE));
+  /* a point's rows: its stencil's points in the grid (a box, or a star's arms), each dof columns */
+  PetscCall(PetscMalloc1(n, &len));
+  GKDMDAForOwned(&p, i, j, k, PETSC_TRUE)
+  {
+    const PetscInt s = p.s, slot = (i - p.gs[0]) + p.gm[0] * ((j - p.gs[1]) + p.gm[1] * (k - p.gs[2]));
+    const PetscInt wx = PetscMin(s, i) + PetscMin(s, p.M[0] - 1 - i), wy = PetscMin(s, j) + PetscMin(s, p.M[1] - 1 - j), wz = PetscMin(s, k) + PetscMin(s, p.M[2] - 1 - k);
+    const PetscInt cnt = p.st == DMDA_STENCIL_BOX ? (wx + 1) * (wy + 1) * (wz + 1) : wx + wy + wz + 1;
+
+    for (PetscInt d = 0; d < p.dof; d++) len[p.g[p.dof * slot] + d] = cnt * p.dof;
+  }
+  PetscCall(MatSeqAIJSetPreallocation(A, 0, len));
+  PetscCall(PetscFree(len));
+  PetscCall(MatSetLocalToGlobalMapping(A, p.ltog, p.ltog));
+  PetscCall(MatSetStencil(A, p.dim, p.gm, p.gs, p.dof));
+  PetscCall(ISLocalToGlobalMappingRestoreIndices(p.ltog, &p.g));
+  PetscFunctionReturn(0);
+}
+
 /* DMDA's creatematrix with the pattern filled here (see the top of the file), else PETSc's */
 static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
 {
@@ -490,6 +606,7 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
   PetscErrorCode ierr;
   PetscBool      fits, seq, mpi, bound;
   PetscInt       dim;
+  PetscMPIInt    size;
 
   PetscFunctionBegin;
   PetscCall(GKDMDABaseCreateMatrix_Private(&base));
@@ -498,10 +615,14 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
     PetscCall((*base)(dm, J));
     PetscFunctionReturn(0);
   }
-  dm->prealloc_only = PETSC_TRUE;
-  ierr              = (*base)(dm, J);
-  dm->prealloc_only = PETSC_FALSE;
-  PetscCall(ierr);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  if (size == 1) PetscCall(GKDMDACreateMatrixSeq_Private(dm, J));
+  else {
+    dm->prealloc_only = PETSC_TRUE;
+    ierr              = (*base)(dm, J);
+    dm->prealloc_only = PETSC_FALSE;
+    PetscCall(ierr);
+  }
   /* an option may have made it another type (-mat_type): then PETSc's own fill */
   PetscCall(GKMatIsDevice_Private(*J, &seq, &mpi));
   if (!seq && !mpi) {

@@ -1,0 +1,71 @@
+/*
+   Host loops spread over the cores this process may run on, for the library's host work whose
+   first touch of new memory is most of its time (a DMDA matrix's pattern and its zeroed values,
+   gkdm.c): as many threads as the process's affinity mask has cores (one under mpiexec
+   --bind-to core, which keeps each process to its core), or as -gpukit_host_threads says (1: no
+   thread). [0, n) is cut into one range a thread, each run as fn(ctx, part, lo, hi) with part
+   its index; fn neither fails nor calls PETSc.
+*/
+#define _GNU_SOURCE
+#include "../include/gpukitimpl.h"
+#include <pthread.h>
+#include <sched.h>
+
+typedef struct {
+  GKRangeFn fn;
+  void     *ctx;
+  PetscInt  part, lo, hi;
+} GKPart;
+
+static void *GKPartRun(void *arg)
+{
+  GKPart *r = (GKPart *)arg;
+
+  r->fn(r->ctx, r->part, r->lo, r->hi);
+  return NULL;
+}
+
+/* the threads a loop over n items of at least grain items a thread would get */
+PetscErrorCode GKHostThreads_Private(PetscInt n, PetscInt grain, PetscInt *nt)
+{
+  cpu_set_t set;
+  PetscInt  cores = 1, want = 0;
+
+  PetscFunctionBegin;
+  CPU_ZERO(&set);
+  if (!sched_getaffinity(0, sizeof(set), &set)) cores = CPU_COUNT(&set);
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_host_threads", &want, NULL));
+  if (want > 0) cores = want;
+  *nt = PetscMax(1, PetscMin(cores, n / PetscMax(grain, 1)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKParallelFor_Private(PetscInt n, PetscInt nt, GKRangeFn fn, void *ctx)
+{
+  GKPart    *parts;
+  pthread_t *tid;
+  PetscBool *started;
+
+  PetscFunctionBegin;
+  if (nt <= 1 || n < 2) {
+    fn(ctx, 0, 0, n);
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc3(nt, &parts, nt, &tid, nt, &started));
+  for (PetscInt t = 0; t < nt; t++) {
+    parts[t].fn   = fn;
+    parts[t].ctx  = ctx;
+    parts[t].part = t;
+    parts[t].lo   = (PetscInt)((PetscInt64)n * t / nt);
+    parts[t].hi   = (PetscInt)((PetscInt64)n * (t + 1) / nt);
+  }
+  /* a thread that cannot be started leaves its part to this one */
+  for (PetscInt t = 1; t < nt; t++) started[t] = pthread_create(&tid[t], NULL, GKPartRun, &parts[t]) ? PETSC_FALSE : PETSC_TRUE;
+  GKPartRun(&parts[0]);
+  for (PetscInt t = 1; t < nt; t++) {
+    if (started[t]) pthread_join(tid[t], NULL);
+    else GKPartRun(&parts[t]);
+  }
+  PetscCall(PetscFree3(parts, tid, started));
+  PetscFunctionReturn(0);
+}
