@@ -98,6 +98,18 @@ int main(int argc, char **argv)
     nsize: 3
     args: -dim 3 -n 6
 
+  # fine grids large enough for the host's threads to share the rows (more threads than cores
+  # where the machine has fewer)
+  testset:
+    args: -ratio 2 -gpukit_host_threads 4 -info
+    filter: grep -o "written by [0-9]* threads\|interpolation and its scale equal PETSc's" | sort -u
+    test:
+      suffix: q1_threads_2d
+      args: -dim 2 -n 120
+    test:
+      suffix: q1_threads_3d
+      args: -dim 3 -n 24
+
   # PETSc's own, converted: a periodic boundary, two components
   test:
     suffix: petsc

@@ -30,6 +30,9 @@
 #include <petsc/private/dmdaimpl.h>
 #include <petscdmda.h>
 
+/* the least points (rows, for the zeroing) a thread of the host loops here takes */
+#define GK_DM_GRAIN 16384
+
 #define GK_DM_INTERP_BASE_C "GKDMCreateInterpolation_Base_C"
 
 typedef PetscErrorCode (*GKDMInterpFn)(DM, DM, Mat *, Vec *);
@@ -169,102 +172,144 @@ static PetscErrorCode GKQ1BlockCompose_Private(Mat P, const char *name, GKQ1Bloc
 /* DMDA's Q1 interpolation (the same entries and values as PETSc's) written as CSR arrays
    directly, where PETSc sets each row with MatSetValues: the process's fine points' rows, split
    between the coarse columns it owns (local numbers) and the others (global numbers), wrapped
-   by a SEQAIJ on one process and an MPIAIJ on several, as PETSc's is for these types */
+   by a SEQAIJ on one process and an MPIAIJ on several, as PETSc's is for these types. Each pass
+   over the fine points (their rows' entries counted in each block, then written) is spread over
+   the host's threads (gkthreads.c) by lines of points (a j and an l each): a row is one point's. */
+typedef struct {
+  PetscInt        dim, ratio[3], s[3], m[3], gs[3], gm[3], gsc[3], gmc[3], nrows, rstart, cstart, cend;
+  const PetscInt *idxf, *idxc;
+  PetscInt       *dcount, *ocount; /* pass 0: each row's entries, at r + 1 */
+  GKQ1Block      *D, *O;           /* pass 1: the arrays, their row offsets made */
+  PetscInt        pass;
+  PetscInt       *bad; /* a part: a fine point's row outside the process's (1), a column outside the coarse grid (2), a row not filled as counted (3) */
+} GKQ1Ctx;
+
+static void GKDMDAQ1Part(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  GKQ1Ctx *x = (GKQ1Ctx *)arg;
+
+  x->bad[part] = 0;
+  for (PetscInt line = lo; line < hi && !x->bad[part]; line++) {
+    const PetscInt j = x->s[1] + line % x->m[1], l = x->s[2] + line / x->m[1];
+
+    for (PetscInt i = x->s[0]; i < x->s[0] + x->m[0]; i++) {
+      const PetscInt r = x->idxf[x->gm[0] * x->gm[1] * (l - x->gs[2]) + x->gm[0] * (j - x->gs[1]) + (i - x->gs[0])] - x->rstart;
+      PetscInt       cols[8], nc, pd, po;
+      PetscScalar    v[8];
+
+      if (r < 0 || r >= x->nrows) {
+        x->bad[part] = 1;
+        break;
+      }
+      nc = GKDMDAQ1Row(x->dim, i, j, l, x->ratio, x->gsc, x->gmc, x->idxc, cols, x->pass ? v : NULL);
+      if (x->pass == 0) {
+        for (PetscInt k = 0; k < nc; k++) {
+          if (cols[k] >= x->cstart && cols[k] < x->cend) x->dcount[r + 1]++;
+          else x->ocount[r + 1]++;
+        }
+        continue;
+      }
+      for (PetscInt k = 1; k < nc; k++) /* insertion, at most 8 */
+        for (PetscInt q = k; q > 0 && cols[q - 1] > cols[q]; q--) {
+          const PetscInt    tc = cols[q];
+          const PetscScalar tv = v[q];
+
+          cols[q]     = cols[q - 1];
+          v[q]        = v[q - 1];
+          cols[q - 1] = tc;
+          v[q - 1]    = tv;
+        }
+      pd = x->D->i[r];
+      po = x->O->i ? x->O->i[r] : 0;
+      for (PetscInt k = 0; k < nc; k++) {
+        if (cols[k] >= x->cstart && cols[k] < x->cend) {
+          x->D->j[pd]   = cols[k] - x->cstart;
+          x->D->a[pd++] = v[k];
+        } else if (!x->O->i) x->bad[part] = 2;
+        else {
+          x->O->j[po]   = cols[k];
+          x->O->a[po++] = v[k];
+        }
+      }
+      if (pd != x->D->i[r + 1] || (x->O->i && po != x->O->i[r + 1])) x->bad[part] = 3;
+      if (x->bad[part]) break;
+    }
+  }
+}
+
 static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P)
 {
   MPI_Comm               comm = PetscObjectComm((PetscObject)dmf);
   ISLocalToGlobalMapping ltogf, ltogc;
-  const PetscInt        *idxf, *idxc;
   /* a 2D grid as one plane of a 3D one */
-  PetscInt    s[3] = {0, 0, 0}, m[3] = {1, 1, 1}, gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, gsc[3] = {0, 0, 0}, gmc[3] = {1, 1, 1}, mc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, Mf[3] = {1, 1, 1};
-  PetscInt    nrows, ncols, rstart, cstart, cend, nzd = 0, nzo = 0, *dcount, *ocount;
+  PetscInt    mc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, Mf[3] = {1, 1, 1};
+  PetscInt    ncols, nzd = 0, nzo = 0, nt, lines;
   PetscMPIInt size;
   GKQ1Block   D, O = {NULL, NULL, NULL, NULL};
+  GKQ1Ctx     x;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(&x, sizeof(x)));
+  for (PetscInt d = 0; d < 3; d++) {
+    x.ratio[d] = ratio[d];
+    x.m[d] = x.gm[d] = x.gmc[d] = 1;
+  }
+  x.dim = dim;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetInfo(dmf, NULL, &Mf[0], &Mf[1], dim == 3 ? &Mf[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(DMDAGetCorners(dmf, &s[0], &s[1], dim == 3 ? &s[2] : NULL, &m[0], &m[1], dim == 3 ? &m[2] : NULL));
-  PetscCall(DMDAGetGhostCorners(dmf, &gs[0], &gs[1], dim == 3 ? &gs[2] : NULL, &gm[0], &gm[1], dim == 3 ? &gm[2] : NULL));
+  PetscCall(DMDAGetCorners(dmf, &x.s[0], &x.s[1], dim == 3 ? &x.s[2] : NULL, &x.m[0], &x.m[1], dim == 3 ? &x.m[2] : NULL));
+  PetscCall(DMDAGetGhostCorners(dmf, &x.gs[0], &x.gs[1], dim == 3 ? &x.gs[2] : NULL, &x.gm[0], &x.gm[1], dim == 3 ? &x.gm[2] : NULL));
   PetscCall(DMDAGetCorners(dmc, NULL, NULL, NULL, &mc[0], &mc[1], dim == 3 ? &mc[2] : NULL));
-  PetscCall(DMDAGetGhostCorners(dmc, &gsc[0], &gsc[1], dim == 3 ? &gsc[2] : NULL, &gmc[0], &gmc[1], dim == 3 ? &gmc[2] : NULL));
-  nrows = m[0] * m[1] * m[2];
-  ncols = mc[0] * mc[1] * mc[2];
+  PetscCall(DMDAGetGhostCorners(dmc, &x.gsc[0], &x.gsc[1], dim == 3 ? &x.gsc[2] : NULL, &x.gmc[0], &x.gmc[1], dim == 3 ? &x.gmc[2] : NULL));
+  x.nrows = x.m[0] * x.m[1] * x.m[2];
+  ncols   = mc[0] * mc[1] * mc[2];
   /* a DMDA numbers each process's points after the previous processes' */
-  PetscCallMPI(MPI_Scan(&nrows, &rstart, 1, MPIU_INT, MPI_SUM, comm));
-  PetscCallMPI(MPI_Scan(&ncols, &cend, 1, MPIU_INT, MPI_SUM, comm));
-  rstart -= nrows;
-  cstart = cend - ncols;
+  PetscCallMPI(MPI_Scan(&x.nrows, &x.rstart, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCallMPI(MPI_Scan(&ncols, &x.cend, 1, MPIU_INT, MPI_SUM, comm));
+  x.rstart -= x.nrows;
+  x.cstart = x.cend - ncols;
   PetscCall(DMGetLocalToGlobalMapping(dmf, &ltogf));
   PetscCall(DMGetLocalToGlobalMapping(dmc, &ltogc));
-  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogf, &idxf));
-  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogc, &idxc));
+  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogf, &x.idxf));
+  PetscCall(ISLocalToGlobalMappingGetBlockIndices(ltogc, &x.idxc));
+  lines = x.m[1] * x.m[2];
+  PetscCall(GKHostThreads_Private(x.nrows, GK_DM_GRAIN, &nt));
+  nt = PetscMin(nt, PetscMax(lines, 1));
+  PetscCall(PetscCalloc3(x.nrows + 1, &x.dcount, x.nrows + 1, &x.ocount, nt, &x.bad));
+  x.D = &D;
+  x.O = &O;
   /* each row's entries in the coarse columns of this process and of the others (pass 0), then
      each fine point's entries sorted (as MatSetValues() keeps them) placed at its row (pass 1) */
-  PetscCall(PetscCalloc2(nrows + 1, &dcount, nrows + 1, &ocount));
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    if (pass == 1) { /* the arrays, their row offsets */
-      for (PetscInt r = 0; r < nrows; r++) {
-        nzd += dcount[r + 1];
-        nzo += ocount[r + 1];
+  for (x.pass = 0; x.pass < 2; x.pass++) {
+    if (x.pass == 1) { /* the arrays, their row offsets */
+      for (PetscInt r = 0; r < x.nrows; r++) {
+        nzd += x.dcount[r + 1];
+        nzo += x.ocount[r + 1];
       }
-      PetscCall(GKQ1BlockAlloc_Private(nrows, nzd, &D));
-      if (size > 1) PetscCall(GKQ1BlockAlloc_Private(nrows, nzo, &O));
+      PetscCall(GKQ1BlockAlloc_Private(x.nrows, nzd, &D));
+      if (size > 1) PetscCall(GKQ1BlockAlloc_Private(x.nrows, nzo, &O));
       D.i[0] = 0;
-      for (PetscInt r = 0; r < nrows; r++) D.i[r + 1] = D.i[r] + dcount[r + 1];
+      for (PetscInt r = 0; r < x.nrows; r++) D.i[r + 1] = D.i[r] + x.dcount[r + 1];
       if (O.i) {
         O.i[0] = 0;
-        for (PetscInt r = 0; r < nrows; r++) O.i[r + 1] = O.i[r] + ocount[r + 1];
+        for (PetscInt r = 0; r < x.nrows; r++) O.i[r + 1] = O.i[r] + x.ocount[r + 1];
       }
     }
-    for (PetscInt l = s[2]; l < s[2] + m[2]; l++)
-      for (PetscInt j = s[1]; j < s[1] + m[1]; j++)
-        for (PetscInt i = s[0]; i < s[0] + m[0]; i++) {
-          const PetscInt r = idxf[gm[0] * gm[1] * (l - gs[2]) + gm[0] * (j - gs[1]) + (i - gs[0])] - rstart;
-          PetscInt       cols[8], nc, pd, po;
-          PetscScalar    v[8];
-
-          PetscCheck(r >= 0 && r < nrows, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Fine point (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") numbered %" PetscInt_FMT ", outside this process's %" PetscInt_FMT " rows", i, j, l, r + rstart, nrows);
-          nc = GKDMDAQ1Row(dim, i, j, l, ratio, gsc, gmc, idxc, cols, pass ? v : NULL);
-          if (pass == 0) {
-            for (PetscInt k = 0; k < nc; k++) {
-              if (cols[k] >= cstart && cols[k] < cend) dcount[r + 1]++;
-              else ocount[r + 1]++;
-            }
-            continue;
-          }
-          for (PetscInt k = 1; k < nc; k++) /* insertion, at most 8 */
-            for (PetscInt q = k; q > 0 && cols[q - 1] > cols[q]; q--) {
-              const PetscInt    tc = cols[q];
-              const PetscScalar tv = v[q];
-
-              cols[q]     = cols[q - 1];
-              v[q]        = v[q - 1];
-              cols[q - 1] = tc;
-              v[q - 1]    = tv;
-            }
-          pd = D.i[r];
-          po = O.i ? O.i[r] : 0;
-          for (PetscInt k = 0; k < nc; k++) {
-            if (cols[k] >= cstart && cols[k] < cend) {
-              D.j[pd]   = cols[k] - cstart;
-              D.a[pd++] = v[k];
-            } else {
-              PetscCheck(O.i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column %" PetscInt_FMT " outside the coarse grid's %" PetscInt_FMT " points", cols[k], cend);
-              O.j[po]   = cols[k];
-              O.a[po++] = v[k];
-            }
-          }
-          PetscCheck(pd == D.i[r + 1] && (!O.i || po == O.i[r + 1]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the interpolation was set twice", r + rstart);
-        }
+    PetscCall(GKParallelFor_Private(lines, nt, GKDMDAQ1Part, &x));
+    for (PetscInt t = 0; t < nt; t++) {
+      PetscCheck(x.bad[t] != 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A fine point's row is outside this process's %" PetscInt_FMT " rows", x.nrows);
+      PetscCheck(x.bad[t] != 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A column is outside the coarse grid's %" PetscInt_FMT " points", x.cend);
+      PetscCheck(x.bad[t] != 3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A row of the interpolation was set twice");
+    }
   }
-  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &idxf));
-  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &idxc));
-  PetscCall(PetscFree2(dcount, ocount));
+  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &x.idxf));
+  PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &x.idxc));
+  PetscCall(PetscFree3(x.dcount, x.ocount, x.bad));
+  PetscCall(PetscInfo(dmf, "DMDA's Q1 interpolation: %" PetscInt_FMT " rows written by %" PetscInt_FMT " thread%s\n", x.nrows, nt, nt > 1 ? "s" : ""));
   /* the matrix on the arrays, which containers composed on it free with it */
-  if (size == 1) PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, nrows, ncols, D.i, D.j, D.a, P));
-  else PetscCall(MatCreateMPIAIJWithSplitArrays(comm, nrows, ncols, Mf[0] * Mf[1] * Mf[2], Mc[0] * Mc[1] * Mc[2], D.i, D.j, D.a, O.i, O.j, O.a, P));
+  if (size == 1) PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, x.nrows, ncols, D.i, D.j, D.a, P));
+  else PetscCall(MatCreateMPIAIJWithSplitArrays(comm, x.nrows, ncols, Mf[0] * Mf[1] * Mf[2], Mc[0] * Mc[1] * Mc[2], D.i, D.j, D.a, O.i, O.j, O.a, P));
   PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArrays", &D));
   if (O.mem) PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArraysOff", &O));
   PetscFunctionReturn(0);
@@ -395,9 +440,6 @@ static PetscErrorCode GKDMDAFillRows_Private(const GKDMDAStencil *p, Mat J)
    owned points (a j and k each) are spread over the host's threads (gkthreads.c), each writing
    its rows' columns where the starts say: the first touch of the pattern's arrays, most of the
    fill's time, is then spread too. */
-/* the least points (rows, for the zeroing) a thread of the fill takes */
-#define GK_DM_GRAIN 16384
-
 typedef struct {
   const GKDMDAStencil *p;
   PetscInt             m, rstart, cstart, cend;

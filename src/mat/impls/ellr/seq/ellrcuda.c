@@ -404,10 +404,10 @@ static PetscErrorCode MatSeqELLRTransposeFromHost_Private(Mat A, PetscInt *store
   PetscFunctionReturn(0);
 }
 
-/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R: from the device CSR A keeps,
-   transposed on the device where the backend can (only its row starts come down, for the
-   layout); else from the host CSR of A (its values first brought up to date where they are
-   behind the device copy's) */
+/* The explicit transpose A^T (n rows) in (sliced) ELLPACK-R, transposed on the device where the
+   backend can (only its row starts come down, for the layout): from the device CSR A keeps, or
+   its host CSR copied up (its values first brought up to date where they are behind the device
+   copy's); else transposed on the host */
 static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
 {
   Mat_SeqGK     *gk = (Mat_SeqGK *)A->spptr;
@@ -415,19 +415,24 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   const PetscInt m = A->rmap->n, n = A->cmap->n;
   PetscInt      *ati, stored;
   const GKCsr   *d;
-  GKCsr          dt   = {0, 0, 0, NULL, NULL, NULL};
+  GKCsr          dt = {0, 0, 0, NULL, NULL, NULL}, up = dt;
   PetscBool      done = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKKeptCsr_Private(A, &d));
-  if (d && d->nnz) PetscCall(GKDev->transpose(d, &dt, &done));
+  if (!d) {
+    PetscCall(MatSeqGKCsrToDevice_Private(A, &up));
+    d = &up;
+  }
+  if (d->nnz) PetscCall(GKDev->transpose(d, &dt, &done));
+  PetscCall(MatSeqGKReleaseCsr_Private(A, &up));
   if (done) {
     PetscCall(PetscMalloc1(n + 1, &ati));
     PetscCall(GKMemcpyD2H(ati, dt.i, sizeof(PetscInt) * (size_t)(n + 1)));
     PetscCall(MatSeqELLRBuildCopy_Private(A, GK_ELLR_AT, n, m, ati, NULL, NULL, &dt, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
     PetscCall(PetscFree(ati));
     PetscCall(GKCsrFree_Private(&dt));
-    PetscCall(PetscInfo(A, "%s: transposed on the %s backend from the device CSR the matrix keeps\n", GK_ELLR_AT, GKDev->name));
+    PetscCall(PetscInfo(A, "%s: transposed on the %s backend\n", GK_ELLR_AT, GKDev->name));
   } else PetscCall(MatSeqELLRTransposeFromHost_Private(A, &stored));
   e->hasAt      = PETSC_TRUE;
   gk->bytes     = e->bytesA + e->bytesAt;
