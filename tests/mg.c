@@ -342,7 +342,7 @@ int main(int argc, char **argv)
   # GAMG's interpolations, whose transposed copies have rows of 32 or more entries alike (one row a
   # slice, lanes a row), keep the layout their products chose: their device copies made in the
   # set-up must not take the fused kernels' layout, which made the finest restriction a thread a
-  # row (bench/byhand-vcycle.md)
+  # row
   test:
     suffix: 3d_gamg_layouts
     output_file: output/mg_agree_layouts.out

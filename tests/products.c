@@ -353,7 +353,7 @@ static PetscErrorCode SetValuesBoth(Mat A, Mat B, PetscInt r, PetscInt c, PetscS
 /* An infinite value at the first and last entries of every 7th row: A x against B x, x all 1, row
    by row: those rows not finite in both, every other row finite and equal to rounding. A product
    that loaded a neighbouring row's entries with a row's own (as a kernel loading two entries at a
-   time from even places would, bench/byhand-vcycle.md) and multiplied them, even by 0, would make
+   time from even places would) and multiplied them, even by 0, would make
    the rows beside them not finite */
 static PetscErrorCode CheckInfiniteRows(Mat A, Mat B)
 {

@@ -74,7 +74,7 @@ static inline GK_HOSTDEVICE int GKAggKeyState(uint64_t k)
    contiguous, as CSR's row starts. The product then gives each row a group of lanes (lanes: 4,
    8, 16 or 32, from the rows' average length), which read the row's entries contiguously and
    gather x at nearby columns together (a thread a row, 32 rows' k-th entries, gathers x at 32
-   places far apart; bench/byhand-vcycle.md). Where no layout is set, a matrix whose rows are
+   places far apart). Where no layout is set, a matrix whose rows are
    alike and some of them GK_ELLR_WIDE or more long gets it (GAMG's coarse operators).
 
    Short columns (-mat_ellrcuda_short_columns, on by default): where every entry's column lies

@@ -125,7 +125,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
     PetscCheck(conns >= 0 && conns <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device_connections %" PetscInt_FMT ": give 1 to 32 (the CUDA context's hardware work queues), or 0 to leave CUDA's own default", conns);
     /* The library launches everything on one stream, so one hardware queue serves it; a context
        with fewer queues is made faster, and under NVIDIA MPS the processes' contexts are made one
-       after another (bench/RESULTS.md, "CUDA contexts"). Set before the first CUDA call, unless
+       after another. Set before the first CUDA call, unless
        the environment already says */
     if (!ishost && conns > 0) {
       const char *env = getenv("CUDA_DEVICE_MAX_CONNECTIONS");

@@ -24,7 +24,7 @@ static struct {
    ends. Without a PETSc of CUDA's own the CUDA runtime is linked into the library, and
    PetscFinalize() unloads the libraries -dll_append loaded: the runtime's teardown, the context's
    end, ran there, before MPI_Finalize(), and under NVIDIA MPS the processes' contexts end one
-   after another (bench/RESULTS.md, "The end of a run"). Kept, the context
+   after another. Kept, the context
    ends with the process, as a program's own CUDA context does. Called where a context was made;
    no PETSc call (the early start's thread). */
 static void GKCUDAStayLoaded(void)
@@ -155,8 +155,7 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
    The pool keeps what is freed (release threshold: all of it) for the next allocation, where
    cudaFree waits for the device and cudaMalloc maps new memory: PETSc's set-ups make and destroy
    work vectors (a Chebyshev smoother's eigenvalue estimate, each level's), and a solver's first
-   iteration allocates its work vectors' device arrays (bench/RESULTS.md, "Device memory from a
-   pool"). Decided at the process's first allocation, which needs the context anyway (the early
+   iteration allocates its work vectors' device arrays. Decided at the process's first allocation, which needs the context anyway (the early
    start's thread may still be making it before), and kept for the process's life, so that every
    free matches its allocation. gk_pool: -1 undecided, 0 cudaMalloc, 1 the pool */
 static int           gk_pool = -1;
@@ -425,8 +424,7 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    (GKEllrRowLoadsFirst, the length among them). Not PLAIN, the values and columns are loaded as
    read once (GKLdcs), so that x stays in L2 while they stream through. Launched overlapped
    (GKLaunchOverlapped), as the DIA products and the Krylov methods' kernels are: in a run of
-   products each is scheduled while the one before it ends, and waits on the GPU for it.
-   bench/ANALYSIS.md measures each of these choices. */
+   products each is scheduled while the one before it ends, and waits on the GPU for it. */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
@@ -454,8 +452,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
    entries contiguously from sliceptr[i] and gather x at the row's consecutive columns together,
    in rounds of GK_ELLR_ROUND entries a lane: every value and column of a round loaded (those
    past the row's end skipped) before its gathers, so that a row of up to S * GK_ELLR_ROUND
-   entries waits for memory twice, not once for every four entries and once for each one after
-   (bench/byhand-vcycle.md); GKGroupSum adds the lanes' parts. Launched overlapped, as
+   entries waits for memory twice, not once for every four entries and once for each one after; GKGroupSum adds the lanes' parts. Launched overlapped, as
    GKEllrMultKernel. */
 #if defined(PETSC_USE_COMPLEX)
   #define GK_ELLR_ROUND 4
@@ -492,7 +489,7 @@ __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sl
   }
   v = GKGroupSum<S>(v);
   /* w read here: read before the loads, it kept registers through them and slowed the plain
-     products (bench/byhand-vcycle.md) */
+     products */
   if (i < m && !lane) y[i] = GKOut(w, neg, GKOutLoad(w, i), v);
 }
 
@@ -519,7 +516,7 @@ struct GKWindowIn {
    GKEllrMultKernel. The block's warps take its slots 32 at a time from a counter in shared
    memory, longest first (the window's order), rather than every GK_BLOCK-th slot each: the warps
    then end together at the barrier before the write of y, where warps with the longest rows
-   would keep the others waiting (bench/ANALYSIS.md). */
+   would keep the others waiting. */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
 __global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)

@@ -286,7 +286,7 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    columns are 16-bit offsets (1), 32-bit indices (0), or either, seen at run time (-1: the loop
    compiled for both). CS: the values and columns loaded as read once (GKLdcs). The offsets are
    PetscInt (the arrays' lengths are), and cast to 32 bits in this loop: 64-bit offsets take more
-   registers, so fewer blocks fit a multiprocessor (bench/ANALYSIS.md). */
+   registers, so fewer blocks fit a multiprocessor. */
 template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {

@@ -23,7 +23,7 @@ struct GKStepLayout {
 
 /* DIA's row i of the step, ND diagonals known, the offsets in registers: every load of the row
    issued before its first product (with GKDiaRow the compiler issued the loads a diagonal at a
-   time, each waiting for its offset's load; bench/ANALYSIS.md has the measurements). The same
+   time, each waiting for its offset's load). The same
    sums in the same order: out of range adds 0 * 0. */
 template <int ND, class IN>
 static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscInt n, const PetscInt *off, const GKScalar *__restrict__ val, const IN &x)
@@ -50,8 +50,7 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
 {
   /* ELLPACK-R's rows with every load first, the length not read (cudaimpl.h): a padded entry
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
-     not finite has already made p.w, and so the solve, fail (bench/ANALYSIS.md: the loads
-     first, and the length not read) */
+     not finite has already made p.w, and so the solve, fail */
   if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
   else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, (const GKScalar *)D.val, in);
@@ -137,7 +136,7 @@ __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
 
 /* The same, the compiler told that 4 blocks must fit a multiprocessor (at most 64 registers a
    thread): unbounded, it issued some of a row's loads only after products that wait for the
-   first ones; bounded, it schedules the loop otherwise (cuobjdump; bench/ANALYSIS.md) */
+   first ones; bounded, it schedules the loop otherwise (cuobjdump) */
 template <class L, GKKrylovMethod METHOD>
 __global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepBoundKernel(GK_STEP_PARAMS)
 {
@@ -145,8 +144,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepBoundKernel(GK_STEP_P
 }
 
 /* The step that waits for the sums of the other processes and pushes its own; bound where its
-   one-process twin is (a bound of the twins' own occupancy reordered DIA's product loop,
-   bench/ANALYSIS.md) */
+   one-process twin is (a bound of the twins' own occupancy reordered DIA's product loop) */
 template <class L, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepPeersKernel(GK_STEP_PARAMS)
 {
@@ -164,7 +162,7 @@ __global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepPeersBoundKernel(GK_S
 typedef void (*GKStepKernelPtr)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
 
 /* whether the step kernels of L and METHOD are bound to 4 blocks: CG and COCG on the stencils'
-   rows of 5 or 7 entries or diagonals, where that was measured faster (bench/ANALYSIS.md), with
+   rows of 5 or 7 entries or diagonals, where that was measured faster, with
    real scalars (complex ones take twice the registers, and bound they would spill) */
 template <class L, GKKrylovMethod METHOD>
 constexpr bool GKStepBound()
@@ -226,7 +224,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   };
   /* the rows from the last to the first: the step before went from the first to the last, so
      the w and r it touched last are still in L2 when this kernel starts, and the r this kernel
-     writes last are the first the next step reads (bench/ANALYSIS.md) */
+     writes last are the first the next step reads */
   const PetscInt tid = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x, stride = (PetscInt)gridDim.x * blockDim.x;
 
 #if !defined(PETSC_USE_COMPLEX)

@@ -1,7 +1,7 @@
 /*
    A PC's application replayed as a CUDA graph (PCGPUKitSetGraph(); cggpu and bicggpu set it on a
    multigrid PC for their solves, -ksp_cggpu_graph). A V-cycle is many launches whose coarse
-   levels cost their launches, not their bytes (bench/RESULTS.md, "One V-cycle"); replayed from a
+   levels cost their launches, not their bytes; replayed from a
    graph they cost the device's own scheduling, not the host's.
 
    The PC's own apply runs as it is until one run has been seen to need nothing but the device's

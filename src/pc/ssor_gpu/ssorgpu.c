@@ -61,7 +61,7 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
    no block has yet: the next row added is the free neighbour of the block with the most
    couplings into it, then one coupled to the seed, then the first. On the grids of the 5- and
    7-point stencils this tiles the grid with 2 x 2 squares (bs 4) or 2 x 2 x 2 cubes (bs 8), the
-   blocks whose two-colour block SSOR cuts CG's iterations most (bench/ANALYSIS.md). Then the
+   blocks whose two-colour block SSOR cuts CG's iterations most. Then the
    blocks coloured greedily as a graph of their own: each row's colour is its block's. */
 static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const PetscInt *ia, const PetscInt *ja)
 {

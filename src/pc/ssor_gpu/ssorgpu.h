@@ -12,7 +12,7 @@
 /* the creator, which src/gpukitreg.c registers */
 PETSC_EXTERN PetscErrorCode PCCreate_SSORGPU(PC);
 
-/* the automatic block size: 2 x 2 squares of the 5-point grid, fastest measured (bench/ANALYSIS.md) */
+/* the automatic block size: 2 x 2 squares of the 5-point grid, the fastest of the block sizes measured */
 #define GK_SSOR_AUTO_BS 4
 
 typedef struct {

@@ -909,7 +909,7 @@ PetscErrorCode KSPCreate_GK_Private(KSP ksp, const char *type)
   gk->checkevery = 1;
   gk->devsums    = PETSC_TRUE;
   gk->graph      = PETSC_TRUE;
-  gk->devhalo    = PETSC_FALSE; /* measured no faster than the ghosts through MPI, which the step hides (bench/ANALYSIS.md) */
+  gk->devhalo    = PETSC_FALSE; /* measured no faster than the ghosts through MPI, which the step hides */
   gk->method     = iscg ? GK_KRYLOV_CG : GK_KRYLOV_BICG;
   ksp->data      = gk;
   PetscCall(KSPSetSupportedNorm(ksp, KSP_NORM_PRECONDITIONED, PC_LEFT, 3));

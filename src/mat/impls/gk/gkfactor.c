@@ -18,7 +18,7 @@ static const char *const GKSolvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVE
    triangular products, x = U^-1 (L^-1 b): no copy between host and device, no wait. The factors'
    inverses are kept apart, not multiplied into A^-1: for a singular coarse operator (a pure
    Neumann problem's, ex50's) A^-1's entries are huge and its product with a consistent b cancels
-   in floating point, where L^-1 b is well conditioned (docs/multigrid-notes.md §5). Made at each
+   in floating point, where L^-1 b is well conditioned. Made at each
    numeric factorization, beside PETSc's own factor, which serves everything else (host vectors,
    MatSolveTranspose, MatMatSolve...). */
 typedef struct {

@@ -70,7 +70,7 @@ static int GKRowLenCompare(const void *a, const void *b)
    (device.h): rows many, and long on average (at least GK_ELLR_WIDE / 2 entries), so that such
    slices are most of the product and fill the GPU (sorted slices of long rows that vary too much
    for one row a slice, or set); where few rows are long (power-law matrices) the warp a row
-   serves them better (bench/RESULTS.md) */
+   serves them better */
 static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sorted)
 {
   return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
@@ -258,7 +258,7 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
      slices give rows under GK_ELLR_WIDE_SORTED a thread each).
    Shorter rows of uneven lengths (the longest at least twice an average of GK_ELLR_UNEVEN or
    more), sliced and sorted: a thread a row of the paper's layout would keep its warp waiting
-   for its longest row. GAMG's coarse operators have both kinds (bench/byhand-vcycle.md). Where
+   for its longest row. GAMG's coarse operators have both kinds. Where
    the layout would exceed the fill limit, sliced and sorted. lay, automatic say which and why.
    A values-only build keeps the layout of the last full one. */
 #define GK_ELLR_ROWS_ALIKE 4
@@ -830,7 +830,7 @@ PetscErrorCode MatELLRCUDASetSortWindow(Mat A, PetscInt sigma)
    them anew.
 
    The offsets are the default because an entry then takes fewer bytes, and the products and
-   `KSPCGGPU` iterations of banded matrices run faster with them (bench/ANALYSIS.md).
+   `KSPCGGPU` iterations of banded matrices run faster with them.
 
 .seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetShortColumns()`, `MatELLRCUDASetSliceHeight()`
 @*/
