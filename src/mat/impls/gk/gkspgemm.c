@@ -60,17 +60,16 @@ static PetscErrorCode GKCsrToDevice_Private(PetscInt m, PetscInt n, const PetscI
    date first). Either way given back with MatSeqGKReleaseCsr_Private() */
 PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
 {
-  Mat_SeqGK         *gk = (Mat_SeqGK *)M->spptr;
   const PetscInt    *ia, *ja;
   const PetscScalar *a;
+  const GKCsr       *kept;
   PetscInt           m;
   PetscBool          done;
-  PetscObjectState   state;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)M, &state));
-  if (gk->csr.i && gk->csrstate == state) {
-    *d = gk->csr;
+  PetscCall(MatSeqGKKeptCsr_Private(M, &kept));
+  if (kept) {
+    *d = *kept;
     PetscFunctionReturn(0);
   }
   PetscCall(MatSeqGKDropCsr_Private(M)); /* M changed since it was kept */
