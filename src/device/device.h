@@ -17,6 +17,18 @@
   #define GK_HOSTDEVICE
 #endif
 
+/* PETSc's hash of a global index for its noisy vectors (KSPNoisyHash_Private, kspimpl.h, the
+   same in every release): about -1 to 1. Both backends and the host's code compute it alike. */
+static inline GK_HOSTDEVICE PetscReal GKNoisyHash(PetscInt i)
+{
+  unsigned int x = (unsigned int)i;
+
+  x = ((x >> 16) ^ x) * 0x45d9f3bu;
+  x = ((x >> 16) ^ x) * 0x45d9f3bu;
+  x = ((x >> 16) ^ x);
+  return (PetscReal)((PetscInt64)x - 2147483648) * 5.e-10;
+}
+
 /* The coarsening's states and priorities (aggregate): a vertex's key orders it by its state
    (in the set above undecided above out), then by a hash of its index (a priority that spreads
    the roots out evenly, as a random one would, and is the same on every backend and run), then
@@ -415,6 +427,9 @@ typedef struct {
   /* x = 1/x where x is not 0; x = conj(x) */
   PetscErrorCode (*reciprocal)(PetscInt, PetscScalar *);
   PetscErrorCode (*conjugate)(PetscInt, PetscScalar *);
+  /* x[i] = GKNoisyHash(start + i), i < n: PETSc's noisy vector (the right-hand side of its
+     eigenvalue estimates) made where the vector lives */
+  PetscErrorCode (*noisy)(PetscInt, PetscInt, PetscScalar *);
   /* Reductions; the results land in host memory (the call waits for the device). */
   /* r[k] = y[k]^H x (or y[k]^T x without conj), k < nv <= GK_MULTI */
   PetscErrorCode (*dots)(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);

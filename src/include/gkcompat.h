@@ -159,9 +159,19 @@ typedef struct {
   #define GKGAMGProlFilter(g) ((g)->prolongator_filter)
 #endif
 #if PETSC_VERSION_LT(3, 23, 0)
-  #define GKKSPSetNoisy(A, v) KSPSetNoisy_Private(v)
+  #define GKKSPSetNoisy(A, v)          KSPSetNoisy_Private(v)
+  #define GKNoisyRemoveNullSpace(A, v) ((void)(A), (void)(v), (PetscErrorCode)0)
 #else
   #define GKKSPSetNoisy(A, v) KSPSetNoisy_Private((A), (v))
+static inline PetscErrorCode GKNoisyRemoveNullSpace(Mat A, Vec v)
+{
+  MatNullSpace nullsp;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNullSpace(A, &nullsp));
+  if (nullsp) PetscCall(MatNullSpaceRemove(nullsp, v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 #endif
 #if PETSC_VERSION_LT(3, 20, 0)
   #define GKKSPSetNestLevel(ksp, pc) ((void)(ksp), (void)(pc), (PetscErrorCode)0)

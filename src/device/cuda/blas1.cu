@@ -169,6 +169,22 @@ PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
   PetscFunctionReturn(0);
 }
 
+__global__ void GKNoisyKernel(PetscInt n, PetscInt start, GKScalar *x)
+{
+  GKOverlapBegin();
+
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) x[i] = GKScalar(GKNoisyHash(start + i));
+}
+
+PetscErrorCode GKCUDANoisy(PetscInt n, PetscInt start, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKCallCUDA(GKLaunchOverlapped(GKNoisyKernel, GKBlocks(n), n, start, (GKScalar *)x));
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;

@@ -1209,6 +1209,7 @@ const GKBackendOps GKBackendCUDA = {
   .pointwise          = GKCUDAPointwise,
   .reciprocal         = GKCUDAReciprocal,
   .conjugate          = GKCUDAConjugate,
+  .noisy              = GKCUDANoisy,
   .dots               = GKCUDADots,
   .dotnorm2           = GKCUDADotNorm2,
   .norms              = GKCUDANorms,

@@ -464,6 +464,7 @@ PETSC_INTERN PetscErrorCode GKCUDAMaxpy(PetscInt, PetscInt, const PetscScalar *,
 PETSC_INTERN PetscErrorCode GKCUDASwap(PetscInt, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAPointwise(PetscInt, GKPointwiseOp, PetscScalar *, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAReciprocal(PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDANoisy(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAConjugate(PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDADots(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDADotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);

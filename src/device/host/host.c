@@ -404,6 +404,14 @@ static PetscErrorCode GKHostReciprocal(PetscInt n, PetscScalar *x)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GKHostNoisy(PetscInt n, PetscInt start, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < n; i++) x[i] = GKNoisyHash(start + i);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKHostConjugate(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
@@ -769,6 +777,7 @@ const GKBackendOps GKBackendHost = {
   .pointwise          = GKHostPointwise,
   .reciprocal         = GKHostReciprocal,
   .conjugate          = GKHostConjugate,
+  .noisy              = GKHostNoisy,
   .dots               = GKHostDots,
   .dotnorm2           = GKHostDotNorm2,
   .norms              = GKHostNorms,

@@ -26,10 +26,20 @@
 #include "../../include/gpukitimpl.h"
 #include "../../mat/impls/gk/gkmat.h"
 #include "agggpu.h"
+#include "../../vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcgamgimpl.h>
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private() */
 
 #define GK_AGGGPU "GKAggGPU"
+
+/* a level of the last setup made on the device, kept for a re-setup */
+typedef struct {
+  PetscObjectId    id;  /* the level's matrix, the one the aggregates were made of */
+  PetscObjectState nz;  /* its nonzero state then */
+  PetscInt        *agg; /* device: the aggregates as the coarsening left them (m + nagg) */
+  PetscInt         m, nagg;
+  Mat              P, Ac; /* the prolongator and the Galerkin product made from them (references) */
+} GKAggLevel;
 
 typedef struct {
   /* PETSc's AGG's operations, run where the device's do not apply */
@@ -47,6 +57,13 @@ typedef struct {
   /* the last setup: coarsenings on the device and on the host, and the last host one's reason */
   PetscInt ndevice, nhost;
   char     why[160];
+  /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
+     a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
+  PetscErrorCode (*setfromoptions)(PC, GKOptionItems);
+  PetscBool  reuse;   /* the option */
+  PetscBool  cached;  /* this setup runs from the levels kept (decided at the finest level) */
+  PetscInt   nreused; /* setups run from them since the last full one */
+  GKAggLevel lev[PETSC_MG_MAXLEVELS];
 } PC_GAMG_AGGGPU;
 
 static PetscErrorCode PCGAMGAggGPUGet(PC pc, PC_GAMG **pc_gamg, PC_GAMG_AGGGPU **ctx)
@@ -58,6 +75,52 @@ static PetscErrorCode PCGAMGAggGPUGet(PC pc, PC_GAMG **pc_gamg, PC_GAMG_AGGGPU *
   PetscCall(PetscObjectQuery((PetscObject)pc, GK_AGGGPU, (PetscObject *)&c));
   PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCGAMG of type agggpu without its data");
   PetscCall(PetscContainerGetPointer(c, (void **)ctx));
+  PetscFunctionReturn(0);
+}
+
+/* The levels kept for a re-setup, released from level l on */
+static PetscErrorCode PCGAMGAggGPUForget(PC_GAMG_AGGGPU *ctx, PetscInt l)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = l; k < PETSC_MG_MAXLEVELS; k++) {
+    ctx->lev[k].id = 0;
+    PetscCall(MatDestroy(&ctx->lev[k].P));
+    PetscCall(MatDestroy(&ctx->lev[k].Ac));
+    PetscCall(GKFree(ctx->lev[k].agg));
+    ctx->lev[k].m = ctx->lev[k].nagg = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* a reference to the matrix mat kept in *keep (NULL: none) */
+static PetscErrorCode PCGAMGAggGPUKeepMat(Mat mat, Mat *keep)
+{
+  PetscFunctionBegin;
+  if (mat == *keep) PetscFunctionReturn(0);
+  if (mat) PetscCall(PetscObjectReference((PetscObject)mat));
+  PetscCall(MatDestroy(keep));
+  *keep = mat;
+  PetscFunctionReturn(0);
+}
+
+/* Whether level l of this setup runs from the levels kept: at the finest level, where the option
+   is set, the last setup made every level on the device from this very matrix, and its nonzero
+   pattern has not changed; at a coarser level, where the finer ones did and A is the Galerkin
+   product they gave again. Else what is kept from level l on is released. */
+static PetscErrorCode PCGAMGAggGPUCached(PC_GAMG_AGGGPU *ctx, PetscInt l, Mat A)
+{
+  GKAggLevel   *lv = &ctx->lev[l];
+  PetscObjectId id;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetId((PetscObject)A, &id));
+  if (!l) ctx->cached = ctx->reuse;
+  ctx->cached = (PetscBool)(ctx->cached && lv->agg && lv->id == id && lv->nz == A->nonzerostate && lv->m == A->rmap->n);
+  if (!ctx->cached) PetscCall(PCGAMGAggGPUForget(ctx, l));
+  if (!ctx->cached && ctx->reuse) {
+    lv->id = id;
+    lv->nz = A->nonzerostate;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -145,6 +208,18 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
+  if (ctx->device) PetscCall(PCGAMGAggGPUCached(ctx, pc_gamg->current_level, A));
+  else {
+    ctx->cached = PETSC_FALSE;
+    PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
+  }
+  if (ctx->device && ctx->cached) { /* no graph: the coarsening gives the aggregates kept */
+    PetscCall(PetscNew(&dG));
+    dG->m = dG->n = A->rmap->n;
+    PetscCall(MatCreateShell(PETSC_COMM_SELF, dG->m, dG->n, dG->m, dG->n, dG, G));
+    PetscCall(MatShellSetContextDestroy(*G, GKGraphShellDestroy));
+    PetscFunctionReturn(0);
+  }
   if (ctx->device) {
     PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
     sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
@@ -183,6 +258,7 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
   PC_GAMG_AGGGPU *ctx;
   GKGAMGAgg      *agg;
   GKCsr          *g;
+  GKAggLevel     *lv;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
@@ -197,18 +273,32 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
   ctx->dist = pc_gamg->current_level < agg->aggressive_levels ? GKGAMGAggMISk(agg) : 1;
   PetscCall(GKFree(ctx->agg));
   PetscCall(GKMalloc(2 * g->m, &ctx->agg));
-  PetscCall(GKDev->aggregate(g->m, g->i, g->j, ctx->dist, ctx->agg, ctx->agg + g->m, &ctx->nagg));
+  if (ctx->cached) { /* the aggregates kept */
+    lv        = &ctx->lev[pc_gamg->current_level];
+    ctx->nagg = lv->nagg;
+    PetscCall(GKMemcpyD2D(ctx->agg, lv->agg, sizeof(PetscInt) * (size_t)(lv->m + lv->nagg)));
+  } else {
+    PetscCall(GKDev->aggregate(g->m, g->i, g->j, ctx->dist, ctx->agg, ctx->agg + g->m, &ctx->nagg));
+    if (ctx->reuse) { /* kept for a re-setup with a new matrix of the same pattern */
+      lv = &ctx->lev[pc_gamg->current_level];
+      PetscCall(GKFree(lv->agg));
+      PetscCall(GKMalloc(g->m + ctx->nagg, &lv->agg));
+      PetscCall(GKMemcpyD2D(lv->agg, ctx->agg, sizeof(PetscInt) * (size_t)(g->m + ctx->nagg)));
+      lv->m    = g->m;
+      lv->nagg = ctx->nagg;
+    }
+  }
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
   PetscCall(PetscCDCreate(g->m, lists));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
-  PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the device (MIS%s)\n", pc_gamg->current_level, ctx->nagg, g->m, ctx->dist == 2 ? "-2" : ""));
+  PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the device (%s)\n", pc_gamg->current_level, ctx->nagg, g->m, ctx->cached ? "kept from the last setup" : ctx->dist == 2 ? "MIS-2" : "MIS"));
   ctx->ndevice++;
   PetscFunctionReturn(0);
 }
 
 /* A device matrix of A's type made from the CSR d in device memory (its host CSR copied down),
    which keeps d for the Galerkin product */
-static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P)
+static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P, PetscBool *sorted_out)
 {
   PetscBool sorted;
 
@@ -222,6 +312,7 @@ static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P)
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
   if (sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d));
   else PetscCall(GKCsrFree_Private(d));
+  *sorted_out = sorted;
   PetscFunctionReturn(0);
 }
 
@@ -310,10 +401,38 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
     PetscCall(MatShellSetContextDestroy(*P, GKTentativeShellDestroy));
     PetscCall(MatSetBlockSizes(*P, 1, 1));
     if (((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) ctx->tentative = *P;
-    else PetscCall(PCGAMGAggGPUUnsmoothed(A, P));
+    else if (ctx->cached && ctx->lev[pc_gamg->current_level].P) { /* the same aggregates: the same prolongator */ PetscCall(MatDestroy(P));
+      *P = ctx->lev[pc_gamg->current_level].P;
+      PetscCall(PetscObjectReference((PetscObject)*P));
+    } else {
+      PetscCall(PCGAMGAggGPUUnsmoothed(A, P));
+      if (ctx->reuse) PetscCall(PCGAMGAggGPUKeepMat(*P, &ctx->lev[pc_gamg->current_level].P));
+    }
   }
   PetscCall(GKFree(ctx->agg));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's noisy right-hand side for the estimate (KSPSetNoisy_Private, A's null space removed
+   where the release removes it), its hash computed where the vector lives: no host array, no
+   copy up */
+static PetscErrorCode PCGAMGAggGPUNoisy(Mat A, Vec v)
+{
+  PetscScalar *a;
+  PetscInt     n, start;
+
+  PetscFunctionBegin;
+  if (!VecIsGK(v)) {
+    PetscCall(GKKSPSetNoisy(A, v));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecGetOwnershipRange(v, &start, NULL));
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGPUKitGetDeviceArrayWrite(v, &a));
+  PetscCall(GKDev->noisy(n, start, a));
+  PetscCall(VecGPUKitRestoreDeviceArrayWrite(v, &a));
+  PetscCall(GKNoisyRemoveNullSpace(A, v));
   PetscFunctionReturn(0);
 }
 
@@ -339,7 +458,7 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
 
     PetscCall(MatCreateVecs(A, &bb, NULL));
     PetscCall(MatCreateVecs(A, &xx, NULL));
-    PetscCall(GKKSPSetNoisy(A, bb));
+    PetscCall(PCGAMGAggGPUNoisy(A, bb));
     PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &eksp));
     PetscCall(GKKSPSetNestLevel(eksp, pc));
     PetscCall(PCGetOptionsPrefix(pc, &prefix));
@@ -379,6 +498,8 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   GKTentative    *t;
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA;
   PetscReal       emax;
+  GKAggLevel     *lv;
+  PetscBool       sorted = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
@@ -395,7 +516,16 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
   PetscCall(MatDestroy(P));
   ctx->tentative = NULL;
-  PetscCall(GKMatFromDeviceCsr(A, &dP, P));
+  lv             = &ctx->lev[pc_gamg->current_level];
+  if (ctx->cached && lv->P) { /* the last setup's prolongator, of the same pattern, given the new values */
+    PetscCall(MatSeqGKSetValuesFromDevice_Private(lv->P, &dP));
+    *P = lv->P;
+    PetscCall(PetscObjectReference((PetscObject)*P));
+  } else {
+    PetscCall(GKMatFromDeviceCsr(A, &dP, P, &sorted));
+    /* kept where its rows come from the device in its host order: new values go in place */
+    PetscCall(PCGAMGAggGPUKeepMat(ctx->reuse && sorted ? *P : NULL, &lv->P));
+  }
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
   PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_prolongation"));
@@ -409,14 +539,33 @@ static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P
   PC_GAMG        *pc_gamg;
   PC_GAMG_AGGGPU *ctx;
   PetscBool       seq;
+  GKAggLevel     *lv;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
-  PetscCall(ctx->createlevel(pc, A, bs, P, Ac, nactive, perm, last));
+  lv = &ctx->lev[pc_gamg->current_level];
+  if (ctx->device && ctx->cached && lv->Ac && lv->P == *P) { /* the last setup's product, its numeric step alone */
+    PetscCall(PetscLogEventBegin(petsc_gamg_setup_matmat_events[pc_gamg->current_level][1], 0, 0, 0, 0));
+    PetscCall(MatPtAP(A, *P, MAT_REUSE_MATRIX, 2.0, &lv->Ac));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_matmat_events[pc_gamg->current_level][1], 0, 0, 0, 0));
+    *Ac = lv->Ac;
+    PetscCall(PetscObjectReference((PetscObject)*Ac));
+    *nactive = 1;
+    ctx->nreused += !pc_gamg->current_level;
+  } else {
+    PetscCall(ctx->createlevel(pc, A, bs, P, Ac, nactive, perm, last));
+    if (ctx->device && ctx->reuse && lv->P == *P) PetscCall(PCGAMGAggGPUKeepMat(*Ac, &lv->Ac));
+    else PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
+    if (!pc_gamg->current_level) ctx->nreused = 0;
+  }
+  /* the device CSR kept for this product dropped, unless it holds the values a matrix's host
+     arrays are behind; the prolongator's kept where PETSc's setup for a new matrix of the same
+     pattern keeps the prolongators (-pc_gamg_reuse_interpolation, its default): each such setup
+     is this product's numeric step, which reads it */
   PetscCall(GKMatIsDevice_Private(A, &seq, NULL));
-  if (seq) PetscCall(MatSeqGKDropCsr_Private(A));
+  if (seq) PetscCall(MatSeqGKTrimCsr_Private(A));
   PetscCall(GKMatIsDevice_Private(*P, &seq, NULL));
-  if (seq) PetscCall(MatSeqGKDropCsr_Private(*P));
+  if (seq && !pc_gamg->reuse_prol) PetscCall(MatSeqGKTrimCsr_Private(*P));
   PetscFunctionReturn(0);
 }
 
@@ -436,6 +585,24 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT " coarsenings\n", ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
+  if (ctx->reuse)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "        A new matrix of the same pattern keeps the aggregates (-pc_gamg_agggpu_reuse_aggregates): %" PetscInt_FMT " setups of the last %" PetscInt_FMT " made the prolongators' values and the Galerkin products alone\n",
+                                     ctx->nreused, ctx->nreused + 1));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetFromOptions_GAMG_AGGGPU(PC pc, GKOptionItems PetscOptionsObject)
+{
+  PC_GAMG        *pc_gamg;
+  PC_GAMG_AGGGPU *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
+  PetscCall(ctx->setfromoptions(pc, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "GAMG aggregation on the GPU (agggpu) options");
+  PetscCall(PetscOptionsBool("-pc_gamg_agggpu_reuse_aggregates", "A new matrix of the same nonzero pattern keeps the aggregates: only the prolongators' values and the Galerkin products are made again, on the device", "PCGAMGAGGGPU", ctx->reuse, &ctx->reuse, NULL));
+  PetscOptionsHeadEnd();
+  if (!ctx->reuse) PetscCall(PCGAMGAggGPUForget(ctx, 0));
   PetscFunctionReturn(0);
 }
 
@@ -449,6 +616,7 @@ static PetscErrorCode PCDestroy_GAMG_AGGGPU(PC pc)
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   destroy = ctx->destroy;
   PetscCall(GKFree(ctx->agg));
+  PetscCall(PCGAMGAggGPUForget(ctx, 0));
   PetscCall(PetscObjectCompose((PetscObject)pc, GK_AGGGPU, NULL));
   PetscCall(destroy(pc));
   PetscFunctionReturn(0);
@@ -474,6 +642,8 @@ PetscErrorCode PCCreateGAMG_AGGGPU(PC pc)
   ctx->createlevel             = pc_gamg->ops->createlevel;
   ctx->view                    = pc_gamg->ops->view;
   ctx->destroy                 = pc_gamg->ops->destroy;
+  ctx->setfromoptions          = pc_gamg->ops->setfromoptions;
+  pc_gamg->ops->setfromoptions = PCSetFromOptions_GAMG_AGGGPU;
   pc_gamg->ops->creategraph    = PCGAMGCreateGraph_AGGGPU;
   pc_gamg->ops->coarsen        = PCGAMGCoarsen_AGGGPU;
   pc_gamg->ops->prolongator    = PCGAMGProlongator_AGGGPU;

@@ -33,6 +33,7 @@ PetscErrorCode MatGKHostWrap_Private(Mat A, struct _MatOps *own, PetscBool mpi)
   A->ops->assemblybegin             = own->assemblybegin;
   A->ops->assemblyend               = own->assemblyend;
   A->ops->setoption                 = own->setoption;
+  A->ops->setfromoptions            = own->setfromoptions; /* options read; a change of layout brings the host up to date first (MatSeqGKInvalidate_Private) */
   A->ops->getvecs                   = own->getvecs;
   A->ops->getinfo                   = own->getinfo;
   A->ops->destroy                   = own->destroy;

@@ -55,6 +55,13 @@ static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
+  if (gk->behind && !gk->coo && gk->nzstate == A->nonzerostate) {
+    /* values given from the device (MatSeqGKSetValuesFromDevice_Private): nothing wrote the host
+       matrix since (every operation that would brings it up to date first), whatever moved its
+       state on (MatProductNumeric() does after the numeric step) */
+    gk->state = state;
+    PetscFunctionReturn(0);
+  }
   /* behind, yet written since (its state moved on): what the host matrix holds now is the
      matrix's, and it is copied up, not overwritten */
   if (gk->behind) PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE));
@@ -601,9 +608,19 @@ PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
   PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
   PetscCall(MatGKHostComposed_Private(A, PETSC_FALSE, gk->owncomposed));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (!copy || gk->state != state || gk->nzstate != A->nonzerostate) PetscFunctionReturn(0);
+  if (!copy || (gk->coo && gk->state != state) || gk->nzstate != A->nonzerostate) PetscFunctionReturn(0);
   PetscCall(PetscInfo(A, "The host values of the %s matrix brought up to date from its device copy\n", gk->fmt->type));
-  PetscCall(MatSeqGKCOOCopyDown_Private(A));
+  if (gk->coo) PetscCall(MatSeqGKCOOCopyDown_Private(A));
+  else { /* values given from a device CSR, which the matrix keeps (MatSeqGKSetValuesFromDevice_Private):
+            nothing wrote the host matrix since, whatever moved its state on (see BuildDevice) */
+    PetscScalar *aa;
+
+    PetscCheck(gk->csr.a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to copy", gk->fmt->type);
+    PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
+    PetscCall(GKMemcpyD2H(aa, gk->csr.a, (size_t)gk->csr.nnz * sizeof(PetscScalar)));
+    PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
+    gk->csrstate = gk->state = state; /* the device copy and the CSR kept still the matrix's */
+  }
   ((PetscObject)A)->state = state;
   PetscFunctionReturn(0);
 }
@@ -903,8 +920,10 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
     if (gk->nzstate == A->nonzerostate) gk->state = gk->coo->valstate = state + 1; /* MatAssemblyEnd() counts this assembly next */
   } else if (gk->behind && gk->state == state0 && gk->nzstate == A->nonzerostate) {
     /* an assembly of a matrix behind: nothing was set (MatSetValues() would have brought it up
-       to date first), and the device copy stays the matrix's */
-    gk->state = gk->coo->valstate = state + 1;
+       to date first), and the device copy stays the matrix's, as does a CSR it keeps */
+    gk->state = state + 1;
+    if (gk->coo) gk->coo->valstate = state + 1;
+    if (gk->csr.i && gk->csrstate == state0) gk->csrstate = state + 1;
   }
   PetscCall(MatGKAttachDM_Private(A));
   /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every

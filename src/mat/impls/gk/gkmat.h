@@ -99,7 +99,8 @@ typedef struct {
   PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
   PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
   GKCsr            csr;                                  /* device: the CSR kept while a setup uses it (gkspgemm.c), or NULL arrays */
-  PetscObjectState csrstate;                             /* the object state it holds */
+  PetscObjectState csrstate;                             /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
+  PetscBool        prodsorted;                           /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
 } Mat_SeqGK;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
@@ -230,6 +231,11 @@ PETSC_INTERN PetscErrorCode MatSeqGKKeepCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKDropCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKKeptCsr_Private(Mat, const GKCsr **);
 PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, const GKCsr *, PetscBool *);
+/* new values of a sequential device matrix from a device CSR of its pattern, in its host order:
+   the device copy's set, d kept, the host values left behind (copied down from d at their first
+   use on the host) */
+PETSC_INTERN PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat, GKCsr *);
+PETSC_INTERN PetscErrorCode MatSeqGKTrimCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
 

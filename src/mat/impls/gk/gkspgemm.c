@@ -55,8 +55,35 @@ static PetscErrorCode GKCsrToDevice_Private(PetscInt m, PetscInt n, const PetscI
   PetscFunctionReturn(0);
 }
 
+/* The device CSR of M's COO lists (its pattern and values in the host's order), where they hold
+   M's values now: lent, never freed nor adopted by the borrower */
+static PetscBool MatSeqGKCOOCsr_Private(Mat M, PetscObjectState state, GKCsr *d)
+{
+  Mat_SeqGK *gk  = (Mat_SeqGK *)M->spptr;
+  GKCoo     *coo = gk->coo;
+
+  if (!coo || !coo->ai || coo->valstate != state || coo->nzstate != M->nonzerostate || gk->nzstate != M->nonzerostate) return PETSC_FALSE;
+  if (d) {
+    d->m   = M->rmap->n;
+    d->n   = M->cmap->n;
+    d->nnz = coo->nnz;
+    d->i   = coo->ai;
+    d->j   = coo->aj;
+    d->a   = coo->val;
+  }
+  return PETSC_TRUE;
+}
+
+static PetscBool GKCsrIsCOO_Private(Mat M, const GKCsr *d)
+{
+  GKCoo *coo = ((Mat_SeqGK *)M->spptr)->coo;
+
+  return coo && d->i && d->i == coo->ai ? PETSC_TRUE : PETSC_FALSE;
+}
+
 /* M's CSR in device memory: the copy M keeps (MatSeqGKKeepCsr_Private) while its object state is
-   the one it was kept at, lent; else its host CSR copied up now (M's host values brought up to
+   the one it was kept at, or its COO lists' arrays where they hold its values (a matrix assembled
+   with MatSetValuesCOO()), lent; else its host CSR copied up now (M's host values brought up to
    date first). Either way given back with MatSeqGKReleaseCsr_Private() */
 PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
 {
@@ -65,6 +92,7 @@ PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
   const GKCsr       *kept;
   PetscInt           m;
   PetscBool          done;
+  PetscObjectState   state;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKKeptCsr_Private(M, &kept));
@@ -73,6 +101,8 @@ PetscErrorCode MatSeqGKCsrToDevice_Private(Mat M, GKCsr *d)
     PetscFunctionReturn(0);
   }
   PetscCall(MatSeqGKDropCsr_Private(M)); /* M changed since it was kept */
+  PetscCall(PetscObjectStateGet((PetscObject)M, &state));
+  if (MatSeqGKCOOCsr_Private(M, state, d)) PetscFunctionReturn(0);
   PetscCall(MatGKHostSyncIf_Private(M));
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of a device matrix");
@@ -98,7 +128,7 @@ PetscErrorCode MatSeqGKReleaseCsr_Private(Mat M, GKCsr *d)
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
 
   PetscFunctionBegin;
-  if (d->i && d->i == gk->csr.i) {
+  if (d->i && (d->i == gk->csr.i || GKCsrIsCOO_Private(M, d))) {
     d->i = d->j = NULL;
     d->a        = NULL;
   } else PetscCall(GKCsrFree_Private(d));
@@ -107,12 +137,17 @@ PetscErrorCode MatSeqGKReleaseCsr_Private(Mat M, GKCsr *d)
 
 /* M keeps d (device arrays holding M's CSR as its host matrix holds it now, each row's columns
    ascending) until it changes or MatSeqGKDropCsr_Private(); d is M's from now on (a kept copy
-   given again is kept as it is) */
+   given again is kept as it is; the COO lists' arrays stay theirs, lent again when asked for) */
 PetscErrorCode MatSeqGKKeepCsr_Private(Mat M, GKCsr *d)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
 
   PetscFunctionBegin;
+  if (GKCsrIsCOO_Private(M, d)) {
+    d->i = d->j = NULL;
+    d->a        = NULL;
+    PetscFunctionReturn(0);
+  }
   if (d->i != gk->csr.i) {
     PetscCall(MatSeqGKDropCsr_Private(M));
     gk->csr = *d;
@@ -124,7 +159,9 @@ PetscErrorCode MatSeqGKKeepCsr_Private(Mat M, GKCsr *d)
 }
 
 /* the device CSR M keeps, where it is current (NULL where M keeps none): what a format's build
-   reads in place of the host CSR copied up */
+   reads in place of the host CSR copied up. While M's host values are behind the values it was
+   given from the device (MatSeqGKSetValuesFromDevice_Private), it is: every operation that would
+   write them brings the host up to date first, and an assembly moves the state on alone. */
 PetscErrorCode MatSeqGKKeptCsr_Private(Mat M, const GKCsr **d)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)M->spptr;
@@ -132,16 +169,54 @@ PetscErrorCode MatSeqGKKeptCsr_Private(Mat M, const GKCsr **d)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)M, &state));
-  *d = gk->csr.i && gk->csrstate == state ? &gk->csr : NULL;
+  *d = gk->csr.i && (gk->csrstate == state || (gk->behind && !gk->coo)) ? &gk->csr : NULL;
   PetscFunctionReturn(0);
 }
 
+/* the kept CSR freed; where it is the source of host values left behind, they come down first */
 PetscErrorCode MatSeqGKDropCsr_Private(Mat M)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
 
   PetscFunctionBegin;
+  if (gk->csr.i && gk->behind && !gk->coo) PetscCall(MatSeqGKHostSync_Private(M, PETSC_TRUE));
   PetscCall(GKCsrFree_Private(&gk->csr));
+  PetscFunctionReturn(0);
+}
+
+/* the kept CSR dropped, unless it holds the values M's host arrays are behind */
+PetscErrorCode MatSeqGKTrimCsr_Private(Mat M)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
+
+  PetscFunctionBegin;
+  if (!(gk->behind && !gk->coo)) PetscCall(GKCsrFree_Private(&gk->csr));
+  PetscFunctionReturn(0);
+}
+
+/* d (a device CSR of M's pattern, each row as M's host matrix orders it) gives M its values: the
+   device copy's set in place, d kept by M, the host values left behind (gkhost.c), copied down
+   from d only where a host operation reads them. M's state moves on, as a write does. */
+PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat M, GKCsr *d)
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJGetCSRAndMemType(M, &ai, &aj, &aa, &mtype));
+  PetscCheck(d->m == M->rmap->n && d->n == M->cmap->n && d->nnz == ai[M->rmap->n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros for a %" PetscInt_FMT " x %" PetscInt_FMT " %s matrix with %" PetscInt_FMT, d->m, d->n, d->nnz,
+             M->rmap->n, M->cmap->n, ((PetscObject)M)->type_name, ai[M->rmap->n]);
+  PetscCheck(!gk->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values from the device for a matrix assembled with MatSetValuesCOO()");
+  PetscCall(MatSeqGKSyncDevice_Private(M));                      /* the device copy of M's pattern */
+  if (gk->csr.i != d->i) PetscCall(GKCsrFree_Private(&gk->csr)); /* its values are replaced whole */
+  PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE));           /* values left behind before: replaced whole */
+  PetscCall(gk->fmt->setvalues(M, d->i, d->j, d->a));
+  PetscCall(PetscObjectStateIncrease((PetscObject)M));
+  PetscCall(PetscObjectStateGet((PetscObject)M, &gk->state));
+  PetscCall(MatSeqGKKeepCsr_Private(M, d));
+  PetscCall(MatSeqGKHostBehind_Private(M));
   PetscFunctionReturn(0);
 }
 
@@ -204,6 +279,29 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, const GKCsr *d, PetscBool
   PetscFunctionReturn(0);
 }
 
+/* A numeric step's result dC whose values can go straight into C's device copy: C's pattern
+   (the row starts compared; the columns follow from the operands', whose patterns are unchanged
+   since C's nonzero state is the symbolic step's) in the order of C's host matrix, which the
+   symbolic step found the device's product gives, and no COO lists */
+static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, PetscBool *inplace)
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)C->spptr;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+  PetscInt       *ci;
+
+  PetscFunctionBegin;
+  *inplace = PETSC_FALSE;
+  PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, &aj, &aa, &mtype));
+  if (!gk->prodsorted || gk->coo || dC->m != C->rmap->n || dC->n != C->cmap->n || dC->nnz != ai[C->rmap->n] || gk->nzstate != C->nonzerostate) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(dC->m + 1, &ci));
+  PetscCall(GKMemcpyD2H(ci, dC->i, sizeof(PetscInt) * (size_t)(dC->m + 1)));
+  PetscCall(PetscArraycmp(ci, ai, dC->m + 1, inplace));
+  PetscCall(PetscFree(ci));
+  PetscFunctionReturn(0);
+}
+
 /* C's product of two sequential device matrices (below) */
 static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, PetscBool *done)
 {
@@ -211,7 +309,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscBool    keep, sorted;
+  PetscBool    keep, sorted, inplace                         = PETSC_FALSE;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -227,6 +325,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (an operand with no entries)", why));
     PetscFunctionReturn(0);
   }
+  if (!symbolic) PetscCall(MatSeqGKProductInPlace_Private(C, &dC, &inplace));
   if (symbolic) {
     PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
@@ -234,7 +333,12 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
     PetscCall(MatSetType(C, ((PetscObject)A)->type_name)); /* DIA's product is made ELLPACK-R */
     PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted));
-  } else { /* the same pattern, new values */
+    ((Mat_SeqGK *)C->spptr)->prodsorted = sorted;
+  } else if (inplace) { /* the same pattern, new values, in the order the symbolic step found */
+    PetscCall(PetscInfo(C, "%s numeric step on the device: the values set in the device copy, the host's left behind\n", ptap ? "MatPtAP" : "MatMatMult"));
+    PetscCall(MatSeqGKSetValuesFromDevice_Private(C, &dC));
+    sorted = PETSC_FALSE; /* dC is C's already */
+  } else {                /* the same pattern, new values, through the host */
     const PetscInt *ia, *ja;
     PetscInt        m, *ci, *cj;
     PetscScalar    *ca, *v;
