@@ -37,7 +37,7 @@ static PetscReal K(Change c, PetscInt s, PetscReal x, PetscReal y)
 
 static PetscErrorCode Assemble(Mat A, PetscInt n, Change c, PetscInt s, PetscBool coo)
 {
-  const PetscReal h = 1.0 / (n + 1);
+  const PetscReal h  = 1.0 / (n + 1);
   PetscInt        nz = 0, *ci = NULL, *cj = NULL;
   PetscScalar    *cv;
 
@@ -45,11 +45,11 @@ static PetscErrorCode Assemble(Mat A, PetscInt n, Change c, PetscInt s, PetscBoo
   PetscCall(PetscMalloc3(5 * n * n, &ci, 5 * n * n, &cj, 5 * n * n, &cv));
   for (PetscInt yi = 0; yi < n; yi++)
     for (PetscInt xi = 0; xi < n; xi++) {
-      const PetscInt  r      = yi * n + xi;
-      const PetscReal x      = (xi + 1) * h, y = (yi + 1) * h;
-      const PetscReal kf[4]  = {K(c, s, x - h / 2, y), K(c, s, x + h / 2, y), K(c, s, x, y - h / 2), K(c, s, x, y + h / 2)};
-      const PetscInt  nb[4]  = {xi > 0 ? r - 1 : -1, xi < n - 1 ? r + 1 : -1, yi > 0 ? r - n : -1, yi < n - 1 ? r + n : -1};
-      PetscScalar     diag   = 0;
+      const PetscInt  r = yi * n + xi;
+      const PetscReal x = (xi + 1) * h, y = (yi + 1) * h;
+      const PetscReal kf[4] = {K(c, s, x - h / 2, y), K(c, s, x + h / 2, y), K(c, s, x, y - h / 2), K(c, s, x, y + h / 2)};
+      const PetscInt  nb[4] = {xi > 0 ? r - 1 : -1, xi < n - 1 ? r + 1 : -1, yi > 0 ? r - n : -1, yi < n - 1 ? r + n : -1};
+      PetscScalar     diag  = 0;
 
       for (int f = 0; f < 4; f++) {
         diag += kf[f];
