@@ -300,18 +300,18 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
    which keeps d for the Galerkin product */
 static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P, PetscBool *sorted_out)
 {
-  PetscBool sorted;
+  PetscBool sorted, adopted;
 
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_SELF, P));
   PetscCall(MatSetSizes(*P, d->m, d->n, d->m, d->n));
   PetscCall(MatSetBlockSizes(*P, 1, 1));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted));
+  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted, &adopted));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
-  if (sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d));
-  else PetscCall(GKCsrFree_Private(d));
+  if (!adopted && sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d));
+  else if (!adopted) PetscCall(GKCsrFree_Private(d));
   *sorted_out = sorted;
   PetscFunctionReturn(0);
 }

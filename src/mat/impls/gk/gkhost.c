@@ -38,6 +38,7 @@ PetscErrorCode MatGKHostWrap_Private(Mat A, struct _MatOps *own, PetscBool mpi)
   A->ops->getinfo                   = own->getinfo;
   A->ops->destroy                   = own->destroy;
   A->ops->productsetfromoptions     = own->productsetfromoptions;
+  if (own->productnumeric == MatProductNumeric_GK) A->ops->productnumeric = own->productnumeric; /* a product's result: its numeric step replaces the values */
   if (!mpi) A->ops->sor = own->sor;
   else {
     A->ops->equal = own->equal;

@@ -55,16 +55,17 @@ static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
-  if (gk->behind && !gk->coo && gk->nzstate == A->nonzerostate) {
-    /* values given from the device (MatSeqGKSetValuesFromDevice_Private): nothing wrote the host
-       matrix since (every operation that would brings it up to date first), whatever moved its
-       state on (MatProductNumeric() does after the numeric step) */
-    gk->state = state;
-    PetscFunctionReturn(0);
-  }
-  /* behind, yet written since (its state moved on): what the host matrix holds now is the
-     matrix's, and it is copied up, not overwritten */
-  if (gk->behind) PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE));
+  if (gk->behind && !gk->coo) {
+    /* values given from a device CSR the matrix keeps (MatSeqGKSetValuesFromDevice_Private,
+       MatSeqGKSetFromDeviceCsr_Private): nothing wrote the host matrix since (every operation
+       that would brings it up to date first), whatever moved its state on (MatProductNumeric()
+       does after the numeric step). The device copy is current, or is built from that CSR. */
+    PetscCheck(gk->csr.i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to build from", gk->fmt->type);
+    if (gk->nzstate == A->nonzerostate) {
+      gk->state = state;
+      PetscFunctionReturn(0);
+    }
+  } else if (gk->behind) PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* behind, yet written since (its state moved on): what the host matrix holds now is the matrix's, and it is copied up, not overwritten */
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
@@ -608,7 +609,7 @@ PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
   PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
   PetscCall(MatGKHostComposed_Private(A, PETSC_FALSE, gk->owncomposed));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
-  if (!copy || (gk->coo && gk->state != state) || gk->nzstate != A->nonzerostate) PetscFunctionReturn(0);
+  if (!copy || (gk->coo && (gk->state != state || gk->nzstate != A->nonzerostate))) PetscFunctionReturn(0);
   PetscCall(PetscInfo(A, "The host values of the %s matrix brought up to date from its device copy\n", gk->fmt->type));
   if (gk->coo) PetscCall(MatSeqGKCOOCopyDown_Private(A));
   else { /* values given from a device CSR, which the matrix keeps (MatSeqGKSetValuesFromDevice_Private):

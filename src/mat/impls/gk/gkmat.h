@@ -188,6 +188,8 @@ PETSC_INTERN PetscErrorCode MatMPIGKHostSync_Private(Mat, PetscBool);
    the operands under their base types' names and productsetfromoptions, its steps wrapped so that
    each brings its operands' host values up to date first */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GK(Mat);
+/* a product's numeric step as the library wraps it (mpigk.c) */
+PETSC_INTERN PetscErrorCode MatProductNumeric_GK(Mat);
 /* an MPI device matrix's diagonal and off-diagonal blocks and the ghosts' global columns (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatMPIGKGetBlocks_Private(Mat, Mat *, Mat *, const PetscInt **);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
@@ -230,7 +232,7 @@ PETSC_INTERN PetscErrorCode MatSeqGKReleaseCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKKeepCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKDropCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKKeptCsr_Private(Mat, const GKCsr **);
-PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, const GKCsr *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, GKCsr *, PetscBool *, PetscBool *);
 /* new values of a sequential device matrix from a device CSR of its pattern, in its host order:
    the device copy's set, d kept, the host values left behind (copied down from d at their first
    use on the host) */

@@ -252,15 +252,20 @@ static PetscErrorCode GKCsrSortRows_Private(PetscInt m, const PetscInt *i, Petsc
    (d in device memory): its rows' lengths from d's row starts, which alone come down first; then
    d's columns and values straight into the arrays M's preallocation made (no second copy of the
    size of the pattern, whose first touch would cost as much as the copy), each row ordered there
-   where it is not (*sorted false). M's assembly is the caller's. */
-PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, const GKCsr *d, PetscBool *sorted)
+   where it is not (*sorted false). Where M's format builds from a device CSR M keeps (ELLPACK-R)
+   and d's rows come in order, the values do not come down: M keeps d, its host values left behind
+   (copied down from d only where a host operation reads them), and *adopted is set: d is M's.
+   M's assembly is the caller's. */
+PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sorted, PetscBool *adopted)
 {
+  Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
   PetscInt       *len, m;
   const PetscInt *ia, *ja;
   PetscScalar    *v;
   PetscBool       done;
 
   PetscFunctionBegin;
+  *adopted = PETSC_FALSE;
   PetscCall(PetscMalloc1(d->m + 1, &len));
   PetscCall(GKMemcpyD2H(len, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
   for (PetscInt r = 0; r < d->m; r++) len[r] = len[r + 1] - len[r];
@@ -268,14 +273,28 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, const GKCsr *d, PetscBool
   PetscCall(PetscFree(len));
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
-  PetscCall(MatSeqAIJGetArrayWrite(M, &v));
   PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
-  PetscCall(GKMemcpyD2H(v, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
-  PetscCall(GKCsrSortRows_Private(m, ia, (PetscInt *)ja, v, sorted));
+  *sorted = PETSC_TRUE;
+  for (PetscInt r = 0; r < m && *sorted; r++)
+    for (PetscInt k = ia[r] + 1; k < ia[r + 1]; k++)
+      if (ja[k - 1] > ja[k]) {
+        *sorted = PETSC_FALSE;
+        break;
+      }
+  if (*sorted && gk->fmt == &GKFormatELLR && !gk->coo) *adopted = PETSC_TRUE;
+  else {
+    PetscCall(MatSeqAIJGetArrayWrite(M, &v));
+    PetscCall(GKMemcpyD2H(v, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
+    PetscCall(GKCsrSortRows_Private(m, ia, (PetscInt *)ja, v, sorted));
+    PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
+  }
   PetscCall(MatSeqAIJSetColumnIndices(M, (PetscInt *)ja)); /* onto itself: the rows' lengths set */
-  PetscCall(MatSeqAIJRestoreArrayWrite(M, &v));
   PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCall(MatSetOption(M, MAT_USE_INODES, PETSC_FALSE)); /* the device's products need none, and finding them is a pass over M */
+  if (*adopted) {                                          /* before the assembly, whose -mat_view then reads the values through the wrappers */
+    PetscCall(MatSeqGKKeepCsr_Private(M, d));
+    PetscCall(MatSeqGKHostBehind_Private(M));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -309,7 +328,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscBool    keep, sorted, inplace                         = PETSC_FALSE;
+  PetscBool    keep, sorted, inplace = PETSC_FALSE, adopted = PETSC_FALSE;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -332,9 +351,10 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
     PetscCall(MatSetType(C, ((PetscObject)A)->type_name)); /* DIA's product is made ELLPACK-R */
-    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted));
+    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted, &adopted));
     ((Mat_SeqGK *)C->spptr)->prodsorted = sorted;
-  } else if (inplace) { /* the same pattern, new values, in the order the symbolic step found */
+    if (adopted) sorted = PETSC_FALSE; /* dC is C's already */
+  } else if (inplace) {                /* the same pattern, new values, in the order the symbolic step found */
     PetscCall(PetscInfo(C, "%s numeric step on the device: the values set in the device copy, the host's left behind\n", ptap ? "MatPtAP" : "MatMatMult"));
     PetscCall(MatSeqGKSetValuesFromDevice_Private(C, &dC));
     sorted = PETSC_FALSE; /* dC is C's already */
@@ -355,6 +375,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     if (same) PetscCall(PetscArraycmp(ja, cj, dC.nnz, &same));
     PetscCall(MatRestoreRowIJ(C, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &ok));
     if (same) {
+      PetscCall(MatSeqGKHostSync_Private(C, PETSC_FALSE)); /* values left behind before: replaced whole */
       PetscCall(MatSeqAIJGetArrayWrite(C, &v));
       PetscCall(PetscArraycpy(v, ca, dC.nnz));
       PetscCall(MatSeqAIJRestoreArrayWrite(C, &v));

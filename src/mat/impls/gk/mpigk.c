@@ -879,14 +879,14 @@ static PetscErrorCode MatSeqGKAsSeqAIJ_Private(Mat A, PetscErrorCode (**own)(Mat
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, GKAsMPIAIJ *s)
+static PetscErrorCode MatMPIGKAsMPIAIJ_Private(Mat A, PetscBool sync, GKAsMPIAIJ *s)
 {
   PetscBool isgk = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(s, sizeof(*s)));
   if (!A) PetscFunctionReturn(0);
-  PetscCall(MatGKHostSyncIf_Private(A));
+  if (sync) PetscCall(MatGKHostSyncIf_Private(A));
   PetscCall(MatSeqGKAsSeqAIJ_Private(A, &s->psfo[0]));
   if (s->psfo[0]) {
     s->A = A;
@@ -933,14 +933,14 @@ static PetscErrorCode MatMPIGKAsOwn_Private(GKAsMPIAIJ *s)
 }
 
 /* The product's operands (A, B and ABC's C; each once), under MPIAIJ's names or back */
-static PetscErrorCode MatProductGKOperands_Private(Mat C, PetscBool asmpiaij, GKAsMPIAIJ s[3])
+static PetscErrorCode MatProductGKOperands_Private(Mat C, PetscBool asmpiaij, PetscBool sync, GKAsMPIAIJ s[3])
 {
   Mat_Product *p    = C->product;
   Mat          m[3] = {p->A, p->B == p->A ? NULL : p->B, p->type == MATPRODUCT_ABC && p->C != p->A && p->C != p->B ? p->C : NULL};
 
   PetscFunctionBegin;
   for (int k = 0; k < 3; k++) {
-    if (asmpiaij) PetscCall(MatMPIGKAsMPIAIJ_Private(m[k], &s[k]));
+    if (asmpiaij) PetscCall(MatMPIGKAsMPIAIJ_Private(m[k], sync, &s[k]));
     else PetscCall(MatMPIGKAsOwn_Private(&s[2 - k]));
   }
   PetscFunctionReturn(0);
@@ -977,14 +977,17 @@ static PetscErrorCode MatProductGKCall_Private(Mat C, PetscErrorCode (*step)(Mat
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, s));
+  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, PETSC_TRUE, s));
   ierr = (*step)(C);
-  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, s));
+  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, PETSC_FALSE, s));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatProductNumeric_GK(Mat C)
+/* (its result's own operation even while the result's host values are behind, gkhost.c: the
+   device's numeric step replaces them; before PETSc's, which writes the host arrays, they come
+   down) */
+PetscErrorCode MatProductNumeric_GK(Mat C)
 {
   GKProductSteps *st;
 
@@ -1003,7 +1006,10 @@ static PetscErrorCode MatProductNumeric_GK(Mat C)
 
     PetscCall(MatProductGKDevice_Private(C, PETSC_FALSE, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_GPU, "A product made on the device could not be computed there again");
-  } else PetscCall(MatProductGKCall_Private(C, st->numeric));
+  } else {
+    PetscCall(MatGKHostSyncIf_Private(C));
+    PetscCall(MatProductGKCall_Private(C, st->numeric));
+  }
   if (C->product && C->product->type == MATPRODUCT_PtAP) PetscCall(MatGKPrepareInterpolation_Private(C->product->B)); /* a coarse operator's P */
   PetscFunctionReturn(0);
 }
@@ -1044,7 +1050,7 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
 /* The products of device matrices (the productsetfromoptions of the sequential and MPI types,
    and "anytype" for a pair with another type): PETSc's choice made for the operands under their
    base types' names and productsetfromoptions, its symbolic step wrapped, which wraps the numeric
-   one; each step brings the operands' host values up to date first (MatMPIGKAsMPIAIJ_Private) */
+   one; each of PETSc's steps brings the operands' host values up to date first (MatMPIGKAsMPIAIJ_Private), the choice and the device's steps do not */
 PetscErrorCode MatProductSetFromOptions_GK(Mat C)
 {
   Mat_Product   *p = C->product;
@@ -1058,7 +1064,7 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
 
   PetscFunctionBegin;
   PetscCall(GKMatIsDevice_Private(A, NULL, &agk));
-  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, s));
+  PetscCall(MatProductGKOperands_Private(C, PETSC_TRUE, PETSC_FALSE, s)); /* the choice reads no values */
   fA = A->ops->productsetfromoptions;
   fB = B->ops->productsetfromoptions;
   fD = D ? D->ops->productsetfromoptions : fA;
@@ -1073,7 +1079,7 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
     if (!ierr && !f && D) ierr = PetscObjectQueryFunction((PetscObject)D, name, &f);
     if (!ierr && f) ierr = (*f)(C);
   }
-  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, s));
+  PetscCall(MatProductGKOperands_Private(C, PETSC_FALSE, PETSC_FALSE, s));
   PetscCall(ierr);
   if (!C->ops->productsymbolic) PetscFunctionReturn(0); /* PETSc goes on with its fallbacks */
   PetscCall(PetscNew(&st));
@@ -1101,7 +1107,7 @@ static PetscErrorCode MatCreateGraph_MPIGK(GK_CREATEGRAPH_ARGS)
   Mat            T   = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKAsMPIAIJ_Private(A, &s));
+  PetscCall(MatMPIGKAsMPIAIJ_Private(A, PETSC_TRUE, &s));
   ierr = sym ? MatGKGraphSum_Private(A, (PetscBool)(filter >= 0 || scale), &sum, &wd, &wo) : 0;
   if (!ierr && sum) ierr = MatDuplicate(A, MAT_COPY_VALUES, &T);
   if (!ierr && T) ierr = MatGKGraphSymmetrize_Private(T, &wd, &wo);
