@@ -76,7 +76,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-needs-real plot install clean
+.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-resetup bench-needs-real plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -187,6 +187,11 @@ $(PETSC_EXAMPLES)/%.c:
 	@echo "make bench-mg: PETSc's $*.c is not in $(PETSC_EXAMPLES): apt-get install -y libpetsc3.18-dev-examples, or set PETSC_EXAMPLES" >&2; exit 1
 bench-mg: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(BUILD)/bench/ex50 $(BUILD)/bench/ex45)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) python3 bench/run-mg
+
+# GAMG set up again for a time step's new matrix of the same pattern (issue 53): tutorials/assembly
+# on the GPU and on all CPU cores; bench/run-resetup says which settings (N, STEPS) it reads
+bench-resetup: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(TUTORIALS))
+	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) python3 bench/run-resetup
 
 # the bandwidth plot, from the CSV of the last make bench, with matplotlib: on the development
 # machine (the GPU machine has none)
