@@ -204,8 +204,8 @@ def resetup_section(path):
              "- " + meta.replace("; ", "\n- "), "",
              "tutorials/assembly -n %s (%s steps, the matrix's values computed on the device and summed by `MatSetValuesCOO` every step, GAMG set" % (rows[0]["n"], rows[0]["steps"]),
              "up again every step). `gpu`: the plug-in on one process (`cggpu`); `cpu`: PETSc alone on all the host's cores, AIJ, `cg`, PETSc's",
-             "aggregation. From `-log_view` of a one-step run and a many-step run: first setup is GAMG's setup event (`PCSetUp_GAMG+`) of",
-             "the first, re-setup and step (`KSPSolve`, the re-setup within it) the differences over the later steps.", ""]
+             "aggregation. From `-log_view`'s stages (the tutorial's first step and its later ones): first setup is GAMG's setup event",
+             "(`PCSetUp_GAMG+`) of the first step, re-setup and step (`KSPSolve`, the re-setup within it) a later step's mean.", ""]
     body = [[r["where"], r["ranks"], r["config"], r["iterations"], ms(r, "first_setup_s"), ms(r, "resetup_s"), ms(r, "step_s")] for r in rows]
     lines += table(["where", "ranks", "GAMG", "iterations a step", "first setup", "re-setup", "step"], body) + [""]
     gpu = [r for r in rows if r["where"] == "gpu" and r["resetup_s"] not in ("", None)]
