@@ -310,8 +310,8 @@ static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P, PetscBool *sor
   PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted, &adopted));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
-  if (!adopted && sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d));
-  else if (!adopted) PetscCall(GKCsrFree_Private(d));
+  if (d->i && sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d)); /* adopted: d is P's already, its arrays NULL here */
+  else PetscCall(GKCsrFree_Private(d));
   *sorted_out = sorted;
   PetscFunctionReturn(0);
 }
@@ -401,7 +401,7 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
     PetscCall(MatShellSetContextDestroy(*P, GKTentativeShellDestroy));
     PetscCall(MatSetBlockSizes(*P, 1, 1));
     if (((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) ctx->tentative = *P;
-    else if (ctx->cached && ctx->lev[pc_gamg->current_level].P) { /* the same aggregates: the same prolongator */ PetscCall(MatDestroy(P));
+    else if (ctx->cached && ctx->lev[pc_gamg->current_level].P) { /* the same aggregates, the same prolongator */ PetscCall(MatDestroy(P));
       *P = ctx->lev[pc_gamg->current_level].P;
       PetscCall(PetscObjectReference((PetscObject)*P));
     } else {

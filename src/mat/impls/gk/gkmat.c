@@ -55,7 +55,7 @@ static PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->nzstate == A->nonzerostate && gk->state == state) PetscFunctionReturn(0);
-  if (gk->behind && !gk->coo) {
+  if (MatSeqGKBehindCsr(gk)) {
     /* values given from a device CSR the matrix keeps (MatSeqGKSetValuesFromDevice_Private,
        MatSeqGKSetFromDeviceCsr_Private): nothing wrote the host matrix since (every operation
        that would brings it up to date first), whatever moved its state on (MatProductNumeric()

@@ -103,6 +103,13 @@ typedef struct {
   PetscBool        prodsorted;                           /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
 } Mat_SeqGK;
 
+/* host values behind the values the matrix was given from a device CSR it keeps (a device
+   product's result, GAMG's smoothed prolongator), not from COO lists: that CSR is their source */
+static inline PetscBool MatSeqGKBehindCsr(const Mat_SeqGK *gk)
+{
+  return gk->behind && !gk->coo ? PETSC_TRUE : PETSC_FALSE;
+}
+
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKPrepareProducts_Private(Mat);

@@ -169,7 +169,7 @@ PetscErrorCode MatSeqGKKeptCsr_Private(Mat M, const GKCsr **d)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)M, &state));
-  *d = gk->csr.i && (gk->csrstate == state || (gk->behind && !gk->coo)) ? &gk->csr : NULL;
+  *d = gk->csr.i && (gk->csrstate == state || MatSeqGKBehindCsr(gk)) ? &gk->csr : NULL;
   PetscFunctionReturn(0);
 }
 
@@ -179,7 +179,7 @@ PetscErrorCode MatSeqGKDropCsr_Private(Mat M)
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
 
   PetscFunctionBegin;
-  if (gk->csr.i && gk->behind && !gk->coo) PetscCall(MatSeqGKHostSync_Private(M, PETSC_TRUE));
+  if (gk->csr.i && MatSeqGKBehindCsr(gk)) PetscCall(MatSeqGKHostSync_Private(M, PETSC_TRUE));
   PetscCall(GKCsrFree_Private(&gk->csr));
   PetscFunctionReturn(0);
 }
@@ -190,7 +190,7 @@ PetscErrorCode MatSeqGKTrimCsr_Private(Mat M)
   Mat_SeqGK *gk = (Mat_SeqGK *)M->spptr;
 
   PetscFunctionBegin;
-  if (!(gk->behind && !gk->coo)) PetscCall(GKCsrFree_Private(&gk->csr));
+  if (!MatSeqGKBehindCsr(gk)) PetscCall(GKCsrFree_Private(&gk->csr));
   PetscFunctionReturn(0);
 }
 
@@ -209,9 +209,8 @@ PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat M, GKCsr *d)
   PetscCheck(d->m == M->rmap->n && d->n == M->cmap->n && d->nnz == ai[M->rmap->n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros for a %" PetscInt_FMT " x %" PetscInt_FMT " %s matrix with %" PetscInt_FMT, d->m, d->n, d->nnz,
              M->rmap->n, M->cmap->n, ((PetscObject)M)->type_name, ai[M->rmap->n]);
   PetscCheck(!gk->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values from the device for a matrix assembled with MatSetValuesCOO()");
-  PetscCall(MatSeqGKSyncDevice_Private(M));                      /* the device copy of M's pattern */
-  if (gk->csr.i != d->i) PetscCall(GKCsrFree_Private(&gk->csr)); /* its values are replaced whole */
-  PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE));           /* values left behind before: replaced whole */
+  PetscCall(MatSeqGKSyncDevice_Private(M));            /* the device copy of M's pattern */
+  PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE)); /* values left behind before: replaced whole, as is a CSR kept (below) */
   PetscCall(gk->fmt->setvalues(M, d->i, d->j, d->a));
   PetscCall(PetscObjectStateIncrease((PetscObject)M));
   PetscCall(PetscObjectStateGet((PetscObject)M, &gk->state));
@@ -274,15 +273,13 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
   PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
-  *sorted = PETSC_TRUE;
-  for (PetscInt r = 0; r < m && *sorted; r++)
-    for (PetscInt k = ia[r] + 1; k < ia[r + 1]; k++)
-      if (ja[k - 1] > ja[k]) {
-        *sorted = PETSC_FALSE;
-        break;
-      }
-  if (*sorted && gk->fmt == &GKFormatELLR && !gk->coo) *adopted = PETSC_TRUE;
-  else {
+  if (gk->fmt == &GKFormatELLR && !gk->coo) { /* the values may stay on the device where every row comes in order */
+    *adopted = PETSC_TRUE;
+    for (PetscInt r = 0; r < m && *adopted; r++)
+      for (PetscInt k = ia[r] + 1; k < ia[r + 1] && *adopted; k++) *adopted = (PetscBool)(ja[k - 1] <= ja[k]);
+  }
+  *sorted = *adopted;
+  if (!*adopted) {
     PetscCall(MatSeqAIJGetArrayWrite(M, &v));
     PetscCall(GKMemcpyD2H(v, d->a, sizeof(PetscScalar) * (size_t)d->nnz));
     PetscCall(GKCsrSortRows_Private(m, ia, (PetscInt *)ja, v, sorted));
@@ -328,7 +325,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscBool    keep, sorted, inplace = PETSC_FALSE, adopted = PETSC_FALSE;
+  PetscBool    keep, sorted = PETSC_FALSE, inplace = PETSC_FALSE, adopted;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -350,15 +347,13 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
-    PetscCall(MatSetType(C, ((PetscObject)A)->type_name)); /* DIA's product is made ELLPACK-R */
-    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted, &adopted));
+    PetscCall(MatSetType(C, ((PetscObject)A)->type_name));                  /* DIA's product is made ELLPACK-R */
+    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted, &adopted)); /* adopted: dC is C's, its arrays NULL here */
     ((Mat_SeqGK *)C->spptr)->prodsorted = sorted;
-    if (adopted) sorted = PETSC_FALSE; /* dC is C's already */
-  } else if (inplace) {                /* the same pattern, new values, in the order the symbolic step found */
+  } else if (inplace) { /* the same pattern, new values, in the order the symbolic step found */
     PetscCall(PetscInfo(C, "%s numeric step on the device: the values set in the device copy, the host's left behind\n", ptap ? "MatPtAP" : "MatMatMult"));
-    PetscCall(MatSeqGKSetValuesFromDevice_Private(C, &dC));
-    sorted = PETSC_FALSE; /* dC is C's already */
-  } else {                /* the same pattern, new values, through the host */
+    PetscCall(MatSeqGKSetValuesFromDevice_Private(C, &dC)); /* dC is C's, its arrays NULL here */
+  } else {                                                  /* the same pattern, new values, through the host */
     const PetscInt *ia, *ja;
     PetscInt        m, *ci, *cj;
     PetscScalar    *ca, *v;
@@ -388,7 +383,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));
   /* where A's device CSR is kept (PCGAMG's setup on the device, agggpu.c), C keeps its own, for
      the next level's graph and products; only as the host holds it, each row ascending */
-  if (keep && sorted) PetscCall(MatSeqGKKeepCsr_Private(C, &dC));
+  if (dC.i && keep && sorted) PetscCall(MatSeqGKKeepCsr_Private(C, &dC));
   else PetscCall(GKCsrFree_Private(&dC));
   PetscFunctionReturn(0);
 }
