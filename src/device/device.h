@@ -554,6 +554,14 @@ typedef struct {
      (R = P, or for an MPI matrix its local rows of P). *done false, with the reason in why,
      where the backend cannot at the time (cuSPARSE not found); then nothing is computed. */
   PetscErrorCode (*spgemm)(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+  /* spgemmnumeric(plan, A, P, R, C, done, why, len): spgemm again for operands of the patterns
+     *plan was made for (their arrays anywhere, their values new), through that plan, made here
+     where *plan is NULL (the patterns analysed, what the numeric steps read kept); C's arrays
+     allocated here as spgemm's, each row's columns ascending (*done false, nothing made, where
+     the backend cannot make them so). spgemmplanfree(plan) frees *plan (NULL: nothing) and sets it
+     NULL. */
+  PetscErrorCode (*spgemmnumeric)(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+  PetscErrorCode (*spgemmplanfree)(void **);
   /* transpose(R, T, done): T = R^T, each row of T in R's row order (ascending), T's arrays
      allocated here (device memory, freed with free): a kept device CSR's transposed copy
      (ELLPACK-R's, for MatMultTranspose). *done false where the backend cannot at the time (as

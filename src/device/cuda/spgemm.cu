@@ -5,6 +5,12 @@
    MatMatMult() and MatPtAP(): PCGAMG's smoothed prolongators and coarse operators, and PCMG's
    Galerkin operators, which PETSc's AIJ code computes on the host cores.
 
+   A product computed again for operands of the same patterns (a re-setup's Galerkin products)
+   keeps a plan from its first numeric step on: cuSPARSE's SpGEMMreuse analyses the patterns
+   once, and a numeric step then computes the values alone into the plan's result; R^T keeps its
+   pattern and the position of each of its entries in R, so that new values of R are gathered,
+   not transposed again.
+
    cuSPARSE is loaded when the first product asks for it (dlopen), not linked: the library keeps
    loading, with its static CUDA runtime, on machines without it and without a GPU, and no
    program pays for loading it unless it multiplies two device matrices. Device pointers and the
@@ -28,6 +34,10 @@
   X(cusparseSpGEMM_workEstimation) \
   X(cusparseSpGEMM_compute) \
   X(cusparseSpGEMM_copy) \
+  X(cusparseSpGEMMreuse_workEstimation) \
+  X(cusparseSpGEMMreuse_nnz) \
+  X(cusparseSpGEMMreuse_copy) \
+  X(cusparseSpGEMMreuse_compute) \
   X(cusparseCsr2cscEx2_bufferSize) \
   X(cusparseCsr2cscEx2)
 
@@ -218,5 +228,234 @@ PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCs
   PetscCall(GKCUDASpGEMMPair(&T, &AP, C));
   PetscCall(GKCUDACsrFree(&AP));
   PetscCall(GKCUDACsrFree(&T));
+  PetscFunctionReturn(0);
+}
+
+/* One product C = A B kept for its numeric steps (cuSPARSE's SpGEMMreuse): the descriptors, the
+   buffers the numeric step reads, and C's arrays */
+typedef struct {
+  cusparseSpGEMMDescr_t g;
+  cusparseSpMatDescr_t  dA, dB, dC;
+  void                 *b4, *b5;
+  GKCsr                 C;
+} GKCUDAPairPlan;
+
+/* C = A P, or T (A P) with T = R^T; T's k-th entry is R's perm[k]-th */
+typedef struct {
+  GKCUDAPairPlan ap, tap;
+  PetscBool      ptap;
+  GKCsr          T;
+  PetscInt      *perm;
+} GKCUDAPlan;
+
+/* C's pattern from A's and B's, its values computed once */
+static PetscErrorCode GKCUDAPairPlanMake(const GKCsr *A, const GKCsr *B, GKCUDAPairPlan *q)
+{
+  const PetscScalar         one = 1.0, zero = 0.0;
+  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+  size_t                    s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+  void                     *b1 = NULL, *b2 = NULL, *b3 = NULL;
+  int64_t                   rows, cols, nnz;
+
+  PetscFunctionBegin;
+  q->C.m = A->m;
+  q->C.n = B->n;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&q->C.i));
+  PetscCall(GKCSRDescr(A, &q->dA));
+  PetscCall(GKCSRDescr(B, &q->dB));
+  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(&q->dC, A->m, B->n, 0, q->C.i, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_createDescr)(&q->g));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, NULL));
+  PetscCall(GKBackendCUDA.malloc(s1, &b1));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, b1));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, NULL, &s3, NULL, &s4, NULL));
+  PetscCall(GKBackendCUDA.malloc(s2, &b2));
+  PetscCall(GKBackendCUDA.malloc(s3, &b3));
+  PetscCall(GKBackendCUDA.malloc(s4, &q->b4));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, b2, &s3, b3, &s4, q->b4));
+  PetscCall(GKBackendCUDA.free(b1));
+  PetscCall(GKBackendCUDA.free(b2));
+  GKCallCUSPARSE(GK_SP(cusparseSpMatGetSize)(q->dC, &rows, &cols, &nnz));
+  q->C.nnz = (PetscInt)nnz;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&q->C.j));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&q->C.a));
+  GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dC, q->C.i, q->C.j, q->C.a));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, NULL));
+  PetscCall(GKBackendCUDA.malloc(s5, &q->b5));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, q->b5));
+  PetscCall(GKBackendCUDA.free(b3));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, op, op, &one, q->dA, q->dB, &zero, q->dC, GK_CUDA_SCALAR, alg, q->g));
+  PetscFunctionReturn(0);
+}
+
+/* C's values again, A and B of the patterns the plan was made for (their arrays anywhere) */
+static PetscErrorCode GKCUDAPairPlanCompute(GKCUDAPairPlan *q, const GKCsr *A, const GKCsr *B)
+{
+  const PetscScalar one = 1.0, zero = 0.0;
+
+  PetscFunctionBegin;
+  GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dA, A->i, A->j, A->a));
+  GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dB, B->i, B->j, B->a));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, q->dA, q->dB, &zero, q->dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, q->g));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAPairPlanFree(GKCUDAPairPlan *q)
+{
+  PetscFunctionBegin;
+  if (q->g) {
+    GKCallCUSPARSE(GK_SP(cusparseSpGEMM_destroyDescr)(q->g));
+    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dA));
+    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dB));
+    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dC));
+  }
+  PetscCall(GKBackendCUDA.free(q->b4));
+  PetscCall(GKBackendCUDA.free(q->b5));
+  PetscCall(GKCUDACsrFree(&q->C));
+  PetscFunctionReturn(0);
+}
+
+__global__ static void GKIotaKernel(PetscInt n, double *x)
+{
+  for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) x[k] = (double)k;
+}
+
+__global__ static void GKToIndexKernel(PetscInt n, const double *x, PetscInt *perm)
+{
+  for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) perm[k] = (PetscInt)x[k];
+}
+
+__global__ static void GKGatherKernel(PetscInt n, const PetscInt *perm, const GKScalar *src, GKScalar *dst)
+{
+  for (PetscInt k = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; k < n; k += (PetscInt)gridDim.x * blockDim.x) dst[k] = src[perm[k]];
+}
+
+/* T = R^T by the transposition of R's entries' positions (exact in double below 2^53 entries),
+   then R's values gathered */
+static PetscErrorCode GKCUDATransposePlan(const GKCsr *R, GKCsr *T, PetscInt **perm)
+{
+  size_t  s   = 0;
+  void   *buf = NULL;
+  double *pos, *tpos;
+  GKCsr   I = *R;
+
+  PetscFunctionBegin;
+  T->m   = R->n;
+  T->n   = R->m;
+  T->nnz = R->nnz;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(T->m + 1), (void **)&T->i));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)T->nnz, (void **)&T->j));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)T->nnz, (void **)&T->a));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)T->nnz, (void **)perm));
+  PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)T->nnz, (void **)&pos));
+  PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)T->nnz, (void **)&tpos));
+  if (R->nnz) GKIotaKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, pos);
+  I.a = (PetscScalar *)pos;
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
+  PetscCall(GKBackendCUDA.malloc(s, &buf));
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
+  if (R->nnz) GKToIndexKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, tpos, *perm);
+  PetscCall(GKBackendCUDA.free(buf));
+  PetscCall(GKBackendCUDA.free(pos));
+  PetscCall(GKBackendCUDA.free(tpos));
+  PetscFunctionReturn(0);
+}
+
+__global__ static void GKUnsortedKernel(PetscInt m, const PetscInt *i, const PetscInt *j, int *unsorted)
+{
+  for (PetscInt r = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; r < m; r += (PetscInt)gridDim.x * blockDim.x)
+    for (PetscInt k = i[r] + 1; k < i[r + 1]; k++)
+      if (j[k - 1] >= j[k]) *unsorted = 1;
+}
+
+/* whether some row of M has its columns out of ascending order */
+static PetscErrorCode GKCUDACsrUnsorted(const GKCsr *M, PetscBool *unsorted)
+{
+  int *d, h = 0;
+
+  PetscFunctionBegin;
+  PetscCall(GKBackendCUDA.malloc(sizeof(int), (void **)&d));
+  PetscCall(GKBackendCUDA.memcpy(d, &h, sizeof(int), GK_MEMCPY_H2D));
+  if (M->m) GKUnsortedKernel<<<GKBlocks(M->m), GK_BLOCK, 0, GKCUDAStream>>>(M->m, M->i, M->j, d);
+  PetscCall(GKBackendCUDA.memcpy(&h, d, sizeof(int), GK_MEMCPY_D2H));
+  PetscCall(GKBackendCUDA.free(d));
+  *unsorted = h ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* C's arrays: a copy of the plan's result, which the next numeric step writes */
+static PetscErrorCode GKCUDACsrCopy(const GKCsr *S, GKCsr *C)
+{
+  PetscFunctionBegin;
+  C->m   = S->m;
+  C->n   = S->n;
+  C->nnz = S->nnz;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(C->m + 1), (void **)&C->i));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)C->nnz, (void **)&C->j));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)C->nnz, (void **)&C->a));
+  PetscCall(GKBackendCUDA.memcpy(C->i, S->i, sizeof(PetscInt) * (size_t)(C->m + 1), GK_MEMCPY_D2D));
+  PetscCall(GKBackendCUDA.memcpy(C->j, S->j, sizeof(PetscInt) * (size_t)C->nnz, GK_MEMCPY_D2D));
+  PetscCall(GKBackendCUDA.memcpy(C->a, S->a, sizeof(PetscScalar) * (size_t)C->nnz, GK_MEMCPY_D2D));
+  PetscFunctionReturn(0);
+}
+
+/* The numeric step of C = A P or R^T (A P) through the plan *plan (made here at the first) */
+PetscErrorCode GKCUDASpGEMMNumeric(void **plan, const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCsr *C, PetscBool *done, char *why, size_t len)
+{
+  GKCUDAPlan *pl       = (GKCUDAPlan *)*plan;
+  PetscBool   unsorted = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (sizeof(PetscInt) != sizeof(int)) {
+    PetscCall(PetscStrncpy(why, "64-bit indices", len));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GKCUSPARSELoad(done));
+  if (!*done) {
+    PetscCall(PetscStrncpy(why, gk_sp_why, len));
+    PetscFunctionReturn(0);
+  }
+  if (!pl) {
+    PetscCall(PetscNew(&pl));
+    *plan    = pl;
+    pl->ptap = R ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(GKCUDAPairPlanMake(A, P, &pl->ap));
+    if (R) {
+      PetscCall(GKCUDATransposePlan(R, &pl->T, &pl->perm));
+      PetscCall(GKCUDAPairPlanMake(&pl->T, &pl->ap.C, &pl->tap));
+    }
+    PetscCall(GKCUDACsrUnsorted(R ? &pl->tap.C : &pl->ap.C, &unsorted));
+    if (unsorted) { /* the numeric steps' callers read C in the host's order */
+      PetscCall(GKCUDASpGEMMPlanFree(plan));
+      *done = PETSC_FALSE;
+      PetscCall(PetscStrncpy(why, "cuSPARSE's reusable product gave a row out of order", len));
+      PetscFunctionReturn(0);
+    }
+  } else {
+    PetscCheck(pl->ptap == (R ? PETSC_TRUE : PETSC_FALSE), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product's plan used for another kind of product");
+    PetscCall(GKCUDAPairPlanCompute(&pl->ap, A, P));
+    if (R) {
+      if (R->nnz) GKGatherKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, pl->perm, (const GKScalar *)R->a, (GKScalar *)pl->T.a);
+      PetscCall(GKCUDAPairPlanCompute(&pl->tap, &pl->T, &pl->ap.C));
+    }
+  }
+  PetscCall(GKCUDACsrCopy(R ? &pl->tap.C : &pl->ap.C, C));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDASpGEMMPlanFree(void **plan)
+{
+  GKCUDAPlan *pl = (GKCUDAPlan *)*plan;
+
+  PetscFunctionBegin;
+  if (!pl) PetscFunctionReturn(0);
+  PetscCall(GKCUDAPairPlanFree(&pl->ap));
+  PetscCall(GKCUDAPairPlanFree(&pl->tap));
+  PetscCall(GKCUDACsrFree(&pl->T));
+  PetscCall(GKBackendCUDA.free(pl->perm));
+  PetscCall(PetscFree(pl));
+  *plan = NULL;
   PetscFunctionReturn(0);
 }

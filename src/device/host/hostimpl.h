@@ -42,6 +42,8 @@ PETSC_INTERN PetscScalar GKHostSsorBlockRow(const GKSsor *, const GKSsorColor *,
 /* the sparse products' twin (spgemm.c) */
 PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKHostCsrTranspose(const GKCsr *, GKCsr *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKHostSpGEMMNumeric(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
+PETSC_INTERN PetscErrorCode GKHostSpGEMMPlanFree(void **);
 
 /* PCGAMG's aggregation's twins (graph.c, coarsen.c) */
 PETSC_INTERN PetscErrorCode GKHostStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);

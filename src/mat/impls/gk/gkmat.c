@@ -716,6 +716,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   PetscCall(MatSeqGKSORReset_Private(A));
   PetscCall(MatSeqGKCOOReset_Private(A));
   PetscCall(MatSeqGKDropCsr_Private(A));
+  PetscCall(MatSeqGKProductPlanFree_Private(A));
   A->ops->mult                      = gk->base.mult;
   A->ops->multadd                   = gk->base.multadd;
   A->ops->residual                  = gk->base.residual;

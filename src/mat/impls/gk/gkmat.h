@@ -101,6 +101,10 @@ typedef struct {
   GKCsr            csr;                                  /* device: the CSR kept while a setup uses it (gkspgemm.c), or NULL arrays */
   PetscObjectState csrstate;                             /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
   PetscBool        prodsorted;                           /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
+  void            *plan;                                 /* a product's result: the backend's plan for its numeric steps (gkspgemm.c), made at the first */
+  PetscObjectId    planid[2];                            /* the operands it was made for */
+  PetscObjectState plannz[2];                            /* and their nonzero states then */
+  PetscBool        noplan;                               /* the backend could make none: the numeric steps compute the product whole */
 } Mat_SeqGK;
 
 /* host values behind the values the matrix was given from a device CSR it keeps (a device
@@ -245,6 +249,8 @@ PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, GKCsr *, Petsc
    use on the host) */
 PETSC_INTERN PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKTrimCsr_Private(Mat);
+/* a product's result's plan for its numeric steps freed */
+PETSC_INTERN PetscErrorCode MatSeqGKProductPlanFree_Private(Mat);
 PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
 

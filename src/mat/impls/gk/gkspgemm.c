@@ -11,8 +11,11 @@
    asks for the host; else, or where the backend cannot (cuSPARSE not found, on any process; an
    empty sequential operand), PETSc's own product runs as before. The symbolic step computes the
    values too, so the numeric step that follows it copies nothing; a later numeric step
-   (MAT_REUSE_MATRIX) computes the product again and takes its values, the pattern being the
-   same.
+   (MAT_REUSE_MATRIX) computes the values again through a plan the result keeps from its first
+   numeric step on (the backend's spgemmnumeric: the operands' patterns analysed once, the
+   intermediate A P and R^T kept), and takes them, the pattern being the same. The plan holds
+   about the device memory of A P, P^T and the result again: the price of a re-setup's products
+   at the speed of their values alone.
 */
 #include "gkmat.h"
 #include <petscsf.h>
@@ -298,7 +301,8 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
 /* A numeric step's result dC whose values can go straight into C's device copy: C's pattern
    (the row starts compared; the columns follow from the operands', whose patterns are unchanged
    since C's nonzero state is the symbolic step's) in the order of C's host matrix, which the
-   symbolic step found the device's product gives, and no COO lists */
+   symbolic step found the device's product gives (each row ascending, as a plan's results are),
+   and no COO lists */
 static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, PetscBool *inplace)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)C->spptr;
@@ -318,6 +322,42 @@ static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, Pet
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode MatSeqGKProductPlanFree_Private(Mat C)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)C->spptr;
+
+  PetscFunctionBegin;
+  if (gk->plan) PetscCall(GKDev->spgemmplanfree(&gk->plan));
+  PetscFunctionReturn(0);
+}
+
+/* C's numeric step through its plan (the backend's spgemmnumeric, logged as the product), made
+   at the first, and again where the operands are other matrices or their patterns changed;
+   *fresh where it was made now */
+static PetscErrorCode MatSeqGKProductPlanNumeric_Private(Mat C, Mat A, Mat P, const GKCsr *dA, const GKCsr *dP, PetscBool ptap, GKCsr *dC, PetscBool *fresh, PetscBool *done, char *why, size_t len)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)C->spptr;
+
+  PetscFunctionBegin;
+  if (gk->plan && (gk->planid[0] != ((PetscObject)A)->id || gk->planid[1] != ((PetscObject)P)->id || gk->plannz[0] != A->nonzerostate || gk->plannz[1] != P->nonzerostate)) PetscCall(MatSeqGKProductPlanFree_Private(C));
+  *fresh = (PetscBool)!gk->plan;
+  PetscCall(PetscLogEventBegin(GK_SpGEMM, C, 0, 0, 0));
+  PetscCall(GKDev->spgemmnumeric(&gk->plan, dA, dP, ptap ? dP : NULL, dC, done, why, len));
+  PetscCall(PetscLogEventEnd(GK_SpGEMM, C, 0, 0, 0));
+  if (!*done) {
+    PetscCall(PetscInfo(C, "%s: no plan for the numeric steps (%s); each computes the product whole\n", ptap ? "MatPtAP" : "MatMatMult", why));
+    gk->noplan = PETSC_TRUE;
+  }
+  if (*fresh && gk->plan) {
+    PetscCall(PetscInfo(C, "%s: a plan for the numeric steps made (the operands' patterns analysed once)\n", ptap ? "MatPtAP" : "MatMatMult"));
+    gk->planid[0] = ((PetscObject)A)->id;
+    gk->planid[1] = ((PetscObject)P)->id;
+    gk->plannz[0] = A->nonzerostate;
+    gk->plannz[1] = P->nonzerostate;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* C's product of two sequential device matrices (below) */
 static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, PetscBool *done)
 {
@@ -325,7 +365,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscBool    keep, sorted = PETSC_FALSE, inplace = PETSC_FALSE, adopted;
+  PetscBool    keep, sorted = PETSC_FALSE, inplace = PETSC_FALSE, adopted, plan, fresh = PETSC_FALSE;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -333,7 +373,11 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   if (!A->rmap->n || !A->cmap->n || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(0);
   PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
   PetscCall(MatSeqGKCsrToDevice_Private(P, &dP));
-  if (dA.nnz && dP.nnz) PetscCall(GKSpGEMM_Private(C, &dA, &dP, ptap ? &dP : NULL, &dC, done, why, sizeof(why)));
+  PetscCall(GKMatIsDevice_Private(C, &plan, NULL));
+  plan = (PetscBool)(plan && !symbolic && GKDev->spgemmnumeric);
+  plan = (PetscBool)(plan && !((Mat_SeqGK *)C->spptr)->noplan);
+  if (dA.nnz && dP.nnz && plan) PetscCall(MatSeqGKProductPlanNumeric_Private(C, A, P, &dA, &dP, ptap, &dC, &fresh, done, why, sizeof(why)));
+  if (dA.nnz && dP.nnz && !*done) PetscCall(GKSpGEMM_Private(C, &dA, &dP, ptap ? &dP : NULL, &dC, done, why, sizeof(why)));
   keep = (PetscBool)(dA.i && dA.i == ((Mat_SeqGK *)A->spptr)->csr.i);
   PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
   PetscCall(MatSeqGKReleaseCsr_Private(P, &dP));
@@ -342,6 +386,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscFunctionReturn(0);
   }
   if (!symbolic) PetscCall(MatSeqGKProductInPlace_Private(C, &dC, &inplace));
+  if (fresh && !inplace) PetscCall(MatSeqGKProductPlanFree_Private(C)); /* of no use where the values go through the host */
   if (symbolic) {
     PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
