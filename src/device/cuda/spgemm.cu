@@ -356,6 +356,7 @@ static PetscErrorCode GKCUDATransposePlan(const GKCsr *R, GKCsr *T, PetscInt **p
   PetscCall(GKBackendCUDA.malloc(s, &buf));
   GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
   if (R->nnz) GKToIndexKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, tpos, *perm);
+  if (R->nnz) GKGatherKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, *perm, (const GKScalar *)R->a, (GKScalar *)T->a);
   PetscCall(GKBackendCUDA.free(buf));
   PetscCall(GKBackendCUDA.free(pos));
   PetscCall(GKBackendCUDA.free(tpos));

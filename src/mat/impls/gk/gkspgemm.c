@@ -299,11 +299,12 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
 }
 
 /* A numeric step's result dC whose values can go straight into C's device copy: C's pattern
-   (the row starts compared; the columns follow from the operands', whose patterns are unchanged
+   (the row starts compared where rows: not for a plan's later results, whose first was; the
+   columns follow from the operands', whose patterns are unchanged
    since C's nonzero state is the symbolic step's) in the order of C's host matrix, which the
    symbolic step found the device's product gives (each row ascending, as a plan's results are),
    and no COO lists */
-static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, PetscBool *inplace)
+static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, PetscBool rows, PetscBool *inplace)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)C->spptr;
   const PetscInt *ai, *aj;
@@ -315,6 +316,8 @@ static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, Pet
   *inplace = PETSC_FALSE;
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, &aj, &aa, &mtype));
   if (!gk->prodsorted || gk->coo || dC->m != C->rmap->n || dC->n != C->cmap->n || dC->nnz != ai[C->rmap->n] || gk->nzstate != C->nonzerostate) PetscFunctionReturn(0);
+  *inplace = PETSC_TRUE;
+  if (!rows) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(dC->m + 1, &ci));
   PetscCall(GKMemcpyD2H(ci, dC->i, sizeof(PetscInt) * (size_t)(dC->m + 1)));
   PetscCall(PetscArraycmp(ci, ai, dC->m + 1, inplace));
@@ -385,7 +388,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (an operand with no entries)", why));
     PetscFunctionReturn(0);
   }
-  if (!symbolic) PetscCall(MatSeqGKProductInPlace_Private(C, &dC, &inplace));
+  if (!symbolic) PetscCall(MatSeqGKProductInPlace_Private(C, &dC, (PetscBool)(!plan || fresh || !((Mat_SeqGK *)C->spptr)->plan), &inplace));
   if (fresh && !inplace) PetscCall(MatSeqGKProductPlanFree_Private(C)); /* of no use where the values go through the host */
   if (symbolic) {
     PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
