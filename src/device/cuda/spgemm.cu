@@ -201,13 +201,9 @@ PetscErrorCode GKCUDACsrTranspose(const GKCsr *R, GKCsr *T, PetscBool *done)
   PetscFunctionReturn(0);
 }
 
-/* C = A P, or C = R^T (A P) where R is given; every array in device memory, C's allocated here
-   (freed by the caller with the backend's free). *done false, with the reason in why, where
-   cuSPARSE is not there; then nothing is computed. */
-PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCsr *C, PetscBool *done, char *why, size_t len)
+/* Whether the products can run here (*done), with the reason in why where they cannot */
+static PetscErrorCode GKCUDASpGEMMReady(PetscBool *done, char *why, size_t len)
 {
-  GKCsr AP = {0, 0, 0, NULL, NULL, NULL}, T = AP;
-
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (sizeof(PetscInt) != sizeof(int)) { /* the descriptors here say 32-bit indices */
@@ -219,6 +215,19 @@ PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCs
     PetscCall(PetscStrncpy(why, gk_sp_why, len));
     PetscFunctionReturn(0);
   }
+  PetscFunctionReturn(0);
+}
+
+/* C = A P, or C = R^T (A P) where R is given; every array in device memory, C's allocated here
+   (freed by the caller with the backend's free). *done false, with the reason in why, where
+   cuSPARSE is not there; then nothing is computed. */
+PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCsr *C, PetscBool *done, char *why, size_t len)
+{
+  GKCsr AP = {0, 0, 0, NULL, NULL, NULL}, T = AP;
+
+  PetscFunctionBegin;
+  PetscCall(GKCUDASpGEMMReady(done, why, len));
+  if (!*done) PetscFunctionReturn(0);
   if (!R) {
     PetscCall(GKCUDASpGEMMPair(A, P, C));
     PetscFunctionReturn(0);
@@ -408,16 +417,8 @@ PetscErrorCode GKCUDASpGEMMNumeric(void **plan, const GKCsr *A, const GKCsr *P, 
   PetscBool   unsorted = PETSC_FALSE;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
-  if (sizeof(PetscInt) != sizeof(int)) {
-    PetscCall(PetscStrncpy(why, "64-bit indices", len));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(GKCUSPARSELoad(done));
-  if (!*done) {
-    PetscCall(PetscStrncpy(why, gk_sp_why, len));
-    PetscFunctionReturn(0);
-  }
+  PetscCall(GKCUDASpGEMMReady(done, why, len));
+  if (!*done) PetscFunctionReturn(0);
   if (!pl) {
     PetscCall(PetscNew(&pl));
     *plan    = pl;
