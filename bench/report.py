@@ -202,8 +202,8 @@ def resetup_section(path):
     ms = lambda r, k: "%.1f ms" % (1e3 * float(r[k])) if r.get(k) not in ("", None) else "-"
     lines = ["## GAMG set up again for a time step's matrix (issue 53, `make bench-resetup`)", "",
              "- " + meta.replace("; ", "\n- "), "",
-             "tutorials/assembly -n %s (%s steps, the matrix's values computed on the device and summed by `MatSetValuesCOO` every step, GAMG set" % (rows[0]["n"], rows[0]["steps"]),
-             "up again every step). `gpu`: the plug-in on one process (`cggpu`); `cpu`: PETSc alone on all the host's cores, AIJ, `cg`, PETSc's",
+             "tutorials/assembly -n %s (%s steps, the matrix's values computed on the device and summed by `MatSetValuesCOO` every step, declared" % (rows[0]["n"], rows[0]["steps"]),
+             "SPD (the tutorial's default), GAMG set up again every step). `gpu`: the plug-in on one process (`cggpu`); `cpu`: PETSc alone on all the host's cores, AIJ, `cg`, PETSc's",
              "aggregation. From `-log_view`'s stages (the tutorial's first step and its later ones): first setup is GAMG's setup event",
              "(`PCSetUp_GAMG+`) of the first step, re-setup and step (`KSPSolve`, the re-setup within it) a later step's mean.", ""]
     body = [[r["where"], r["ranks"], r["config"], r["iterations"], ms(r, "first_setup_s"), ms(r, "resetup_s"), ms(r, "step_s")] for r in rows]
