@@ -278,17 +278,6 @@ def mg_section(path):
     return lines
 
 
-def byhand(section):
-    """The measurements written by hand that follow a section (bench/byhand-<section>.md), so that
-    a run of the section's benchmark rewrites its tables and keeps them"""
-    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), "byhand-%s.md" % section)
-    if not os.path.exists(p):
-        return []
-    with open(p) as f:
-        text = f.read()
-    return (text[:-1] if text.endswith("\n") else text).split("\n")
-
-
 def main():
     path, md, device, date, commit = sys.argv[1:6]
     rows = load(path)
@@ -399,14 +388,10 @@ def main():
     lines += table(["target", "measured", ""], checks) + [""]
     lines += mpi_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mpi.csv"))
     lines += ssor_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-ssor.csv"))
-    lines += mg_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mg.csv")) + byhand("mg")
-    lines += vcycle_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-vcycle.csv")) + byhand("vcycle")
-    lines += coo_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-coo.csv")) + byhand("coo")
+    lines += mg_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-mg.csv"))
+    lines += vcycle_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-vcycle.csv"))
+    lines += coo_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-coo.csv"))
     lines += resetup_section(os.path.join(os.path.dirname(os.path.abspath(path)), "results-resetup.csv"))
-    analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ANALYSIS.md")
-    if os.path.exists(analysis):  # the hand-written account of the misses, from the profiler
-        with open(analysis) as f:
-            lines += [f.read()]
     with open(md, "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))

@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/ANALYSIS.md (issue 5): unpreconditioned CG on the 2D 5-point
+   Microbenchmark behind docs/performance.md (the Krylov kernels): unpreconditioned CG on the 2D 5-point
    Laplacian stored as 5 diagonals (112 N bytes an iteration, as cggpu on diacuda), in the fused
    form of cggpu, two ways:
      launches:   two kernels an iteration, queued with programmatic dependent launch. The step
@@ -7,7 +7,7 @@
                  w = A p and the block sums of p.w; the update r -= a w and the block sums of r.r.
                  The last block of each finishes the sum in block order; the next kernel reads it.
                  The step compiled for at most 6 blocks a multiprocessor (40 registers) and for 8
-                 (32 registers), on several grids (bench/ANALYSIS.md: the 32 registers' schedule
+                 (32 registers), on several grids (the 32 registers' schedule
                  is what costs, not the blocks).
      persistent: one cooperative kernel for all the iterations, the same two phases, separated by
                  cooperative groups' grid barrier, after which every block adds up all the block

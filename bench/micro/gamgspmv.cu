@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/byhand-vcycle.md (issue 27): the products of GAMG's coarse
+   Microbenchmark behind docs/performance.md (the V-cycle): the products of GAMG's coarse
    operators, which kept the GAMG V-cycles above 1.5x of their rooflines. PETSc (on the host,
    AIJ) sets up GAMG on the Poisson operators of `bench -mode vcycle` (2D 2049^2, 3D 129^3);
    each level's operator of 10000 rows or more is then multiplied on the GPU, y = A x, from
@@ -10,8 +10,8 @@
      vSxU:     S lanes a row, two entries a load, U pairs a lane a round, the rows padded to
                even lengths; "chunk": a block a run of rows, the grid filling the GPU once; each
                row's end from its length (rl), from bit 0 of the next row's start (bit), or the
-               padded end (padend: the padding multiplied too). Tried in the library on
-               2026-11-29 and not kept: its V-cycles were not faster (bench/byhand-vcycle.md)
+               padded end (padend: the padding multiplied too). Not in the library: its V-cycles
+               are no faster
      stream:   rows in blocks of at most 2048 entries (a row longer than that alone in a
                block): the block's entries' products, read contiguously, into shared memory,
                then each row's sum by a group of lanes (Greathouse and Daga's CSR-stream)

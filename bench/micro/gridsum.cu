@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/ANALYSIS.md (issue 5): cggpu's update pass (r -= a w and two sums,
+   Microbenchmark behind docs/performance.md (the Krylov kernels): cggpu's update pass (r -= a w and two sums,
    24 bytes a row) on 4M rows, one wave of blocks, 1000 launches back to back, in variants:
      0 plain loop, block partial sums only      1 the same, unrolled by 4
      2 two rows a thread (16-byte accesses)     3 = 0 + the last block finishing the grid sum

@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/ANALYSIS.md (issue 5): what programmatic dependent launch saves
+   Microbenchmark behind docs/performance.md (the Krylov kernels): what programmatic dependent launch saves
    between two dependent kernels (a 24-byte-a-row pass, one wave of blocks), on the legacy default
    stream and on a non-blocking one, with and without an event recorded between the kernels.
    Build and run on the GPU machine:

@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/ANALYSIS.md (issue 5): what a kernel boundary between two
+   Microbenchmark behind docs/performance.md (the Krylov kernels): what a kernel boundary between two
    dependent passes costs against a grid-wide barrier inside one persistent kernel. The pass is
    cggpu's update (r -= a w and a sum, 24 bytes a row, 16-byte accesses) on n rows, one wave of
    blocks; each pass needs the sum the pass before finished (the fused kernels' dependency), and

@@ -12,7 +12,7 @@
      cp /usr/local/cuda/lib64/libcupti.so.13 build/trace/
    Run: CUDA_INJECTION64_PATH=$PWD/build/trace/libgktrace.so GKTRACE_OUT=/tmp/t.csv <program>
    The driver loads it at cuInit(); the records are written as CUPTI hands back its buffers and at
-   exit. bench/trace/cycle.py reads a trace of `bench -mode vcycle` (bench/byhand-vcycle.md).
+   exit. bench/trace/cycle.py reads a trace of `bench -mode vcycle` (docs/performance.md, "The V-cycle").
 */
 #include <cupti.h>
 #include <stdio.h>
