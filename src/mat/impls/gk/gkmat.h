@@ -116,6 +116,8 @@ static inline PetscBool MatSeqGKBehindCsr(const Mat_SeqGK *gk)
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
+/* the device copy brought up to date with the host matrix (rebuilt after a new pattern, else its values) */
+PETSC_INTERN PetscErrorCode MatSeqGKBuildDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKPrepareProducts_Private(Mat);
 /* A vector's device array for the kernels: an input's (VecIn: its own, or a copy of a host
    vector's values in the matrix's staging buffer), an output's (VecOut: its own, or the staging
@@ -195,6 +197,10 @@ PETSC_INTERN PetscErrorCode MatGKHostSyncIf_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKHostBehind_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKHostSync_Private(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode MatMPIGKHostSync_Private(Mat, PetscBool);
+/* COO assembly of a sequential device matrix (gkcoo.c): its functions composed (or removed), its
+   lists freed */
+PETSC_INTERN PetscErrorCode MatSeqGKComposeCOO_Private(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatSeqGKCOOReset_Private(Mat);
 /* The products of device matrices (mpigk.c), composed as "anytype" too: PETSc's choice made with
    the operands under their base types' names and productsetfromoptions, its steps wrapped so that
    each brings its operands' host values up to date first */
@@ -253,6 +259,11 @@ PETSC_INTERN PetscErrorCode MatSeqGKTrimCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKProductPlanFree_Private(Mat);
 PETSC_INTERN PetscErrorCode GKCsrFree_Private(GKCsr *);
 PETSC_INTERN PetscErrorCode MatProductGKDevice_Private(Mat, PetscBool, PetscBool *);
+/* the MPI types' share of it (mpigkspgemm.c), and what it shares with the sequential products:
+   a host CSR copied up, the backend's product logged */
+PETSC_INTERN PetscErrorCode MatProductGKDeviceMPI_Private(Mat, PetscBool, PetscBool *);
+PETSC_INTERN PetscErrorCode GKCsrToDevice_Private(PetscInt, PetscInt, const PetscInt *, const PetscInt *, const PetscScalar *, GKCsr *);
+PETSC_INTERN PetscErrorCode GKSpGEMM_Private(Mat, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
