@@ -14,8 +14,8 @@
    (MAT_REUSE_MATRIX) computes the values again through a plan the result keeps from its first
    numeric step on (the backend's spgemmnumeric: the operands' patterns analysed once, the
    intermediate A P and R^T kept), and takes them, the pattern being the same. The plan holds
-   about the device memory of A P, P^T and the result again: the price of a re-setup's products
-   at the speed of their values alone.
+   A P, P^T and the result in device memory: the price of a re-setup's products at the speed of
+   their values alone.
 */
 #include "gkmat.h"
 #include <petscsf.h>
@@ -376,9 +376,8 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   if (!A->rmap->n || !A->cmap->n || !P->rmap->n || !P->cmap->n) PetscFunctionReturn(0);
   PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
   PetscCall(MatSeqGKCsrToDevice_Private(P, &dP));
-  PetscCall(GKMatIsDevice_Private(C, &plan, NULL));
-  plan = (PetscBool)(plan && !symbolic && GKDev->spgemmnumeric);
-  plan = (PetscBool)(plan && !((Mat_SeqGK *)C->spptr)->noplan);
+  PetscCall(GKMatIsDevice_Private(C, &plan, NULL)); /* a numeric step of a device result, whose backend keeps plans */
+  plan = (PetscBool)(plan && !symbolic && GKDev->spgemmnumeric && !((Mat_SeqGK *)C->spptr)->noplan);
   if (dA.nnz && dP.nnz && plan) PetscCall(MatSeqGKProductPlanNumeric_Private(C, A, P, &dA, &dP, ptap, &dC, &fresh, done, why, sizeof(why)));
   if (dA.nnz && dP.nnz && !*done) PetscCall(GKSpGEMM_Private(C, &dA, &dP, ptap ? &dP : NULL, &dC, done, why, sizeof(why)));
   keep = (PetscBool)(dA.i && dA.i == ((Mat_SeqGK *)A->spptr)->csr.i);
