@@ -1,6 +1,8 @@
 static char help[] = "DMDA's matrices of the device types against PETSc's own AIJ ones: the same pattern of zeros, the\n\
 same local-to-global mapping and viewer, new nonzeros refused alike, then the same entries and\n\
-products once both are filled through MatSetValuesStencil(). The library fills the pattern itself\n\
+products once both are filled through MatSetValuesStencil(), and the same sums of\n\
+MatSetValuesLocal()'s additions (values by rows or by columns, a negative index, new nonzeros).\n\
+The library fills the pattern itself\n\
 where it can (2D and 3D, DM_BOUNDARY_NONE, no block fills): run with -info :dm to see it.\n\
   -dim <d>         : 2 or 3\n\
   -n <n>           : points a side (n, n + 1, n + 2)\n\
@@ -107,6 +109,45 @@ static PetscErrorCode Fill(DM da, Mat A)
   PetscFunctionReturn(0);
 }
 
+/* MatSetValuesLocal() in blocks of two rows (the first components of two points next to each
+   other along x) and their two columns in the local numbering (in every other block with a
+   negative one, which PETSc ignores), added with the
+   values row- or column-oriented; with newnz also a column outside both rows' stencils (a new
+   nonzero, allowed), after which the rows hold room to spare until the next assembly */
+static PetscErrorCode AddLocal(DM da, Mat A, PetscBool colmajor, PetscBool newnz)
+{
+  PetscInt    dim, dof, s, xs, ys, zs, xm, ym, zm, gxs, gys, gzs, gxm, gym, gzm;
+  PetscInt    rows[2], cols[4];
+  PetscScalar v[8];
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetInfo(da, &dim, NULL, NULL, NULL, NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  PetscCall(DMDAGetGhostCorners(da, &gxs, &gys, &gzs, &gxm, &gym, &gzm));
+  PetscCall(MatSetOption(A, MAT_ROW_ORIENTED, (PetscBool)!colmajor));
+  if (newnz) PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+#define LOCAL(i, j, k, c) (((((k) - gzs) * gym + ((j) - gys)) * gxm + ((i) - gxs)) * dof + (c))
+  for (PetscInt k = zs; k < zs + zm; k++)
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i + 1 < xs + xm; i += 2) {
+        PetscInt nc = 0;
+
+        rows[0]    = LOCAL(i, j, k, 0);
+        rows[1]    = LOCAL(i + 1, j, k, 0);
+        cols[nc++] = rows[1];
+        cols[nc++] = rows[0];
+        if ((i - xs) % 4) cols[nc++] = -1;                                                                /* in every other block */
+        if (newnz && j == ys && k == zs && i + s + 2 < gxs + gxm) cols[nc++] = LOCAL(i + s + 2, j, k, 0); /* a few, along the first line */
+        for (PetscInt q = 0; q < 2 * nc; q++) v[q] = (PetscScalar)(1 + q) / (PetscScalar)(1 + rows[0]);
+        PetscCall(MatSetValuesLocal(A, 2, rows, nc, cols, v, ADD_VALUES));
+      }
+#undef LOCAL
+  PetscCall(MatSetOption(A, MAT_ROW_ORIENTED, PETSC_TRUE));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
 /* A (the device type) equal to B (AIJ), entry by entry */
 static PetscErrorCode Same(Mat A, Mat B, const char *what)
 {
@@ -200,6 +241,25 @@ int main(int argc, char **argv)
   PetscCall(VecAXPY(x[0], -1.0, y[0]));
   PetscCall(VecNorm(x[0], NORM_INFINITY, &d));
   PetscCheck(d <= 1e-13 * ny, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The products differ by %g of %g", (double)d, (double)ny);
+
+  /* on one process (the sequential type's MatSetValuesLocal()), MatSetValuesLocal() added into
+     the pattern, values row- then column-oriented; then new nonzeros taken, and the stencil
+     filled again after their assembly */
+  for (PetscInt t = 0; t < 2 && size == 1; t++) {
+    PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_FALSE));
+    PetscCall(AddLocal(da[t], A[t], PETSC_TRUE, PETSC_FALSE));
+  }
+  if (size == 1) {
+    PetscCall(Same(A[1], A[0], "the entries MatSetValuesLocal() added"));
+    for (PetscInt t = 0; t < 2; t++) PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_TRUE));
+    PetscCall(Same(A[1], A[0], "new nonzeros MatSetValuesLocal() inserted"));
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(Fill(da[t], A[t]));
+      PetscCall(AddLocal(da[t], A[t], PETSC_TRUE, PETSC_FALSE));
+      PetscCall(MatSetOption(A[t], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+    }
+    PetscCall(Same(A[1], A[0], "the entries filled again"));
+  }
 
   /* a new nonzero refused by both */
   for (PetscInt t = 0; t < 2; t++) PetscCall(Refused(A[t], &refused[t]));
