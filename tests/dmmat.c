@@ -242,9 +242,9 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(x[0], NORM_INFINITY, &d));
   PetscCheck(d <= 1e-13 * ny, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The products differ by %g of %g", (double)d, (double)ny);
 
-  /* on one process (the sequential type's MatSetValuesLocal()), MatSetValuesLocal() added into
-     the pattern, values row- then column-oriented; then new nonzeros taken, and the stencil
-     filled again after their assembly */
+  /* on one process (the sequential type's host rows), MatSetValuesLocal() added into the
+     pattern, values row- then column-oriented; then new nonzeros taken, and the stencil filled
+     again after their assembly */
   for (PetscInt t = 0; t < 2 && size == 1; t++) {
     PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_FALSE));
     PetscCall(AddLocal(da[t], A[t], PETSC_TRUE, PETSC_FALSE));

@@ -415,8 +415,6 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   A->ops->productsetfromoptions     = gk->base.productsetfromoptions;
   A->ops->axpy                      = gk->base.axpy;
   A->ops->destroy                   = gk->base.destroy;
-  A->ops->setvalueslocal            = gk->base.setvalueslocal;
-  A->ops->setoption                 = gk->base.setoption;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &A->defaultvectype));
@@ -456,8 +454,7 @@ static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
      (mpigk.c) gives a plain SEQAIJ */
   PetscCall(GKMatIsDevice_Private(*B, &isgk, NULL));
   if (!isgk) PetscFunctionReturn(0);
-  ((Mat_SeqGK *)(*B)->spptr)->maxfill  = gk->maxfill;
-  ((Mat_SeqGK *)(*B)->spptr)->colmajor = gk->colmajor; /* SEQAIJ's duplicate copies its orientation */
+  ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
   if (gk->fmt->settings) PetscCall(gk->fmt->settings(*B, A));
   PetscFunctionReturn(0);
 }
@@ -595,121 +592,6 @@ static PetscErrorCode MatSeqGKFit_Private(Mat A)
 
 /* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
    interpolations for PCMG */
-/* MatSetValuesLocal() through PETSc's own path: the mappings applied, then MatSetValues() */
-static PetscErrorCode MatSetValuesLocalMapped_Private(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
-{
-  PetscInt  buf[256], *rows = buf, *cols = buf + m;
-  PetscBool alloc = (PetscBool)(m + n > (PetscInt)PETSC_STATIC_ARRAY_LENGTH(buf));
-
-  PetscFunctionBegin;
-  if (alloc) PetscCall(PetscMalloc2(m, &rows, n, &cols));
-  if (A->rmap->mapping) PetscCall(ISLocalToGlobalMappingApply(A->rmap->mapping, m, im, rows));
-  else PetscCall(PetscArraycpy(rows, im, m));
-  if (A->cmap->mapping) PetscCall(ISLocalToGlobalMappingApply(A->cmap->mapping, n, in, cols));
-  else PetscCall(PetscArraycpy(cols, in, n));
-  PetscCall(MatSetValues(A, m, rows, n, cols, v, is));
-  if (alloc) PetscCall(PetscFree2(rows, cols));
-  PetscFunctionReturn(0);
-}
-
-/* The position in a row's ascending columns cj[0..len) of column c, or -1; from lo on where c is
-   past the last column found */
-static inline PetscInt GKRowFind(const PetscInt *cj, PetscInt len, PetscInt lo, PetscInt c)
-{
-  PetscInt hi = len;
-
-  while (hi - lo > 8) {
-    const PetscInt t = (lo + hi) / 2;
-
-    if (cj[t] > c) hi = t;
-    else lo = t;
-  }
-  for (; lo < hi && cj[lo] <= c; lo++)
-    if (cj[lo] == c) return lo;
-  return -1;
-}
-
-/* MatSetValuesLocal() (MatSetValuesStencil()'s, a DMDA program's assembly) straight into the
-   host matrix's rows, without MatSetValues()'s layers of calls and checks, which are most of a
-   5-point assembly's time on one process: where the matrix was assembled at its nonzero state
-   (each row then holds its columns alone, ascending), its mappings are of block size 1, and every
-   entry of a row maps to a column the row holds, the row's values are set in place, as SEQAIJ's
-   MatSetValues() sets them. Any other row, and the rows after it, take PETSc's own path (the
-   mappings applied, then MatSetValues(): a negative index ignored, a new nonzero inserted or
-   refused, an error for an index out of range), as does the whole call for a matrix whose host
-   values are behind its device copy or that COO assembly fills. */
-static PetscErrorCode MatSetValuesLocal_SeqGK(Mat A, PetscInt m, const PetscInt im[], PetscInt n, const PetscInt in[], const PetscScalar v[], InsertMode is)
-{
-  Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
-  const PetscInt *ai, *aj, *ridx = NULL, *cidx = NULL;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
-  PetscInt        k = 0, rbs = 0, cbs = 0, rn = 0, cn = 0, pos[64];
-  PetscBool       rows;
-
-  PetscFunctionBegin;
-  if (A->rmap->mapping && A->cmap->mapping) {
-    PetscCall(ISLocalToGlobalMappingGetBlockSize(A->rmap->mapping, &rbs));
-    PetscCall(ISLocalToGlobalMappingGetBlockSize(A->cmap->mapping, &cbs));
-  }
-  rows = (PetscBool)(A->was_assembled && gk->asmnzstate == A->nonzerostate); /* each row its columns alone */
-  if (!rows || gk->behind || gk->coo || !v || (is != INSERT_VALUES && is != ADD_VALUES) || rbs != 1 || cbs != 1 || n > (PetscInt)PETSC_STATIC_ARRAY_LENGTH(pos)) {
-    PetscCall(MatSetValuesLocalMapped_Private(A, m, im, n, in, v, is));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
-  PetscCall(ISLocalToGlobalMappingGetSize(A->rmap->mapping, &rn));
-  PetscCall(ISLocalToGlobalMappingGetSize(A->cmap->mapping, &cn));
-  PetscCall(ISLocalToGlobalMappingGetIndices(A->rmap->mapping, &ridx));
-  PetscCall(ISLocalToGlobalMappingGetIndices(A->cmap->mapping, &cidx));
-  for (; aa && k < m; k++) {
-    const PetscInt r = im[k] >= 0 && im[k] < rn ? ridx[im[k]] : -1;
-    PetscInt       len, lo = 0, last = -1, l;
-
-    if (r < 0 || r >= A->rmap->n) break;
-    len = ai[r + 1] - ai[r];
-    for (l = 0; l < n; l++) {
-      const PetscInt c = in[l] >= 0 && in[l] < cn ? cidx[in[l]] : -1;
-
-      if (c < 0) break;
-      if (c <= last) lo = 0;
-      last   = c;
-      pos[l] = GKRowFind(aj + ai[r], len, lo, c);
-      if (pos[l] < 0) break;
-      lo = pos[l] + 1;
-    }
-    if (l < n) break;
-    if (is == ADD_VALUES)
-      for (l = 0; l < n; l++) aa[ai[r] + pos[l]] += v[gk->colmajor ? k + l * m : l + k * n];
-    else
-      for (l = 0; l < n; l++) aa[ai[r] + pos[l]] = v[gk->colmajor ? k + l * m : l + k * n];
-  }
-  PetscCall(ISLocalToGlobalMappingRestoreIndices(A->rmap->mapping, &ridx));
-  PetscCall(ISLocalToGlobalMappingRestoreIndices(A->cmap->mapping, &cidx));
-  if (k > 0) {
-    PetscCall(PetscObjectStateIncrease((PetscObject)A)); /* as SEQAIJ's MatSeqAIJRestoreArray() */
-    if (is == ADD_VALUES) PetscCall(PetscLogFlops((PetscLogDouble)k * n));
-  }
-  if (k < m) { /* the rest PETSc's way: values from row k on (by rows), or entry by entry (by columns) */
-    if (!gk->colmajor) PetscCall(MatSetValuesLocalMapped_Private(A, m - k, im + k, n, in, v + k * n, is));
-    else
-      for (; k < m; k++)
-        for (PetscInt l = 0; l < n; l++) PetscCall(MatSetValuesLocalMapped_Private(A, 1, im + k, 1, in + l, v + k + l * m, is));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* MAT_ROW_ORIENTED, which MatSetValuesLocal_SeqGK() reads values by, kept; then SEQAIJ's */
-static PetscErrorCode MatSetOption_SeqGK(Mat A, MatOption op, PetscBool flg)
-{
-  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
-
-  PetscFunctionBegin;
-  if (op == MAT_ROW_ORIENTED) gk->colmajor = (PetscBool)!flg;
-  PetscCall(gk->base.setoption(A, op, flg));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
@@ -720,7 +602,6 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state0));
   PetscCall(gk->base.assemblyend(A, mode));
   if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
-  gk->asmnzstate = A->nonzerostate;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->coo && gk->coo->pending) { /* MatSetValuesCOO_SeqGK's: the device copy holds the values */
     gk->coo->pending = PETSC_FALSE;
@@ -759,12 +640,11 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
 
   PetscCall(PetscNew(&gk));
   PetscCall(PetscCalloc(fmt->datasize, &gk->data));
-  gk->fmt        = fmt;
-  gk->maxfill    = fmt->defaultfill;
-  gk->nzstate    = -1;
-  gk->state      = -1;
-  gk->fitstate   = -1;
-  gk->asmnzstate = B->assembled ? B->nonzerostate : -1;
+  gk->fmt      = fmt;
+  gk->maxfill  = fmt->defaultfill;
+  gk->nzstate  = -1;
+  gk->state    = -1;
+  gk->fitstate = -1;
   PetscCall(PetscOptionsGetReal(((PetscObject)B)->options, ((PetscObject)B)->prefix, fmt->fillopt, &gk->maxfill, NULL));
   PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
   PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));
@@ -793,8 +673,6 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
   B->ops->axpy                      = MatAXPY_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
-  B->ops->setvalueslocal            = MatSetValuesLocal_SeqGK;
-  B->ops->setoption                 = MatSetOption_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */

@@ -105,8 +105,6 @@ typedef struct {
   PetscObjectId    planid[2];                            /* the operands it was made for */
   PetscObjectState plannz[2];                            /* and their nonzero states then */
   PetscBool        noplan;                               /* the backend could make none: the numeric steps compute the product whole */
-  PetscObjectState asmnzstate;                           /* the nonzero state of the last final assembly, whose rows hold their columns alone, ascending; -1: none */
-  PetscBool        colmajor;                             /* MatSetOption(MAT_ROW_ORIENTED, PETSC_FALSE) */
 } Mat_SeqGK;
 
 /* host values behind the values the matrix was given from a device CSR it keeps (a device
