@@ -1,9 +1,9 @@
 static char help[] = "DMDA's matrices of the device types against PETSc's own AIJ ones: the same pattern of zeros, the\n\
 same local-to-global mapping and viewer, new nonzeros refused alike, then the same entries and\n\
-products once both are filled through MatSetValuesStencil(), and the same sums of\n\
-MatSetValuesLocal()'s additions (values by rows or by columns, a negative index, new nonzeros).\n\
-The library fills the pattern itself\n\
-where it can (2D and 3D, DM_BOUNDARY_NONE, no block fills): run with -info :dm to see it.\n\
+products once both are filled through MatSetValuesStencil(), and on one process the same sums\n\
+of MatSetValuesLocal()'s additions (values by rows or by columns, a negative index, new\n\
+nonzeros). The library fills the pattern itself where it can (2D and 3D, DM_BOUNDARY_NONE, no\n\
+block fills): run with -info :dm to see it.\n\
   -dim <d>         : 2 or 3\n\
   -n <n>           : points a side (n, n + 1, n + 2)\n\
   -dof <k>         : components (default 1)\n\
@@ -111,9 +111,9 @@ static PetscErrorCode Fill(DM da, Mat A)
 
 /* MatSetValuesLocal() in blocks of two rows (the first components of two points next to each
    other along x) and their two columns in the local numbering (in every other block with a
-   negative one, which PETSc ignores), added with the
-   values row- or column-oriented; with newnz also a column outside both rows' stencils (a new
-   nonzero, allowed), after which the rows hold room to spare until the next assembly */
+   negative one, which PETSc ignores), added with the values row- or column-oriented; with newnz
+   also a column outside both rows' stencils (a new nonzero, allowed), after which the rows hold
+   room to spare until the next assembly */
 static PetscErrorCode AddLocal(DM da, Mat A, PetscBool colmajor, PetscBool newnz)
 {
   PetscInt    dim, dof, s, xs, ys, zs, xm, ym, zm, gxs, gys, gzs, gxm, gym, gzm;
@@ -245,11 +245,11 @@ int main(int argc, char **argv)
   /* on one process (the sequential type's host rows), MatSetValuesLocal() added into the
      pattern, values row- then column-oriented; then new nonzeros taken, and the stencil filled
      again after their assembly */
-  for (PetscInt t = 0; t < 2 && size == 1; t++) {
-    PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_FALSE));
-    PetscCall(AddLocal(da[t], A[t], PETSC_TRUE, PETSC_FALSE));
-  }
   if (size == 1) {
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_FALSE));
+      PetscCall(AddLocal(da[t], A[t], PETSC_TRUE, PETSC_FALSE));
+    }
     PetscCall(Same(A[1], A[0], "the entries MatSetValuesLocal() added"));
     for (PetscInt t = 0; t < 2; t++) PetscCall(AddLocal(da[t], A[t], PETSC_FALSE, PETSC_TRUE));
     PetscCall(Same(A[1], A[0], "new nonzeros MatSetValuesLocal() inserted"));
