@@ -585,6 +585,21 @@ static PetscErrorCode MatMultHermitianTransposeAdd_MPIGK(Mat A, Vec x, Vec v, Ve
 }
 
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat, MatType, MatReuse, Mat *);
+
+/* Composes (or, with on false, removes) the conversions MatConvert() looks for on a matrix of
+   TYPE: into it from MPIAIJ, and back to MPIAIJ (which MatConvert() also finds for MATAIJ) */
+static PetscErrorCode MatMPIGKComposeConverters_Private(Mat A, const char *type, PetscBool on)
+{
+  char name[128];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIAIJ_MPIGK : NULL));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", type, MATMPIAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIGK_MPIAIJ : NULL));
+  PetscFunctionReturn(0);
+}
 
 /* A rectangular matrix whose diagonal block on some process its format does not hold within the
    fill limit is made ELLPACK-R, as a sequential one (MatSeqGKFit_Private): the MPI type with it,
@@ -594,7 +609,6 @@ static PetscErrorCode MatMPIGKFit_Private(Mat A)
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Ad, Ao;
   PetscBool  fits = PETSC_TRUE, isseq;
-  char       name[128];
 
   PetscFunctionBegin;
   if (!mg->fmt->fits || A->rmap->N == A->cmap->N) PetscFunctionReturn(0);
@@ -604,11 +618,11 @@ static PetscErrorCode MatMPIGKFit_Private(Mat A)
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &fits, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (fits) PetscFunctionReturn(0);
   PetscCall(PetscInfo(A, "%s would exceed its fill limit on the diagonal block of a process of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", mg->fmt->name, A->rmap->N, A->cmap->N, MATMPIELLRCUDA));
+  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
   mg->fmt  = &GKFormatELLR;
   mg->type = MATMPIELLRCUDA;
   PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIELLRCUDA));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, MATMPIELLRCUDA));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, MatConvert_MPIAIJ_MPIGK));
+  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_TRUE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
   PetscFunctionReturn(0);
 }
@@ -667,12 +681,10 @@ PetscErrorCode MatMPIGKHostSync_Private(Mat A, PetscBool copy)
 static PetscErrorCode MatDestroy_MPIGK(Mat A)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
-  char       name[128];
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, mg->type));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, NULL));
+  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
@@ -1138,7 +1150,6 @@ static PetscErrorCode MatSOR_MPIGK(Mat A, Vec bb, PetscReal omega, MatSORType fl
 static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char *type)
 {
   Mat_MPIGK *mg;
-  char       name[128];
   VecType    vtype;
 
   PetscFunctionBegin;
@@ -1164,8 +1175,7 @@ static PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, cons
   B->ops->destroy                   = MatDestroy_MPIGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_GK));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, MatConvert_MPIAIJ_MPIGK));
+  PetscCall(MatMPIGKComposeConverters_Private(B, type, PETSC_TRUE));
   if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
   PetscCall(MatGKComposeCOO_Private(B, MatSetPreallocationCOO_MPIGK, MatSetValuesCOO_MPIGK));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
@@ -1196,6 +1206,45 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat A, MatType type, MatReuse reus
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(MatMPIGKRetype_Private(B, isellr ? &GKFormatELLR : &GKFormatDIA, isellr ? MATMPIELLRCUDA : MATMPIDIACUDA));
+  *newmat = B;
+  PetscFunctionReturn(0);
+}
+
+/* MatConvert() to MPIAIJ: the copy (or A itself, in place) given MPIAIJ's operations, COO
+   assembly and blocks back (PETSc's MatConvert_Basic otherwise inserts it row by row) */
+static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat              B = *newmat, blk[2];
+  Mat_MPIGK       *mg;
+  const GKCOOBase *base;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(0);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  mg = (Mat_MPIGK *)B->spptr;
+  PetscCall(MatMPIGKHostSync_Private(B, PETSC_TRUE)); /* the values MPIAIJ keeps */
+  PetscCall(MatMPIGKComposeConverters_Private(B, mg->type, PETSC_FALSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
+  PetscCall(MatGKComposeCOO_Private(B, base->prealloc, base->values)); /* MPIAIJ's own again */
+  PetscCall(MatMPIGKFreeLists_Private(mg));
+  PetscCall(MatMPIGKCOOReset_Private(mg));
+  PetscCall(PetscMemcpy(B->ops, &mg->base, sizeof(struct _MatOps)));
+  PetscCall(PetscFree(B->spptr));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+  PetscCall(PetscFree(B->defaultvectype));
+  PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
+  PetscCall(MatMPIGKGetBlocks_Private(B, &blk[0], &blk[1], NULL));
+  for (int k = 0; k < 2; k++) {
+    PetscBool isgk;
+
+    PetscCall(GKMatIsDevice_Private(blk[k], &isgk, NULL));
+    if (isgk) PetscCall(MatConvert(blk[k], MATSEQAIJ, MAT_INPLACE_MATRIX, &blk[k]));
+  }
   *newmat = B;
   PetscFunctionReturn(0);
 }
