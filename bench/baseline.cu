@@ -131,7 +131,8 @@ fail:
    CG's time per iteration (us): the loop of NVIDIA's conjugateGradient sample with b = rhs, x = 0,
    run for cgits iterations without the tolerance test (each iteration still returns its two dots
    to the host, as the sample's does) */
-int BenchCuSparse(int m, int nnz, const int *rowptr, const int *col, const double *val, const double *rhs, int reps, int cgits, double *spmv_us, double *cg_us, double *cg_rnorm)
+int BenchCuSparse(int m, int nnz, const int *rowptr, const int *col, const double *val, const double *rhs, int reps, int cgits, double *spmv_us,
+                  double *cg_us, double *cg_rnorm)
 {
   int                 *drow = NULL, *dcol = NULL;
   double              *dval = NULL, *x = NULL, *r = NULL, *p = NULL, *Ax = NULL;
@@ -171,7 +172,8 @@ int BenchCuSparse(int m, int nnz, const int *rowptr, const int *col, const doubl
   /* SpMV alone */
   CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vAx, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
   CK(cudaEventRecord(e0));
-  for (int k = 0; k < reps; k++) CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vAx, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
+  for (int k = 0; k < reps; k++)
+    CKS(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp, &zero, vAx, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf));
   CK(cudaEventRecord(e1));
   CK(cudaEventSynchronize(e1));
   CK(cudaEventElapsedTime(&ms, e0, e1));

@@ -208,7 +208,8 @@ static double ArraysELLR(const Problem *P, PetscInt h, PetscBool sorted, PetscBo
 {
   const PetscInt slices = h ? (P->m + h - 1) / h : 1;
 
-  return entries * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) + (double)(slices + 1 + (h ? slices : 0) + 2 * nwide) * sizeof(PetscInt);
+  return entries * (sizeof(PetscScalar) + (shortcols ? sizeof(short) : sizeof(PetscInt))) + (double)P->m * sizeof(PetscInt) * (sorted ? 2 : 1) +
+         (double)(slices + 1 + (h ? slices : 0) + 2 * nwide) * sizeof(PetscInt);
 }
 
 /* what a product reads of them: the nonzeros, not the padding */
@@ -350,7 +351,8 @@ static PetscErrorCode TimeCG(Mat A, KSPType type, PetscInt its, PetscBool device
   if (device) BenchCall(BenchSync());
   PetscCall(PetscTime(&t1));
   PetscCall(KSPGetIterationNumber(ksp, &done));
-  PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s ran %" PetscInt_FMT " of the %" PetscInt_FMT " iterations asked for", type, done, its);
+  PetscCheck(done == its, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s ran %" PetscInt_FMT " of the %" PetscInt_FMT " iterations asked for", type, done,
+             its);
   *us = 1e6 * (t1 - t0) / its;
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, us, 1, MPI_DOUBLE, MPI_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(KSPDestroy(&ksp));
@@ -492,7 +494,8 @@ static PetscErrorCode RunLaplacianMPI(const char *section, PetscInt n, PetscInt 
        (-ksp_cggpu_device_halo); and with the sums through MPI_Allreduce on the host
        (-ksp_cggpu_device_sums 0), what the default replaces where every process has a GPU of its own */
     for (int v = 0; v < 3; v++) {
-      const char *opt[3] = {NULL, "-bench_ksp_cggpu_device_halo", "-bench_ksp_cggpu_device_sums"}, *val[3] = {NULL, "1", "0"}, *suffix[3] = {"", "-devhalo", "-hostsums"};
+      const char *opt[3] = {NULL, "-bench_ksp_cggpu_device_halo", "-bench_ksp_cggpu_device_sums"}, *val[3] = {NULL, "1", "0"},
+                 *suffix[3] = {"", "-devhalo", "-hostsums"};
 
       if (opt[v]) PetscCall(PetscOptionsSetValue(NULL, opt[v], val[v]));
       PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
@@ -561,7 +564,8 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
   PetscCall(PetscTime(&t2));
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: %s after %" PetscInt_FMT " iterations", opts, KSPConvergedReasons[reason], *its);
+  PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s: %s after %" PetscInt_FMT " iterations", opts, KSPConvergedReasons[reason],
+             *its);
   *us    = 1e6 * (t2 - t1);
   *setup = 1e6 * (t1 - t0);
   PetscCall(ClearOptions(opts)); /* the next run sets only its own */
@@ -577,14 +581,19 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
   const PetscInt M         = dim == 2 ? n * n : n * n * n;
   const char    *runs[][2] = {
-    {"cggpu-none",                    "-sb_ksp_type cggpu -sb_pc_type none"                                                                                       },
-    {"cggpu-jacobi",                  "-sb_ksp_type cggpu -sb_pc_type jacobi"                                                                                     },
-    {"cggpu-ssor-multicolor-w1.0",    "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-multicolor-w1.5",    "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"},
-    {"cggpu-ssor-multicolor-b4-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-multicolor-b8-w1.0", "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"},
-    {"cggpu-ssor-natural-w1.9",       "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"                               },
-    {"cg-ssor-neumann2-w1.0",         "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"   },
+    {"cggpu-none",                    "-sb_ksp_type cggpu -sb_pc_type none"                                                        },
+    {"cggpu-jacobi",                  "-sb_ksp_type cggpu -sb_pc_type jacobi"                                                      },
+    {"cggpu-ssor-multicolor-w1.0",
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"  },
+    {"cggpu-ssor-multicolor-w1.5",
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"  },
+    {"cggpu-ssor-multicolor-b4-w1.0",
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"  },
+    {"cggpu-ssor-multicolor-b8-w1.0",
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"  },
+    {"cggpu-ssor-natural-w1.9",       "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
+    {"cg-ssor-neumann2-w1.0",
+     "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"     },
   };
   Problem P;
   Mat     A, D;
@@ -690,8 +699,12 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
     if (only[0] && !strstr(tag, only)) PetscFunctionReturn(0);
   }
   PetscCall(PetscOptionsInsertString(NULL, opts)); /* the runs' options carry the prefix vc_ */
-  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
-  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  if (dim == 2)
+    PetscCall(
+      DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE,
+                           PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
   PetscCall(DMSetMatType(da, MATELLRCUDA));
   PetscCall(DMSetVecType(da, VECCUDA));
   PetscCall(DMSetFromOptions(da));
@@ -731,7 +744,8 @@ static PetscErrorCode RunVCycle(PetscInt dim, PetscInt n, const char *name, cons
       PetscCall(Record("vcycle", &P, what, us, nb, PETSC_TRUE));
     } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: not replayed as a graph (-info says why)\n", name));
   }
-  for (PetscInt l = levels - 1; l > 0; l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's), and its transfers */
+  for (PetscInt l = levels - 1; l > 0;
+       l--) { /* each level's product, the cycle's largest single cost (the coarsest is the host's), and its transfers */
     KSP smoother;
     Mat Al, Pl;
 
@@ -794,11 +808,13 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
   PetscScalar   *ones;
 
   PetscFunctionBegin;
-  PetscCheck(only >= -1 && only < (PetscInt)(sizeof(heights) / sizeof(heights[0])), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-powerlaw_only must be -1 (all) or a variant from 0 to %d, not %" PetscInt_FMT, (int)(sizeof(heights) / sizeof(heights[0])) - 1, only);
+  PetscCheck(only >= -1 && only < (PetscInt)(sizeof(heights) / sizeof(heights[0])), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE,
+             "-powerlaw_only must be -1 (all) or a variant from 0 to %d, not %" PetscInt_FMT, (int)(sizeof(heights) / sizeof(heights[0])) - 1, only);
   PetscCall(PowerLaw(m, &P));
   PetscCall(SeqAIJ(&P, &A));
   PetscCall(StoredELLR(&P, 0, 0, &stored, &nwide));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz, (double)P.nnz / m, (PetscInt)(stored / m)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %s: %" PetscInt_FMT " nonzeros, %.2f a row, longest %" PetscInt_FMT "\n", P.name, P.nnz,
+                        (double)P.nnz / m, (PetscInt)(stored / m)));
   for (size_t k = 0; k < sizeof(heights) / sizeof(heights[0]); k++) {
     const PetscBool sorted = windows[k] > 1 ? PETSC_TRUE : PETSC_FALSE;
     PetscBool       sc     = PETSC_FALSE;
@@ -842,7 +858,8 @@ static PetscErrorCode RunPowerLaw(PetscInt m, PetscInt only)
 
 /* One MatSetValuesCOO() of a matrix of type, preallocated from the COO lists (ci, cj, nc), from
    host values or a device vector's array: the mean of reps after one, device waited for */
-static PetscErrorCode TimeCOO(MatType type, PetscInt m, PetscCount nc, PetscInt *ci, PetscInt *cj, const PetscScalar *v, PetscBool device, PetscInt reps, double *us)
+static PetscErrorCode TimeCOO(MatType type, PetscInt m, PetscCount nc, PetscInt *ci, PetscInt *cj, const PetscScalar *v, PetscBool device,
+                              PetscInt reps, double *us)
 {
   Mat                A;
   Vec                dv = NULL;
@@ -922,7 +939,8 @@ static PetscErrorCode RunCOO(PetscInt dim, PetscInt n)
       }
     }
   for (size_t r = 0; r < PETSC_STATIC_ARRAY_LENGTH(runs); r++) {
-    const double S = sizeof(PetscScalar), bytes = (double)sizeof(PetscCount) * (P.nnz + 1 + nc) + S * (nc + P.nnz) + (runs[r].device ? 0.0 : S * P.nnz);
+    const double S     = sizeof(PetscScalar),
+                 bytes = (double)sizeof(PetscCount) * (P.nnz + 1 + nc) + S * (nc + P.nnz) + (runs[r].device ? 0.0 : S * P.nnz);
     char         what[64];
     PetscBool    aij;
 
@@ -975,9 +993,11 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsInt("-cg_its", "CG iterations timed on the GPU", NULL, cgits, &cgits, NULL));
   PetscCall(PetscOptionsInt("-cpu_its", "CG iterations timed on the CPU", NULL, cpuits, &cpuits, NULL));
-  PetscCall(PetscOptionsString("-ssor_runs", "ssor: only the runs whose names contain this (none, jacobi, multicolor, natural, neumann)", NULL, only, only, sizeof(only), NULL));
+  PetscCall(PetscOptionsString("-ssor_runs", "ssor: only the runs whose names contain this (none, jacobi, multicolor, natural, neumann)", NULL, only,
+                               only, sizeof(only), NULL));
   PetscCall(PetscOptionsInt("-powerlaw_rows", "rows of the power-law matrices (0: none)", NULL, plrows, &plrows, NULL));
-  PetscCall(PetscOptionsInt("-powerlaw_only", "run only this ELLPACK-R variant of the power-law matrices, 0 to 3, and not cuSPARSE (-1: all)", NULL, plonly, &plonly, NULL));
+  PetscCall(PetscOptionsInt("-powerlaw_only", "run only this ELLPACK-R variant of the power-law matrices, 0 to 3, and not cuSPARSE (-1: all)", NULL,
+                            plonly, &plonly, NULL));
   PetscOptionsEnd();
   PetscCall(PetscStrcmp(mode, "gpu", &gpu));
   PetscCall(PetscStrcmp(mode, "cpu", &cpu));
@@ -985,7 +1005,8 @@ int main(int argc, char **argv)
   PetscCall(PetscStrcmp(mode, "ssor", &ssor));
   PetscCall(PetscStrcmp(mode, "vcycle", &vcycle));
   PetscCall(PetscStrcmp(mode, "coo", &coo));
-  PetscCheck(gpu || cpu || mpi || ssor || vcycle || coo, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi, ssor, vcycle or coo, not %s", mode);
+  PetscCheck(gpu || cpu || mpi || ssor || vcycle || coo, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode is gpu, cpu, mpi, ssor, vcycle or coo, not %s",
+             mode);
   if (file[0] && !rank) {
     csv = fopen(file, "a");
     PetscCheck(csv, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "cannot append to %s", file);
@@ -1002,7 +1023,9 @@ int main(int argc, char **argv)
     PetscCheck(size == 1 || mpi, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-mode %s runs on one MPI process", mode);
     PetscCall(PetscGPUKitInitializePackage());
     PetscCall(PetscGPUKitGetBackend(&backend));
-    PetscCheck(backend == PETSCGPUKIT_BACKEND_CUDA, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS, "the benchmarks need a CUDA GPU, and petsc-gpukit found none (it chose its host backend): run make bench on a machine with an NVIDIA GPU");
+    PetscCheck(backend == PETSCGPUKIT_BACKEND_CUDA, PETSC_COMM_WORLD, PETSC_ERR_SUP_SYS,
+               "the benchmarks need a CUDA GPU, and petsc-gpukit found none (it chose its host backend): run make bench on a machine with an NVIDIA "
+               "GPU");
     PetscCall(PetscGPUKitGetDevice(&device));
     BenchCall(BenchSetDevice(device)); /* the baseline's CUDA runtime on the library's device */
     BenchCall(BenchDeviceName(dev, sizeof(dev)));

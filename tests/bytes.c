@@ -162,7 +162,8 @@ int main(int argc, char **argv)
       PetscCall(VecAXPY(y, 2.0, x));
       PetscCall(MatMult(A, x, y));
       PetscCall(PetscGPUKitGetDeviceCounts(&c1));
-      PetscCheck(c1.syncs - c0.syncs == (gputime ? 2 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecAXPY and MatMult under the log waited %.0f times for the device, %d expected", (double)(c1.syncs - c0.syncs), gputime ? 2 : 0);
+      PetscCheck(c1.syncs - c0.syncs == (gputime ? 2 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "VecAXPY and MatMult under the log waited %.0f times for the device, %d expected", (double)(c1.syncs - c0.syncs), gputime ? 2 : 0);
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "VecAXPY and MatMult under the log: %s\n", gputime ? "each waits for the device" : "no wait"));
     }
   }

@@ -136,42 +136,51 @@ static PetscBool Near(const PetscInt *gi, const PetscInt *gj, PetscInt u, PetscI
 }
 
 /* the rules of the aggregates (the file's head) */
-static PetscErrorCode CheckAggregates(PetscInt m, const PetscInt *gi, const PetscInt *gj, PetscInt dist, const PetscInt *agg, const PetscInt *roots, PetscInt nagg)
+static PetscErrorCode CheckAggregates(PetscInt m, const PetscInt *gi, const PetscInt *gj, PetscInt dist, const PetscInt *agg, const PetscInt *roots,
+                                      PetscInt nagg)
 {
   PetscInt *size;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(nagg + 1, &size));
   for (PetscInt a = 0; a < nagg; a++) {
-    PetscCheck(roots[a] >= 0 && roots[a] < m && agg[roots[a]] == a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Root %" PetscInt_FMT " of aggregate %" PetscInt_FMT " is not in it", roots[a], a);
+    PetscCheck(roots[a] >= 0 && roots[a] < m && agg[roots[a]] == a, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Root %" PetscInt_FMT " of aggregate %" PetscInt_FMT " is not in it", roots[a], a);
     PetscCheck(!a || roots[a] > roots[a - 1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The aggregates are not numbered in their roots' order");
   }
   for (PetscInt v = 0; v < m; v++) {
     PetscBool linked = PETSC_FALSE;
 
     for (PetscInt k = gi[v]; k < gi[v + 1]; k++) linked = (PetscBool)(linked || gj[k] != v);
-    PetscCheck(agg[v] >= -1 && agg[v] < nagg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " in aggregate %" PetscInt_FMT " of %" PetscInt_FMT, v, agg[v], nagg);
-    PetscCheck((agg[v] >= 0) == linked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " %s an edge but %s aggregated", v, linked ? "has" : "has no", agg[v] >= 0 ? "is" : "is not");
+    PetscCheck(agg[v] >= -1 && agg[v] < nagg, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Vertex %" PetscInt_FMT " in aggregate %" PetscInt_FMT " of %" PetscInt_FMT, v, agg[v], nagg);
+    PetscCheck((agg[v] >= 0) == linked, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " %s an edge but %s aggregated", v,
+               linked ? "has" : "has no", agg[v] >= 0 ? "is" : "is not");
     if (agg[v] < 0) continue;
     size[agg[v]]++;
-    if (dist == 1) PetscCheck(Near(gi, gj, v, roots[agg[v]]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " is not next to its root %" PetscInt_FMT, v, roots[agg[v]]);
+    if (dist == 1)
+      PetscCheck(Near(gi, gj, v, roots[agg[v]]), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " is not next to its root %" PetscInt_FMT,
+                 v, roots[agg[v]]);
     else {
       PetscBool through = Near(gi, gj, v, roots[agg[v]]);
 
       for (PetscInt k = gi[v]; k < gi[v + 1] && !through; k++) through = (PetscBool)(agg[gj[k]] == agg[v] && Near(gi, gj, gj[k], roots[agg[v]]));
-      PetscCheck(through, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Vertex %" PetscInt_FMT " is not within two edges of its root %" PetscInt_FMT " through its aggregate", v, roots[agg[v]]);
+      PetscCheck(through, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Vertex %" PetscInt_FMT " is not within two edges of its root %" PetscInt_FMT " through its aggregate", v, roots[agg[v]]);
     }
   }
   for (PetscInt a = 0; a < nagg; a++) /* independence: no root within dist edges of another */
     for (PetscInt k = gi[roots[a]]; k < gi[roots[a] + 1]; k++) {
       const PetscInt u = gj[k];
 
-      PetscCheck(u == roots[a] || agg[u] < 0 || roots[agg[u]] != u, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Roots %" PetscInt_FMT " and %" PetscInt_FMT " are adjacent", roots[a], u);
+      PetscCheck(u == roots[a] || agg[u] < 0 || roots[agg[u]] != u, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Roots %" PetscInt_FMT " and %" PetscInt_FMT " are adjacent", roots[a], u);
       if (dist == 2)
         for (PetscInt l = gi[u]; l < gi[u + 1]; l++) {
           const PetscInt w = gj[l];
 
-          PetscCheck(w == roots[a] || agg[w] < 0 || roots[agg[w]] != w, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Roots %" PetscInt_FMT " and %" PetscInt_FMT " are within two edges", roots[a], w);
+          PetscCheck(w == roots[a] || agg[w] < 0 || roots[agg[w]] != w, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                     "Roots %" PetscInt_FMT " and %" PetscInt_FMT " are within two edges", roots[a], w);
         }
     }
   if (nagg) {
@@ -181,7 +190,10 @@ static PetscErrorCode CheckAggregates(PetscInt m, const PetscInt *gi, const Pets
       lo = PetscMin(lo, size[a]);
       hi = PetscMax(hi, size[a]);
     }
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "aggregates: %" PetscInt_FMT " of %" PetscInt_FMT " vertices (MIS%s), %" PetscInt_FMT " to %" PetscInt_FMT " vertices each\n", nagg, m, dist == 2 ? "-2" : "", lo, hi));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                          "aggregates: %" PetscInt_FMT " of %" PetscInt_FMT " vertices (MIS%s), %" PetscInt_FMT " to %" PetscInt_FMT
+                          " vertices each\n",
+                          nagg, m, dist == 2 ? "-2" : "", lo, hi));
   } else PetscCall(PetscPrintf(PETSC_COMM_SELF, "aggregates: none of %" PetscInt_FMT " vertices\n", m));
   PetscCall(PetscFree(size));
   PetscFunctionReturn(0);
@@ -263,7 +275,9 @@ int main(int argc, char **argv)
   }
   PetscCall(MatRestoreRowIJ(PG, 0, PETSC_FALSE, PETSC_FALSE, &pm, &pi, &pj, &done));
   PetscCall(MatDestroy(&PG));
-  PetscCall(PetscPrintf(PETSC_COMM_SELF, "graph: %" PetscInt_FMT " off-diagonal entries of %" PetscInt_FMT ", as PETSc's; %" PetscInt_FMT " diagonal\n", dG.nnz - ndiag, dA.nnz, ndiag));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF,
+                        "graph: %" PetscInt_FMT " off-diagonal entries of %" PetscInt_FMT ", as PETSc's; %" PetscInt_FMT " diagonal\n",
+                        dG.nnz - ndiag, dA.nnz, ndiag));
 
   /* the aggregates */
   PetscCall(GKMalloc(2 * m, &dagg));
@@ -294,13 +308,17 @@ int main(int argc, char **argv)
     PetscCall(PetscCalloc1(nagg, &norm2));
     for (PetscInt v = 0; v < m; v++) {
       if (agg[v] < 0) {
-        PetscCheck(pv[v] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " in no aggregate has P's value %g", v, (double)PetscRealPart(pv[v]));
+        PetscCheck(pv[v] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " in no aggregate has P's value %g", v,
+                   (double)PetscRealPart(pv[v]));
         continue;
       }
-      PetscCheck(PetscAbsReal(PetscRealPart(pv[v]) * r[agg[v]] - b[v]) <= 1e-14 * 3.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT ": P r = %g, b = %g", v, (double)(PetscRealPart(pv[v]) * r[agg[v]]), (double)b[v]);
+      PetscCheck(PetscAbsReal(PetscRealPart(pv[v]) * r[agg[v]] - b[v]) <= 1e-14 * 3.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Row %" PetscInt_FMT ": P r = %g, b = %g", v, (double)(PetscRealPart(pv[v]) * r[agg[v]]), (double)b[v]);
       norm2[agg[v]] += PetscRealPart(pv[v] * pv[v]);
     }
-    for (PetscInt a = 0; a < nagg; a++) PetscCheck(PetscAbsReal(norm2[a] - 1.0) <= 1e-14, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column %" PetscInt_FMT " of P has norm^2 %g", a, (double)norm2[a]);
+    for (PetscInt a = 0; a < nagg; a++)
+      PetscCheck(PetscAbsReal(norm2[a] - 1.0) <= 1e-14, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Column %" PetscInt_FMT " of P has norm^2 %g", a,
+                 (double)norm2[a]);
     PetscCall(PetscFree(norm2));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "tentative: P r = b, P's columns orthonormal\n"));
   }
@@ -337,11 +355,15 @@ int main(int argc, char **argv)
     PetscCall(GKMemcpyD2H(sa, dP.a, sizeof(PetscScalar) * (size_t)dP.nnz));
     PetscCall(MatGetRowIJ(T, 0, PETSC_FALSE, PETSC_FALSE, &pm, &ti, &tj, &done));
     PetscCall(MatSeqAIJGetArray(T, &ta));
-    PetscCheck(dP.m == m && dP.n == nagg && dP.nnz == ti[m], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The smoothed prolongator has %" PetscInt_FMT " entries, PETSc's %" PetscInt_FMT, dP.nnz, ti[m]);
+    PetscCheck(dP.m == m && dP.n == nagg && dP.nnz == ti[m], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "The smoothed prolongator has %" PetscInt_FMT " entries, PETSc's %" PetscInt_FMT, dP.nnz, ti[m]);
     for (PetscInt v = 0; v < m; v++) {
-      PetscCheck(si[v] == ti[v], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the smoothed prolongator starts at %" PetscInt_FMT ", PETSc's at %" PetscInt_FMT, v, si[v], ti[v]);
+      PetscCheck(si[v] == ti[v], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Row %" PetscInt_FMT " of the smoothed prolongator starts at %" PetscInt_FMT ", PETSc's at %" PetscInt_FMT, v, si[v], ti[v]);
       for (PetscInt k = si[v]; k < si[v + 1]; k++) {
-        PetscCheck(sj[k] == tj[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " of the smoothed prolongator has column %" PetscInt_FMT " where PETSc's has %" PetscInt_FMT, v, sj[k], tj[k]);
+        PetscCheck(sj[k] == tj[k], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "Row %" PetscInt_FMT " of the smoothed prolongator has column %" PetscInt_FMT " where PETSc's has %" PetscInt_FMT, v, sj[k],
+                   tj[k]);
         err = PetscMax(err, PetscAbsScalar(sa[k] - ta[k]) / PetscMax(PetscAbsScalar(ta[k]), 1e-300));
       }
     }

@@ -64,7 +64,8 @@ static PetscErrorCode Compare(Mat A, Mat B, const char *what)
   PetscCall(MatMult(B, xb, yb));
   PetscCall(VecCopy(yb, x)); /* B's result on a host vector */
   PetscCall(TestDiffNorms(y, x, NORM_2, &nd, &na));
-  PetscCheck(nd <= 1e-13 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the device matrix's product differs from AIJ's by %g (relative)", what, (double)(nd / na));
+  PetscCheck(nd <= 1e-13 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the device matrix's product differs from AIJ's by %g (relative)", what,
+             (double)(nd / na));
   /* the host matrix underneath, entry by entry (the sums are exact), as converted to AIJ (which
      brings host values left behind up to date): B - A is zero (MatEqual() of two MPIAIJ would
      need the same off-process columns in both) */
@@ -101,7 +102,8 @@ static PetscErrorCode SetBoth(Mat M[2], Vec dv, PetscInt rank, PetscCount nc, Pe
   PetscCall(MatSetValuesCOO(M[1], d, mode));
   PetscCall(PetscGPUKitGetTransferCounts(&c1));
   PetscCall(VecGPUKitRestoreDeviceArrayRead(dv, &d));
-  PetscCheck(c1.d2h_bytes - c0.d2h_bytes <= 7 * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() from device memory copied %g bytes to the host", c1.d2h_bytes - c0.d2h_bytes);
+  PetscCheck(c1.d2h_bytes - c0.d2h_bytes <= 7 * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "MatSetValuesCOO() from device memory copied %g bytes to the host", c1.d2h_bytes - c0.d2h_bytes);
   PetscCall(PetscFree(v));
   PetscFunctionReturn(0);
 }
@@ -111,7 +113,9 @@ static PetscErrorCode CheckClose(PetscInt n, const PetscScalar a[], const PetscS
 {
   PetscFunctionBegin;
   for (PetscInt k = 0; k < n; k++)
-    PetscCheck(PetscAbsScalar(a[k] - b[k]) <= 1e-13 * PetscMax(1.0, PetscAbsScalar(a[k])), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: value %" PetscInt_FMT " is %g on the device matrix, %g on AIJ", what, k, (double)PetscRealPart(b[k]), (double)PetscRealPart(a[k]));
+    PetscCheck(PetscAbsScalar(a[k] - b[k]) <= 1e-13 * PetscMax(1.0, PetscAbsScalar(a[k])), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "%s: value %" PetscInt_FMT " is %g on the device matrix, %g on AIJ", what, k, (double)PetscRealPart(b[k]),
+               (double)PetscRealPart(a[k]));
   PetscFunctionReturn(0);
 }
 
@@ -141,7 +145,8 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     PetscCall(MatMultAdd(M[1], x[1], y, y));
     PetscCall(MatGetDiagonal(M[1], y));
     PetscCall(PetscGPUKitGetTransferCounts(&c1));
-    PetscCheck(size > 1 || c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() from device memory and products on the device copied %g times to the host", c1.d2h_count - c0.d2h_count);
+    PetscCheck(size > 1 || c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "MatSetValuesCOO() from device memory and products on the device copied %g times to the host", c1.d2h_count - c0.d2h_count);
     PetscCall(VecDestroy(&x[1]));
     PetscCall(VecDestroy(&y));
     PetscCall(Compare(M[0], M[1], "behind: products on the device, nothing copied down"));
@@ -208,7 +213,9 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     PetscCall(MatNorm(M[t], NORM_1, &nrm[t][1]));
     PetscCall(MatNorm(M[t], NORM_INFINITY, &nrm[t][2]));
   }
-  for (int k = 0; k < 3; k++) PetscCheck(PetscAbsReal(nrm[0][k] - nrm[1][k]) <= 1e-13 * nrm[0][k], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: norm %d is %g on the device matrix, %g on AIJ", k, (double)nrm[1][k], (double)nrm[0][k]);
+  for (int k = 0; k < 3; k++)
+    PetscCheck(PetscAbsReal(nrm[0][k] - nrm[1][k]) <= 1e-13 * nrm[0][k], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+               "behind: norm %d is %g on the device matrix, %g on AIJ", k, (double)nrm[1][k], (double)nrm[0][k]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: MatNorm equal\n"));
   /* a function SEQAIJ composes (MatIsTranspose() of the matrix and itself: is it symmetric) */
   PetscCall(SetBoth(M, dv, rank, nc, round++, INSERT_VALUES));
@@ -216,7 +223,8 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     PetscBool sym[2];
 
     for (PetscInt t = 0; t < 2; t++) PetscCall(MatIsTranspose(M[t], M[t], 0.0, &sym[t]));
-    PetscCheck(sym[0] == sym[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: MatIsTranspose says %d on the device matrix, %d on AIJ", (int)sym[1], (int)sym[0]);
+    PetscCheck(sym[0] == sym[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: MatIsTranspose says %d on the device matrix, %d on AIJ", (int)sym[1],
+               (int)sym[0]);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: MatIsTranspose equal\n"));
   }
   /* a duplicate, scaling, MatSetValues, MatAXPY both ways */
@@ -275,7 +283,8 @@ static PetscErrorCode Behind(Mat M[2], Vec dv, PetscInt rank, PetscMPIInt size, 
     PetscCall(VecCopy(x[1], b[1])); /* onto the same kind of vector as x[0] */
     PetscCall(VecCopy(x[0], x[1]));
     PetscCall(TestDiffNorms(x[0], b[1], NORM_2, &nd, &na));
-    PetscCheck(nd <= 1e-12 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: the factorization's solution differs from AIJ's by %g (relative)", (double)(nd / na));
+    PetscCheck(nd <= 1e-12 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "behind: the factorization's solution differs from AIJ's by %g (relative)",
+               (double)(nd / na));
     PetscCall(VecCopy(b[0], b[1]));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "behind: a factorization made and made again, solutions equal\n"));
@@ -430,12 +439,18 @@ int main(int argc, char **argv)
     /* one process: summed on the device, the host values left behind (nothing copied down); an
        INSERT sends nothing up, an ADD after MatScale() the host's values only */
     if (size == 1)
-      PetscCheck(c1.h2d_count - c0.h2d_count == (round == 3 ? 0 : 1) && c1.d2h_count - c0.d2h_count == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() with device values copied %g times to the device and %g times to the host", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+      PetscCheck(c1.h2d_count - c0.h2d_count == (round == 3 ? 0 : 1) && c1.d2h_count - c0.d2h_count == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "MatSetValuesCOO() with device values copied %g times to the device and %g times to the host", c1.h2d_count - c0.h2d_count,
+                 c1.d2h_count - c0.d2h_count);
     /* several: an INSERT sends up only the sums of other processes' entries of this one's rows
        and down only its entries of other processes' rows (at most 7 nonzeros, (i + 7, i)), not
        the blocks' values */
     else if (round == 3 && !idle)
-      PetscCheck(c1.h2d_bytes - c0.h2d_bytes <= 7 * sizeof(PetscScalar) && c1.d2h_bytes - c0.d2h_bytes <= 7 * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatSetValuesCOO() with device values on %d processes copied %g bytes to the device and %g to the host, more than the entries crossing between processes", (int)size, c1.h2d_bytes - c0.h2d_bytes, c1.d2h_bytes - c0.d2h_bytes);
+      PetscCheck(c1.h2d_bytes - c0.h2d_bytes <= 7 * sizeof(PetscScalar) && c1.d2h_bytes - c0.d2h_bytes <= 7 * sizeof(PetscScalar), PETSC_COMM_SELF,
+                 PETSC_ERR_PLIB,
+                 "MatSetValuesCOO() with device values on %d processes copied %g bytes to the device and %g to the host, more than the entries "
+                 "crossing between processes",
+                 (int)size, c1.h2d_bytes - c0.h2d_bytes, c1.d2h_bytes - c0.d2h_bytes);
     PetscCall(MatSetValuesCOO(M[0], v, round == 3 ? INSERT_VALUES : ADD_VALUES));
     PetscCall(Compare(M[0], M[1], round == 3 ? "device values, INSERT_VALUES" : "device values, ADD_VALUES after MatScale"));
   }

@@ -38,8 +38,10 @@ int main(int argc, char **argv)
   PetscCall(GKMemcpyD2H(back, d2, 0));
   PetscCall(PetscGPUKitGetTransferCounts(&c1));
   for (PetscInt i = 0; i < n; i++) PetscCheck(back[i] == h[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Round trip changed entry %" PetscInt_FMT, i);
-  PetscCheck(c1.h2d_count - c0.h2d_count == 1 && c1.h2d_bytes - c0.h2d_bytes == n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB, "host to device: %g copies, %g bytes counted", c1.h2d_count - c0.h2d_count, c1.h2d_bytes - c0.h2d_bytes);
-  PetscCheck(c1.d2h_count - c0.d2h_count == 1 && c1.d2h_bytes - c0.d2h_bytes == n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB, "device to host: %g copies, %g bytes counted", c1.d2h_count - c0.d2h_count, c1.d2h_bytes - c0.d2h_bytes);
+  PetscCheck(c1.h2d_count - c0.h2d_count == 1 && c1.h2d_bytes - c0.h2d_bytes == n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "host to device: %g copies, %g bytes counted", c1.h2d_count - c0.h2d_count, c1.h2d_bytes - c0.h2d_bytes);
+  PetscCheck(c1.d2h_count - c0.d2h_count == 1 && c1.d2h_bytes - c0.d2h_bytes == n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "device to host: %g copies, %g bytes counted", c1.d2h_count - c0.d2h_count, c1.d2h_bytes - c0.d2h_bytes);
   PetscCall(GKFree(d1));
   PetscCall(GKFree(d2));
   PetscCheck(!d1 && !d2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GKFree left a pointer");
@@ -51,7 +53,8 @@ int main(int argc, char **argv)
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = GKMalloc_Private(hugebytes, &huge);
     PetscCall(PetscPopErrorHandler());
-    PetscCheck(ierr == PETSC_ERR_MEM && !huge, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Allocating %zu bytes gave error %d, not PETSC_ERR_MEM", hugebytes, (int)ierr);
+    PetscCheck(ierr == PETSC_ERR_MEM && !huge, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Allocating %zu bytes gave error %d, not PETSC_ERR_MEM", hugebytes,
+               (int)ierr);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "an impossible allocation is PETSC_ERR_MEM\n"));
   }
   PetscCall(PetscFinalize());

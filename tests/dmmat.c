@@ -19,14 +19,17 @@ block fills): run with -info :dm to see it.\n\
 #include <petscdmda.h>
 #include <petscgpukit.h>
 
-static PetscErrorCode Grid(PetscInt dim, PetscInt n, PetscInt dof, PetscInt s, PetscBool box, PetscBool periodic, PetscBool fills, MatType mtype, VecType vtype, DM *da)
+static PetscErrorCode Grid(PetscInt dim, PetscInt n, PetscInt dof, PetscInt s, PetscBool box, PetscBool periodic, PetscBool fills, MatType mtype,
+                           VecType vtype, DM *da)
 {
   const DMBoundaryType  bx = periodic ? DM_BOUNDARY_PERIODIC : DM_BOUNDARY_NONE;
   const DMDAStencilType st = box ? DMDA_STENCIL_BOX : DMDA_STENCIL_STAR;
 
   PetscFunctionBegin;
   if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, st, n, n + 1, PETSC_DECIDE, PETSC_DECIDE, dof, s, NULL, NULL, da));
-  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, st, n, n + 1, n + 2, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, dof, s, NULL, NULL, NULL, da));
+  else
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, st, n, n + 1, n + 2, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE,
+                           dof, s, NULL, NULL, NULL, da));
   PetscCall(DMSetMatType(*da, mtype));
   PetscCall(DMSetVecType(*da, vtype));
   PetscCall(DMSetUp(*da));
@@ -209,7 +212,8 @@ int main(int argc, char **argv)
 
     PetscCall(PetscStrcmp(type, MATDIACUDA, &dia));
     PetscCall(MatGetType(A[1], &got));
-    PetscCall(PetscObjectTypeCompare((PetscObject)A[1], size > 1 ? (dia ? MATMPIDIACUDA : MATMPIELLRCUDA) : (dia ? MATSEQDIACUDA : MATSEQELLRCUDA), &refused[0]));
+    PetscCall(PetscObjectTypeCompare((PetscObject)A[1], size > 1 ? (dia ? MATMPIDIACUDA : MATMPIELLRCUDA) : (dia ? MATSEQDIACUDA : MATSEQELLRCUDA),
+                                     &refused[0]));
     PetscCheck(refused[0] || anytype, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMCreateMatrix() gave a %s", got);
   }
 
@@ -263,7 +267,8 @@ int main(int argc, char **argv)
 
   /* a new nonzero refused by both */
   for (PetscInt t = 0; t < 2; t++) PetscCall(Refused(A[t], &refused[t]));
-  PetscCheck(refused[0] && refused[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A new nonzero was %s by PETSc's and %s by the device type's", refused[0] ? "refused" : "taken", refused[1] ? "refused" : "taken");
+  PetscCheck(refused[0] && refused[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A new nonzero was %s by PETSc's and %s by the device type's",
+             refused[0] ? "refused" : "taken", refused[1] ? "refused" : "taken");
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD, %d components, width %d: the device matrix equals PETSc's\n", (int)dim, (int)dof, (int)s));
 
   for (PetscInt t = 0; t < 2; t++) {

@@ -57,9 +57,15 @@ static PetscErrorCode CheckProductsExact(Mat A)
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecGetArrayRead(t, &ta));
   PetscCall(VecGetArrayRead(d, &da));
-  for (PetscInt i = 0; i < 4; i++) PetscCheck(ya[i] == yref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A x)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ya[i]), (double)PetscRealPart(yref[i]));
-  for (PetscInt i = 0; i < 3; i++) PetscCheck(ta[i] == tref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A^T w)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ta[i]), (double)PetscRealPart(tref[i]));
-  for (PetscInt i = 0; i < 4; i++) PetscCheck(da[i] == dref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(da[i]), (double)PetscRealPart(dref[i]));
+  for (PetscInt i = 0; i < 4; i++)
+    PetscCheck(ya[i] == yref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A x)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ya[i]),
+               (double)PetscRealPart(yref[i]));
+  for (PetscInt i = 0; i < 3; i++)
+    PetscCheck(ta[i] == tref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "(A^T w)[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(ta[i]),
+               (double)PetscRealPart(tref[i]));
+  for (PetscInt i = 0; i < 4; i++)
+    PetscCheck(da[i] == dref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "diag[%" PetscInt_FMT "] = %g, not %g", i, (double)PetscRealPart(da[i]),
+               (double)PetscRealPart(dref[i]));
   PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(t, &ta));
   PetscCall(VecRestoreArrayRead(d, &da));
@@ -85,7 +91,8 @@ static PetscErrorCode CheckFillLimit(Mat A, PetscErrorCode (*setfill)(Mat, Petsc
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatMult(A, x, y);
   PetscCall(PetscPopErrorHandler());
-  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A fill limit of %g did not refuse fill %g (error %d)", (double)(fill - 0.01), (double)fill, (int)ierr);
+  PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A fill limit of %g did not refuse fill %g (error %d)", (double)(fill - 0.01),
+             (double)fill, (int)ierr);
   PetscCall(setfill(A, fill + 0.01));
   PetscCall(MatMult(A, x, y));
   PetscCall(VecDestroy(&x));
@@ -104,7 +111,8 @@ static PetscErrorCode CheckFillLimitELLR(Mat A, PetscReal fill)
   PetscCall(MatELLRCUDASetMaxFill(A, fill - 0.01));
   PetscCall(CheckProductsExact(A));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
-  PetscCheck(E->h == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Under a fill limit of %g the library's layout is slices of %" PetscInt_FMT " rows, not one row a slice", (double)(fill - 0.01), E->h);
+  PetscCheck(E->h == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Under a fill limit of %g the library's layout is slices of %" PetscInt_FMT " rows, not one row a slice", (double)(fill - 0.01), E->h);
   PetscCall(MatELLRCUDASetMaxFill(A, fill + 0.01));
   PetscCall(MatELLRCUDASetSliceHeight(A, 0));
   PetscCall(CheckFillLimit(A, MatELLRCUDASetMaxFill, fill));
@@ -145,20 +153,32 @@ static PetscErrorCode CheckWide(PetscInt h0)
   PetscCall(PetscViewerPushFormat(PETSC_VIEWER_STDOUT_SELF, PETSC_VIEWER_ASCII_INFO));
   PetscCall(MatView(A, PETSC_VIEWER_STDOUT_SELF)); /* its wide slices named (tests/run) */
   PetscCall(PetscViewerPopFormat(PETSC_VIEWER_STDOUT_SELF));
-  PetscCheck(E->nz == 35 && E->nwide == nwide, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": Nz %" PetscInt_FMT ", %" PetscInt_FMT " wide slots; expected 35 and %" PetscInt_FMT, h0, E->nz, E->nwide, nwide);
+  PetscCheck(E->nz == 35 && E->nwide == nwide, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "h0 = %" PetscInt_FMT ": Nz %" PetscInt_FMT ", %" PetscInt_FMT " wide slots; expected 35 and %" PetscInt_FMT, h0, E->nz, E->nwide,
+             nwide);
   PetscCall(GKMemcpyD2H(sp, E->sliceptr, (size_t)(ns + 1) * sizeof(PetscInt)));
   PetscCall(GKMemcpyD2H(wfirst, E->wfirst, (size_t)ns * sizeof(PetscInt)));
   PetscCall(GKMemcpyD2H(wide, E->wide, (size_t)nwide * sizeof(PetscInt)));
   PetscCall(GKMemcpyD2H(wptr, E->wptr, (size_t)nwide * sizeof(PetscInt)));
   PetscCall(GKMemcpyD2H(col, E->col, (size_t)total * sizeof(PetscInt)));
   PetscCall(GKMemcpyD2H(val, E->val, (size_t)total * sizeof(PetscScalar)));
-  PetscCheck(sp[0] == 0 && sp[ns] == total && wfirst[0] == 0 && (!sliced || (sp[1] == 38 && wfirst[1] == -1)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": sliceptr ends at %" PetscInt_FMT " (expected %" PetscInt_FMT "), wfirst[0] = %" PetscInt_FMT, h0, sp[ns], total, wfirst[0]);
-  for (PetscInt g = 0; g < nwide; g++) PetscCheck(wide[g] == g && wptr[g] == 35 * g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": wide slot %" PetscInt_FMT " is %" PetscInt_FMT " from %" PetscInt_FMT, h0, g, wide[g], wptr[g]);
+  PetscCheck(sp[0] == 0 && sp[ns] == total && wfirst[0] == 0 && (!sliced || (sp[1] == 38 && wfirst[1] == -1)), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "h0 = %" PetscInt_FMT ": sliceptr ends at %" PetscInt_FMT " (expected %" PetscInt_FMT "), wfirst[0] = %" PetscInt_FMT, h0, sp[ns], total,
+             wfirst[0]);
+  for (PetscInt g = 0; g < nwide; g++)
+    PetscCheck(wide[g] == g && wptr[g] == 35 * g, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "h0 = %" PetscInt_FMT ": wide slot %" PetscInt_FMT " is %" PetscInt_FMT " from %" PetscInt_FMT, h0, g, wide[g], wptr[g]);
   for (PetscInt k = 0; k < 35; k++)
-    PetscCheck(col[k] == k && val[k] == (PetscScalar)(k + 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 0's entry %" PetscInt_FMT " is (%" PetscInt_FMT ", %g)", h0, k, col[k], (double)PetscRealPart(val[k]));
-  PetscCheck(col[35] == 0 && val[35] == 1.0 && col[36] == 39 && val[36] == 2.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": row 1 does not follow row 0 at 35", h0);
-  if (sliced) PetscCheck(col[38] == 5 && val[38] == 3.0 && col[39] == 1 && val[39] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "rows 2 and 3 are not column-major from 38");
-  else PetscCheck(col[70] == 5 && val[70] == 3.0 && col[105] == 1 && val[105] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the paper's layout: rows not padded to Nz = 35");
+    PetscCheck(col[k] == k && val[k] == (PetscScalar)(k + 1), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "h0 = %" PetscInt_FMT ": row 0's entry %" PetscInt_FMT " is (%" PetscInt_FMT ", %g)", h0, k, col[k], (double)PetscRealPart(val[k]));
+  PetscCheck(col[35] == 0 && val[35] == 1.0 && col[36] == 39 && val[36] == 2.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "h0 = %" PetscInt_FMT ": row 1 does not follow row 0 at 35", h0);
+  if (sliced)
+    PetscCheck(col[38] == 5 && val[38] == 3.0 && col[39] == 1 && val[39] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "rows 2 and 3 are not column-major from 38");
+  else
+    PetscCheck(col[70] == 5 && val[70] == 3.0 && col[105] == 1 && val[105] == 4.0 && val[37] == 0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "the paper's layout: rows not padded to Nz = 35");
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(MatCreateVecs(A, &t, &w));
   PetscCall(VecDuplicate(y, &yb));
@@ -178,12 +198,16 @@ static PetscErrorCode CheckWide(PetscInt h0)
   PetscCall(MatMultTranspose(B, yb, tb));
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecGetArrayRead(yb, &yba));
-  for (PetscInt i = 0; i < 4; i++) PetscCheck(ya[i] == yba[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (y + A x + diag)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, i, (double)PetscRealPart(ya[i]), (double)PetscRealPart(yba[i]));
+  for (PetscInt i = 0; i < 4; i++)
+    PetscCheck(ya[i] == yba[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (y + A x + diag)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, i,
+               (double)PetscRealPart(ya[i]), (double)PetscRealPart(yba[i]));
   PetscCall(VecRestoreArrayRead(y, &ya));
   PetscCall(VecRestoreArrayRead(yb, &yba));
   PetscCall(VecGetArrayRead(t, &ya));
   PetscCall(VecGetArrayRead(tb, &yba));
-  for (PetscInt j = 0; j < 40; j++) PetscCheck(ya[j] == yba[j], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (A^T y)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, j, (double)PetscRealPart(ya[j]), (double)PetscRealPart(yba[j]));
+  for (PetscInt j = 0; j < 40; j++)
+    PetscCheck(ya[j] == yba[j], PETSC_COMM_SELF, PETSC_ERR_PLIB, "h0 = %" PetscInt_FMT ": (A^T y)[%" PetscInt_FMT "] = %g, AIJ's %g", h0, j,
+               (double)PetscRealPart(ya[j]), (double)PetscRealPart(yba[j]));
   PetscCall(VecRestoreArrayRead(t, &ya));
   PetscCall(VecRestoreArrayRead(tb, &yba));
   PetscCall(VecDestroy(&x));
@@ -212,16 +236,22 @@ int main(int argc, char **argv)
   PetscCall(BuildExample(PETSC_FALSE, &A));
   PetscCall(MatELLRCUDASetShortColumns(A, PETSC_FALSE)); /* the paper's 32-bit columns (the default is 16-bit offsets where they fit) */
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, &Et));
-  PetscCheck(E->col && !E->dcol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "32-bit columns asked for, and the device copy has %s", E->dcol ? "16-bit offsets" : "no columns");
-  PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
+  PetscCheck(E->col && !E->dcol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "32-bit columns asked for, and the device copy has %s",
+             E->dcol ? "16-bit offsets" : "no columns");
+  PetscCheck(E->m == 4 && E->n == 3 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "ELLPACK-R of the example: %" PetscInt_FMT " x %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 4 x 3, Nz 2", E->m, E->n, E->nz);
   PetscCheck(!Et, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The transposed copy exists before any transposed product");
   PetscCall(GKMemcpyD2H(rl, E->rl, sizeof(rl)));
   PetscCall(GKMemcpyD2H(col, E->col, sizeof(col)));
   PetscCall(GKMemcpyD2H(val, E->val, 8 * sizeof(PetscScalar)));
-  for (PetscInt i = 0; i < 4; i++) PetscCheck(rl[i] == rl_ref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "rl[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, i, rl[i], rl_ref[i]);
+  for (PetscInt i = 0; i < 4; i++)
+    PetscCheck(rl[i] == rl_ref[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "rl[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, i, rl[i],
+               rl_ref[i]);
   for (PetscInt k = 0; k < 8; k++) {
-    PetscCheck(col[k] == col_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "j[%" PetscInt_FMT "] (column-major) = %" PetscInt_FMT ", not %" PetscInt_FMT, k, col[k], col_ref[k]);
-    PetscCheck(val[k] == val_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A[%" PetscInt_FMT "] (column-major) = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(val_ref[k]));
+    PetscCheck(col[k] == col_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "j[%" PetscInt_FMT "] (column-major) = %" PetscInt_FMT ", not %" PetscInt_FMT,
+               k, col[k], col_ref[k]);
+    PetscCheck(val[k] == val_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "A[%" PetscInt_FMT "] (column-major) = %g, not %g", k,
+               (double)PetscRealPart(val[k]), (double)PetscRealPart(val_ref[k]));
   }
   PetscCall(CheckProductsExact(A));
   /* the transposed copy, 3 x 4: columns of A as rows, Nz = 2 (columns 0 and 2 of A hold two) */
@@ -234,7 +264,8 @@ int main(int argc, char **argv)
     PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
     PetscCheck(E->h == 4, PETSC_COMM_SELF, PETSC_ERR_PLIB, "One slice should be 4 rows high, not %" PetscInt_FMT, E->h);
     PetscCall(GKMemcpyD2H(sp, E->sliceptr, sizeof(sp)));
-    PetscCheck(sp[0] == 0 && sp[1] == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "One slice of 4 x 2 entries, not %" PetscInt_FMT " to %" PetscInt_FMT, sp[0], sp[1]);
+    PetscCheck(sp[0] == 0 && sp[1] == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "One slice of 4 x 2 entries, not %" PetscInt_FMT " to %" PetscInt_FMT,
+               sp[0], sp[1]);
   }
   PetscCall(MatDestroy(&A));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "ELLPACK-R arrays and products of Michels 5.3.1 exact\n"));
@@ -251,14 +282,19 @@ int main(int argc, char **argv)
     const PetscScalar sval_ref[6] = {1, 1, 3, 1, 4, 2};
     PetscInt          sp[3];
 
-    PetscCheck(E->h == 2 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Sliced: h %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 2 and 2", E->h, E->nz);
+    PetscCheck(E->h == 2 && E->nz == 2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Sliced: h %" PetscInt_FMT ", Nz %" PetscInt_FMT "; expected 2 and 2", E->h,
+               E->nz);
     PetscCall(GKMemcpyD2H(sp, E->sliceptr, sizeof(sp)));
     PetscCall(GKMemcpyD2H(col, E->col, 6 * sizeof(PetscInt)));
     PetscCall(GKMemcpyD2H(val, E->val, 6 * sizeof(PetscScalar)));
-    for (PetscInt k = 0; k < 3; k++) PetscCheck(sp[k] == sp_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliceptr[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k, sp[k], sp_ref[k]);
+    for (PetscInt k = 0; k < 3; k++)
+      PetscCheck(sp[k] == sp_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliceptr[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k, sp[k],
+                 sp_ref[k]);
     for (PetscInt k = 0; k < 6; k++) {
-      PetscCheck(col[k] == scol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced j[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k, col[k], scol_ref[k]);
-      PetscCheck(val[k] == sval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced A[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(sval_ref[k]));
+      PetscCheck(col[k] == scol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced j[%" PetscInt_FMT "] = %" PetscInt_FMT ", not %" PetscInt_FMT, k,
+                 col[k], scol_ref[k]);
+      PetscCheck(val[k] == sval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "sliced A[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]),
+                 (double)PetscRealPart(sval_ref[k]));
     }
   }
   PetscCall(CheckProductsExact(A));
@@ -272,13 +308,16 @@ int main(int argc, char **argv)
      they fit as here */
   PetscCall(BuildExample(PETSC_FALSE, &A));
   PetscCall(MatSeqELLRCUDAGetDeviceFormat(A, &E, NULL));
-  PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and by default the device copy keeps %s", E->col ? "32-bit indices" : "no columns");
+  PetscCheck(E->dcol && !E->col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The example's columns fit 16 bits, and by default the device copy keeps %s",
+             E->col ? "32-bit indices" : "no columns");
   {
     short     dcol[8];
     PetscBool flg;
 
     PetscCall(GKMemcpyD2H(dcol, E->dcol, sizeof(dcol)));
-    for (PetscInt k = 0; k < 8; k++) PetscCheck(dcol[k] == dcol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset j[%" PetscInt_FMT "] (column-major) = %d, not %d", k, (int)dcol[k], (int)dcol_ref[k]);
+    for (PetscInt k = 0; k < 8; k++)
+      PetscCheck(dcol[k] == dcol_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset j[%" PetscInt_FMT "] (column-major) = %d, not %d", k, (int)dcol[k],
+                 (int)dcol_ref[k]);
     PetscCall(MatELLRCUDAGetShortColumns(A, &flg));
     PetscCheck(flg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatELLRCUDAGetShortColumns says 32-bit of a copy with offsets");
   }
@@ -298,8 +337,12 @@ int main(int argc, char **argv)
     const PetscInt    off_ref[4]   = {-2, -1, 0, 1};
     const PetscScalar dval_ref[16] = {0, 0, 4, 0, /* -2 */ 0, 0, 0, 2, /* -1 */ 1, 1, 0, 0, /* 0 */ 3, 1, 0, 0 /* 1 */};
 
-    for (PetscInt d = 0; d < 4; d++) PetscCheck(off[d] == off_ref[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset %" PetscInt_FMT " = %" PetscInt_FMT ", not %" PetscInt_FMT, d, off[d], off_ref[d]);
-    for (PetscInt k = 0; k < 16; k++) PetscCheck(val[k] == dval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA val[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]), (double)PetscRealPart(dval_ref[k]));
+    for (PetscInt d = 0; d < 4; d++)
+      PetscCheck(off[d] == off_ref[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "offset %" PetscInt_FMT " = %" PetscInt_FMT ", not %" PetscInt_FMT, d, off[d],
+                 off_ref[d]);
+    for (PetscInt k = 0; k < 16; k++)
+      PetscCheck(val[k] == dval_ref[k], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DIA val[%" PetscInt_FMT "] = %g, not %g", k, (double)PetscRealPart(val[k]),
+                 (double)PetscRealPart(dval_ref[k]));
   }
   PetscCall(CheckProductsExact(A));
   PetscCall(CheckFillLimit(A, MatDIACUDASetMaxFill, 16.0 / 6.0));

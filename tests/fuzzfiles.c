@@ -12,7 +12,8 @@ valid ones first.\n\
 #include <petscmat.h>
 
 /* The 6 x 6 general matrix of the Matrix Market file: a tridiagonal band plus two far entries */
-static const char *mmbody[] = {"1 1 4.0", "2 1 -1.0", "1 2 -1.0", "2 2 4.0", "3 2 -1.0", "2 3 -1.0", "3 3 4.0", "4 3 -1.0", "3 4 -1.0", "4 4 4.0", "5 4 -1.0", "4 5 -1.0", "5 5 4.0", "6 5 -1.0", "5 6 -1.0", "6 6 4.0", "6 1 0.5"};
+static const char *mmbody[] = {"1 1 4.0", "2 1 -1.0", "1 2 -1.0", "2 2 4.0", "3 2 -1.0", "2 3 -1.0", "3 3 4.0", "4 3 -1.0", "3 4 -1.0",
+                               "4 4 4.0", "5 4 -1.0", "4 5 -1.0", "5 5 4.0", "6 5 -1.0", "5 6 -1.0", "6 6 4.0", "6 1 0.5"};
 #define NMM ((int)PETSC_STATIC_ARRAY_LENGTH(mmbody))
 
 typedef struct {
@@ -202,7 +203,8 @@ int main(int argc, char **argv)
   PetscCheck(fread(good, 1, len, fp) == len, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read fuzz-good.bin");
   fclose(fp);
   PetscCheck(remove("fuzz-good.bin") == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot remove fuzz-good.bin");
-  PetscCheck(len == 4 * (4 + 6 + NMM) + sizeof(PetscScalar) * NMM, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PETSc's binary file has %zu bytes, not the layout expected", len);
+  PetscCheck(len == 4 * (4 + 6 + NMM) + sizeof(PetscScalar) * NMM, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "PETSc's binary file has %zu bytes, not the layout expected", len);
   for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(bin); k++) {
     PetscCall(PetscSNPrintf(file, sizeof(file), "bin-%s.bin", bin[k].name));
     PetscCall(WriteBinary(file, good, len, &bin[k]));

@@ -1,4 +1,5 @@
-static char help[] = "cggpu and bicggpu with preconditioners the fused kernels do not apply, against PETSc's CG and BiCG with the same preconditioner on AIJ.\n\
+static char
+  help[] = "cggpu and bicggpu with preconditioners the fused kernels do not apply, against PETSc's CG and BiCG with the same preconditioner on AIJ.\n\
   -type <ellrcuda,diacuda,aij> : the matrix type of the device solves (aij: AIJ with the library's vectors)\n\
   -n <n>                       : grid points per side\n\n";
 
@@ -141,11 +142,17 @@ int main(int argc, char **argv)
     PetscCall(VecCopy(xd, xdd));
     PetscCall(VecCopy(xr, xd));
     PetscCall(TestDiffNorms(xdd, xd, NORM_2, &nd, &na));
-    PetscCheck(its[0] == its[1] && reason[0] == reason[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s with %s: %" PetscInt_FMT " iterations (%s), %s: %" PetscInt_FMT " (%s)", c->ours, c->what, its[1], KSPConvergedReasons[reason[1]], c->petsc, its[0], KSPConvergedReasons[reason[0]]);
+    PetscCheck(its[0] == its[1] && reason[0] == reason[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+               "%s with %s: %" PetscInt_FMT " iterations (%s), %s: %" PetscInt_FMT " (%s)", c->ours, c->what, its[1], KSPConvergedReasons[reason[1]],
+               c->petsc, its[0], KSPConvergedReasons[reason[0]]);
     PetscCheck(reason[1] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s with %s did not converge: %s", c->ours, c->what, KSPConvergedReasons[reason[1]]);
-    PetscCheck(nd <= 1e-6 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s with %s: the solutions differ by %g relative", c->ours, c->what, (double)(nd / na));
-    PetscCheck(calls[1] == its[1] + 1 && calls[0] == calls[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s with %s: the monitor saw %" PetscInt_FMT " norms for %" PetscInt_FMT " iterations (%s's %" PetscInt_FMT ")", c->ours, c->what, calls[1], its[1], c->petsc, calls[0]);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-7s %-36s %-16s%s: %s's iterations and reason (%s), the solutions agree to 1e-6\n", c->ours, c->what, KSPNormTypes[c->norm], c->transpose ? " A^T" : "", c->petsc, KSPConvergedReasons[reason[1]]));
+    PetscCheck(nd <= 1e-6 * na, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s with %s: the solutions differ by %g relative", c->ours, c->what,
+               (double)(nd / na));
+    PetscCheck(calls[1] == its[1] + 1 && calls[0] == calls[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+               "%s with %s: the monitor saw %" PetscInt_FMT " norms for %" PetscInt_FMT " iterations (%s's %" PetscInt_FMT ")", c->ours, c->what,
+               calls[1], its[1], c->petsc, calls[0]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-7s %-36s %-16s%s: %s's iterations and reason (%s), the solutions agree to 1e-6\n", c->ours, c->what,
+                          KSPNormTypes[c->norm], c->transpose ? " A^T" : "", c->petsc, KSPConvergedReasons[reason[1]]));
   }
   PetscCall(VecDestroy(&xdd));
   PetscCall(VecDestroy(&xd));

@@ -57,7 +57,8 @@ int main(int argc, char **argv)
   PetscCall(MatAssemblyEnd(Ao, MAT_FINAL_ASSEMBLY));
   PetscCall(GKCreateMPIAIJWithSeqAIJ(PETSC_COMM_WORLD, NL * size, NL * size, Ad, Ao, garray, &C)); /* Ad, Ao and garray are C's */
   PetscCall(MatConvert(C, type, MAT_INITIAL_MATRIX, &D));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ghosts %s\n", inorder ? "in ascending order" : "of several owners interleaved (in this PETSc's off-diagonal block too, from 3.24 on)"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "ghosts %s\n",
+                        inorder ? "in ascending order" : "of several owners interleaved (in this PETSc's off-diagonal block too, from 3.24 on)"));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 3));
   PetscCall(PetscRandomSeed(rnd));
@@ -98,7 +99,9 @@ int main(int argc, char **argv)
       PetscCall(KSPDestroy(&ksp[m]));
     }
     PetscCall(TestDiffNorms(yt1, yt2, NORM_2, &nd, &n1));
-    PetscCheck(reason[0] > 0 && reason[1] == reason[0] && PetscAbs(its[0] - its[1]) <= 1 && nd <= 1e-8 * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %s after %" PetscInt_FMT " iterations, bicg %s after %" PetscInt_FMT "; solutions differ by %g", KSPConvergedReasons[reason[1]], its[1], KSPConvergedReasons[reason[0]], its[0], (double)(nd / n1));
+    PetscCheck(reason[0] > 0 && reason[1] == reason[0] && PetscAbs(its[0] - its[1]) <= 1 && nd <= 1e-8 * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "bicggpu: %s after %" PetscInt_FMT " iterations, bicg %s after %" PetscInt_FMT "; solutions differ by %g",
+               KSPConvergedReasons[reason[1]], its[1], KSPConvergedReasons[reason[0]], its[0], (double)(nd / n1));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bicggpu: bicg's iterations and solution\n"));
   }
   PetscCall(VecDestroy(&x));

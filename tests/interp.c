@@ -20,8 +20,11 @@ static PetscErrorCode Grids(PetscInt dim, PetscInt n, PetscInt ratio, PetscBool 
   PetscBool            dev;
 
   PetscFunctionBegin;
-  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n + 1, PETSC_DECIDE, PETSC_DECIDE, dof, 1, NULL, NULL, dac));
-  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n + 1, n + 2, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, dof, 1, NULL, NULL, NULL, dac));
+  if (dim == 2)
+    PetscCall(DMDACreate2d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n + 1, PETSC_DECIDE, PETSC_DECIDE, dof, 1, NULL, NULL, dac));
+  else
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, bx, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n + 1, n + 2, PETSC_DECIDE, PETSC_DECIDE,
+                           PETSC_DECIDE, dof, 1, NULL, NULL, NULL, dac));
   PetscCall(DMSetMatType(*dac, mtype));
   PetscCall(DMSetUp(*dac));
   PetscCall(PetscStrcmp(mtype, MATELLRCUDA, &dev));
@@ -64,7 +67,8 @@ int main(int argc, char **argv)
   PetscCheck(isdev, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation is not a device matrix");
   /* the library's own wraps arrays that it composes on the matrix */
   PetscCall(PetscObjectQuery((PetscObject)P[1], "GKInterpolationArrays", &arrays));
-  PetscCheck(!arrays == !own, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation was %s, not %s", arrays ? "the library's own" : "PETSc's", own ? "the library's own" : "PETSc's");
+  PetscCheck(!arrays == !own, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation was %s, not %s", arrays ? "the library's own" : "PETSc's",
+             own ? "the library's own" : "PETSc's");
   /* entry by entry (a MAIJ of PETSc's expanded as the library expands it) */
   PetscCall(MatConvert(P[1], MATAIJ, MAT_INITIAL_MATRIX, &Paij));
   if (dof > 1) PetscCall(MatConvert(P[0], MATAIJ, MAT_INPLACE_MATRIX, &P[0]));

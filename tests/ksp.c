@@ -161,10 +161,15 @@ static PetscErrorCode CompareSolves(PetscInt n, const char *type)
         PetscCall(VecDestroy(&xh));
       }
       PetscCall(VecRestoreArrayRead(xd, &xa));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-7s %-7s iterations %4" PetscInt_FMT " (reference %4" PetscInt_FMT "), %s, vectors %s, relative difference %.1e\n", ktypes[k], ptypes[p], itsd, its, KSPConvergedReasons[reasond], vt, (double)(diff / nx)));
-      PetscCheck(reason > 0 && reasond > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s/%s did not converge: %s (reference %s)", ktypes[k], ptypes[p], KSPConvergedReasons[reasond], KSPConvergedReasons[reason]);
-      PetscCheck(PetscAbs(its - itsd) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s/%s: %" PetscInt_FMT " iterations on the device, %" PetscInt_FMT " in the reference", ktypes[k], ptypes[p], itsd, its);
-      PetscCheck(diff <= 1e-6 * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s/%s: solutions differ by %g relative", ktypes[k], ptypes[p], (double)(diff / nx));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                            "%-7s %-7s iterations %4" PetscInt_FMT " (reference %4" PetscInt_FMT "), %s, vectors %s, relative difference %.1e\n",
+                            ktypes[k], ptypes[p], itsd, its, KSPConvergedReasons[reasond], vt, (double)(diff / nx)));
+      PetscCheck(reason > 0 && reasond > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s/%s did not converge: %s (reference %s)", ktypes[k], ptypes[p],
+                 KSPConvergedReasons[reasond], KSPConvergedReasons[reason]);
+      PetscCheck(PetscAbs(its - itsd) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "%s/%s: %" PetscInt_FMT " iterations on the device, %" PetscInt_FMT " in the reference", ktypes[k], ptypes[p], itsd, its);
+      PetscCheck(diff <= 1e-6 * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s/%s: solutions differ by %g relative", ktypes[k], ptypes[p],
+                 (double)(diff / nx));
       PetscCall(VecDestroy(&b));
       PetscCall(VecDestroy(&x));
       PetscCall(VecDestroy(&bd));
@@ -207,9 +212,12 @@ static PetscErrorCode CountCopies(PetscInt n, const char *type, PCType ptype)
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(PetscGPUKitGetTransferCounts(&c1));
   PetscCall(KSPGetIterationNumber(ksp, &its));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CG/%s: %" PetscInt_FMT " iterations, %g vectors to the device and %g back (%g bytes) inside KSPSolve\n", ptype, its, c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count, (c1.h2d_bytes - c0.h2d_bytes) + (c1.d2h_bytes - c0.d2h_bytes)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CG/%s: %" PetscInt_FMT " iterations, %g vectors to the device and %g back (%g bytes) inside KSPSolve\n",
+                        ptype, its, c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count,
+                        (c1.h2d_bytes - c0.h2d_bytes) + (c1.d2h_bytes - c0.d2h_bytes)));
   PetscCheck(its == 100, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CG ran %" PetscInt_FMT " iterations, not 100", its);
-  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "KSPSolve copied vectors between host and device");
+  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "KSPSolve copied vectors between host and device");
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));

@@ -105,7 +105,9 @@ static PetscErrorCode AgreeWithin(KSP ksp, KSP ref, PetscReal slack, const char 
   PetscCall(KSPGetIterationNumber(ref, &itsref));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(KSPGetConvergedReason(ref, &reasonref));
-  PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1 + slack * itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s %s after %" PetscInt_FMT " iterations, %s %s after %" PetscInt_FMT, what, kt, KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref);
+  PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1 + slack * itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "%s: %s %s after %" PetscInt_FMT " iterations, %s %s after %" PetscInt_FMT, what, kt, KSPConvergedReasons[reason], its, kref,
+             KSPConvergedReasons[reasonref], itsref);
   PetscFunctionReturn(0);
 }
 
@@ -175,7 +177,8 @@ static PetscErrorCode Changes(PetscInt n, MatType type)
           PetscCall(Change(Aref, k));
         }
       }
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s, operator changed in place 3 times: %s's iterations, true residuals below 1e-6\n", m ? KSPBICGGPU : KSPCGGPU, pt, m ? KSPBICG : KSPCG));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s, operator changed in place 3 times: %s's iterations, true residuals below 1e-6\n",
+                            m ? KSPBICGGPU : KSPCGGPU, pt, m ? KSPBICG : KSPCG));
       PetscCall(KSPDestroy(&ksp));
       PetscCall(KSPDestroy(&ref));
       PetscCall(VecDestroy(&b));
@@ -254,7 +257,8 @@ static PetscErrorCode NullSpace(PetscInt n, MatType type)
       PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: ||x - x_petsc|| / ||x_petsc|| = %g", what, (double)(nd / nr));
       PetscCall(VecSum(x, &sum));
       PetscCall(VecNorm(x, NORM_1, &nr));
-      PetscCheck(PetscAbsScalar(sum) <= 1e-8 * nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: x holds the constants: sum %g of |x|_1 %g", what, (double)PetscAbsScalar(sum), (double)nr);
+      PetscCheck(PetscAbsScalar(sum) <= 1e-8 * nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: x holds the constants: sum %g of |x|_1 %g", what,
+                 (double)PetscAbsScalar(sum), (double)nr);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: %s's iterations, x PETSc's, free of the constants\n", cases[c].kt, what, cases[c].kref));
       PetscCall(KSPDestroy(&ksp));
       PetscCall(KSPDestroy(&ref));
@@ -309,7 +313,8 @@ static PetscErrorCode Jacobi(PetscInt n, MatType type)
         }
         PetscCall(KSPSolve(ksp, b, x));
         PetscCall(KSPSolve(ref, b, xref));
-        PetscCall(PetscSNPrintf(what, sizeof(what), "-pc_jacobi_type %s -pc_jacobi_abs %s -pc_jacobi_fixdiagonal %s", PCJacobiTypes[t], names[abs], names[fix]));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "-pc_jacobi_type %s -pc_jacobi_abs %s -pc_jacobi_fixdiagonal %s", PCJacobiTypes[t], names[abs],
+                                names[fix]));
         PetscCall(AgreeWithin(ksp, ref, 0.05, what)); /* up to 150 iterations of a poor preconditioner */
         PetscCall(KSPGetIterationNumber(ref, &itsref));
         PetscCall(KSPGetConvergedReason(ref, &reasonref));
@@ -339,7 +344,8 @@ static PetscErrorCode Jacobi(PetscInt n, MatType type)
 
 static PetscErrorCode Guess(PetscInt n, MatType type)
 {
-  const char *const what[] = {"Fischer's guess (KSPGuess fischer, model 1, size 10)", "Knoll's guess (-ksp_knoll)", "the last solution as the guess (-ksp_initial_guess_nonzero)"};
+  const char *const what[] = {"Fischer's guess (KSPGuess fischer, model 1, size 10)", "Knoll's guess (-ksp_knoll)",
+                              "the last solution as the guess (-ksp_initial_guess_nonzero)"};
   Mat               A, Aref;
   Vec               b, x, xref;
 

@@ -126,8 +126,12 @@ static PetscErrorCode ComputeRHS(KSP ksp, Vec b, void *ctx)
 static PetscErrorCode CreateDM(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
 {
   PetscFunctionBegin;
-  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
-  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  if (dim == 2)
+    PetscCall(
+      DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
+  else
+    PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE,
+                           PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
   PetscCall(DMSetFromOptions(*da));
   if (aij) {
     PetscCall(DMSetMatType(*da, MATAIJ));
@@ -187,7 +191,8 @@ static PetscErrorCode CheckLayouts(PC pc, PetscBool *same, PetscInt *nlev)
     PetscCall(MatMultTranspose(Q, yf, xc));
     PetscCall(ViewInfo(P, a, sizeof(a)));
     PetscCall(ViewInfo(Q, b, sizeof(b)));
-    PetscCheck(strstr(a, "ELLPACK-R (") && strstr(b, "ELLPACK-R (") && strstr(a, "transposed copy") && strstr(b, "transposed copy"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Level %" PetscInt_FMT ": no format or transposed copy in the views:\n%s\n%s", l, a, b);
+    PetscCheck(strstr(a, "ELLPACK-R (") && strstr(b, "ELLPACK-R (") && strstr(a, "transposed copy") && strstr(b, "transposed copy"), PETSC_COMM_SELF,
+               PETSC_ERR_PLIB, "Level %" PetscInt_FMT ": no format or transposed copy in the views:\n%s\n%s", l, a, b);
     if (strcmp(strstr(a, "ELLPACK-R ("), strstr(b, "ELLPACK-R ("))) { /* the format's lines (the first ones name the matrix) */
       *same = PETSC_FALSE;
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "level %" PetscInt_FMT "'s interpolation:\n%s\nthe same entries in a new matrix:\n%s\n", l, a, b));
@@ -246,11 +251,11 @@ static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes,
 
 int main(int argc, char **argv)
 {
-  DM             da, daaij;
-  Vec            x, xaij, xcopy;
-  PetscInt       dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc, nlev = 0;
-  PetscBool      copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE, layouts = PETSC_FALSE, samelay = PETSC_FALSE;
-  PetscReal      diff, norm;
+  DM        da, daaij;
+  Vec       x, xaij, xcopy;
+  PetscInt  dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc, nlev = 0;
+  PetscBool copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE, layouts = PETSC_FALSE, samelay = PETSC_FALSE;
+  PetscReal diff, norm;
   PetscLogDouble bytes, b;
 
   PetscFunctionBeginUser;
@@ -285,18 +290,24 @@ int main(int argc, char **argv)
     PetscCall(VecEqual(x, y, &same));
     PetscCall(VecDestroy(&y));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s", PetscAbs(its - itsaij) <= 1 ? "agree (within one)" : "DIFFER", diff <= 1e-8 * norm ? "agree" : "DIFFER"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iteration counts %s; solutions %s", PetscAbs(its - itsaij) <= 1 ? "agree (within one)" : "DIFFER",
+                        diff <= 1e-8 * norm ? "agree" : "DIFFER"));
   if (copies) {
     /* per iteration and once more for the start: the coarsest level's right-hand side down to
        the host solve and its solution back */
     const PetscLogDouble bound = 2.0 * (its + 1) * ncoarse * sizeof(PetscScalar);
 
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; host/device copies %s the coarsest level's bound", ncoarse && bytes <= bound ? "within" : "EXCEED"));
-    if (!(ncoarse && bytes <= bound)) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%g bytes, bound %g for %" PetscInt_FMT " unknowns, %" PetscInt_FMT " iterations)", bytes, bound, ncoarse, its));
+    if (!(ncoarse && bytes <= bound))
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%g bytes, bound %g for %" PetscInt_FMT " unknowns, %" PetscInt_FMT " iterations)", bytes, bound,
+                            ncoarse, its));
   }
   if (nocopies) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; %s", bytes == 0 ? "no host/device copies" : "host/device COPIES"));
   if (graphtwin) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; with and without the graph %s", itsg == its && same ? "identical" : "DIFFER"));
-  if (layouts) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; interpolations %s", samelay && nlev > 0 ? "laid out for their products" : (nlev ? "NOT laid out for their products" : "NONE of the device types")));
+  if (layouts)
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "; interpolations %s",
+                  samelay && nlev > 0 ? "laid out for their products" : (nlev ? "NOT laid out for their products" : "NONE of the device types")));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
   PetscCall(VecDestroy(&x));

@@ -82,7 +82,8 @@ static PetscErrorCode Fill(Mat A, Problem p, PetscInt n, PetscInt seedrow)
       if (j < n - 1) PetscCall(MatSetValue(A, r, r + 1, -1.0, ADD_VALUES));
       if (i < n - 1) PetscCall(MatSetValue(A, r, r + n, CPLX(-1.0, -0.5), ADD_VALUES));
     } else if (p == BLOCKDIAG) { /* tridiagonal inside the process's own columns */
-      for (PetscInt c = PetscMax(r - 1, cstart); c <= PetscMin(r + 1, cend - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? 3.0 : CPLX(-1.0, 0.5), INSERT_VALUES));
+      for (PetscInt c = PetscMax(r - 1, cstart); c <= PetscMin(r + 1, cend - 1); c++)
+        PetscCall(MatSetValue(A, r, c, c == r ? 3.0 : CPLX(-1.0, 0.5), INSERT_VALUES));
     } else { /* up to 7 entries a row at random columns, every 5th row empty, the diagonal */
       PetscReal u;
 
@@ -98,7 +99,8 @@ static PetscErrorCode Fill(Mat A, Problem p, PetscInt n, PetscInt seedrow)
       if (r < N) PetscCall(MatSetValue(A, r, r, 5.0, ADD_VALUES));
     }
   }
-  if (p != BLOCKDIAG && size > 1 && rend < M) PetscCall(MatSetValue(A, rend, PetscMin(seedrow, N - 1), 0.125, ADD_VALUES)); /* a row of the next process */
+  if (p != BLOCKDIAG && size > 1 && rend < M)
+    PetscCall(MatSetValue(A, rend, PetscMin(seedrow, N - 1), 0.125, ADD_VALUES)); /* a row of the next process */
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -124,7 +126,8 @@ static PetscErrorCode Close(Vec a, Vec b, const char *what, const char *stage)
 
   PetscFunctionBegin;
   PetscCall(TestDiffNorms(a, b, NORM_INFINITY, &nd, &na));
-  PetscCheck(nd <= 1e-12 * PetscMax(na, 1.0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from MPIAIJ's (%s): |diff| = %g, |ref| = %g", what, stage, (double)nd, (double)na);
+  PetscCheck(nd <= 1e-12 * PetscMax(na, 1.0), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs from MPIAIJ's (%s): |diff| = %g, |ref| = %g", what, stage,
+             (double)nd, (double)na);
   PetscFunctionReturn(0);
 }
 
@@ -137,7 +140,8 @@ typedef enum {
   MULTHADD,
   RESIDUAL
 } Op;
-static const char *const OpNames[] = {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatMultHermitianTranspose", "MatMultHermitianTransposeAdd", "MatResidual"};
+static const char *const OpNames[] =
+  {"MatMult", "MatMultAdd", "MatMultTranspose", "MatMultTransposeAdd", "MatMultHermitianTranspose", "MatMultHermitianTransposeAdd", "MatResidual"};
 
 /* out = op(M) x (+ v), or v - M x (MatResidual) */
 static PetscErrorCode Apply(Mat M, Op op, Vec x, Vec v, Vec out)
@@ -210,7 +214,8 @@ static PetscErrorCode Products(Mat A, Mat D, const char *stage)
         ierr[0] = MatResidual(A, ref, in, ref);
         ierr[1] = MatResidual(D, out, in, out);
         PetscCall(PetscPopErrorHandler());
-        PetscCheck(dev ? ierr[1] == PETSC_ERR_ARG_IDN && (!ierr[0] || ierr[0] == ierr[1]) : ierr[1] == ierr[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatResidual with r aliased to b (%s): error %d for MPIAIJ, %d for the device type", stage, (int)ierr[0], (int)ierr[1]);
+        PetscCheck(dev ? ierr[1] == PETSC_ERR_ARG_IDN && (!ierr[0] || ierr[0] == ierr[1]) : ierr[1] == ierr[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                   "MatResidual with r aliased to b (%s): error %d for MPIAIJ, %d for the device type", stage, (int)ierr[0], (int)ierr[1]);
       }
       PetscCall(VecDestroy(&v));
       PetscCall(VecDestroy(&ref));
@@ -286,10 +291,13 @@ static PetscErrorCode SolveBoth(KSP kref, KSP kgk, Mat A, Mat D, const char *sta
   PetscCall(KSPGetConvergedReason(kgk, &reason));
   PetscCall(KSPGetResidualNorm(kgk, &rn));
   PetscCall(TestDiffNorms(x, xr, NORM_2, &nd, &nr));
-  PetscCheck(reason > 0 && reasonr > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu %s, KSPCG %s", stage, KSPConvergedReasons[reason], KSPConvergedReasons[reasonr]);
-  PetscCheck(PetscAbsInt(its - itsr) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu took %" PetscInt_FMT " iterations, KSPCG %" PetscInt_FMT, stage, its, itsr);
+  PetscCheck(reason > 0 && reasonr > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu %s, KSPCG %s", stage, KSPConvergedReasons[reason],
+             KSPConvergedReasons[reasonr]);
+  PetscCheck(PetscAbsInt(its - itsr) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: cggpu took %" PetscInt_FMT " iterations, KSPCG %" PetscInt_FMT,
+             stage, its, itsr);
   PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: the solutions differ by %g (|x| = %g)", stage, (double)nd, (double)nr);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: cggpu %" PetscInt_FMT " iterations, residual norm %.8e (KSPCG %" PetscInt_FMT ")\n", stage, its, (double)rn, itsr));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: cggpu %" PetscInt_FMT " iterations, residual norm %.8e (KSPCG %" PetscInt_FMT ")\n", stage, its,
+                        (double)rn, itsr));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&xr));
@@ -369,7 +377,8 @@ typedef enum {
   GRAPH_UPPER,    /* the same with one entry above the diagonal whose mirror is not stored */
   GRAPH_SYMMETRIC /* symmetric values, the matrix marked MAT_SYMMETRIC */
 } GraphKind;
-static const char *const GraphKinds[] = {"symmetric pattern", "pattern not symmetric", "pattern not symmetric above the diagonal", "marked symmetric"};
+static const char *const GraphKinds[] = {"symmetric pattern", "pattern not symmetric", "pattern not symmetric above the diagonal",
+                                         "marked symmetric"};
 
 /* entry (r, c) of the graph tests' matrices (of size M) */
 static PetscScalar GraphEntry(GraphKind kind, PetscInt r, PetscInt c)
@@ -452,16 +461,24 @@ static PetscErrorCode Graphs(MatType type, Layout layout, PetscInt n)
       PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, setting %d: the %s graph differs from MPIAIJ's", GraphKinds[kind], (int)s, type);
       PetscCall(MatIsSymmetricKnown(GA, &seta, &syma));
       PetscCall(MatIsSymmetricKnown(GD, &setd, &symd));
-      PetscCheck(seta == setd && (!seta || syma == symd), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, setting %d: the graphs' symmetry flags differ", GraphKinds[kind], (int)s);
+      PetscCheck(seta == setd && (!seta || syma == symd), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s, setting %d: the graphs' symmetry flags differ",
+                 GraphKinds[kind], (int)s);
       if (set[s].sym && kind == GRAPH_PATTERN) {
         /* MPIAIJ's sum needs a transpose on every process; the device type's none */
-        PetscCheck(ta == 1 && td == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph (1 expected), %" PetscInt_FMT " for the %s one (0 expected)", GraphKinds[kind], (int)s, ta, td, type);
+        PetscCheck(ta == 1 && td == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph (1 expected), %" PetscInt_FMT " for the %s one (0 expected)",
+                   GraphKinds[kind], (int)s, ta, td, type);
         skipped++;
-      } else PetscCheck(ta == td, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph, %" PetscInt_FMT " for the %s one", GraphKinds[kind], (int)s, ta, td, type);
+      } else
+        PetscCheck(ta == td, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "%s, setting %d: %" PetscInt_FMT " transposes for MPIAIJ's graph, %" PetscInt_FMT " for the %s one", GraphKinds[kind], (int)s, ta,
+                   td, type);
       PetscCall(MatDestroy(&GA));
       PetscCall(MatDestroy(&GD));
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "graph of %s, %s, %s, on %d processes: equal to AIJ's in %d settings, symmetrized without a transpose in %d\n", type, GraphKinds[kind], Layouts[layout], (int)size, (int)PETSC_STATIC_ARRAY_LENGTH(set), (int)skipped));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "graph of %s, %s, %s, on %d processes: equal to AIJ's in %d settings, symmetrized without a transpose in %d\n", type,
+                          GraphKinds[kind], Layouts[layout], (int)size, (int)PETSC_STATIC_ARRAY_LENGTH(set), (int)skipped));
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&D));
   }
@@ -508,10 +525,13 @@ static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool de
   PetscReal dn[2] = {0.0, 0.0};
 
   PetscFunctionBegin;
-  PetscCheck(dev == (d2h > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %g copies to the host, but the product should run %s", what, (double)d2h, dev ? "on the device" : "on the host");
+  PetscCheck(dev == (d2h > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %g copies to the host, but the product should run %s", what, (double)d2h,
+             dev ? "on the device" : "on the host");
   PetscCall(MatGetOwnershipRange(R, &rstart, &rend));
   PetscCall(MatGetOwnershipRange(C, &cstart, &cend));
-  PetscCheck(rstart == cstart && rend == cend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: the device type's rows are %" PetscInt_FMT "..%" PetscInt_FMT ", AIJ's %" PetscInt_FMT "..%" PetscInt_FMT, what, cstart, cend, rstart, rend);
+  PetscCheck(rstart == cstart && rend == cend, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "%s: the device type's rows are %" PetscInt_FMT "..%" PetscInt_FMT ", AIJ's %" PetscInt_FMT "..%" PetscInt_FMT, what, cstart, cend,
+             rstart, rend);
   for (PetscInt r = rstart; r < rend; r++) {
     const PetscInt    *rj, *cj;
     const PetscScalar *ra, *ca;
@@ -569,14 +589,17 @@ static PetscErrorCode SpGEMMCompare(Mat R, Mat C, const char *what, PetscBool de
     PetscCall(VecRestoreArrayRead(y, &ya));
     PetscCall(VecRestoreArrayRead(v, &va));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPI_MAX, PetscObjectComm((PetscObject)R)));
-    PetscCheck(e <= 1e-12 * nv, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's MatMult differs from AIJ's by %g (largest %g)", what, (double)e, (double)nv);
+    PetscCheck(e <= 1e-12 * nv, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB,
+               "%s: the device type's MatMult differs from AIJ's by %g (largest %g)", what, (double)e, (double)nv);
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(VecDestroy(&u));
     PetscCall(VecDestroy(&v));
   }
-  PetscCheck(!bad, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's pattern differs from AIJ's in %" PetscInt_FMT " places", what, bad);
-  PetscCheck(dn[0] <= 1e-13 * dn[1], PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the entries differ from AIJ's by %g (largest %g)", what, (double)dn[0], (double)dn[1]);
+  PetscCheck(!bad, PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the device type's pattern differs from AIJ's in %" PetscInt_FMT " places",
+             what, bad);
+  PetscCheck(dn[0] <= 1e-13 * dn[1], PetscObjectComm((PetscObject)R), PETSC_ERR_PLIB, "%s: the entries differ from AIJ's by %g (largest %g)", what,
+             (double)dn[0], (double)dn[1]);
   PetscCall(PetscPrintf(PetscObjectComm((PetscObject)R), "%s: the pattern and the entries of AIJ's\n", what));
   PetscFunctionReturn(0);
 }
@@ -817,7 +840,8 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(note + len, sizeof(note) - len, " (slices of %d rows on %d of %d processes)", (int)apih, (int)nh, (int)size));
       }
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal%s\n", mpitype, Problems[p], Layouts[layout], (int)size, note));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "%s %s %s on %d processes: all products equal%s\n", mpitype, Problems[p], Layouts[layout], (int)size, note));
   }
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&D));

@@ -27,7 +27,8 @@ typedef enum {
   BAND,
   UNEVEN
 } Problem;
-static const char *const Problems[] = {"lap2d", "lap3d", "convdiff", "random", "rect", "outside", "empty", "one", "longcol", "denserow", "band", "uneven", "Problem", "", NULL};
+static const char *const Problems[] = {"lap2d",   "lap3d",    "convdiff", "random", "rect",    "outside", "empty", "one",
+                                       "longcol", "denserow", "band",     "uneven", "Problem", "",        NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
@@ -136,13 +137,15 @@ static PetscErrorCode FillProblem(Mat A, Problem p, PetscInt n)
 
     PetscCall(BandWidth(&w));
     for (PetscInt r = 0; r < m; r++)
-      for (PetscInt c = PetscMax(r - w, 0); c <= PetscMin(r + w + r % w, nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
+      for (PetscInt c = PetscMax(r - w, 0); c <= PetscMin(r + w + r % w, nc - 1); c++)
+        PetscCall(MatSetValue(A, r, c, c == r ? CPLX(50.0, 1.0) : CPLX(-1.0 / (1 + c % 7), 0.25), INSERT_VALUES));
   } break;
   case UNEVEN:
     /* row r: columns r - 4 .. r + 4, and every 8th row also r + 5 .. r + 20 (clipped): rows of 9
        and 25 entries, 11 on average, none 32 long */
     for (PetscInt r = 0; r < m; r++)
-      for (PetscInt c = PetscMax(r - 4, 0); c <= PetscMin(r + (r % 8 ? 4 : 20), nc - 1); c++) PetscCall(MatSetValue(A, r, c, c == r ? CPLX(12.0, -1.0) : CPLX(-1.0 / (1 + c % 5), 0.5), INSERT_VALUES));
+      for (PetscInt c = PetscMax(r - 4, 0); c <= PetscMin(r + (r % 8 ? 4 : 20), nc - 1); c++)
+        PetscCall(MatSetValue(A, r, c, c == r ? CPLX(12.0, -1.0) : CPLX(-1.0 / (1 + c % 5), 0.5), INSERT_VALUES));
     break;
   case EMPTY:
     break;
@@ -178,7 +181,8 @@ static PetscErrorCode CheckClose(Vec y1, Vec y2, PetscReal tol, const char *what
 
   PetscFunctionBegin;
   PetscCall(TestDiffNorms(y1, y2, NORM_2, &nd, &n1));
-  PetscCheck(nd <= tol * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after %s: ||difference|| %g > %g ||AIJ result|| (%g)", what, stage, (double)nd, (double)tol, (double)n1);
+  PetscCheck(nd <= tol * n1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after %s: ||difference|| %g > %g ||AIJ result|| (%g)", what, stage, (double)nd,
+             (double)tol, (double)n1);
   PetscFunctionReturn(0);
 }
 
@@ -220,7 +224,8 @@ static PetscErrorCode CheckChain(Mat A, Mat B, const char *stage)
     PetscCall(MatResidual(M, y[k], x, w[k]));
     if (k) PetscCall(PetscGPUKitGetTransferCounts(&after));
   }
-  PetscCheck(after.h2d_count == before.h2d_count && after.d2h_count == before.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the chained products copied between host and device", stage);
+  PetscCheck(after.h2d_count == before.h2d_count && after.d2h_count == before.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "After %s the chained products copied between host and device", stage);
   PetscCall(CheckClose(y[0], y[1], 1e-12, "chained products, y", stage));
   PetscCall(CheckClose(w[0], w[1], 1e-12, "chained products, w", stage));
   PetscCall(VecDestroy(&x));
@@ -299,7 +304,9 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
   PetscCall(CheckClose(yt1, yt2, 1e-13, "MatMultHermitianTransposeAdd", stage));
   PetscCall(PetscGPUKitGetTransferCounts(&after));
   /* host vectors: y comes back once from each of B's 8 products */
-  if (m && nc) PetscCheck(after.d2h_count - before.d2h_count == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB, "After %s the products did not all go through the device: %g copies back, not 8", stage, after.d2h_count - before.d2h_count);
+  if (m && nc)
+    PetscCheck(after.d2h_count - before.d2h_count == 8, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "After %s the products did not all go through the device: %g copies back, not 8", stage, after.d2h_count - before.d2h_count);
   if (m == nc) { /* r aliased to x or b: an error, of AIJ's code where AIJ's default gives one (its MatMult's; its VecAYPX's in
                     PETSc 3.18, whose newer releases scale in place and give r = 0 for b aliased) */
     for (int alias = 0; alias < 2; alias++) {
@@ -308,7 +315,9 @@ static PetscErrorCode CheckProducts(Mat A, Mat B, const char *stage)
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
       for (int k = 0; k < 2; k++) ierr[k] = alias ? MatResidual(k ? B : A, y1, x, y1) : MatResidual(k ? B : A, z, x, x);
       PetscCall(PetscPopErrorHandler());
-      PetscCheck(ierr[1] == (alias ? PETSC_ERR_ARG_IDN : PETSC_ERR_ARG_WRONGSTATE) && (ierr[0] == ierr[1] || (alias && !ierr[0])), PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatResidual with r aliased to %s: error %d for AIJ, %d for the device type", alias ? "b" : "x", (int)ierr[0], (int)ierr[1]);
+      PetscCheck(ierr[1] == (alias ? PETSC_ERR_ARG_IDN : PETSC_ERR_ARG_WRONGSTATE) && (ierr[0] == ierr[1] || (alias && !ierr[0])), PETSC_COMM_SELF,
+                 PETSC_ERR_PLIB, "MatResidual with r aliased to %s: error %d for AIJ, %d for the device type", alias ? "b" : "x", (int)ierr[0],
+                 (int)ierr[1]);
     }
   }
 
@@ -391,8 +400,11 @@ static PetscErrorCode CheckInfiniteRows(Mat A, Mat B)
   for (PetscInt i = 0; i < m; i++) {
     const PetscBool infrow = i % 7 == 3 && c[2 * (i / 7)] >= 0 ? PETSC_TRUE : PETSC_FALSE; /* a row given infinite entries */
 
-    if (infrow ? !PetscIsInfOrNanScalar(a[i]) || !PetscIsInfOrNanScalar(b[i]) : PetscIsInfOrNanScalar(b[i]) || PetscAbsScalar(a[i] - b[i]) > 1e-10 * (1.0 + PetscAbsScalar(a[i]))) {
-      if (!bad++) PetscCall(PetscPrintf(PETSC_COMM_SELF, "row %" PetscInt_FMT "%s: AIJ %g, the type %g\n", i, infrow ? " (infinite entries)" : "", (double)PetscRealPart(a[i]), (double)PetscRealPart(b[i])));
+    if (infrow ? !PetscIsInfOrNanScalar(a[i]) || !PetscIsInfOrNanScalar(b[i])
+               : PetscIsInfOrNanScalar(b[i]) || PetscAbsScalar(a[i] - b[i]) > 1e-10 * (1.0 + PetscAbsScalar(a[i]))) {
+      if (!bad++)
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "row %" PetscInt_FMT "%s: AIJ %g, the type %g\n", i, infrow ? " (infinite entries)" : "",
+                              (double)PetscRealPart(a[i]), (double)PetscRealPart(b[i])));
     }
   }
   PetscCall(VecRestoreArrayRead(ya, &a));
@@ -620,7 +632,8 @@ int main(int argc, char **argv)
       PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatTranspose gave a %s matrix, not %s", t, seqtype);
       PetscCall(MatConvert(Dt, MATSEQAIJ, MAT_INITIAL_MATRIX, &X));
       PetscCall(MatEqual(At, X, &same));
-      PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatTranspose (%s) differs from AIJ's", stage == 0 ? "new" : (stage == 1 ? "reused" : "in place"));
+      PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "MatTranspose (%s) differs from AIJ's",
+                 stage == 0 ? "new" : (stage == 1 ? "reused" : "in place"));
       PetscCall(MatDestroy(&X));
       PetscCall(CheckProducts(At, Dt, stage == 0 ? "MatTranspose" : (stage == 1 ? "MatTranspose reused" : "MatTranspose in place")));
     }

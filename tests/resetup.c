@@ -157,14 +157,19 @@ int main(int argc, char **argv)
     PetscCall(TestTrueResidual(A, x, b, &rr));
     PetscCall(TestTrueResidual(A, xf, b, &rf));
     PetscCall(KSPGetTolerances(ksp, &rtol, NULL, NULL, NULL));
-    PetscCheck(rr < 100 * rtol && rf < 100 * rtol, PETSC_COMM_SELF, PETSC_ERR_PLIB, "True residuals %g (setup again) and %g (full setup) above 100 rtol", (double)rr, (double)rf);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matrix %" PetscInt_FMT ": the setup brought down %s", s, d2h < 0.5 * d2hf ? "under half of what a full setup does" : "as much as a full setup"));
+    PetscCheck(rr < 100 * rtol && rf < 100 * rtol, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "True residuals %g (setup again) and %g (full setup) above 100 rtol", (double)rr, (double)rf);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "matrix %" PetscInt_FMT ": the setup brought down %s", s,
+                          d2h < 0.5 * d2hf ? "under half of what a full setup does" : "as much as a full setup"));
     if (change == SCALE) {
       PetscCall(TestDiffNorms(x, xf, NORM_2, &nd, &nx));
-      PetscCheck(its == itsf && nd <= 1e-8 * nx, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Matrix %" PetscInt_FMT ": %" PetscInt_FMT " iterations and %" PetscInt_FMT " with a full setup, solutions %g apart", s, its, itsf, (double)(nd / nx));
+      PetscCheck(its == itsf && nd <= 1e-8 * nx, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Matrix %" PetscInt_FMT ": %" PetscInt_FMT " iterations and %" PetscInt_FMT " with a full setup, solutions %g apart", s, its, itsf,
+                 (double)(nd / nx));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, ", iterations and solution a full setup's (%" PetscInt_FMT ")\n", its));
     } else {
-      PetscCheck(its <= PetscCeilReal(1.15 * itsf), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Matrix %" PetscInt_FMT ": %" PetscInt_FMT " iterations, a full setup's %" PetscInt_FMT, s, its, itsf);
+      PetscCheck(its <= PetscCeilReal(1.15 * itsf), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Matrix %" PetscInt_FMT ": %" PetscInt_FMT " iterations, a full setup's %" PetscInt_FMT, s, its, itsf);
       PetscCall(PetscPrintf(PETSC_COMM_SELF, ", iterations within 15%% of a full setup's\n"));
     }
     PetscCall(KSPDestroy(&kspf));

@@ -67,7 +67,8 @@ static PetscErrorCode OperatorShifted(Problem p, PetscInt n, MatType type, Petsc
 
       for (PetscInt di = -1; di <= 1; di++)
         for (PetscInt dj = -1; dj <= 1; dj++)
-          if (i + di >= 0 && i + di < n && j + dj >= 0 && j + dj < n) PetscCall(MatSetValue(*A, r, r + di * n + dj, di || dj ? -1.0 : 8.0 + shift * (1 + r % 7) + 0.5 * (j % 5), INSERT_VALUES));
+          if (i + di >= 0 && i + di < n && j + dj >= 0 && j + dj < n)
+            PetscCall(MatSetValue(*A, r, r + di * n + dj, di || dj ? -1.0 : 8.0 + shift * (1 + r % 7) + 0.5 * (j % 5), INSERT_VALUES));
     } else {
       const PetscInt    i = r / n, j = r % n;
       const PetscScalar c = p == CONVDIFF ? CPLX(0.4, 0.2) : 0.0;
@@ -109,7 +110,8 @@ static PetscErrorCode Fill(Vec v, PetscReal s)
 
 /* x = KSP(A) b (transpose: KSP(A)^T b, by KSPSolveTranspose), with the given method, PC, norm,
    iteration limit and initial guess x0 (NULL: zero) */
-static PetscErrorCode SolveAny(Mat A, KSPType kt, PCType pt, KSPNormType nt, PetscInt maxit, PetscBool transpose, Vec b, Vec x0, Vec x, PetscInt *its, KSPConvergedReason *reason)
+static PetscErrorCode SolveAny(Mat A, KSPType kt, PCType pt, KSPNormType nt, PetscInt maxit, PetscBool transpose, Vec b, Vec x0, Vec x, PetscInt *its,
+                               KSPConvergedReason *reason)
 {
   KSP ksp;
   PC  pc;
@@ -190,37 +192,54 @@ static PetscErrorCode Compare(PetscInt n, MatType type)
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
             PetscCall(TestTrueResidual(Aref, x, b, &rel));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s\n  true residual %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason], (double)rel));
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s cocg    %-7s %-16s %s: %4" PetscInt_FMT " iterations, %s\n  true residual %.1e\n",
+                                  Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, KSPConvergedReasons[reason],
+                                  (double)rel));
             PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG did not solve the complex symmetric system");
             if (norms[t] == KSP_NORM_NATURAL) continue;
             /* and BiCG on the same system, against KSPBICG */
             PetscCall(Solve(Aref, KSPBICG, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(Close(x, xref, 1e-6, &rel));
-            PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s bicggpu %-7s %-16s %s: %4" PetscInt_FMT " iterations (bicg %4" PetscInt_FMT "), %s\n  solutions differ by %.1e\n", Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, itsref, KSPConvergedReasons[reason], (double)rel));
-            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref, KSPConvergedReasons[reasonref]);
+            PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                  "%-9s bicggpu %-7s %-16s %s: %4" PetscInt_FMT " iterations (bicg %4" PetscInt_FMT
+                                  "), %s\n  solutions differ by %.1e\n",
+                                  Problems[p], pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, itsref, KSPConvergedReasons[reason],
+                                  (double)rel));
+            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                       "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref,
+                       KSPConvergedReasons[reasonref]);
             continue;
           }
           PetscCall(Solve(Aref, kref, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
           PetscCall(Solve(A, kt, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
           PetscCall(Close(x, xref, 1e-6, &rel));
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s\n  solutions differ by %.1e\n", Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref, KSPConvergedReasons[reason], (double)rel));
-          PetscCheck(reason == reasonref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, %s %s", kt, KSPConvergedReasons[reason], kref, KSPConvergedReasons[reasonref]);
-          PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                "%-9s %-7s %-7s %-16s %s: %4" PetscInt_FMT " iterations (%s %4" PetscInt_FMT "), %s\n  solutions differ by %.1e\n",
+                                Problems[p], kt, pcs[c], KSPNormTypes[norms[t]], guess ? "guess" : "zero ", its, kref, itsref,
+                                KSPConvergedReasons[reason], (double)rel));
+          PetscCheck(reason == reasonref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, %s %s", kt, KSPConvergedReasons[reason], kref,
+                     KSPConvergedReasons[reasonref]);
+          PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its,
+                     kref, itsref);
           if (spd && norms[t] != KSP_NORM_NATURAL) { /* BiCG on the same (Hermitian) system */
             PetscCall(Solve(Aref, KSPBICG, pcs[c], norms[t], b, guess ? x0 : NULL, xref, &itsref, &reasonref));
             PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t], b, guess ? x0 : NULL, x, &its, &reason));
             PetscCall(Close(x, xref, 1e-6, &rel));
-            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref, KSPConvergedReasons[reasonref]);
+            PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                       "bicggpu: %" PetscInt_FMT " iterations, %s; bicg %" PetscInt_FMT ", %s", its, KSPConvergedReasons[reason], itsref,
+                       KSPConvergedReasons[reasonref]);
           }
           if (!PetscDefined(USE_COMPLEX) && spd) { /* COCG is CG in real arithmetic */
             PetscInt           itsc;
             KSPConvergedReason rc;
 
             PetscCall(PetscOptionsSetValue(NULL, "-ksp_bicggpu_cocg", "1"));
-            PetscCall(Solve(A, KSPBICGGPU, pcs[c], norms[t] == KSP_NORM_NATURAL ? KSP_NORM_PRECONDITIONED : norms[t], b, guess ? x0 : NULL, x, &itsc, &rc));
+            PetscCall(
+              Solve(A, KSPBICGGPU, pcs[c], norms[t] == KSP_NORM_NATURAL ? KSP_NORM_PRECONDITIONED : norms[t], b, guess ? x0 : NULL, x, &itsc, &rc));
             PetscCall(PetscOptionsClearValue(NULL, "-ksp_bicggpu_cocg"));
-            if (norms[t] != KSP_NORM_NATURAL) PetscCheck(itsc == its, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG took %" PetscInt_FMT " iterations, CG %" PetscInt_FMT, itsc, its);
+            if (norms[t] != KSP_NORM_NATURAL)
+              PetscCheck(itsc == its, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COCG took %" PetscInt_FMT " iterations, CG %" PetscInt_FMT, itsc, its);
           }
         }
       }
@@ -265,7 +284,8 @@ static PetscErrorCode ExpectReason(Mat A, Vec b, KSPType kt, PCType pt, KSPConve
   PetscCall(VecDuplicate(b, &x));
   PetscCall(Solve(A, kt, pt, KSP_NORM_DEFAULT, b, NULL, x, &its, &reason));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: %s after %" PetscInt_FMT " iterations\n", what, kt, KSPConvergedReasons[reason], its));
-  PetscCheck(reason == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s, not %s", what, kt, KSPConvergedReasons[reason], KSPConvergedReasons[want]);
+  PetscCheck(reason == want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s, not %s", what, kt, KSPConvergedReasons[reason],
+             KSPConvergedReasons[want]);
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(0);
 }
@@ -282,8 +302,11 @@ static PetscErrorCode ExpectLikePETSc(Mat A, Vec b, KSPType kt, KSPType kref, PC
   PetscCall(VecDuplicate(b, &x));
   PetscCall(Solve(A, kref, pt, KSP_NORM_DEFAULT, b, NULL, x, &itsref, &reasonref));
   PetscCall(Solve(A, kt, pt, KSP_NORM_DEFAULT, b, NULL, x, &its, &reason));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: %s after %" PetscInt_FMT " iterations (%s: %s after %" PetscInt_FMT ")\n", what, kt, KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref));
-  PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %s ended %s after %" PetscInt_FMT " iterations, %s %s after %" PetscInt_FMT, what, kt, KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s with %s: %s after %" PetscInt_FMT " iterations (%s: %s after %" PetscInt_FMT ")\n", what, kt,
+                        KSPConvergedReasons[reason], its, kref, KSPConvergedReasons[reasonref], itsref));
+  PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "%s: %s ended %s after %" PetscInt_FMT " iterations, %s %s after %" PetscInt_FMT, what, kt, KSPConvergedReasons[reason], its, kref,
+             KSPConvergedReasons[reasonref], itsref);
   PetscCall(VecDestroy(&x));
   PetscFunctionReturn(0);
 }
@@ -322,8 +345,10 @@ static PetscErrorCode ReuseAfterNaN(MatType type, KSPType kt)
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetConvergedReason(ksp, &reason[1]));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one %s KSP: %s with a NaN in the matrix, then %s\n", kt, KSPConvergedReasons[reason[0]], KSPConvergedReasons[reason[1]]));
-  PetscCheck(reason[0] == KSP_DIVERGED_NANORINF && reason[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: a solve after a NaN ended %s", kt, KSPConvergedReasons[reason[1]]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "one %s KSP: %s with a NaN in the matrix, then %s\n", kt, KSPConvergedReasons[reason[0]],
+                        KSPConvergedReasons[reason[1]]));
+  PetscCheck(reason[0] == KSP_DIVERGED_NANORINF && reason[1] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: a solve after a NaN ended %s", kt,
+             KSPConvergedReasons[reason[1]]);
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
@@ -427,7 +452,8 @@ static PetscErrorCode Counts(PetscInt n, MatType type, const char *kt, PetscInt 
     PetscCall(PetscOptionsSetValue(NULL, "-ksp_max_it", k ? "40" : "20"));
     PetscCall(PetscGPUKitGetDeviceCounts(&c[k]));
     PetscCall(Solve(A, kt, PCJACOBI, KSP_NORM_DEFAULT, b, NULL, x, &its[k], &reason));
-    PetscCheck(reason == KSP_DIVERGED_ITS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, not at its iteration limit", kt, KSPConvergedReasons[reason]);
+    PetscCheck(reason == KSP_DIVERGED_ITS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s ended %s, not at its iteration limit", kt,
+               KSPConvergedReasons[reason]);
   }
   PetscCall(PetscGPUKitGetDeviceCounts(&c[2]));
   PetscCall(PetscOptionsClearValue(NULL, opt));
@@ -438,10 +464,12 @@ static PetscErrorCode Counts(PetscInt n, MatType type, const char *kt, PetscInt 
     const PetscLogDouble ds = (c[2].syncs - c[1].syncs) - (c[1].syncs - c[0].syncs);
     const PetscInt       di = its[1] - its[0];
 
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s, check every %" PetscInt_FMT ": %g launches and %g waits for %" PetscInt_FMT " more iterations\n", kt, every, dl, ds, di));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s, check every %" PetscInt_FMT ": %g launches and %g waits for %" PetscInt_FMT " more iterations\n", kt,
+                          every, dl, ds, di));
     PetscCheck(di == 20, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The solves differ by %" PetscInt_FMT " iterations, not 20", di);
     PetscCheck(dl == 2 * di, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%g launches for %" PetscInt_FMT " iterations: not 2 an iteration", dl, di);
-    PetscCheck(ds == di / every, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%g waits for %" PetscInt_FMT " iterations: not one per %" PetscInt_FMT, ds, di, every);
+    PetscCheck(ds == di / every, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%g waits for %" PetscInt_FMT " iterations: not one per %" PetscInt_FMT, ds, di,
+               every);
   }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
@@ -471,7 +499,9 @@ static PetscErrorCode Switch(PetscInt n, MatType type, KSPType kt, PCType pt)
   PetscCall(OperatorShifted(p, n, MATAIJ, 3.0, &Aref));
   PetscCall(PetscObjectStateGet((PetscObject)A[0], &st[0]));
   PetscCall(PetscObjectStateGet((PetscObject)A[1], &st[1]));
-  PetscCheck(st[0] == st[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The two operators' states differ (%" PetscInt64_FMT ", %" PetscInt64_FMT "): the test needs them equal", (PetscInt64)st[0], (PetscInt64)st[1]);
+  PetscCheck(st[0] == st[1], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "The two operators' states differ (%" PetscInt64_FMT ", %" PetscInt64_FMT "): the test needs them equal", (PetscInt64)st[0],
+             (PetscInt64)st[1]);
   PetscCall(MatCreateVecs(A[0], &x, &b));
   PetscCall(Fill(b, 1.0));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
@@ -488,9 +518,13 @@ static PetscErrorCode Switch(PetscInt n, MatType type, KSPType kt, PCType pt)
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(TestTrueResidual(A[1], x, b, &rel));
   PetscCall(Solve(Aref, cg ? KSPCG : KSPBICG, pt, KSP_NORM_DEFAULT, b, NULL, x, &itsref, &reasonref));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s, operator switched (same state): %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s, true residual %s\n", kt, pt, its, cg ? KSPCG : KSPBICG, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "below 1e-6" : "too large"));
-  PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after KSPSetOperators: %s with |b - Ax|/|b| = %g", kt, KSPConvergedReasons[reason], (double)rel);
-  PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after KSPSetOperators: %" PetscInt_FMT " iterations, PETSc's %" PetscInt_FMT, kt, its, itsref);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "%s %s, operator switched (same state): %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s, true residual %s\n", kt, pt,
+                        its, cg ? KSPCG : KSPBICG, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "below 1e-6" : "too large"));
+  PetscCheck(reason > 0 && rel < 1e-6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s after KSPSetOperators: %s with |b - Ax|/|b| = %g", kt,
+             KSPConvergedReasons[reason], (double)rel);
+  PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "%s after KSPSetOperators: %" PetscInt_FMT " iterations, PETSc's %" PetscInt_FMT, kt, its, itsref);
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
@@ -533,9 +567,14 @@ static PetscErrorCode Transpose(PetscInt n, MatType type, PCType pt)
     PetscCall(VecAYPX(r, -1.0, b));
     PetscCall(VecNorm(r, NORM_2, &nr));
     PetscCall(VecNorm(b, NORM_2, &nb));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolveTranspose %s %s: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s; solutions differ by %s\n", kt, pt, its, kref, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "less than 1e-6" : "more"));
-    PetscCheck(its == itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its, kref, itsref);
-    if (!m) PetscCheck(reason > 0 && nr < 1e-6 * nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s ended %s with |b - A^T x|/|b| = %g", kt, KSPConvergedReasons[reason], (double)(nr / nb));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "KSPSolveTranspose %s %s: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s; solutions differ by %s\n", kt, pt, its,
+                          kref, itsref, KSPConvergedReasons[reason], rel < 1e-6 ? "less than 1e-6" : "more"));
+    PetscCheck(its == itsref, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s took %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, kt, its,
+               kref, itsref);
+    if (!m)
+      PetscCheck(reason > 0 && nr < 1e-6 * nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose: %s ended %s with |b - A^T x|/|b| = %g", kt,
+                 KSPConvergedReasons[reason], (double)(nr / nb));
   }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
@@ -575,7 +614,8 @@ static PetscErrorCode Reuse(PetscInt n, MatType type)
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = KSPSolveTranspose(ksp, b, x);
     PetscCall(PetscPopErrorHandler());
-    PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose with cggpu and ssorgpu returned %d, not PETSC_ERR_SUP", (int)ierr);
+    PetscCheck(ierr == PETSC_ERR_SUP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSolveTranspose with cggpu and ssorgpu returned %d, not PETSC_ERR_SUP",
+               (int)ierr);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolveTranspose %s %s: refused (PETSC_ERR_SUP)\n", KSPCGGPU, PCSSORGPU));
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&b));
@@ -610,7 +650,8 @@ static PetscErrorCode Rows(PetscInt n, MatType type)
   PetscCall(MatMPIAIJSetPreallocation(A, 2 * bw + 1, NULL, 2 * bw, NULL));
   PetscCall(MatGetOwnershipRange(A, &rs, &re));
   for (PetscInt r = rs; r < re; r++)
-    for (PetscInt c = PetscMax(0, r - bw); c <= PetscMin(N - 1, r + bw); c++) PetscCall(MatSetValue(A, r, c, c == r ? 2.0 * bw + 1.0 + (r % 7) : -1.0 + 0.01 * ((r + c) % 5), INSERT_VALUES));
+    for (PetscInt c = PetscMax(0, r - bw); c <= PetscMin(N - 1, r + bw); c++)
+      PetscCall(MatSetValue(A, r, c, c == r ? 2.0 * bw + 1.0 + (r % 7) : -1.0 + 0.01 * ((r + c) % 5), INSERT_VALUES));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &Aref));
@@ -631,8 +672,11 @@ static PetscErrorCode Rows(PetscInt n, MatType type)
       PetscCall(Solve(Aref, kts[k][0], PCJACOBI, KSP_NORM_PRECONDITIONED, b, NULL, xref, &itsref, &reasonref));
       PetscCall(Solve(A, kts[k][1], PCJACOBI, KSP_NORM_PRECONDITIONED, b, NULL, x, &its, &reason));
       PetscCall(Close(x, xref, 1e-6, &rel));
-      PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %" PetscInt_FMT " iterations, %s; %s %" PetscInt_FMT ", %s", kts[k][1], its, KSPConvergedReasons[reason], kts[k][0], itsref, KSPConvergedReasons[reasonref]);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s jacobi: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s\n", kts[k][1], its, kts[k][0], itsref, KSPConvergedReasons[reason]));
+      PetscCheck(reason == reasonref && PetscAbs(its - itsref) <= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "%s: %" PetscInt_FMT " iterations, %s; %s %" PetscInt_FMT ", %s", kts[k][1], its, KSPConvergedReasons[reason], kts[k][0], itsref,
+                 KSPConvergedReasons[reasonref]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s jacobi: %" PetscInt_FMT " iterations (%s %" PetscInt_FMT "), %s\n", kts[k][1], its, kts[k][0],
+                            itsref, KSPConvergedReasons[reason]));
     }
   }
   PetscCall(VecDestroy(&b));

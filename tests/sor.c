@@ -48,12 +48,14 @@ static PetscErrorCode Problem(const char *problem, PetscInt n, MatType type, Mat
       for (PetscInt d = 0; d < dim; d++)
         for (int s = -1; s <= 1; s += 2) {
           PetscCall(PetscRandomGetValueReal(r, &u));
-          if (pos[d] + s >= 0 && pos[d] + s < n && row >= rs && row < re) PetscCall(MatSetValue(*A, row, row + s * stride[d], -0.5 - u, INSERT_VALUES));
+          if (pos[d] + s >= 0 && pos[d] + s < n && row >= rs && row < re)
+            PetscCall(MatSetValue(*A, row, row + s * stride[d], -0.5 - u, INSERT_VALUES));
         }
     if (nine)
       for (int dy = -1; dy <= 1; dy += 2)
         for (int dx = -1; dx <= 1; dx += 2)
-          if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n && row >= rs && row < re) PetscCall(MatSetValue(*A, row, row + dy * n + dx, -0.25, INSERT_VALUES));
+          if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n && row >= rs && row < re)
+            PetscCall(MatSetValue(*A, row, row + dy * n + dx, -0.25, INSERT_VALUES));
     v = 2.0 * dim + 2.0 + (nine ? 1.0 : 0.0) + 0.25 * (row % 3);
     if (row >= rs && row < re) PetscCall(MatSetValue(*A, row, row, v, INSERT_VALUES));
   }
@@ -128,7 +130,8 @@ static PetscErrorCode Permute(IS is, Vec x, Vec y, PetscBool back)
 
 /* MatSOR of A (x from x0, unless the guess is zero) against the reference's on R, whose rows are
    A's permuted by is (NULL: the same); the largest relative difference so far in *worst */
-static PetscErrorCode Compare(Mat A, Mat R, IS is, Vec b, Vec x0, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits, PetscBool hostvecs, PetscReal *worst)
+static PetscErrorCode Compare(Mat A, Mat R, IS is, Vec b, Vec x0, PetscReal omega, MatSORType flag, PetscReal shift, PetscInt its, PetscInt lits,
+                              PetscBool hostvecs, PetscReal *worst)
 {
   Vec       bd, xd, br, xr, xback;
   PetscReal nd, nr;
@@ -154,7 +157,9 @@ static PetscErrorCode Compare(Mat A, Mat R, IS is, Vec b, Vec x0, PetscReal omeg
   if (is) PetscCall(Permute(is, xr, xback, PETSC_TRUE));
   else PetscCall(VecCopy(xr, xback));
   PetscCall(TestDiffNorms(xback, xd, NORM_2, &nd, &nr));
-  PetscCheck(nd <= 1e-12 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatSOR (flag %d, omega %g, shift %g, its %" PetscInt_FMT ", lits %" PetscInt_FMT ") differs from the reference's by %g (relative)", (int)flag, (double)omega, (double)shift, its, lits, (double)(nd / nr));
+  PetscCheck(nd <= 1e-12 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "MatSOR (flag %d, omega %g, shift %g, its %" PetscInt_FMT ", lits %" PetscInt_FMT ") differs from the reference's by %g (relative)",
+             (int)flag, (double)omega, (double)shift, its, lits, (double)(nd / nr));
   *worst = PetscMax(*worst, nd / nr);
   PetscCall(VecDestroy(&bd));
   PetscCall(VecDestroy(&xd));
@@ -175,7 +180,8 @@ int main(int argc, char **argv)
   PetscReal   worst;
   IS          is[2] = {NULL, NULL};
   /* the sweeps MatSOR takes on one process; MPIAIJ takes only the local ones */
-  const MatSORType seqflags[] = {SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, SOR_SYMMETRIC_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP}, mpiflags[] = {SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP};
+  const MatSORType seqflags[] = {SOR_FORWARD_SWEEP, SOR_BACKWARD_SWEEP, SOR_SYMMETRIC_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP},
+                   mpiflags[] = {SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_LOCAL_SYMMETRIC_SWEEP};
   const PetscReal  omegas[] = {1.0, 1.3, 0.8}, shifts[] = {0.0, 0.0, 0.5};
   const PetscInt   counts[][2] = {
     {1, 1},
@@ -225,7 +231,8 @@ int main(int argc, char **argv)
       PetscCall(Compare(A, R, is[o], b, x0, omegas[w], SOR_EISENSTAT, shifts[w], 1, 1, hostvecs, &worst));
       cases++;
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " sweeps and Eisenstat's operations agree with AIJ's%s\n", o ? "natural" : "multicolor", cases, o ? "" : " on the permuted matrix"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %" PetscInt_FMT " sweeps and Eisenstat's operations agree with AIJ's%s\n",
+                          o ? "natural" : "multicolor", cases, o ? "" : " on the permuted matrix"));
     /* the arrays follow the matrix's values */
     PetscCall(MatScale(A, 2.0));
     PetscCall(MatScale(R, 2.0));
@@ -236,7 +243,9 @@ int main(int argc, char **argv)
     PetscCall(MatELLRCUDASetSliceHeight(A, 4));
     PetscCall(MatELLRCUDASetSortWindow(A, 8));
     for (size_t f = 0; f < (size > 1 ? PETSC_STATIC_ARRAY_LENGTH(mpiflags) : PETSC_STATIC_ARRAY_LENGTH(seqflags)); f++)
-      for (int zero = 0; zero < 2; zero++) PetscCall(Compare(A, R, is[o], b, x0, 1.3, (MatSORType)((size > 1 ? mpiflags[f] : seqflags[f]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 2, 1, hostvecs, &worst));
+      for (int zero = 0; zero < 2; zero++)
+        PetscCall(Compare(A, R, is[o], b, x0, 1.3, (MatSORType)((size > 1 ? mpiflags[f] : seqflags[f]) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 2,
+                          1, hostvecs, &worst));
     PetscCall(Compare(A, R, is[o], b, x0, 1.3, SOR_APPLY_UPPER, 0.0, 1, 1, hostvecs, &worst));
     if (size == 1) PetscCall(Compare(A, R, is[o], b, x0, 1.3, SOR_EISENSTAT, 0.0, 1, 1, hostvecs, &worst));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: after a new layout, agree\n", o ? "natural" : "multicolor"));
@@ -261,7 +270,8 @@ int main(int argc, char **argv)
       e[k] = MatSOR(Z[k], b, 1.0, (MatSORType)(SOR_LOCAL_SYMMETRIC_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, x0);
       PetscCall(PetscPopErrorHandler());
     }
-    PetscCheck(e[0] && e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal: AIJ's MatSOR returned %d, the device matrix's %d", (int)e[0], (int)e[1]);
+    PetscCheck(e[0] && e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal: AIJ's MatSOR returned %d, the device matrix's %d", (int)e[0],
+               (int)e[1]);
     {
       /* from a nonzero guess MPIAIJ's MatSOR makes a work vector (b's duplicate) before the sweep
          fails, and loses it (PETSc's own MPIAIJ too): on device vectors the device matrix refuses
@@ -274,7 +284,8 @@ int main(int argc, char **argv)
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
       e[0] = MatSOR(Z[1], bd, 1.0, SOR_LOCAL_SYMMETRIC_SWEEP, 0.0, 2, 1, xd);
       PetscCall(PetscPopErrorHandler());
-      PetscCheck(e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal, from a nonzero guess: the device matrix's MatSOR returned %d, not %d", (int)e[0], (int)e[1]);
+      PetscCheck(e[0] == e[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "A zero diagonal, from a nonzero guess: the device matrix's MatSOR returned %d, not %d", (int)e[0], (int)e[1]);
       PetscCall(VecDestroy(&bd));
       PetscCall(VecDestroy(&xd));
     }

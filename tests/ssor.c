@@ -20,8 +20,11 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
   PetscBool      nine = PETSC_FALSE; /* 2D: the diagonal neighbours too (-0.25), which greedy colouring gives 4 colours */
 
   PetscFunctionBegin;
-  PetscInt  far  = 0;                /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
-  PetscReal skew = 0.0, dimag = 0.0; /* -skew s: r -> r + 1 is -1 - s and r -> r - 1 is -1 + s (not symmetric); -diag_imag v: i v added to the diagonal (complex symmetric, not Hermitian) */
+  PetscInt far = 0; /* couplings r <-> r + far too (-0.1): columns too far apart for 16 bits when far > 65535 */
+  PetscReal
+    skew = 0.0,
+    dimag =
+      0.0; /* -skew s: r -> r + 1 is -1 - s and r -> r - 1 is -1 + s (not symmetric); -diag_imag v: i v added to the diagonal (complex symmetric, not Hermitian) */
 
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-ninepoint", &nine, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-far", &far, NULL));
@@ -44,10 +47,14 @@ static PetscErrorCode Laplacian(PetscInt dim, PetscInt n, MatType type, Mat *A)
     if (nine)
       for (PetscInt dy = -1; dy <= 1; dy += 2)
         for (PetscInt dx = -1; dx <= 1; dx += 2)
-          if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n) PetscCall(MatSetValue(*A, r, r + dy * n + dx, -0.25, INSERT_VALUES));
+          if (pos[0] + dx >= 0 && pos[0] + dx < n && pos[1] + dy >= 0 && pos[1] + dy < n)
+            PetscCall(MatSetValue(*A, r, r + dy * n + dx, -0.25, INSERT_VALUES));
     if (far > 0 && r + far < N) PetscCall(MatSetValue(*A, r, r + far, -0.1, INSERT_VALUES));
     if (far > 0 && r - far >= 0) PetscCall(MatSetValue(*A, r, r - far, -0.1, INSERT_VALUES));
-    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + (nine ? 1.0 : 0.0) + (far > 0 ? 0.2 : 0.0) + 0.25 * (r % 3) + (PetscDefined(USE_COMPLEX) ? dimag * PETSC_i : 0.0), INSERT_VALUES));
+    PetscCall(
+      MatSetValue(*A, r, r,
+                  2.0 * dim + (nine ? 1.0 : 0.0) + (far > 0 ? 0.2 : 0.0) + 0.25 * (r % 3) + (PetscDefined(USE_COMPLEX) ? dimag * PETSC_i : 0.0),
+                  INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
@@ -186,7 +193,9 @@ static PetscErrorCode CheckMulticolor(Mat Aref, PC pc, PetscReal w, Vec b, Vec y
   PetscCall(MatGetRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCheck(!m || (color && nc > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No colouring");
   for (PetscInt i = 0; i < m; i++)
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) PetscCheck(ja[e] == i || color[ja[e]] != color[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Neighbours %" PetscInt_FMT " and %" PetscInt_FMT " share colour %" PetscInt_FMT, i, ja[e], color[i]);
+    for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
+      PetscCheck(ja[e] == i || color[ja[e]] != color[i], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Neighbours %" PetscInt_FMT " and %" PetscInt_FMT " share colour %" PetscInt_FMT, i, ja[e], color[i]);
   PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
   PetscCall(MatGetOwnershipRange(Aref, &rs, NULL));
   PetscCall(PetscMalloc1(m, &perm)); /* new row k is old row perm[k]: colour by colour */
@@ -329,7 +338,8 @@ static PetscErrorCode DenseSolve(PetscInt n, PetscScalar *M, PetscScalar *r)
    colour by colour y1_B = w D_B^-1 (b_B - sum_{j of earlier colours} A_Bj y1_j), then backward
    y_B = (2 - w) y1_B - w D_B^-1 sum_{j of later colours} A_Bj y_j; D_B (every coupling inside
    the block) solved densely. Blocks are listed by bptr/brows, rows increasing within each. */
-static PetscErrorCode BlockSSORHere(Mat Aref, PetscInt nc, const PetscInt *color, PetscInt nb, const PetscInt *block, const PetscInt *bptr, const PetscInt *brows, PetscReal w, Vec b, Vec y)
+static PetscErrorCode BlockSSORHere(Mat Aref, PetscInt nc, const PetscInt *color, PetscInt nb, const PetscInt *block, const PetscInt *bptr,
+                                    const PetscInt *brows, PetscReal w, Vec b, Vec y)
 {
   Mat                B;
   const PetscInt    *ia, *ja;
@@ -409,15 +419,20 @@ static PetscErrorCode CheckBlocks(Mat Aref, PC pc, PetscInt bs, PetscReal w, Vec
   if (bs == 1) {
     PetscCheck(!nb && !block, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block size 1 gave %" PetscInt_FMT " blocks", nb);
     nb = m;
-  } else PetscCheck(!m || (block && nb > 0 && nb <= m && (m == 1 || nb < m)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows for %" PetscInt_FMT " rows", nb, bs, m);
+  } else
+    PetscCheck(!m || (block && nb > 0 && nb <= m && (m == 1 || nb < m)), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "%" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows for %" PetscInt_FMT " rows", nb, bs, m);
   PetscCall(PetscCalloc4(nb + 1, &bptr, m, &brows, nb, &fill, nc, &mark));
   for (PetscInt i = 0; i < m; i++) {
-    PetscCheck(BlockOf(block, i) >= 0 && BlockOf(block, i) < nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " in block %" PetscInt_FMT " of %" PetscInt_FMT, i, BlockOf(block, i), nb);
-    PetscCheck(color[i] >= 0 && color[i] < nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Row %" PetscInt_FMT " has colour %" PetscInt_FMT " of %" PetscInt_FMT, i, color[i], nc);
+    PetscCheck(BlockOf(block, i) >= 0 && BlockOf(block, i) < nb, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Row %" PetscInt_FMT " in block %" PetscInt_FMT " of %" PetscInt_FMT, i, BlockOf(block, i), nb);
+    PetscCheck(color[i] >= 0 && color[i] < nc, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Row %" PetscInt_FMT " has colour %" PetscInt_FMT " of %" PetscInt_FMT, i, color[i], nc);
     bptr[BlockOf(block, i) + 1]++;
   }
   for (PetscInt q = 0; q < nb; q++) {
-    PetscCheck(bptr[q + 1] >= 1 && bptr[q + 1] <= bs, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block %" PetscInt_FMT " has %" PetscInt_FMT " rows, not 1 to %" PetscInt_FMT, q, bptr[q + 1], bs);
+    PetscCheck(bptr[q + 1] >= 1 && bptr[q + 1] <= bs, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "Block %" PetscInt_FMT " has %" PetscInt_FMT " rows, not 1 to %" PetscInt_FMT, q, bptr[q + 1], bs);
     bptr[q + 1] += bptr[q];
   }
   for (PetscInt i = 0; i < m; i++) brows[bptr[BlockOf(block, i)] + fill[BlockOf(block, i)]++] = i;
@@ -428,19 +443,28 @@ static PetscErrorCode CheckBlocks(Mat Aref, PC pc, PetscInt bs, PetscReal w, Vec
     for (PetscInt p = bptr[q]; p < bptr[q + 1]; p++) {
       const PetscInt i = brows[p];
 
-      PetscCheck(color[i] == c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " of block %" PetscInt_FMT " have colours %" PetscInt_FMT " and %" PetscInt_FMT, brows[bptr[q]], i, q, c, color[i]);
+      PetscCheck(color[i] == c, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Rows %" PetscInt_FMT " and %" PetscInt_FMT " of block %" PetscInt_FMT " have colours %" PetscInt_FMT " and %" PetscInt_FMT,
+                 brows[bptr[q]], i, q, c, color[i]);
       for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
         const PetscInt j = ja[e];
 
         if (BlockOf(block, j) == q) continue;
-        PetscCheck(color[j] != c, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Blocks %" PetscInt_FMT " and %" PetscInt_FMT " couple (rows %" PetscInt_FMT " and %" PetscInt_FMT ") but share colour %" PetscInt_FMT, q, BlockOf(block, j), i, j, c);
+        PetscCheck(color[j] != c, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "Blocks %" PetscInt_FMT " and %" PetscInt_FMT " couple (rows %" PetscInt_FMT " and %" PetscInt_FMT
+                   ") but share colour %" PetscInt_FMT,
+                   q, BlockOf(block, j), i, j, c);
         mark[color[j]] = q;
       }
     }
-    for (PetscInt l = 0; l < c; l++) PetscCheck(mark[l] == q, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Block %" PetscInt_FMT " has colour %" PetscInt_FMT ", yet no neighbour of colour %" PetscInt_FMT ": not greedy", q, c, l);
+    for (PetscInt l = 0; l < c; l++)
+      PetscCheck(mark[l] == q, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Block %" PetscInt_FMT " has colour %" PetscInt_FMT ", yet no neighbour of colour %" PetscInt_FMT ": not greedy", q, c, l);
   }
   PetscCall(MatRestoreRowIJ(B, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %" PetscInt_FMT " blocks of %" PetscInt_FMT " rows (%.2f rows each), %" PetscInt_FMT " colours (first process), valid\n", nb, m, m ? (double)m / (double)nb : 0.0, nc));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "  %" PetscInt_FMT " blocks of %" PetscInt_FMT " rows (%.2f rows each), %" PetscInt_FMT " colours (first process), valid\n",
+                        nb, m, m ? (double)m / (double)nb : 0.0, nc));
   PetscCall(VecDuplicate(b, &ref));
   PetscCall(BlockSSORHere(Aref, nc, color, nb, block, bptr, brows, w, b, ref));
   PetscCall(Expect(y, ref, 1e-10, "  block SSOR against the sweeps here"));
@@ -473,7 +497,8 @@ static PetscErrorCode Blocks(PetscInt dim, PetscInt n, MatType type)
       const PetscReal w = omegas[o];
       PC              pc;
 
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, %s, omega %g, blocks of at most %d rows\n", (int)dim, (int)n, type, (double)w, (int)sizes[s]));
+      PetscCall(
+        PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, %s, omega %g, blocks of at most %d rows\n", (int)dim, (int)n, type, (double)w, (int)sizes[s]));
       PetscCall(SetType("multicolor", w, 0));
       PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
       PetscCall(PCSetOperators(pc, A, A));
@@ -541,9 +566,13 @@ static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
       PetscCall(PetscOptionsClearValue(NULL, "-ksp_norm_type"));
       PetscCall(TestDiffNorms(xref, x, NORM_2, &nd, &nr));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-12s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim, (int)n, (double)omegas[o], what, (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
-      PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu %s: %d iterations, %s; cg %d, %s", what, (int)its, KSPConvergedReasons[rs], (int)itsref, KSPConvergedReasons[rref]);
-      PetscCheck(nd <= 1e-10 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g", (double)(nd / nr)); /* the same iterates up to rounding: far below the tolerance */
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g, %-12s: cggpu %4d iterations, %s (cg %d); solutions differ by %.1e\n", (int)dim,
+                            (int)n, (double)omegas[o], what, (int)its, KSPConvergedReasons[rs], (int)itsref, (double)(nd / nr)));
+      PetscCheck(rs > 0 && rref > 0 && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "cggpu with ssorgpu %s: %d iterations, %s; cg %d, %s", what, (int)its, KSPConvergedReasons[rs], (int)itsref,
+                 KSPConvergedReasons[rref]);
+      PetscCheck(nd <= 1e-10 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solutions differ by %g",
+                 (double)(nd / nr)); /* the same iterates up to rounding: far below the tolerance */
       /* the default (preconditioned) norm: solved, by the true residual */
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &rs));
       PetscCall(PetscOptionsClearValue(NULL, "-ksp_type"));
@@ -551,7 +580,8 @@ static PetscErrorCode Fused(PetscInt dim, PetscInt n, MatType type)
       PetscCall(VecAYPX(r, -1.0, b));
       PetscCall(VecNorm(r, NORM_2, &nres));
       PetscCall(VecNorm(b, NORM_2, &nb));
-      PetscCheck(rs > 0 && nres <= 1e-6 * nb, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu (default norm): %s, true residual %g", KSPConvergedReasons[rs], (double)(nres / nb));
+      PetscCheck(rs > 0 && nres <= 1e-6 * nb, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu with ssorgpu (default norm): %s, true residual %g",
+                 KSPConvergedReasons[rs], (double)(nres / nb));
     }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
@@ -610,9 +640,12 @@ static PetscErrorCode Krylov(PetscInt dim, PetscInt n, MatType type)
     for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
       PetscCall(SetType(types[t], omegas[o], 2));
       PetscCall(CG(A, PCSSORGPU, omegas[o], b, x, &its, &r));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g: CG with ssorgpu %-10s %4d iterations, %s (PCSOR %d)\n", (int)dim, (int)n, (double)omegas[o], types[t], (int)its, KSPConvergedReasons[r], (int)itsref));
-      PetscCheck(r > 0 && rref > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CG did not converge (%s, PCSOR %s)", KSPConvergedReasons[r], KSPConvergedReasons[rref]);
-      if (t == 0) PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "natural: %d iterations, PCSOR %d", (int)its, (int)itsref);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD n = %d, omega %g: CG with ssorgpu %-10s %4d iterations, %s (PCSOR %d)\n", (int)dim, (int)n,
+                            (double)omegas[o], types[t], (int)its, KSPConvergedReasons[r], (int)itsref));
+      PetscCheck(r > 0 && rref > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CG did not converge (%s, PCSOR %s)", KSPConvergedReasons[r],
+                 KSPConvergedReasons[rref]);
+      if (t == 0)
+        PetscCheck(PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "natural: %d iterations, PCSOR %d", (int)its, (int)itsref);
     }
   }
   PetscCall(VecDestroy(&b));
@@ -704,9 +737,12 @@ static PetscErrorCode ZeroDiagonal(PetscInt n, MatType type)
   PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
   PetscCall(VecNorm(x, NORM_2, &nx));
   PetscCall(PETScLeavesXFinite(A, b, N - 1, &finite));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal entry: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n", KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
-  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal entry gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
-  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC", PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal entry: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n",
+                        KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
+  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero diagonal entry gave %s, not DIVERGED_PC_FAILED",
+             KSPConvergedReasons[reason]);
+  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC",
+             PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(MatDestroy(&A));
@@ -761,9 +797,12 @@ static PetscErrorCode ZeroPivot(MatType type)
   PetscCall(CG(A, PCSSORGPU, 1.0, b, x, &its, &reason));
   PetscCall(VecNorm(x, NORM_2, &nx));
   PetscCall(PETScLeavesXFinite(A, b, 1, &finite));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n", KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
-  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero block pivot gave %s, not DIVERGED_PC_FAILED", KSPConvergedReasons[reason]);
-  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC", PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero block pivot: %s after %d iterations, x %s, as PETSc's CG leaves it after a failed PC\n",
+                        KSPConvergedReasons[reason], (int)its, PetscIsInfOrNanReal(nx) ? "Inf" : (nx == 0.0 ? "untouched" : "finite")));
+  PetscCheck(reason == KSP_DIVERGED_PC_FAILED, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A zero block pivot gave %s, not DIVERGED_PC_FAILED",
+             KSPConvergedReasons[reason]);
+  PetscCheck(finite == !PetscIsInfOrNanReal(nx), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The solution is %s, PETSc's CG leaves it %s after a failed PC",
+             PetscIsInfOrNanReal(nx) ? "Inf or NaN" : "finite", finite ? "finite" : "Inf");
   { /* the automatic block size falls back to points (on the process of rows 0 and 1), which apply */
     PetscInt        nb;
     const PetscInt *blocks;
@@ -773,8 +812,11 @@ static PetscErrorCode ZeroPivot(MatType type)
     PetscCall(PCSSORGPUGetBlocks(pc, &nb, &blocks));
     PetscCall(PCApply(pc, b, x));
     PetscCall(VecNorm(x, NORM_2, &nx));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "automatic block size: %s, |x| %s\n", nb ? "blocks" : "points", nx > 0.0 && !PetscIsInfOrNanReal(nx) ? "finite" : "not finite"));
-    PetscCheck((rs || !nb) && nx > 0.0 && !PetscIsInfOrNanReal(nx), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The automatic block size kept %" PetscInt_FMT " blocks, |x| = %g", nb, (double)nx); /* the process with the pair: points; the others keep their blocks */
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "automatic block size: %s, |x| %s\n", nb ? "blocks" : "points",
+                          nx > 0.0 && !PetscIsInfOrNanReal(nx) ? "finite" : "not finite"));
+    PetscCheck((rs || !nb) && nx > 0.0 && !PetscIsInfOrNanReal(nx), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "The automatic block size kept %" PetscInt_FMT " blocks, |x| = %g", nb,
+               (double)nx); /* the process with the pair: points; the others keep their blocks */
     PetscCall(PCDestroy(&pc));
   }
   PetscCall(VecDestroy(&b));
@@ -845,7 +887,8 @@ static PetscErrorCode SolveWith(Mat A, KSPType kt, PCType pt, Vec b, PetscInt *i
   if (!strcmp(pt, PCSOR)) PetscCall(PCSORSetSymmetric(pc, SOR_SYMMETRIC_SWEEP));
   else PetscCall(PCSSORGPUSetType(pc, PC_SSORGPU_NATURAL));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
-  if (strcmp(kt, KSPGMRES)) PetscCall(KSPSetNormType(ksp, KSP_NORM_NATURAL)); /* cggpu's Eisenstat norms are the transformed system's; the natural norm is SSOR-PCG's */
+  if (strcmp(kt, KSPGMRES))
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_NATURAL)); /* cggpu's Eisenstat norms are the transformed system's; the natural norm is SSOR-PCG's */
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(KSPGetIterationNumber(ksp, its));
   PetscCall(KSPGetConvergedReason(ksp, reason));
@@ -892,8 +935,12 @@ static PetscErrorCode NegativeDiagonal(PetscInt n, MatType type)
 
       PetscCall(SolveWith(Aref, k == 2 ? KSPGMRES : KSPCG, PCSOR, b, &itsref, &rref));
       PetscCall(SolveWith(A, kts[k], PCSSORGPU, b, &its, &r));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s with ssorgpu natural %d iterations, %s (PCSOR %d, %s)\n", q ? "a third of the rows negated" : "negative definite", kts[k], (int)its, KSPConvergedReasons[r], (int)itsref, KSPConvergedReasons[rref]));
-      PetscCheck(r > 0 && r == rref && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "ssorgpu with a negative diagonal: %s after %d iterations, PCSOR %s after %d", KSPConvergedReasons[r], (int)its, KSPConvergedReasons[rref], (int)itsref);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %s with ssorgpu natural %d iterations, %s (PCSOR %d, %s)\n",
+                            q ? "a third of the rows negated" : "negative definite", kts[k], (int)its, KSPConvergedReasons[r], (int)itsref,
+                            KSPConvergedReasons[rref]));
+      PetscCheck(r > 0 && r == rref && PetscAbs(its - itsref) <= 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "ssorgpu with a negative diagonal: %s after %d iterations, PCSOR %s after %d", KSPConvergedReasons[r], (int)its,
+                 KSPConvergedReasons[rref], (int)itsref);
     }
     PetscCall(VecDestroy(&b));
     PetscCall(MatDestroy(&A));

@@ -35,14 +35,16 @@ static PetscErrorCode CheckVec(Vec ref, Vec dev, const char *what)
   PetscCall(VecRestoreArrayRead(ref, &r));
   PetscCall(VecRestoreArrayRead(dev, &d));
   PetscCall(MPIU_Allreduce(&err, &worst, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)ref)));
-  PetscCheck(worst <= tol, PetscObjectComm((PetscObject)ref), PETSC_ERR_PLIB, "%s: device and reference vectors differ by %g (relative)", what, (double)worst);
+  PetscCheck(worst <= tol, PetscObjectComm((PetscObject)ref), PETSC_ERR_PLIB, "%s: device and reference vectors differ by %g (relative)", what,
+             (double)worst);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode CheckScalar(PetscScalar r, PetscScalar d, PetscReal scale, const char *what)
 {
   PetscFunctionBegin;
-  PetscCheck(PetscAbsScalar(r - d) <= tol * (PetscAbsScalar(r) + scale + 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device %g%+gi, reference %g%+gi", what, (double)PetscRealPart(d), (double)PetscImaginaryPart(d), (double)PetscRealPart(r), (double)PetscImaginaryPart(r));
+  PetscCheck(PetscAbsScalar(r - d) <= tol * (PetscAbsScalar(r) + scale + 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: device %g%+gi, reference %g%+gi",
+             what, (double)PetscRealPart(d), (double)PetscImaginaryPart(d), (double)PetscRealPart(r), (double)PetscImaginaryPart(r));
   PetscFunctionReturn(0);
 }
 
@@ -161,7 +163,8 @@ int main(int argc, char **argv)
   PetscCall(VecDot(W, Z, &sd));
   PetscCall(PetscGPUKitGetTransferCounts(&c1));
   /* all of that on the device: no vector crossed over */
-  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Device operations copied vectors: %g to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "Device operations copied vectors: %g to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
   PetscCall(CheckScalar(sr, sd, 0.0, "VecDot after the updates"));
   PetscCall(CheckVec(y, Y, "VecAXPY, VecAYPX, VecAXPBY"));
   PetscCall(CheckVec(z, Z, "VecAXPBYPCZ"));
@@ -207,7 +210,9 @@ int main(int argc, char **argv)
   PetscCall(VecAXPY(w, 1.0, x));
   PetscCall(VecAXPY(W, 1.0, X));
   PetscCall(PetscGPUKitGetTransferCounts(&c1));
-  PetscCheck(c1.h2d_count - c0.h2d_count == (nl ? 1 : 0) && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecCopy of host values and VecAXPY: %g copies to the device (%d expected), %g back", c1.h2d_count - c0.h2d_count, nl ? 1 : 0, c1.d2h_count - c0.d2h_count);
+  PetscCheck(c1.h2d_count - c0.h2d_count == (nl ? 1 : 0) && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "VecCopy of host values and VecAXPY: %g copies to the device (%d expected), %g back", c1.h2d_count - c0.h2d_count, nl ? 1 : 0,
+             c1.d2h_count - c0.d2h_count);
   PetscCall(CheckVec(w, W, "VecCopy of host values, then VecAXPY"));
   {
     Vec t, T;
@@ -220,7 +225,8 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(W, 1.0, X));
     PetscCall(VecAXPY(w, 1.0, x));
     PetscCall(PetscGPUKitGetTransferCounts(&c1));
-    PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecCopy of a new vector: %g copies to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+    PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "VecCopy of a new vector: %g copies to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
     PetscCall(CheckVec(w, W, "VecCopy of a new vector, then VecAXPY"));
     PetscCall(VecDestroy(&t));
     PetscCall(VecDestroy(&T));
@@ -296,10 +302,12 @@ int main(int argc, char **argv)
   PetscCall(VecAssemblyEnd(X));
   PetscCall(VecMax(x, &idr, &rr));
   PetscCall(VecMax(X, &idd, &rd));
-  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMax: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT, (double)rd, idd, (double)rr, idr);
+  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMax: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT,
+             (double)rd, idd, (double)rr, idr);
   PetscCall(VecMin(x, &idr, &rr));
   PetscCall(VecMin(X, &idd, &rd));
-  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMin: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT, (double)rd, idd, (double)rr, idr);
+  PetscCheck(idr == idd && rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMin: device %g at %" PetscInt_FMT ", reference %g at %" PetscInt_FMT,
+             (double)rd, idd, (double)rr, idr);
   PetscCall(VecMax(X, NULL, &rd));
   PetscCall(VecMax(x, NULL, &rr));
   PetscCheck(rr == rd, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "VecMax without index differs");
@@ -354,7 +362,9 @@ int main(int argc, char **argv)
     PetscCall(CheckVec(x, W, "VecCopy")); /* W's host copy holds x's values */
     PetscCall(VecSet(W, 0.0));            /* on the device */
     PetscCall(VecGetArrayWrite(W, &a));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after VecSet(0) on the device: entry %" PetscInt_FMT " is %g, not 0", i, (double)PetscRealPart(a[i]));
+    for (PetscInt i = 0; i < nl; i++)
+      PetscCheck(a[i] == (PetscScalar)0.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "VecGetArrayWrite after VecSet(0) on the device: entry %" PetscInt_FMT " is %g, not 0", i, (double)PetscRealPart(a[i]));
     if (nl) a[0] = 1.0;
     PetscCall(VecRestoreArrayWrite(W, &a));
     PetscCall(VecSet(w, 0.0));
@@ -365,12 +375,15 @@ int main(int argc, char **argv)
     PetscCall(VecSet(W, -2.5));
     PetscCall(VecScale(W, 2.0)); /* no longer VecSet's value: copied, not set */
     PetscCall(VecGetArrayWrite(W, &a));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == (PetscScalar)-5.0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after a device update: entry %" PetscInt_FMT " is %g, not -5", i, (double)PetscRealPart(a[i]));
+    for (PetscInt i = 0; i < nl; i++)
+      PetscCheck(a[i] == (PetscScalar)-5.0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "VecGetArrayWrite after a device update: entry %" PetscInt_FMT " is %g, not -5", i, (double)PetscRealPart(a[i]));
     PetscCall(VecRestoreArrayWrite(W, &a));
     PetscCall(VecAXPBY(W, 1.0, 0.0, X)); /* W = X on the device */
     PetscCall(VecGetArrayWrite(W, &a));
     PetscCall(VecGetArrayRead(x, &r));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(a[i] == r[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after a device copy: entry %" PetscInt_FMT " differs", i);
+    for (PetscInt i = 0; i < nl; i++)
+      PetscCheck(a[i] == r[i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecGetArrayWrite after a device copy: entry %" PetscInt_FMT " differs", i);
     PetscCall(VecRestoreArrayRead(x, &r));
     PetscCall(VecRestoreArrayWrite(W, &a));
   }
@@ -394,7 +407,8 @@ int main(int argc, char **argv)
     PetscCall(VecScale(w, 1.0 + PETSC_SMALL));
     for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
       PetscCall(VecNorm(W, types[t], &rd));
-      PetscCheck(PetscIsNanReal(rd), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecNorm %s of a device vector holding a NaN: %g, not NaN", NormTypes[types[t]], (double)rd);
+      PetscCheck(PetscIsNanReal(rd), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecNorm %s of a device vector holding a NaN: %g, not NaN", NormTypes[types[t]],
+                 (double)rd);
     }
   }
 
@@ -414,7 +428,9 @@ int main(int argc, char **argv)
     PetscCall(CheckVec(w, W, "VecPlaceArray"));
     PetscCall(VecPointwiseMult(W, W, W)); /* on the device, into the placed array at the reset */
     PetscCall(VecResetArray(W));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(mine[i] == (2.0 * i - 1.0) * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecResetArray did not leave the device result in the placed array");
+    for (PetscInt i = 0; i < nl; i++)
+      PetscCheck(mine[i] == (2.0 * i - 1.0) * (2.0 * i - 1.0), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "VecResetArray did not leave the device result in the placed array");
     PetscCall(CheckVec(x, W, "VecResetArray (the values before placing)"));
     PetscCall(PetscFree(mine));
     /* replace: W takes a new array (and frees it); the device copy is stale and must be refreshed */
@@ -448,14 +464,16 @@ int main(int argc, char **argv)
     PetscCall(PetscGPUKitGetDeviceCounts(&c0));
     PetscCall(VecSum(w, &sr));
     PetscCall(VecSum(W, &sd));
-    PetscCheck(sr == sd, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSum of host values: %g, PETSc's %g", (double)PetscRealPart(sd), (double)PetscRealPart(sr));
+    PetscCheck(sr == sd, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSum of host values: %g, PETSc's %g", (double)PetscRealPart(sd),
+               (double)PetscRealPart(sr));
     PetscCall(VecShift(w, -sr / N));
     PetscCall(VecShift(W, -sd / N));
     PetscCall(VecScale(w, 3.0));
     PetscCall(VecScale(W, 3.0));
     PetscCall(PetscGPUKitGetTransferCounts(&t1));
     PetscCall(PetscGPUKitGetDeviceCounts(&c1));
-    PetscCheck(t1.h2d_count == t0.h2d_count && c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSum, VecShift, VecScale of host values: %g copies up and %g launches", t1.h2d_count - t0.h2d_count, c1.launches - c0.launches);
+    PetscCheck(t1.h2d_count == t0.h2d_count && c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "VecSum, VecShift, VecScale of host values: %g copies up and %g launches", t1.h2d_count - t0.h2d_count, c1.launches - c0.launches);
     PetscCall(CheckVec(w, W, "VecSum, VecShift, VecScale of host values"));
   }
 
@@ -524,7 +542,8 @@ int main(int argc, char **argv)
     PetscCall(PetscGPUKitGetDeviceCounts(&c0));
     PetscCall(VecSet(d, 2.0));
     PetscCall(PetscGPUKitGetDeviceCounts(&c1));
-    PetscCheck(c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of the value every entry holds: %g launches", c1.launches - c0.launches);
+    PetscCheck(c1.launches == c0.launches, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of the value every entry holds: %g launches",
+               c1.launches - c0.launches);
     PetscCall(VecSet(r, 2.0));
     PetscCall(CheckVec(r, d, "VecSet twice"));
     PetscCall(VecAXPY(d, 1.0, X));
@@ -535,9 +554,12 @@ int main(int argc, char **argv)
     PetscCall(PetscGPUKitGetDeviceCounts(&c0));
     PetscCall(VecSet(d, -0.0));
     PetscCall(PetscGPUKitGetDeviceCounts(&c1));
-    PetscCheck(c1.launches - c0.launches == (nl ? 1 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of -0.0 over 0.0: %g launches", c1.launches - c0.launches);
+    PetscCheck(c1.launches - c0.launches == (nl ? 1 : 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of -0.0 over 0.0: %g launches",
+               c1.launches - c0.launches);
     PetscCall(VecGetArrayRead(d, &a));
-    for (PetscInt i = 0; i < nl; i++) PetscCheck(PetscRealPart(a[i]) == 0.0 && signbit(PetscRealPart(a[i])), PETSC_COMM_SELF, PETSC_ERR_PLIB, "VecSet of -0.0 over 0.0: entry %" PetscInt_FMT " is %g", i, (double)PetscRealPart(a[i]));
+    for (PetscInt i = 0; i < nl; i++)
+      PetscCheck(PetscRealPart(a[i]) == 0.0 && signbit(PetscRealPart(a[i])), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "VecSet of -0.0 over 0.0: entry %" PetscInt_FMT " is %g", i, (double)PetscRealPart(a[i]));
     PetscCall(VecRestoreArrayRead(d, &a));
     PetscCall(VecSet(d, 2.0));
     PetscCall(VecGetArray(d, &h)); /* the same value set after a write on the host */
@@ -574,7 +596,9 @@ int main(int argc, char **argv)
     PetscCall(VecRestoreLocalVectorRead(X, lX));
     PetscCall(VecRestoreLocalVectorRead(x, lx));
     PetscCall(PetscGPUKitGetTransferCounts(&t1));
-    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A local vector lent on the device for reading: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count, t1.d2h_count - t0.d2h_count);
+    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "A local vector lent on the device for reading: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count,
+               t1.d2h_count - t0.d2h_count);
     PetscCall(VecGetArrayRead(X, &ro)); /* the host copy current too: the restore must mark it stale */
     PetscCall(VecRestoreArrayRead(X, &ro));
     PetscCall(PetscGPUKitGetTransferCounts(&t0));
@@ -585,7 +609,8 @@ int main(int argc, char **argv)
     PetscCall(VecRestoreLocalVector(X, lX));
     PetscCall(VecRestoreLocalVector(x, lx));
     PetscCall(PetscGPUKitGetTransferCounts(&t1));
-    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A local vector lent on the device: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count, t1.d2h_count - t0.d2h_count);
+    PetscCheck(t1.h2d_count == t0.h2d_count && t1.d2h_count == t0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "A local vector lent on the device: %g copies to the device, %g back", t1.h2d_count - t0.h2d_count, t1.d2h_count - t0.d2h_count);
     PetscCall(CheckScalar(sr, sd, 0.0, "VecSum of a local vector lent for reading"));
     PetscCall(CheckVec(x, X, "a vector after its local vector was scaled"));
     PetscCall(CheckVec(lx, lX, "a local vector given back (its own values)"));

@@ -58,7 +58,8 @@ __device__ __forceinline__ double PartialsSum(const double *part, double *sh)
   return BlockSum(q, sh);
 }
 /* step i's rows: x += a p_old, p = r + b p_old, w = A p, returns the thread's part of p.w */
-__device__ __forceinline__ double StepRows(const Prob P, double a, double b, bool first, const double *__restrict__ r, const double *__restrict__ pold, double *__restrict__ p, double *__restrict__ w, double *__restrict__ x)
+__device__ __forceinline__ double StepRows(const Prob P, double a, double b, bool first, const double *__restrict__ r,
+                                           const double *__restrict__ pold, double *__restrict__ p, double *__restrict__ w, double *__restrict__ x)
 {
   const int n = P.n, N = P.N;
   double    s  = 0;
@@ -114,7 +115,8 @@ __global__ void UpdateKernel(int N, double *part, St *st, const double *w, doubl
 __global__ void Rho0(int N, const double *r, double *part, St *st);
 __global__ void Fill(Prob P, double *d, double *r);
 template <int MINB>
-__global__ void __launch_bounds__(NB, MINB) StepKernel(Prob P, int i, double *part, St *st, const double *r, const double *pold, double *p, double *w, double *x)
+__global__ void __launch_bounds__(NB, MINB)
+  StepKernel(Prob P, int i, double *part, St *st, const double *r, const double *pold, double *p, double *w, double *x)
 {
   DepWait();
   DepLaunch();
@@ -124,7 +126,9 @@ __global__ void __launch_bounds__(NB, MINB) StepKernel(Prob P, int i, double *pa
 /* the CG iterations with two launches each: the step of kern on sgrid blocks with smem bytes of
    dynamic shared memory (to cap the blocks a multiprocessor holds), the update on ugrid; returns
    ms and the last rho */
-static float Launches(void (*kern)(Prob, int, double *, St *, const double *, const double *, double *, double *, double *), unsigned sgrid, size_t smem, unsigned ugrid, Prob P, int its, double *d, double *r, double **p, double *w, double *x, double *part, St *st, double *rho)
+static float Launches(void (*kern)(Prob, int, double *, St *, const double *, const double *, double *, double *, double *), unsigned sgrid,
+                      size_t smem, unsigned ugrid, Prob P, int its, double *d, double *r, double **p, double *w, double *x, double *part, St *st,
+                      double *rho)
 {
   cudaLaunchConfig_t  cfg = {}, ucfg;
   cudaLaunchAttribute at[1];
@@ -253,7 +257,8 @@ int main(int argc, char **argv)
       int smemsm;
       cudaDeviceGetAttribute(&smemsm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, 0);
       const size_t cap6     = (size_t)smemsm / 7 + 1024; /* 7 blocks do not fit */
-      const char  *names[6] = {"40 regs, persistent's", "40 regs, 6/SM", "32 regs, grid 6/SM", "32 regs, 8/SM", "32 regs, 1024 blocks", "32 regs, 6/SM by smem"};
+      const char  *names[6] = {"40 regs, persistent's", "40 regs, 6/SM",        "32 regs, grid 6/SM",
+                               "32 regs, 8/SM",         "32 regs, 1024 blocks", "32 regs, 6/SM by smem"};
       float        ml[6];
       ml[0] = Launches(StepKernel<6>, nb, 0, 6u * sms, P, its, d, r, p, w, x, part, st, &rl);
       ml[1] = Launches(StepKernel<6>, 6u * sms, 0, 6u * sms, P, its, d, r, p, w, x, part, st, &rx);
@@ -274,7 +279,9 @@ int main(int argc, char **argv)
       cudaEventElapsedTime(&mp, e0, e1);
       cudaMemcpy(h2, hist, 8 * its, cudaMemcpyDeviceToHost);
       rp = h2[its - 1];
-      printf("%4d^2, %d iterations, us an iteration: persistent %.2f (%u blocks); roofline at 4.2 TB/s %.2f; final |r|^2 %.6e (launches on its grid) vs %.6e%s\n", n, its, 1e3 * mp / its, nb, 112.0 * P.N / 4.2e12 * 1e6, rl, rp, rl == rp ? " (same bits)" : "");
+      printf("%4d^2, %d iterations, us an iteration: persistent %.2f (%u blocks); roofline at 4.2 TB/s %.2f; final |r|^2 %.6e (launches on its grid) "
+             "vs %.6e%s\n",
+             n, its, 1e3 * mp / its, nb, 112.0 * P.N / 4.2e12 * 1e6, rl, rp, rl == rp ? " (same bits)" : "");
     }
     cudaFree(d);
     cudaFree(r);

@@ -54,7 +54,8 @@
   } while (0)
 
 template <int S>
-__global__ void VecS(int m, const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
+__global__ void VecS(int m, const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ v, const double *__restrict__ x,
+                     double *__restrict__ y)
 {
   const long t   = (long)blockIdx.x * blockDim.x + threadIdx.x;
   const int  row = (int)(t / S), lane = (int)(t % S);
@@ -84,7 +85,8 @@ __global__ void VecS(int m, const int *__restrict__ rp, const int *__restrict__ 
 /* S lanes a row, U entries a lane a round, every load of a round issued before its gathers
    (predicated on the row's end, no remainder loop); SHORT: 16-bit column offsets from the row */
 template <int S, int U, bool SHORT>
-__global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ ci, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
+__global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ ci, const short *__restrict__ dc, const double *__restrict__ v,
+                     const double *__restrict__ x, double *__restrict__ y)
 {
   const long t   = (long)blockIdx.x * blockDim.x + threadIdx.x;
   const int  row = (int)(t / S), lane = (int)(t % S);
@@ -118,7 +120,8 @@ __global__ void VecP(int m, const int *__restrict__ rp, const int *__restrict__ 
    chunk of rows, 256 / S at a time, the grid filling the GPU once. END: where a row ends (the
    header's rl, bit, padend) */
 template <int S, int U, bool CH, int END>
-__global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restrict__ rp, const int *__restrict__ rl, const short *__restrict__ dc, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
+__global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restrict__ rp, const int *__restrict__ rl, const short *__restrict__ dc,
+                                            const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
   const int lane = threadIdx.x % S;
   const int r0 = CH ? blockIdx.x * chunk : blockIdx.x * (256 / S), r1 = CH ? min(m, r0 + chunk) : min(m, r0 + 256 / S);
@@ -170,7 +173,8 @@ __global__ void __launch_bounds__(256) VecV(int m, int chunk, const int *__restr
 
 #define STREAM_NB  256
 #define STREAM_CAP 2048
-__global__ void __launch_bounds__(STREAM_NB) Stream(const int *__restrict__ blk, const int *__restrict__ rp, const int *__restrict__ ci, const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
+__global__ void __launch_bounds__(STREAM_NB) Stream(const int *__restrict__ blk, const int *__restrict__ rp, const int *__restrict__ ci,
+                                                    const double *__restrict__ v, const double *__restrict__ x, double *__restrict__ y)
 {
   __shared__ double p[STREAM_CAP];
   __shared__ double ws[STREAM_NB / 32];
@@ -422,7 +426,8 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
 #if CUSPARSE_VERSION >= 12400
       CS(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A_, X, &zero, Y, CUDA_R_64F, algs[a], buf));
 #endif
-      TIMEIT(a ? "cusparse-alg2" : "cusparse-alg1", CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A_, X, &zero, Y, CUDA_R_64F, algs[a], buf)));
+      TIMEIT(a ? "cusparse-alg2" : "cusparse-alg1",
+             CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A_, X, &zero, Y, CUDA_R_64F, algs[a], buf)));
       CK(cudaFree(buf));
     }
     CS(cusparseDestroySpMat(A_));
@@ -463,7 +468,8 @@ static PetscErrorCode RunLevel(const char *name, Mat A, double B)
       d  = fmax(d, fabs(ya[i] - ref[i]));
       nr = fmax(nr, fabs(ref[i]));
     }
-    printf("  %-16s %8.2f us  %.2fx roofline  diff %.1e (y[0] %g, ref %g)\n", before ? "before" : "library", us, us / (bytes / B * 1e-3), d / nr, (double)ya[0], ref[0]);
+    printf("  %-16s %8.2f us  %.2fx roofline  diff %.1e (y[0] %g, ref %g)\n", before ? "before" : "library", us, us / (bytes / B * 1e-3), d / nr,
+           (double)ya[0], ref[0]);
     PetscCall(VecRestoreArrayRead(y, &ya));
     PetscCall(MatViewFromOptions(E, NULL, "-lib_view"));
     PetscCall(VecDestroy(&x));
@@ -514,8 +520,12 @@ int main(int argc, char **argv)
     PetscInt levels, n = dim == 2 ? 2049 : 129;
     Vec      xx, bb;
 
-    if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
-    else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+    if (dim == 2)
+      PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL,
+                             NULL, &da));
+    else
+      PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE,
+                             PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
     PetscCall(DMSetUp(da));
     PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
     PetscCall(KSPSetDM(ksp, da));

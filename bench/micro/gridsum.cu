@@ -21,7 +21,8 @@ struct St {
   unsigned sub[32 * 32];
 };
 template <int MODE>
-__global__ void upd(int n, double a, const double *__restrict__ w, double *__restrict__ r, double *part, St *st, const double *prev = nullptr, unsigned nprev = 0)
+__global__ void upd(int n, double a, const double *__restrict__ w, double *__restrict__ r, double *part, St *st, const double *prev = nullptr,
+                    unsigned nprev = 0)
 {
   double s0 = 0, s1 = 0;
   if (MODE == 8) a *= 1.0 + 1e-300 * ((volatile St *)st)->sum[1][0];

@@ -76,7 +76,9 @@ int main()
         cudaEventSynchronize(e1);
         float ms;
         cudaEventElapsedTime(&ms, e0, e1);
-        if (rep) printf("n=%d nb=%u variant %d (%s stream, pdl %d, events %d): %.2f us per kernel\n", n, nb, variant, variant >= 3 ? "nonblocking" : "legacy", pdl, evs, 1000.0 * ms / its);
+        if (rep)
+          printf("n=%d nb=%u variant %d (%s stream, pdl %d, events %d): %.2f us per kernel\n", n, nb, variant,
+                 variant >= 3 ? "nonblocking" : "legacy", pdl, evs, 1000.0 * ms / its);
       }
     }
     printf("err %s\n", cudaGetErrorString(cudaGetLastError()));

@@ -185,7 +185,9 @@ int main()
         cudaEventElapsedTime(&mb[k], e0, e1);
       }
       ms[1] = mb[0];
-      if (rep) printf("n %8d, %u blocks, us a pass: launches %.2f, barrier %.2f, barrier with nanosleep %.2f, grid.sync %.2f (roofline at 4 TB/s %.2f)\n", n, nb, ms[0], ms[1], mb[1], mb[2], 24.0 * n / 4e12 * 1e6);
+      if (rep)
+        printf("n %8d, %u blocks, us a pass: launches %.2f, barrier %.2f, barrier with nanosleep %.2f, grid.sync %.2f (roofline at 4 TB/s %.2f)\n", n,
+               nb, ms[0], ms[1], mb[1], mb[2], 24.0 * n / 4e12 * 1e6);
     }
     cudaFree(w);
     cudaFree(r);

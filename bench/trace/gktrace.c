@@ -38,15 +38,18 @@ static void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t *bu
     if (r->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || r->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)r;
 
-      fprintf(out, "K,%llu,%llu,%u,%u,%u,%llu,%s\n", (unsigned long long)k->start, (unsigned long long)k->end, k->correlationId, k->gridX, k->blockX, (unsigned long long)k->graphNodeId, k->name);
+      fprintf(out, "K,%llu,%llu,%u,%u,%u,%llu,%s\n", (unsigned long long)k->start, (unsigned long long)k->end, k->correlationId, k->gridX, k->blockX,
+              (unsigned long long)k->graphNodeId, k->name);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)r;
 
-      fprintf(out, "C,%llu,%llu,%u,%llu,%u,0,memcpy\n", (unsigned long long)m->start, (unsigned long long)m->end, m->correlationId, (unsigned long long)m->bytes, (unsigned)m->copyKind);
+      fprintf(out, "C,%llu,%llu,%u,%llu,%u,0,memcpy\n", (unsigned long long)m->start, (unsigned long long)m->end, m->correlationId,
+              (unsigned long long)m->bytes, (unsigned)m->copyKind);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)r;
 
-      fprintf(out, "S,%llu,%llu,%u,%llu,0,0,memset\n", (unsigned long long)m->start, (unsigned long long)m->end, m->correlationId, (unsigned long long)m->bytes);
+      fprintf(out, "S,%llu,%llu,%u,%llu,0,0,memset\n", (unsigned long long)m->start, (unsigned long long)m->end, m->correlationId,
+              (unsigned long long)m->bytes);
     } else if (r->kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
       const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)r;
 

@@ -459,7 +459,8 @@ typedef struct {
   PetscErrorCode (*hostregister)(void *, size_t, PetscBool *);
   PetscErrorCode (*hostunregister)(void *);
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
-  PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *,
+                             PetscScalar *);
   /* the same step on the blocks of one colour of the permuted copy with blocks (bs > 1), the
      vectors in its numbering: S, step, colour, omega, b, xin, xout */
   PetscErrorCode (*ssorblocks)(const GKSsor *, GKSsorStep, const GKSsorColor *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
@@ -472,8 +473,10 @@ typedef struct {
        key[i], the colours; j > i where key is NULL):
          y_i = d_i/omega x_i + sum A_ij x_j
      E, n, rows, key, upper, d, omega, b, x, y */
-  PetscErrorCode (*ellrsor)(const GKEllr *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
-  PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal, const PetscScalar *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*ellrsor)(const GKEllr *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
+                            const PetscScalar *, const PetscScalar *, PetscScalar *);
+  PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
+                           const PetscScalar *, const PetscScalar *, PetscScalar *);
   /* staging memory for the halo exchange: pinned host memory that kernels read and write in
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);
@@ -519,7 +522,8 @@ typedef struct {
   /* after a step: w += Ao g, the off-diagonal block times the ghosts g of p, and that part of
      dpi (Ao, the count and list of its slots holding entries, g, p, w, and p~ for BiCG), into
      sums[3] */
-  PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
+  PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *,
+                                  const PetscScalar *);
   /* waits for the kernels so far and gives the sums they left: [0] dpi (the step's), [1] the
      norm, [2] rho, [3] dpi (the off-diagonal block's) */
   PetscErrorCode (*krylovgetsums)(GKKrylov, PetscScalar *);

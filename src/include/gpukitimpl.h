@@ -9,7 +9,8 @@
 #include "gkcompat.h"
 
 PETSC_EXTERN PetscClassId  GK_CLASSID;
-PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit, GK_SpGEMM;
+PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR,
+  GK_DeviceInit, GK_SpGEMM;
 
 /* The backend this process runs on; set by PetscGPUKitBackendSetUp_Private() */
 PETSC_EXTERN const GKBackendOps *GKDev;

@@ -15,8 +15,9 @@
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
 
-PetscClassId        GK_CLASSID;
-PetscLogEvent       GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit, GK_SpGEMM;
+PetscClassId  GK_CLASSID;
+PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit,
+  GK_SpGEMM;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
@@ -62,7 +63,10 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
       if (colon) *colon = 0;
     }
     if (file[0]) PetscCall(PetscFOpen(PETSC_COMM_WORLD, file, "a", &fp));
-    if (tot[4] > 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4], tot[0], b1, tot[2], b2));
+    if (tot[4] > 0)
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp,
+                             "petsc-gpukit transfers (%.0f processes): host to device %.0f copies, %s; device to host %.0f copies, %s\n", tot[4],
+                             tot[0], b1, tot[2], b2));
     if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
   PetscCall(PetscGPUKitDeviceReady_Private()); /* before the library can be unloaded */
@@ -122,7 +126,10 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpukit_start_early", &early, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device_connections", &conns, NULL));
     PetscCall(PetscStrcasecmp(bname, "host", &ishost));
-    PetscCheck(conns >= 0 && conns <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device_connections %" PetscInt_FMT ": give 1 to 32 (the CUDA context's hardware work queues), or 0 to leave CUDA's own default", conns);
+    PetscCheck(conns >= 0 && conns <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "-gpukit_device_connections %" PetscInt_FMT
+               ": give 1 to 32 (the CUDA context's hardware work queues), or 0 to leave CUDA's own default",
+               conns);
     /* The library launches everything on one stream, so one hardware queue serves it; a context
        with fewer queues is made faster, and under NVIDIA MPS the processes' contexts are made one
        after another. Set before the first CUDA call, unless
@@ -134,7 +141,8 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
         char v[8];
 
         PetscCall(PetscSNPrintf(v, sizeof(v), "%d", (int)conns));
-        PetscCheck(!setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not set CUDA_DEVICE_MAX_CONNECTIONS in the environment");
+        PetscCheck(!setenv("CUDA_DEVICE_MAX_CONNECTIONS", v, 0), PETSC_COMM_SELF, PETSC_ERR_SYS,
+                   "Could not set CUDA_DEVICE_MAX_CONNECTIONS in the environment");
         PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS=%s, set by the library (-gpukit_device_connections)\n", v));
       } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS=%s, from the environment\n", env));
     } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS left to CUDA\n"));
@@ -150,25 +158,50 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
 /* Chooses this process's backend and device, once, when the first object needs them */
 PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
 {
-  char                   bname[16] = "auto", why[256], devname[256];
-  PetscInt               dev = -1, conns = 1, threads = 0; /* conns: shown under -help, acted on at PetscInitialize(); threads: read where used (gkthreads.c) */
-  PetscBool              devset = PETSC_FALSE, found;
-  PetscGPUKitBackendType req    = PETSCGPUKIT_BACKEND_AUTO;
-  int                    count  = 0;
+  char      bname[16] = "auto", why[256], devname[256];
+  PetscInt  dev = -1, conns = 1, threads = 0; /* conns: shown under -help, acted on at PetscInitialize(); threads: read where used (gkthreads.c) */
+  PetscBool devset             = PETSC_FALSE, found;
+  PetscGPUKitBackendType req   = PETSCGPUKIT_BACKEND_AUTO;
+  int                    count = 0;
 
   PetscFunctionBegin;
   if (GKDev) PetscFunctionReturn(0);
   PetscCheck(gk_initialized, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Call PetscGPUKitInitializePackage() first (or load the library with -dll_append)");
   PetscOptionsBegin(PETSC_COMM_SELF, NULL, "petsc-gpukit options", "Sys");
-  PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend", bname, bname, sizeof(bname), NULL));
-  PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)", "PetscGPUKitGetDevice", dev, &dev, &devset));
-  PetscCall(PetscOptionsBool("-gpukit_overlap_kernels", "Let each kernel of the library (the fused kernels of cggpu and bicggpu, the products, the vector operations, device copies and zeroings) start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)", NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
-  PetscCall(PetscOptionsBool("-gpukit_start_early", "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)", NULL, PETSC_TRUE, NULL, NULL));
-  PetscCall(PetscOptionsInt("-gpukit_device_connections", "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS (read at PetscInitialize())", NULL, conns, &conns, NULL));
-  PetscCall(PetscOptionsBool("-gpukit_device_pool", "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), instead of cudaMalloc and cudaFree, which waits for the device", NULL, GKDevicePool, &GKDevicePool, NULL));
-  PetscCall(PetscOptionsInt("-gpukit_dense_solve_max", "PETSc's LU of a sequential device matrix of up to this many rows (multigrid's coarsest) also kept as its dense triangles' inverses, so that its solves on device vectors run on the device (0: never)", NULL, GKDenseSolveMax, &GKDenseSolveMax, NULL));
-  PetscCall(PetscOptionsInt("-gpukit_host_threads", "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values; default 0: the cores this process may run on, one under mpiexec --bind-to core)", NULL, threads, &threads, NULL));
-  PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi", "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be CUDA-aware)", NULL, gk_aware, &gk_aware, NULL));
+  PetscCall(PetscOptionsString("-gpukit_backend", "Where the kernels run: auto (the GPU when one is visible), cuda or host", "PetscGPUKitGetBackend",
+                               bname, bname, sizeof(bname), NULL));
+  PetscCall(PetscOptionsInt("-gpukit_device", "The CUDA device of this process (default: its rank on the node modulo the device count)",
+                            "PetscGPUKitGetDevice", dev, &dev, &devset));
+  PetscCall(
+    PetscOptionsBool("-gpukit_overlap_kernels",
+                     "Let each kernel of the library (the fused kernels of cggpu and bicggpu, the products, the vector operations, device copies and "
+                     "zeroings) start while the kernel before it ends (programmatic dependent launch, GPUs of compute capability 9.0 and later)",
+                     NULL, GKOverlapKernels, &GKOverlapKernels, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_start_early",
+                             "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the "
+                             "program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)",
+                             NULL, PETSC_TRUE, NULL, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_device_connections",
+                            "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: "
+                            "CUDA's default, 8): one serves the library's single stream, and such a context is made twice as fast under NVIDIA MPS "
+                            "(read at PetscInitialize())",
+                            NULL, conns, &conns, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_device_pool",
+                             "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), "
+                             "instead of cudaMalloc and cudaFree, which waits for the device",
+                             NULL, GKDevicePool, &GKDevicePool, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_dense_solve_max",
+                            "PETSc's LU of a sequential device matrix of up to this many rows (multigrid's coarsest) also kept as its dense "
+                            "triangles' inverses, so that its solves on device vectors run on the device (0: never)",
+                            NULL, GKDenseSolveMax, &GKDenseSolveMax, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_host_threads",
+                            "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values; default 0: "
+                            "the cores this process may run on, one under mpiexec --bind-to core)",
+                            NULL, threads, &threads, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi",
+                             "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be "
+                             "CUDA-aware)",
+                             NULL, gk_aware, &gk_aware, NULL));
   PetscOptionsEnd();
   /* PETSc's own option (PetscLogGpuTime()): without it, as PETSc's GPU types do, an event times
      the host's part of an operation and the device is waited for only where a result is needed */
@@ -178,7 +211,11 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
 
   PetscCall(PetscLogEventBegin(GK_DeviceInit, 0, 0, 0, 0));
   if (req != PETSCGPUKIT_BACKEND_HOST) PetscCall(GKBackendCUDA.getdevicecount(&count, why, sizeof(why)));
-  if (req == PETSCGPUKIT_BACKEND_CUDA) PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_GPU, "-gpukit_backend cuda, but no CUDA device can be used: %s. Run where an NVIDIA GPU and its driver are visible, or use -gpukit_backend host", why);
+  if (req == PETSCGPUKIT_BACKEND_CUDA)
+    PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_GPU,
+               "-gpukit_backend cuda, but no CUDA device can be used: %s. Run where an NVIDIA GPU and its driver are visible, or use -gpukit_backend "
+               "host",
+               why);
   if (count > 0) {
     if (!devset) dev = gk_localrank % count;
 #if defined(PETSC_HAVE_CUDA)
@@ -194,19 +231,24 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
       if (ptype == PETSC_DEVICE_CUDA) {
         PetscCall(PetscDeviceContextGetDevice(dctx, &pdev));
         PetscCall(PetscDeviceGetDeviceId(pdev, &pid));
-        PetscCheck(!devset || dev == pid, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-gpukit_device %" PetscInt_FMT ", but this PETSc (built with CUDA) put its own device vectors on CUDA device %" PetscInt_FMT ": choose the device with PETSc's -device_select %" PetscInt_FMT " instead", dev, pid, dev);
+        PetscCheck(!devset || dev == pid, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+                   "-gpukit_device %" PetscInt_FMT ", but this PETSc (built with CUDA) put its own device vectors on CUDA device %" PetscInt_FMT
+                   ": choose the device with PETSc's -device_select %" PetscInt_FMT " instead",
+                   dev, pid, dev);
         dev = pid;
       }
     }
 #endif
-    PetscCheck(dev >= 0 && dev < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-gpukit_device %" PetscInt_FMT " is not a device of this process: it sees %d (0 to %d)", dev, count, count - 1);
+    PetscCheck(dev >= 0 && dev < count, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "-gpukit_device %" PetscInt_FMT " is not a device of this process: it sees %d (0 to %d)", dev, count, count - 1);
     PetscCall(GKBackendCUDA.setdevice((int)dev));
     PetscCall(GKBackendCUDA.getdevicename((int)dev, devname, sizeof(devname)));
     PetscCall(PetscLogEventEnd(GK_DeviceInit, 0, 0, 0, 0));
     GKDev      = &GKBackendCUDA;
     gk_backend = PETSCGPUKIT_BACKEND_CUDA;
     gk_device  = (int)dev;
-    PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device, count, devname));
+    PetscCall(PetscInfo(NULL, "petsc-gpukit: process %d of %d on its node uses CUDA device %d of %d: %s\n", gk_localrank, gk_localsize, gk_device,
+                        count, devname));
     /* said once, by the node's first process */
     if (!devset && gk_localsize > count && !gk_localrank) {
       char        pipe[PETSC_MAX_PATH_LEN];
@@ -215,7 +257,10 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
       /* NVIDIA MPS runs their kernels side by side; without it they take turns */
       PetscCall(PetscSNPrintf(pipe, sizeof(pipe), "%s/control", dir && dir[0] ? dir : "/tmp/nvidia-mps"));
       if (access(pipe, F_OK))
-        PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d) without NVIDIA MPS, so their kernels take turns: start MPS first (nvidia-cuda-mps-control -d), or run one process per device\n", gk_localsize, count, count > 1 ? "s" : "", count));
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR,
+                               "petsc-gpukit: %d processes on this node share its %d CUDA device%s (process k uses device k mod %d) without NVIDIA "
+                               "MPS, so their kernels take turns: start MPS first (nvidia-cuda-mps-control -d), or run one process per device\n",
+                               gk_localsize, count, count > 1 ? "s" : "", count));
     }
     if (gk_aware) {
       int         aware = 0;
@@ -225,7 +270,10 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
       aware = MPIX_Query_cuda_support();
       how   = "MPIX_Query_cuda_support() returns 0";
 #endif
-      PetscCheck(aware, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS, "-gpukit_cuda_aware_mpi: this MPI cannot take device memory (%s); leave the option out, and the halo exchanges stage through pinned host memory", how);
+      PetscCheck(aware, PETSC_COMM_SELF, PETSC_ERR_SUP_SYS,
+                 "-gpukit_cuda_aware_mpi: this MPI cannot take device memory (%s); leave the option out, and the halo exchanges stage through pinned "
+                 "host memory",
+                 how);
     }
   } else {
     PetscMPIInt rank;
@@ -388,7 +436,8 @@ PetscErrorCode GKFree_Private(void *addr)
 }
 
 /* A copy across the host/device boundary: logged in its event, counted with its bytes */
-static PetscErrorCode GKMemcpyCounted_Private(void *dst, const void *src, size_t bytes, GKMemcpyKind kind, PetscLogEvent event, PetscLogDouble *count, PetscLogDouble *total)
+static PetscErrorCode GKMemcpyCounted_Private(void *dst, const void *src, size_t bytes, GKMemcpyKind kind, PetscLogEvent event, PetscLogDouble *count,
+                                              PetscLogDouble *total)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);

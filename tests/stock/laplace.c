@@ -42,7 +42,8 @@ static PetscErrorCode AssembleLaplacianDMDA(PetscInt n, DM *da, Mat *A)
   PetscScalar   v[5];
 
   PetscFunctionBegin;
-  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
+  PetscCall(
+    DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
   PetscCall(DMSetFromOptions(*da));
   PetscCall(DMSetUp(*da));
   PetscCall(DMCreateMatrix(*da, A));

@@ -167,7 +167,9 @@ int main(int argc, char **argv)
     PetscCall(PetscGPUKitGetTransferCounts(&c1));
     /* one process, after the first step (which made the device matrix): nothing went up to the
        device for the new values (they went down once, to the host matrix underneath) */
-    if (size == 1 && step > 1) PetscCheck(c1.h2d_count == c0.h2d_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly copied %g times to the device", c1.h2d_count - c0.h2d_count);
+    if (size == 1 && step > 1)
+      PetscCheck(c1.h2d_count == c0.h2d_count, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly copied %g times to the device",
+                 c1.h2d_count - c0.h2d_count);
 
     if (check) { /* the same matrix from MatSetValues on AIJ, the formula on the host */
       PetscBool eq;
@@ -178,17 +180,20 @@ int main(int argc, char **argv)
       }
       PetscCall(MatZeroEntries(Acheck));
       for (PetscInt e = 0; e < nl; e++)
-        if (cj[e] >= 0) PetscCall(MatSetValue(Acheck, ci[e], cj[e], s[e] * Coefficient(PetscRealPart(x[e]), PetscRealPart(y[e]), t) + id[e], ADD_VALUES));
+        if (cj[e] >= 0)
+          PetscCall(MatSetValue(Acheck, ci[e], cj[e], s[e] * Coefficient(PetscRealPart(x[e]), PetscRealPart(y[e]), t) + id[e], ADD_VALUES));
       PetscCall(MatAssemblyBegin(Acheck, MAT_FINAL_ASSEMBLY));
       PetscCall(MatAssemblyEnd(Acheck, MAT_FINAL_ASSEMBLY));
       PetscCall(MatMultEqual(A, Acheck, 3, &eq));
-      PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Step %" PetscInt_FMT ": the matrix assembled on the device differs from MatSetValues' on AIJ", step);
+      PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Step %" PetscInt_FMT ": the matrix assembled on the device differs from MatSetValues' on AIJ",
+                 step);
     }
 
     PetscCall(KSPSolve(ksp, uold, u));
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(VecNorm(u, NORM_1, &nrm));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %" PetscInt_FMT ": %" PetscInt_FMT " iterations, heat %.6f%s\n", step, its, (double)(nrm * h * h), check ? ", matrix equal to AIJ's" : ""));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "step %" PetscInt_FMT ": %" PetscInt_FMT " iterations, heat %.6f%s\n", step, its, (double)(nrm * h * h),
+                          check ? ", matrix equal to AIJ's" : ""));
     PetscCall(VecCopy(u, uold));
     PetscCall(PetscLogStagePop());
   }

@@ -78,14 +78,17 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++) PetscCall(PetscStrallocpy(defaults[k], &methods[k]));
   }
   PetscCheck(eps > 0 && n >= 3 && nm >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Need -eps > 0, -n >= 3 and at least one method");
-  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  PetscCall(
+    DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   PetscCall(DMSetFromOptions(da));
   PetscCall(DMSetUp(da));
   PetscCall(DMCreateMatrix(da, &A));
   PetscCall(DMCreateGlobalVector(da, &f));
   PetscCall(Assemble(da, eps, bx, by, A, f));
   PetscCall(MatGetType(A, &mtype));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "convection-diffusion on a %d x %d grid, eps %g, b = (%g, %g), %s matrix; Jacobi, rtol 1e-8 (each method's default norm)\n", (int)n, (int)n, (double)eps, (double)bx, (double)by, mtype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "convection-diffusion on a %d x %d grid, eps %g, b = (%g, %g), %s matrix; Jacobi, rtol 1e-8 (each method's default norm)\n",
+                        (int)n, (int)n, (double)eps, (double)bx, (double)by, mtype));
   for (PetscInt k = 0; k < nm; k++) {
     KSP                ksp;
     PC                 pc;
@@ -118,7 +121,8 @@ int main(int argc, char **argv)
     PetscCall(VecAYPX(r, -1.0, f));
     PetscCall(VecNorm(r, NORM_2, &nr));
     PetscCall(VecNorm(f, NORM_2, &nf));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-8s %5d iterations, %s, |b - A x| / |b| < 1e-6: %s", methods[k], (int)its, KSPConvergedReasons[reason], nr <= 1e-6 * nf ? "yes" : "NO"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-8s %5d iterations, %s, |b - A x| / |b| < 1e-6: %s", methods[k], (int)its,
+                          KSPConvergedReasons[reason], nr <= 1e-6 * nf ? "yes" : "NO"));
     if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", %.2f ms", 1e3 * (t1 - t0)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     PetscCheck(reason > 0 && nr <= 1e-6 * nf, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s did not solve the system", methods[k]);
@@ -131,7 +135,8 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(x[0], NORM_2, &n0));
     PetscCall(VecAXPY(x[k], -1.0, x[0]));
     PetscCall(VecNorm(x[k], NORM_2, &nd));
-    PetscCheck(nd <= 1e-5 * n0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s's solution differs from %s's by %g (relative)", methods[k], methods[0], (double)(nd / n0));
+    PetscCheck(nd <= 1e-5 * n0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s's solution differs from %s's by %g (relative)", methods[k], methods[0],
+               (double)(nd / n0));
   }
   if (nm > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solutions agree (relative differences below 1e-5)\n"));
   for (PetscInt k = 0; k < nm; k++) {

@@ -36,22 +36,26 @@ static PetscErrorCode ReadPGM(const char *file, PetscInt *w, PetscInt *h, PetscR
   PetscFunctionBegin;
   fp = fopen(file, "rb");
   PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the image %s", file);
-  PetscCheck(fread(magic, 1, 2, fp) == 2 && magic[0] == 'P' && (magic[1] == '2' || magic[1] == '5'), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s is not a grey PGM (P2 or P5) image", file);
+  PetscCheck(fread(magic, 1, 2, fp) == 2 && magic[0] == 'P' && (magic[1] == '2' || magic[1] == '5'), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+             "%s is not a grey PGM (P2 or P5) image", file);
   for (int k = 0; k < 3; k++) { /* width, height, maximum, with # comments between */
     int *dst = k == 0 ? &iw : (k == 1 ? &ih : &maxv);
 
     while ((c = fgetc(fp)) != EOF && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '#'))
       if (c == '#')
         while ((c = fgetc(fp)) != EOF && c != '\n') { }
-    PetscCheck(c != EOF && ungetc(c, fp) != EOF && fscanf(fp, "%d", dst) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a broken PGM header", file);
+    PetscCheck(c != EOF && ungetc(c, fp) != EOF && fscanf(fp, "%d", dst) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a broken PGM header",
+               file);
   }
-  PetscCheck(iw > 0 && ih > 0 && maxv > 0 && maxv < 65536, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a PGM of %d x %d with maximum %d", file, iw, ih, maxv);
+  PetscCheck(iw > 0 && ih > 0 && maxv > 0 && maxv < 65536, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a PGM of %d x %d with maximum %d", file,
+             iw, ih, maxv);
   (void)fgetc(fp); /* the one whitespace before P5's data */
   PetscCall(PetscMalloc1((size_t)iw * ih, v));
   for (size_t i = 0; i < (size_t)iw * ih; i++) {
     int g = 0;
 
-    if (magic[1] == '2') PetscCheck(fscanf(fp, "%d", &g) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: fewer values than %d x %d", file, iw, ih);
+    if (magic[1] == '2')
+      PetscCheck(fscanf(fp, "%d", &g) == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: fewer values than %d x %d", file, iw, ih);
     else {
       int hi = fgetc(fp), lo = maxv > 255 ? fgetc(fp) : 0;
 
@@ -89,7 +93,8 @@ static PetscErrorCode ReadImage(const char *file, PetscInt *w, PetscInt *h, Pets
     PetscCheck(png_image_begin_read_from_file(&img, file), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read the PNG %s: %s", file, img.message);
     img.format = PNG_FORMAT_GRAY;
     PetscCall(PetscMalloc1(PNG_IMAGE_SIZE(img), &buf));
-    PetscCheck(png_image_finish_read(&img, NULL, buf, 0, NULL), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read the PNG %s: %s", file, img.message);
+    PetscCheck(png_image_finish_read(&img, NULL, buf, 0, NULL), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read the PNG %s: %s", file,
+               img.message);
     *w = img.width;
     *h = img.height;
     PetscCall(PetscMalloc1((size_t)img.width * img.height, v));
@@ -97,7 +102,8 @@ static PetscErrorCode ReadImage(const char *file, PetscInt *w, PetscInt *h, Pets
     PetscCall(PetscFree(buf));
   }
 #else
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This heat2d was built without libpng: give a PGM image (pngtopnm image.png > image.pgm), or install libpng-dev and rebuild");
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP,
+          "This heat2d was built without libpng: give a PGM image (pngtopnm image.png > image.pgm), or install libpng-dev and rebuild");
 #endif
   PetscFunctionReturn(0);
 }
@@ -196,7 +202,8 @@ static PetscErrorCode Initial(DM da, const PetscReal *img, Vec u)
   PetscCall(DMDAGetLocalInfo(da, &info));
   PetscCall(DMDAVecGetArray(da, u, &a));
   for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
-    for (PetscInt i = info.xs; i < info.xs + info.xm; i++) a[j][i] = img ? img[(size_t)(info.my - 1 - j) * info.mx + i] : Pattern((i + 0.5) / info.mx, (j + 0.5) / info.my);
+    for (PetscInt i = info.xs; i < info.xs + info.xm; i++)
+      a[j][i] = img ? img[(size_t)(info.my - 1 - j) * info.mx + i] : Pattern((i + 0.5) / info.mx, (j + 0.5) / info.my);
   PetscCall(DMDAVecRestoreArray(da, u, &a));
   PetscFunctionReturn(0);
 }
@@ -245,7 +252,8 @@ static PetscErrorCode Frame(DM da, Vec u, const char *dir, PetscInt step)
 }
 
 /* The time steps on da's types; iterations summed; the frames written when dir is set */
-static PetscErrorCode Run(DM da, PetscReal k, const PetscReal *img, PetscInt steps, const char *dir, PetscInt every, const char *prefix, Vec *ufinal, PetscInt *its, PetscLogDouble *seconds)
+static PetscErrorCode Run(DM da, PetscReal k, const PetscReal *img, PetscInt steps, const char *dir, PetscInt every, const char *prefix, Vec *ufinal,
+                          PetscInt *its, PetscLogDouble *seconds)
 {
   Mat            A;
   Vec            u, uold;
@@ -286,7 +294,8 @@ static PetscErrorCode Run(DM da, PetscReal k, const PetscReal *img, PetscInt ste
     *seconds += t1 - t0;
     PetscCall(KSPGetIterationNumber(ksp, &it));
     PetscCall(KSPGetConvergedReason(ksp, &reason));
-    PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "Time step %" PetscInt_FMT ": the solve ended %s", s, KSPConvergedReasons[reason]);
+    PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "Time step %" PetscInt_FMT ": the solve ended %s", s,
+               KSPConvergedReasons[reason]);
     *its += it;
     if (dir && s % every == 0) PetscCall(Frame(da, u, dir, s));
   }
@@ -331,8 +340,10 @@ int main(int argc, char **argv)
     m = h;
   }
   if (m < 0) m = n;
-  PetscCheck(n >= 2 && m >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "The grid must be at least 2 x 2, not %" PetscInt_FMT " x %" PetscInt_FMT, n, m);
-  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, m, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  PetscCheck(n >= 2 && m >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "The grid must be at least 2 x 2, not %" PetscInt_FMT " x %" PetscInt_FMT,
+             n, m);
+  PetscCall(
+    DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, m, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   PetscCall(DMSetFromOptions(da));
   PetscCall(DMSetUp(da));
   PetscCall(DMGetMatType(da, &mtype));
@@ -352,7 +363,8 @@ int main(int argc, char **argv)
   PetscCall(KSPGetType(probe, &ktype));
   PetscCall(KSPGetPC(probe, &pc));
   PetscCall(PCGetType(pc, &ptype));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "heat2d: %d x %d grid, k = %g, %d steps with %s%s%s on %s matrices and %s vectors\n", (int)n, (int)m, (double)k, (int)steps, ktype, ptype ? " and " : "", ptype ? ptype : "", mtype ? mtype : MATAIJ, vtype ? vtype : VECSTANDARD));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "heat2d: %d x %d grid, k = %g, %d steps with %s%s%s on %s matrices and %s vectors\n", (int)n, (int)m,
+                        (double)k, (int)steps, ktype, ptype ? " and " : "", ptype ? ptype : "", mtype ? mtype : MATAIJ, vtype ? vtype : VECSTANDARD));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mean temperature after the last step: %.4f\n", (double)mean));
   if (hasdir) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "frames: %s/heat_0000 ... %s/heat_%04d\n", dir, dir, (int)(steps - steps % every)));
   if (timing && steps) {
@@ -360,7 +372,8 @@ int main(int argc, char **argv)
 
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%.1f time steps per second (%.1f iterations a step)", (double)(steps / sec), (double)its / steps));
     for (int s = 0; s < 3; s++)
-      if (n == sizes[s] && m == sizes[s]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; Michels (GTX 480, 2009): %d at %d^2", (int)michels[s], (int)sizes[s]));
+      if (n == sizes[s] && m == sizes[s])
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; Michels (GTX 480, 2009): %d at %d^2", (int)michels[s], (int)sizes[s]));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
   }
   if (check) { /* the same steps with AIJ, standard vectors and PETSc's CG + Jacobi */
@@ -415,9 +428,11 @@ int main(int argc, char **argv)
       nsize: 3
       args: -n 40 -steps 3 -dm_mat_type diacuda -dm_vec_type cuda -ksp_type cggpu -pc_type jacobi
     # PETSc's multigrid, set up once for all steps: on the grid's levels (Galerkin) and GAMG's
-    test:
-      suffix: mg
-      args: -n 65 -m 33 -steps 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -gpukit_backend {{host cuda}shared output}
+    testset:
+      args: -n 65 -m 33 -steps 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu
+      test:
+        suffix: mg
+        args: -pc_type mg -pc_mg_levels 3 -pc_mg_galerkin -gpukit_backend {{host cuda}shared output}
     test:
       suffix: mg_mpi
       nsize: 2

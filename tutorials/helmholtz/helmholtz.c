@@ -75,7 +75,9 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
 #if !defined(PETSC_USE_COMPLEX)
-  SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP, "helmholtz solves a complex system: build it against PETSc with complex scalars (make PETSC_DIR=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-complex)");
+  SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_SUP,
+          "helmholtz solves a complex system: build it against PETSc with complex scalars (make "
+          "PETSC_DIR=/usr/lib/petscdir/petsc3.18/x86_64-linux-gnu-complex)");
 #else
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-k", &k, NULL));
@@ -83,7 +85,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-s0", &s0, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &timing, NULL));
   PetscCheck(n >= 5 && w > 0 && w < 0.5 && s0 >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Need -n >= 5, 0 < -layer < 0.5, -s0 >= 0");
-  PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  PetscCall(
+    DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   PetscCall(DMSetFromOptions(da));
   PetscCall(DMSetUp(da));
   PetscCall(DMCreateMatrix(da, &A));
@@ -94,7 +97,9 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&At));
   PetscCheck(sym, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The matrix is not complex symmetric");
   PetscCall(MatGetType(A, &mtype));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Helmholtz on a %d x %d grid, k = %g, absorbing layer %g wide (damping up to %g), %s matrix: complex symmetric\n", (int)n, (int)n, (double)k, (double)w, (double)s0, mtype));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "Helmholtz on a %d x %d grid, k = %g, absorbing layer %g wide (damping up to %g), %s matrix: complex symmetric\n", (int)n,
+                        (int)n, (double)k, (double)w, (double)s0, mtype));
   for (int c = 0; c < 2; c++) {
     KSP                ksp;
     PC                 pc;
@@ -126,7 +131,8 @@ int main(int argc, char **argv)
     PetscCall(VecAYPX(r, -1.0, f));
     PetscCall(VecNorm(r, NORM_2, &nr));
     PetscCall(VecNorm(f, NORM_2, &nf));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %5d iterations, %s, |b - A x| / |b| < 1e-6: %s", c ? "COCG" : "BiCG", (int)its, KSPConvergedReasons[reason], nr <= 1e-6 * nf ? "yes" : "NO"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %-5s %5d iterations, %s, |b - A x| / |b| < 1e-6: %s", c ? "COCG" : "BiCG", (int)its,
+                          KSPConvergedReasons[reason], nr <= 1e-6 * nf ? "yes" : "NO"));
     if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", %.2f ms", 1e3 * (t1 - t0)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     PetscCheck(reason > 0 && nr <= 1e-6 * nf, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%s did not solve the system", c ? "COCG" : "BiCG");

@@ -82,7 +82,10 @@ static PetscErrorCode WriteWathen(PetscInt nx, PetscInt ny, const char *file)
         for (PetscInt k = 0; k < nc; k++) nnz += cols[k] <= r;
         PetscCall(MatRestoreRow(W, r, &nc, &cols, NULL));
       }
-      fprintf(fp, "%%%%MatrixMarket matrix coordinate real symmetric\n%% Wathen's matrix, %d x %d elements (petsc-gpukit tutorials/solvefile)\n%d %d %d\n", (int)nx, (int)ny, (int)n, (int)n, (int)nnz);
+      fprintf(fp,
+              "%%%%MatrixMarket matrix coordinate real symmetric\n%% Wathen's matrix, %d x %d elements (petsc-gpukit tutorials/solvefile)\n%d %d "
+              "%d\n",
+              (int)nx, (int)ny, (int)n, (int)n, (int)nnz);
       for (PetscInt r = 0; r < n; r++) {
         PetscInt           nc;
         const PetscInt    *cols;
@@ -155,17 +158,29 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
 
     fp = fopen(file, "r");
     PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the Matrix Market file %s", file);
-    PetscCheck(fgets(line, sizeof(line), fp) && sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field, sym) == 4, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no %%%%MatrixMarket header", file);
-    PetscCheck(!strcmp(obj, "matrix") && !strcmp(fmt, "coordinate"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: only coordinate matrices are read, not %s %s", file, obj, fmt);
-    PetscCheck(!strcmp(field, "real") || !strcmp(field, "complex") || !strcmp(field, "pattern") || !strcmp(field, "integer"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: the field %s is not read (real, complex, integer or pattern)", file, field);
-    PetscCheck(!strcmp(sym, "general") || !strcmp(sym, "symmetric") || !strcmp(sym, "hermitian"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: the symmetry %s is not read (general, symmetric or hermitian)", file, sym);
-    PetscCheck(PetscDefined(USE_COMPLEX) || strcmp(field, "complex"), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s holds complex values: use PETSc with complex scalars", file);
+    PetscCheck(fgets(line, sizeof(line), fp) && sscanf(line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field, sym) == 4, PETSC_COMM_SELF,
+               PETSC_ERR_FILE_UNEXPECTED, "%s: no %%%%MatrixMarket header", file);
+    PetscCheck(!strcmp(obj, "matrix") && !strcmp(fmt, "coordinate"), PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "%s: only coordinate matrices are read, not %s %s", file, obj, fmt);
+    PetscCheck(!strcmp(field, "real") || !strcmp(field, "complex") || !strcmp(field, "pattern") || !strcmp(field, "integer"), PETSC_COMM_SELF,
+               PETSC_ERR_SUP, "%s: the field %s is not read (real, complex, integer or pattern)", file, field);
+    PetscCheck(!strcmp(sym, "general") || !strcmp(sym, "symmetric") || !strcmp(sym, "hermitian"), PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "%s: the symmetry %s is not read (general, symmetric or hermitian)", file, sym);
+    PetscCheck(PetscDefined(USE_COMPLEX) || strcmp(field, "complex"), PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "%s holds complex values: use PETSc with complex scalars", file);
     do PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: no size line", file);
     while (line[0] == '%');
-    PetscCheck(ReadIntegers(line, 3, size, &rest) && Blank(rest), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line is not three integers (rows, columns, entries): %s", file, line);
-    PetscCheck(size[0] > 0 && size[1] > 0 && size[2] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld x %lld with %lld entries: rows and columns must be positive, entries not negative", file, size[0], size[1], size[2]);
-    PetscCheck(size[0] <= PETSC_MAX_INT && size[1] <= PETSC_MAX_INT && size[2] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld x %lld with %lld entries, more than this PETSc's %d-bit PetscInt counts (%" PetscInt_FMT "): use a PETSc configured --with-64-bit-indices", file, size[0], size[1], size[2], (int)(8 * sizeof(PetscInt)), (PetscInt)PETSC_MAX_INT);
-    PetscCheck((double)size[2] <= (double)size[0] * (double)size[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: the size line announces %lld entries in a %lld x %lld matrix", file, size[2], size[0], size[1]);
+    PetscCheck(ReadIntegers(line, 3, size, &rest) && Blank(rest), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: the size line is not three integers (rows, columns, entries): %s", file, line);
+    PetscCheck(size[0] > 0 && size[1] > 0 && size[2] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: the size line announces %lld x %lld with %lld entries: rows and columns must be positive, entries not negative", file, size[0],
+               size[1], size[2]);
+    PetscCheck(size[0] <= PETSC_MAX_INT && size[1] <= PETSC_MAX_INT && size[2] <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: the size line announces %lld x %lld with %lld entries, more than this PETSc's %d-bit PetscInt counts (%" PetscInt_FMT
+               "): use a PETSc configured --with-64-bit-indices",
+               file, size[0], size[1], size[2], (int)(8 * sizeof(PetscInt)), (PetscInt)PETSC_MAX_INT);
+    PetscCheck((double)size[2] <= (double)size[0] * (double)size[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: the size line announces %lld entries in a %lld x %lld matrix", file, size[2], size[0], size[1]);
     dims[0] = (PetscInt)size[0];
     dims[1] = (PetscInt)size[1];
     dims[2] = (PetscInt)size[2];
@@ -180,25 +195,34 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
     symmetric = strcmp(sym, "general") ? PETSC_TRUE : PETSC_FALSE;
     hermitian = strcmp(sym, "hermitian") ? PETSC_FALSE : PETSC_TRUE;
     nvalues   = !strcmp(field, "pattern") ? 0 : !strcmp(field, "complex") ? 2 : 1;
-    PetscCheck(!symmetric || dims[0] == dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: a %s matrix of %" PetscInt_FMT " x %" PetscInt_FMT " is not square", file, sym, dims[0], dims[1]);
+    PetscCheck(!symmetric || dims[0] == dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: a %s matrix of %" PetscInt_FMT " x %" PetscInt_FMT " is not square", file, sym, dims[0], dims[1]);
     for (PetscInt k = 0; k < dims[2]; k++) {
       long long   ij[2];
       double      val[2] = {1.0, 0.0};
       const char *p;
       PetscScalar v;
 
-      PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: %" PetscInt_FMT " entries, %" PetscInt_FMT " announced", file, k, dims[2]);
-      PetscCheck(ReadIntegers(line, 2, ij, &p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " does not start with its row and column: %s", file, k + 1, line);
+      PetscCheck(fgets(line, sizeof(line), fp), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: %" PetscInt_FMT " entries, %" PetscInt_FMT " announced", file, k, dims[2]);
+      PetscCheck(ReadIntegers(line, 2, ij, &p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: entry %" PetscInt_FMT " does not start with its row and column: %s", file, k + 1, line);
       for (int q = 0; q < nvalues; q++) {
         char *e;
 
         val[q] = strtod(p, &e);
-        PetscCheck(e != p, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " lacks its %s value: %s", file, k + 1, nvalues == 2 ? (q ? "imaginary" : "real") : field, line);
+        PetscCheck(e != p, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " lacks its %s value: %s", file, k + 1,
+                   nvalues == 2 ? (q ? "imaginary" : "real") : field, line);
         p = e;
       }
-      PetscCheck(Blank(p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " has more than its row, column and %d value%s: %s", file, k + 1, nvalues, nvalues == 1 ? "" : "s", line);
-      PetscCheck(ij[0] >= 1 && ij[1] >= 1 && ij[0] <= dims[0] && ij[1] <= dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix (indices count from 1)", file, k + 1, ij[0], ij[1], dims[0], dims[1]);
-      PetscCheck(!symmetric || ij[0] >= ij[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies above the diagonal of a %s matrix, whose file holds the lower triangle only", file, k + 1, ij[0], ij[1], sym);
+      PetscCheck(Blank(p), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry %" PetscInt_FMT " has more than its row, column and %d value%s: %s",
+                 file, k + 1, nvalues, nvalues == 1 ? "" : "s", line);
+      PetscCheck(ij[0] >= 1 && ij[1] >= 1 && ij[0] <= dims[0] && ij[1] <= dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix (indices count from 1)",
+                 file, k + 1, ij[0], ij[1], dims[0], dims[1]);
+      PetscCheck(!symmetric || ij[0] >= ij[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: entry %" PetscInt_FMT " at (%lld, %lld) lies above the diagonal of a %s matrix, whose file holds the lower triangle only", file,
+                 k + 1, ij[0], ij[1], sym);
 #if defined(PETSC_USE_COMPLEX)
       v = PetscCMPLX(val[0], val[1]);
 #else
@@ -207,7 +231,9 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
       PetscCall(MatSetValue(*A, (PetscInt)ij[0] - 1, (PetscInt)ij[1] - 1, v, ADD_VALUES));
       if (ij[0] != ij[1] && symmetric) PetscCall(MatSetValue(*A, (PetscInt)ij[1] - 1, (PetscInt)ij[0] - 1, hermitian ? PetscConj(v) : v, ADD_VALUES));
     }
-    while (fgets(line, sizeof(line), fp)) PetscCheck(line[0] == '%' || Blank(line), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: more entries than the %" PetscInt_FMT " announced: %s", file, dims[2], line);
+    while (fgets(line, sizeof(line), fp))
+      PetscCheck(line[0] == '%' || Blank(line), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+                 "%s: more entries than the %" PetscInt_FMT " announced: %s", file, dims[2], line);
     fclose(fp);
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
@@ -236,7 +262,9 @@ static PetscErrorCode CheckColumns(const char *file, Mat A)
         bad = cols[k];
       }
     PetscCall(MatRestoreRow(A, i, &nc, &cols, NULL));
-    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the matrix's %" PetscInt_FMT " columns (indices count from 0)", file, i, bad, N);
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: entry (%" PetscInt_FMT ", %" PetscInt_FMT ") lies outside the matrix's %" PetscInt_FMT " columns (indices count from 0)", file, i,
+               bad, N);
   }
   PetscFunctionReturn(0);
 }
@@ -320,7 +348,8 @@ int main(int argc, char **argv)
   PetscCall(KSPSetUp(ksp));
   PetscCall(KSPGetType(ksp, &ktype));
   PetscCall(PCGetType(pc, &ptype));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: %d rows, %.0f nonzeros, %s matrix; %s with %s\n", file, (int)M, (double)info.nz_used, mtype, ktype, ptype));
+  PetscCall(
+    PetscPrintf(PETSC_COMM_WORLD, "%s: %d rows, %.0f nonzeros, %s matrix; %s with %s\n", file, (int)M, (double)info.nz_used, mtype, ktype, ptype));
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSolve(ksp, b, x));
   PetscCall(VecNorm(x, NORM_2, &nr)); /* waits for a solve on the GPU */
@@ -335,7 +364,8 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(one, NORM_2, &n1));
   PetscCall(VecAXPY(one, -1.0, x));
   PetscCall(VecNorm(one, NORM_2, &ne));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d iterations, %s; |b - A x| / |b| < 1e-8: %s; |x - x*| / |x*| < 1e-5: %s\n", (int)its, KSPConvergedReasons[reason], nr <= 1e-8 * nb ? "yes" : "no", ne <= 1e-5 * n1 ? "yes" : "no"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%d iterations, %s; |b - A x| / |b| < 1e-8: %s; |x - x*| / |x*| < 1e-5: %s\n", (int)its,
+                        KSPConvergedReasons[reason], nr <= 1e-8 * nb ? "yes" : "no", ne <= 1e-5 * n1 ? "yes" : "no"));
   if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solve time %.3f ms\n", 1e3 * (t1 - t0)));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));

@@ -12,7 +12,9 @@ PetscErrorCode GKCUDAKrylovStepBiCG_Private(GKKrylovCUDA *k, PetscInt i, PetscSc
   GKStepKernelPtr kern = NULL;
 
   PetscFunctionBegin;
-  if (A->ellr) kern = A->ellr->dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, GK_KRYLOV_BICG, false>() : GKStepKernel<GKStepLayout<true, 0, false, false>, GK_KRYLOV_BICG, false>();
+  if (A->ellr)
+    kern = A->ellr->dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, GK_KRYLOV_BICG, false>()
+                         : GKStepKernel<GKStepLayout<true, 0, false, false>, GK_KRYLOV_BICG, false>();
   else {
 #define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND>, GK_KRYLOV_BICG, false>()
     GKDiaDispatch(A->dia->ndiag, GK_DIA_STEP);

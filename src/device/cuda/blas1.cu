@@ -35,7 +35,8 @@ PetscErrorCode GKCUDAFinalize(void)
 }
 
 /* z = a x + b y + c z + d; z is not read when c is 0 */
-__global__ void GKAxpbypczdKernel(PetscInt n, GKScalar a, const GKScalar *__restrict__ x, GKScalar b, const GKScalar *__restrict__ y, GKScalar c, GKScalar d, GKScalar *__restrict__ z)
+__global__ void GKAxpbypczdKernel(PetscInt n, GKScalar a, const GKScalar *__restrict__ x, GKScalar b, const GKScalar *__restrict__ y, GKScalar c,
+                                  GKScalar d, GKScalar *__restrict__ z)
 {
   GKOverlapBegin();
 
@@ -51,11 +52,13 @@ __global__ void GKAxpbypczdKernel(PetscInt n, GKScalar a, const GKScalar *__rest
   }
 }
 
-PetscErrorCode GKCUDAAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar d, PetscScalar *z)
+PetscErrorCode GKCUDAAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar d,
+                               PetscScalar *z)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKAxpbypczdKernel, GKBlocks(n), n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y, GKToDevice(c), GKToDevice(d), (GKScalar *)z));
+  GKCallCUDA(GKLaunchOverlapped(GKAxpbypczdKernel, GKBlocks(n), n, GKToDevice(a), (const GKScalar *)x, GKToDevice(b), (const GKScalar *)y,
+                                GKToDevice(c), GKToDevice(d), (GKScalar *)z));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -141,8 +144,10 @@ PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, con
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  if (op == GK_POINTWISE_MULT) GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_MULT>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
-  else GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_DIVIDE>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
+  if (op == GK_POINTWISE_MULT)
+    GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_MULT>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
+  else
+    GKCallCUDA(GKLaunchOverlapped(GKPointwiseKernel<GK_POINTWISE_DIVIDE>, GKBlocks(n), n, (GKScalar *)w, (const GKScalar *)x, (const GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -173,7 +178,8 @@ __global__ void GKNoisyKernel(PetscInt n, PetscInt start, GKScalar *x)
 {
   GKOverlapBegin();
 
-  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) x[i] = GKScalar(GKNoisyHash(start + i));
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x)
+    x[i] = GKScalar(GKNoisyHash(start + i));
 }
 
 PetscErrorCode GKCUDANoisy(PetscInt n, PetscInt start, PetscScalar *x)
@@ -392,7 +398,8 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
     r[2] = m;
   }
   if (!(parts & (GK_NORM_ABS | GK_NORM_SQ))) PetscFunctionReturn(0);
-  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ)) GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<true, true>, nb, n, (const GKScalar *)x, gk_partial));
+  if ((parts & GK_NORM_ABS) && (parts & GK_NORM_SQ))
+    GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<true, true>, nb, n, (const GKScalar *)x, gk_partial));
   else if (parts & GK_NORM_ABS) GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<true, false>, nb, n, (const GKScalar *)x, gk_partial));
   else GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<false, true>, nb, n, (const GKScalar *)x, gk_partial));
   PetscCall(GKFinishSum_Private<2>(nb, s));

@@ -22,8 +22,11 @@ static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
   const bool    plain = E.h == E.m && !E.perm && !E.nwide;
   const bool    dcol  = E.dcol != NULL;
 
-  if (!plain) return dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, 0, false, false>, METHOD, PEERS>();
-#define GK_ELLR_STEP(NZ) (dcol ? GKStepKernel<GKStepLayout<true, NZ, true, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, NZ, true, false>, METHOD, PEERS>())
+  if (!plain)
+    return dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, METHOD, PEERS>()
+                : GKStepKernel<GKStepLayout<true, 0, false, false>, METHOD, PEERS>();
+#define GK_ELLR_STEP(NZ) \
+  (dcol ? GKStepKernel<GKStepLayout<true, NZ, true, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, NZ, true, false>, METHOD, PEERS>())
   switch (E.nz) {
   case 5:
     return GK_ELLR_STEP(5);
@@ -65,13 +68,15 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     PetscFunctionReturn(0);
   }
   if (k->nullconst) { /* the update with the sum of z, then z -= mean(z) and the norm's and rho's sums */
-    const bool cg                                                                                                      = k->method == GK_KRYLOV_CG;
-    void (*nk)(PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, GKScalar *) = cg ? GKKrylovNullConstKernel<GK_KRYLOV_CG> : GKKrylovNullConstKernel<GK_KRYLOV_COCG>;
+    const bool cg          = k->method == GK_KRYLOV_CG;
+    void (*nk)(PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *,
+               GKScalar *) = cg ? GKKrylovNullConstKernel<GK_KRYLOV_CG> : GKKrylovNullConstKernel<GK_KRYLOV_COCG>;
 
     if (cg) kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false, false, true>;
     else kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, false, true>;
     PetscCall(GKUpdateLaunch(k, kern, i, v));
-    GKCallCUDA(GKLaunchOverlapped(nk, GKWaveBlocks((const void *)nk, k->n), k->n, k->norm, k->partial, k->state, k->pub, (const GKScalar *)v->r, (GKScalar *)v->z));
+    GKCallCUDA(GKLaunchOverlapped(nk, GKWaveBlocks((const void *)nk, k->n), k->n, k->norm, k->partial, k->state, k->pub, (const GKScalar *)v->r,
+                                  (GKScalar *)v->z));
     GKCheckLaunch();
     PetscFunctionReturn(0);
   }

@@ -32,7 +32,8 @@ __global__ void GKAggInitKernel(PetscInt m, const PetscInt *__restrict__ ai, con
 }
 
 /* a round at distance 1 (the twin's GKHostAggRound1) */
-__global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, char *__restrict__ t)
+__global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s,
+                                  char *__restrict__ t)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -61,7 +62,8 @@ __global__ void GKAggKeysKernel(PetscInt m, const char *__restrict__ s, uint64_t
 }
 
 /* the largest key over v and its neighbours */
-__global__ void GKAggNeighbourMaxKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const uint64_t *__restrict__ key, uint64_t *__restrict__ mx)
+__global__ void GKAggNeighbourMaxKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+                                        const uint64_t *__restrict__ key, uint64_t *__restrict__ mx)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -74,7 +76,8 @@ __global__ void GKAggNeighbourMaxKernel(PetscInt m, const PetscInt *__restrict__
 }
 
 /* a round at distance 2, its last step (the twin's GKHostAggRound2) */
-__global__ void GKAggRound2Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, const uint64_t *__restrict__ k0, const uint64_t *__restrict__ m1, char *__restrict__ t)
+__global__ void GKAggRound2Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s,
+                                  const uint64_t *__restrict__ k0, const uint64_t *__restrict__ m1, char *__restrict__ t)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -92,7 +95,8 @@ __global__ void GKAggRound2Kernel(PetscInt m, const PetscInt *__restrict__ ai, c
 
 /* root[v]: v in the set, else its neighbour in the set of the largest key, else -1; isroot[v]:
    whether v is in the set (the roots' numbers, once summed) */
-__global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s, PetscInt *__restrict__ root, PetscInt *__restrict__ isroot)
+__global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s,
+                                    PetscInt *__restrict__ root, PetscInt *__restrict__ isroot)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -115,7 +119,8 @@ __global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai,
 }
 
 /* at distance 2, a vertex no root is next to: its neighbour's root, of the largest key */
-__global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ root1, PetscInt *__restrict__ root)
+__global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+                                         const PetscInt *__restrict__ root1, PetscInt *__restrict__ root)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -138,7 +143,8 @@ __global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict_
 
 /* agg[v] = the number of v's root, roots[] the roots by number; the count of roots into *nagg
    (num: the roots' exclusive scan) */
-__global__ void GKAggNumberKernel(PetscInt m, const char *__restrict__ s, const PetscInt *__restrict__ root, const PetscInt *__restrict__ num, PetscInt *__restrict__ agg, PetscInt *__restrict__ roots, PetscInt *__restrict__ nagg)
+__global__ void GKAggNumberKernel(PetscInt m, const char *__restrict__ s, const PetscInt *__restrict__ root, const PetscInt *__restrict__ num,
+                                  PetscInt *__restrict__ agg, PetscInt *__restrict__ roots, PetscInt *__restrict__ nagg)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -215,7 +221,8 @@ PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *a
 }
 
 /* the keys of the rows' sort: the aggregate, nagg for a row in none; the rows themselves */
-__global__ void GKTentativeListKernel(PetscInt m, const PetscInt *__restrict__ agg, PetscInt nagg, PetscInt *__restrict__ key, PetscInt *__restrict__ row)
+__global__ void GKTentativeListKernel(PetscInt m, const PetscInt *__restrict__ agg, PetscInt nagg, PetscInt *__restrict__ key,
+                                      PetscInt *__restrict__ row)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -239,7 +246,8 @@ __global__ void GKTentativeStartKernel(PetscInt m, const PetscInt *__restrict__ 
   }
 }
 
-__global__ void GKTentativeKernel(PetscInt nagg, const PetscInt *__restrict__ start, const PetscInt *__restrict__ row, const PetscReal *__restrict__ b, GKScalar *__restrict__ p, PetscReal *__restrict__ r)
+__global__ void GKTentativeKernel(PetscInt nagg, const PetscInt *__restrict__ start, const PetscInt *__restrict__ row,
+                                  const PetscReal *__restrict__ b, GKScalar *__restrict__ p, PetscReal *__restrict__ r)
 {
   const PetscInt a = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -289,7 +297,8 @@ PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, c
    row counts its columns, CUB's scan sums the counts into the starts, and a thread a row writes
    its columns and their sums, then sorts them. The rows' loops are quadratic in their lengths,
    which the levels' stencils keep short. */
-static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg, PetscInt i, PetscInt k)
+static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+                                                     const PetscInt *__restrict__ agg, PetscInt i, PetscInt k)
 {
   const PetscInt c = agg[aj[k]];
 
@@ -299,7 +308,8 @@ static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict_
   return true;
 }
 
-__global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg, PetscInt *__restrict__ len)
+__global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg,
+                                    PetscInt *__restrict__ len)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -334,7 +344,9 @@ static __device__ __forceinline__ GKScalar GKAddRn(GKScalar a, GKScalar b)
 #endif
 }
 
-__global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, const PetscInt *__restrict__ agg, const GKScalar *__restrict__ p0, PetscReal alpha, const PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, GKScalar *__restrict__ pa)
+__global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                   const PetscInt *__restrict__ agg, const GKScalar *__restrict__ p0, PetscReal alpha,
+                                   const PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, GKScalar *__restrict__ pa)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -394,7 +406,9 @@ PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScal
   P->nnz = nnz;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&P->j));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&P->a));
-  if (m) GKSmoothFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, agg, (const GKScalar *)p0, alpha, P->i, P->j, (GKScalar *)P->a);
+  if (m)
+    GKSmoothFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, agg, (const GKScalar *)p0, alpha, P->i,
+                                                                   P->j, (GKScalar *)P->a);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

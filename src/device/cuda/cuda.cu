@@ -67,7 +67,8 @@ static PetscErrorCode GKCUDAEarlyStart(int dev, int localrank)
   gk_early.dev       = dev;
   gk_early.localrank = localrank;
   gk_early.counted   = 0;
-  PetscCheck(!pthread_create(&gk_early.thread, NULL, GKCUDAEarlyStart_Thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not start the thread that starts the CUDA device");
+  PetscCheck(!pthread_create(&gk_early.thread, NULL, GKCUDAEarlyStart_Thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
+             "Could not start the thread that starts the CUDA device");
   gk_early.started = 1;
   PetscFunctionReturn(0);
 }
@@ -144,7 +145,8 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
   PetscFunctionBegin;
   if (GKCUDAEarlyCounted() && dev == gk_early.dev) prop = gk_early.prop;
   else GKCallCUDA(cudaGetDeviceProperties(&prop, dev));
-  PetscCall(PetscSNPrintf(name, len, "%s (compute capability %d.%d, %.1f GiB)", prop.name, prop.major, prop.minor, (double)prop.totalGlobalMem / 1073741824.0));
+  PetscCall(PetscSNPrintf(name, len, "%s (compute capability %d.%d, %.1f GiB)", prop.name, prop.major, prop.minor,
+                          (double)prop.totalGlobalMem / 1073741824.0));
   PetscFunctionReturn(0);
 }
 
@@ -178,7 +180,9 @@ static PetscErrorCode GKCUDAPoolSetUp(void)
     GKCallCUDA(cudaMemPoolSetAttribute(gk_mempool, cudaMemPoolAttrReleaseThreshold, &keep));
     gk_pool = 1;
   }
-  PetscCall(PetscInfo(NULL, "Device memory from %s\n", gk_pool ? "the device's memory pool (cudaMallocAsync)" : (GKDevicePool ? "cudaMalloc (the device has no memory pools)" : "cudaMalloc (-gpukit_device_pool 0)")));
+  PetscCall(PetscInfo(NULL, "Device memory from %s\n",
+                      gk_pool ? "the device's memory pool (cudaMallocAsync)"
+                              : (GKDevicePool ? "cudaMalloc (the device has no memory pools)" : "cudaMalloc (-gpukit_device_pool 0)")));
   PetscFunctionReturn(0);
 }
 
@@ -269,19 +273,22 @@ __global__ void GKWordsKernel(size_t n, const unsigned long long *__restrict__ s
 
 static inline bool GKWords(const void *dst, const void *src, size_t bytes)
 {
-  return (((uintptr_t)dst | (uintptr_t)src | (uintptr_t)bytes) % sizeof(unsigned long long)) == 0 && bytes / sizeof(unsigned long long) <= (size_t)PETSC_MAX_INT;
+  return (((uintptr_t)dst | (uintptr_t)src | (uintptr_t)bytes) % sizeof(unsigned long long)) == 0 &&
+         bytes / sizeof(unsigned long long) <= (size_t)PETSC_MAX_INT;
 }
 
 static PetscErrorCode GKCUDAMemcpy(void *dst, const void *src, size_t bytes, GKMemcpyKind kind)
 {
-  const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
+  const cudaMemcpyKind k = kind == GK_MEMCPY_H2D ? cudaMemcpyHostToDevice
+                                                 : (kind == GK_MEMCPY_D2H ? cudaMemcpyDeviceToHost : cudaMemcpyDeviceToDevice);
 
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   if (kind == GK_MEMCPY_D2D) { /* ordered on the device; the host does not wait */
     const size_t n = bytes / sizeof(unsigned long long);
 
-    if (GKWords(dst, src, bytes)) GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)n), n, (const unsigned long long *)src, (unsigned long long *)dst));
+    if (GKWords(dst, src, bytes))
+      GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)n), n, (const unsigned long long *)src, (unsigned long long *)dst));
     else GKCallCUDA(cudaMemcpyAsync(dst, src, bytes, k, GKCUDAStream));
     GKCheckLaunch();
   } else GKWaitCUDA(cudaMemcpy(dst, src, bytes, k));
@@ -292,7 +299,9 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
-  if (GKWords(p, NULL, bytes)) GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)(bytes / sizeof(unsigned long long))), bytes / sizeof(unsigned long long), (const unsigned long long *)NULL, (unsigned long long *)p));
+  if (GKWords(p, NULL, bytes))
+    GKCallCUDA(GKLaunchOverlapped(GKWordsKernel, GKBlocks((PetscInt)(bytes / sizeof(unsigned long long))), bytes / sizeof(unsigned long long),
+                                  (const unsigned long long *)NULL, (unsigned long long *)p));
   else GKCallCUDA(cudaMemsetAsync(p, 0, bytes, GKCUDAStream));
   GKCheckLaunch();
   PetscFunctionReturn(0);
@@ -386,7 +395,11 @@ static __device__ __forceinline__ GKScalar GKOut(const GKScalar *w, bool neg, GK
    its entries contiguous from wptr[g]: four entries a lane at a time, their values and columns
    loaded before their gathers, then one at a time */
 template <bool CONJ, bool SHORT>
-static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr,
+                                                      const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
+                                                      const short *__restrict__ dcol, const GKScalar *__restrict__ val,
+                                                      const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
+                                                      GKScalar *__restrict__ y)
 {
   const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
   const PetscInt base = wptr[g];
@@ -426,7 +439,11 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    (GKLaunchOverlapped), as the DIA products and the Krylov methods' kernels are: in a run of
    products each is scheduled while the one before it ends, and waits on the GPU for it. */
 template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
-__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
+                                 const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
+                                 const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
+                                 PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
+                                 GKScalar *__restrict__ y)
 {
   GKOverlapBegin();
   if (PLAIN || blockIdx.x >= nbwide) { /* a thread per slot, the wide slices left to the warps */
@@ -452,15 +469,17 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
    entries contiguously from sliceptr[i] and gather x at the row's consecutive columns together,
    in rounds of GK_ELLR_ROUND entries a lane: every value and column of a round loaded (those
    past the row's end skipped) before its gathers, so that a row of up to S * GK_ELLR_ROUND
-   entries waits for memory twice, not once for every four entries and once for each one after; GKGroupSum adds the lanes' parts. Launched overlapped, as
-   GKEllrMultKernel. */
+   entries waits for memory twice, not once for every four entries and once for each one after;
+   GKGroupSum adds the lanes' parts. Launched overlapped, as GKEllrMultKernel. */
 #if defined(PETSC_USE_COMPLEX)
   #define GK_ELLR_ROUND 4
 #else
   #define GK_ELLR_ROUND 8
 #endif
 template <bool CONJ, bool SHORT, int S>
-__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col,
+                                     const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x,
+                                     const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
@@ -519,7 +538,12 @@ struct GKWindowIn {
    would keep the others waiting. */
 #define GK_ELLR_WINDOW 1024
 template <bool CONJ, bool SHORT>
-__global__ void __launch_bounds__(GK_BLOCK) GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide, PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void __launch_bounds__(GK_BLOCK)
+  GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
+                         const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
+                         const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
+                         PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
+                         GKScalar *__restrict__ y)
 {
   __shared__ GKScalar      xs[GK_ELLR_WINDOW], ys[GK_ELLR_WINDOW];
   __shared__ unsigned char own[GK_ELLR_WINDOW]; /* whether this block computed row w0 + t */
@@ -579,7 +603,9 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   if (A->lanes) { /* one row a slice: a group of lanes a row */
     const unsigned nbr = (unsigned)(((PetscInt64)A->m * A->lanes + GK_BLOCK - 1) / GK_BLOCK);
 
-#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+#define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) \
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, \
+                                (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_LANES(CONJ, SHORT) \
   do { \
     switch (A->lanes) { \
@@ -609,7 +635,9 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
 #define GK_ELLR_MULT_WINDOW(CONJ, SHORT) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, \
+                                A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, \
+                                (bool)neg, (GKScalar *)y))
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -621,7 +649,9 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
 #define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, \
+                                A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, \
+                                (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
@@ -662,7 +692,8 @@ static PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const Pets
 /* y = A x (or w +- A x), one thread per row: each diagonal's values are read contiguously across the
    warp, and so is x, shifted by the offset (Jost et al., 3.3, update_q) */
 template <int ND>
-__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val,
+                                const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -679,7 +710,9 @@ static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const 
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-#define GK_LAUNCH(ND) GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+#define GK_LAUNCH(ND) \
+  GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, \
+                                (const GKScalar *)w, (bool)neg, (GKScalar *)y))
   GKDiaDispatch(A->ndiag, GK_LAUNCH);
 #undef GK_LAUNCH
   GKCheckLaunch();
@@ -689,7 +722,8 @@ static PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const 
 /* y = A^T x (or w +- A^T x), one thread per column j of A: entry (j - off[d], j) of diagonal d, so the
    same arrays serve, still read contiguously across the warp */
 template <bool CONJ>
-__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val,
+                                         const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -702,17 +736,22 @@ __global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag,
   }
 }
 
-static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+static PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                                             PetscScalar *y)
 {
   PetscFunctionBegin;
   if (!A->n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y));
+  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off,
+                                (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
 /* d[i] = A(i,i): thread i scans its own row for column i */
-__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, GKScalar *__restrict__ diag)
+__global__ void GKEllrGetDiagonalKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
+                                        const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
+                                        const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm,
+                                        GKScalar *__restrict__ diag)
 {
   GKOverlapBegin();
 
@@ -734,7 +773,8 @@ static PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag)
 {
   PetscFunctionBegin;
   if (!A->m) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKEllrGetDiagonalKernel, GKBlocks(A->m), A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol, (const GKScalar *)A->val, A->perm, (GKScalar *)diag));
+  GKCallCUDA(GKLaunchOverlapped(GKEllrGetDiagonalKernel, GKBlocks(A->m), A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, A->dcol,
+                                (const GKScalar *)A->val, A->perm, (GKScalar *)diag));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -793,7 +833,10 @@ static PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *
   PetscFunctionReturn(0);
 }
 
-__global__ void GKEllrFillKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ perm, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscInt *__restrict__ rl, PetscInt *__restrict__ col, short *__restrict__ dcol, GKScalar *__restrict__ val)
+__global__ void GKEllrFillKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
+                                 const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ perm, const PetscInt *__restrict__ ai,
+                                 const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscInt *__restrict__ rl,
+                                 PetscInt *__restrict__ col, short *__restrict__ dcol, GKScalar *__restrict__ val)
 {
   const PetscInt t = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; /* the slot */
 
@@ -815,7 +858,9 @@ static PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscI
 {
   PetscFunctionBegin;
   if (!E->m) PetscFunctionReturn(0);
-  GKEllrFillKernel<<<GKBlocks(E->m), GK_BLOCK, 0, GKCUDAStream>>>(E->m, E->h, E->sliceptr, E->wfirst, E->wptr, E->perm, ai, aj, (const GKScalar *)aa, valuesonly ? NULL : E->rl, valuesonly ? NULL : E->col, valuesonly ? NULL : E->dcol, (GKScalar *)E->val);
+  GKEllrFillKernel<<<GKBlocks(E->m), GK_BLOCK, 0, GKCUDAStream>>>(E->m, E->h, E->sliceptr, E->wfirst, E->wptr, E->perm, ai, aj, (const GKScalar *)aa,
+                                                                  valuesonly ? NULL : E->rl, valuesonly ? NULL : E->col, valuesonly ? NULL : E->dcol,
+                                                                  (GKScalar *)E->val);
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -837,7 +882,8 @@ static PetscErrorCode GKCUDADiaOffsets(PetscInt m, const PetscInt *ai, const Pet
   PetscFunctionReturn(0);
 }
 
-__global__ void GKDiaFillKernel(PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, GKScalar *__restrict__ val)
+__global__ void GKDiaFillKernel(PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const PetscInt *__restrict__ ai,
+                                const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, GKScalar *__restrict__ val)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -866,7 +912,8 @@ static PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt
 }
 
 /* d[i] = A(i,i): row i of the offset-0 diagonal */
-__global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, GKScalar *__restrict__ diag)
+__global__ void GKDiaGetDiagonalKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val,
+                                       GKScalar *__restrict__ diag)
 {
   GKOverlapBegin();
 
@@ -937,7 +984,8 @@ static PetscErrorCode GKCUDAGather(PetscInt n, const PetscInt *idx, const PetscS
 }
 
 /* COO assembly (device.h): a thread a nonzero, summing its entries in PETSc's order */
-__global__ void GKCooScatterKernel(PetscInt nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm, const GKScalar *__restrict__ v, int add, GKScalar *__restrict__ a)
+__global__ void GKCooScatterKernel(PetscInt nnz, const PetscCount *__restrict__ jmap, const PetscCount *__restrict__ perm,
+                                   const GKScalar *__restrict__ v, int add, GKScalar *__restrict__ a)
 {
   GKOverlapBegin();
 
@@ -951,7 +999,8 @@ __global__ void GKCooScatterKernel(PetscInt nnz, const PetscCount *__restrict__ 
   }
 }
 
-static PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add, PetscScalar *a)
+static PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add,
+                                       PetscScalar *a)
 {
   PetscFunctionBegin;
   if (!nnz) PetscFunctionReturn(0);
@@ -1017,7 +1066,9 @@ static PetscErrorCode GKCUDAScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 
 /* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
    colour) never read each other's entries, so the order within a launch does not matter. */
-__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col, const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b, const GKScalar *xin, GKScalar *xout)
+__global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col,
+                                 const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b,
+                                 const GKScalar *xin, GKScalar *xout)
 {
   GKOverlapBegin();
 
@@ -1034,14 +1085,17 @@ __global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, 
   }
 }
 
-static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b,
+                                     const PetscScalar *xin, PetscScalar *xout)
 {
   const PetscInt  n     = rows ? nrows : S->m;
   const PetscBool upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol, (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout));
+  GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol,
+                                (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b,
+                                (const GKScalar *)xin, (GKScalar *)xout));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -1056,14 +1110,16 @@ static __device__ __forceinline__ bool GKSorTakes(PetscInt i, PetscInt j, const 
 }
 
 template <bool UPPER>
-static __device__ __forceinline__ void GKSorStore(PetscInt i, GKScalar s, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
+static __device__ __forceinline__ void GKSorStore(PetscInt i, GKScalar s, const GKScalar *__restrict__ d, double omega, const GKScalar *b,
+                                                  const GKScalar *x, GKScalar *y)
 {
   if constexpr (UPPER) y[i] = d[i] / omega * x[i] + s;
   else y[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
 }
 
 template <bool UPPER>
-__global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
+__global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, GKEllr A, const PetscInt *__restrict__ key,
+                                const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
   GKOverlapBegin();
 
@@ -1086,7 +1142,8 @@ __global__ void GKEllrSorKernel(PetscInt n, const PetscInt *__restrict__ slots, 
 }
 
 template <bool UPPER>
-__global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const PetscInt *__restrict__ key, const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
+__global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GKDia A, const PetscInt *__restrict__ key,
+                               const GKScalar *__restrict__ d, double omega, const GKScalar *b, const GKScalar *x, GKScalar *y)
 {
   GKOverlapBegin();
 
@@ -1106,24 +1163,28 @@ __global__ void GKDiaSorKernel(PetscInt n, const PetscInt *__restrict__ rows, GK
   }
 }
 
-static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+static PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper,
+                                    const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = slots ? nrows : A->m;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped((upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>), GKBlocks(n), n, slots, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
+  GKCallCUDA(GKLaunchOverlapped((upper ? GKEllrSorKernel<true> : GKEllrSorKernel<false>), GKBlocks(n), n, slots, *A, key, (const GKScalar *)d, omega,
+                                (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+static PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d,
+                                   PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = rows ? nrows : A->m;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped((upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>), GKBlocks(n), n, rows, *A, key, (const GKScalar *)d, omega, (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
+  GKCallCUDA(GKLaunchOverlapped((upper ? GKDiaSorKernel<true> : GKDiaSorKernel<false>), GKBlocks(n), n, rows, *A, key, (const GKScalar *)d, omega,
+                                (const GKScalar *)b, (const GKScalar *)x, (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -1161,14 +1222,17 @@ __global__ void GKSsorBlocksKernel(GKSsor S, GKSsorColor c, GKSsorStep step, dou
 }
 
 template <int BS>
-static PetscErrorCode GKSsorBlocksLaunch(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKSsorBlocksLaunch(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b,
+                                         const PetscScalar *xin, PetscScalar *xout)
 {
   PetscFunctionBegin;
-  GKCallCUDA(GKLaunchOverlapped(GKSsorBlocksKernel<BS>, GKBlocks(c->nb), *S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout));
+  GKCallCUDA(
+    GKLaunchOverlapped(GKSsorBlocksKernel<BS>, GKBlocks(c->nb), *S, *c, step, omega, (const GKScalar *)b, (const GKScalar *)xin, (GKScalar *)xout));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKCUDASsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKCUDASsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b,
+                                       const PetscScalar *xin, PetscScalar *xout)
 {
   PetscFunctionBegin;
   if (!c->nb) PetscFunctionReturn(0);

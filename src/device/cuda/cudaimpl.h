@@ -92,7 +92,8 @@ static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const
   GKScalar s = 0.0;
 
 #pragma unroll 4
-  for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb) s += ((const GKScalar *)S.pval[t])[e] * x[S.pcol[t][e]];
+  for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb)
+    s += ((const GKScalar *)S.pval[t])[e] * x[S.pcol[t][e]];
   return s;
 }
 
@@ -130,7 +131,8 @@ static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const
 #define GKCallCUDA(...) \
   do { \
     cudaError_t _gk_err = (__VA_ARGS__); \
-    PetscCheck(_gk_err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s", (int)_gk_err, cudaGetErrorName(_gk_err), cudaGetErrorString(_gk_err)); \
+    PetscCheck(_gk_err == cudaSuccess, PETSC_COMM_SELF, PETSC_ERR_GPU, "CUDA error %d (%s): %s", (int)_gk_err, cudaGetErrorName(_gk_err), \
+               cudaGetErrorString(_gk_err)); \
   } while (0)
 /* after every launch: counted, and checked */
 #define GKCheckLaunch() \
@@ -256,7 +258,8 @@ struct GKVecIn {
 /* where slot i's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h); in PetscInt, as the slice starts are (32-bit offsets keep the product loops
    to 40 registers: below) */
-static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, PetscInt *base, PetscInt *stride)
+static __device__ __forceinline__ void GKEllrSlot(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
+                                                  const PetscInt *__restrict__ wptr, PetscInt *base, PetscInt *stride)
 {
   const PetscInt s = i / h, g = wfirst[s];
 
@@ -288,9 +291,14 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    PetscInt (the arrays' lengths are), and cast to 32 bits in this loop: 64-bit offsets take more
    registers, so fewer blocks fit a multiprocessor. */
 template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
-static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr,
+                                                     const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr,
+                                                     const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
+                                                     const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
 {
-  if constexpr (SHORT < 0) return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x) : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
+  if constexpr (SHORT < 0)
+    return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x)
+                : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
   GKScalar       s   = 0.0;
   const PetscInt len = rl[i];
   PetscInt       base, st;
@@ -320,7 +328,9 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
    square, and adds 0 times it, +-0 where that is finite: cggpu's step, whose operator is square
    on every process (gkksp.c checks). */
 template <bool CONJ, int NZ, int SHORT, bool LEN, class IN>
-static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col, const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl,
+                                                               const PetscInt *__restrict__ col, const short *__restrict__ dcol,
+                                                               const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar       a[NZ], v[NZ], s = 0.0;
   PetscInt       c[NZ];
@@ -358,7 +368,8 @@ static __device__ __forceinline__ GKScalar GKGroupSum(GKScalar v)
    unrolled: in the product's kernel, a row a thread, all loads go out at once; inside cggpu's
    step, a loop that also stores, they did not, hence GKDiaRowLoadsFirst there), ND = 0 any number */
 template <int ND, class IN>
-static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const IN &x)
+static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off,
+                                                    const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
@@ -403,7 +414,8 @@ static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, Pets
 
 /* (A^T x)_j, or (A^H x)_j with CONJ, from DIA's own arrays: entry (j - off[d], j) of diagonal d */
 template <bool CONJ, class IN>
-static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val, const IN &x)
+static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off,
+                                                             const GKScalar *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
@@ -459,7 +471,8 @@ static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial, uns
   }
 }
 
-PETSC_INTERN PetscErrorCode GKCUDAAxpbypczd(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAAxpbypczd(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar,
+                                            PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAMaxpy(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *const *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDASwap(PetscInt, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAPointwise(PetscInt, GKPointwiseOp, PetscScalar *, const PetscScalar *, const PetscScalar *);
@@ -490,9 +503,11 @@ PETSC_INTERN PetscErrorCode GKCUDAKrylovUpdateBlocks(GKKrylov, PetscInt, const G
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDpi(GKKrylov, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStateBegin(GKKrylov);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStateEnd(GKKrylov, GKKrylovState *);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovGather(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovGather(GKKrylov, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *,
+                                               PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov);
-PETSC_INTERN PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *,
+                                                PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovGetSums(GKKrylov, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSetSums(GKKrylov, const PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAPeersCreate(GKPeers *, char *);
@@ -500,7 +515,8 @@ PETSC_INTERN PetscErrorCode GKCUDAPeersOpen(GKPeers, int, int, const char *, Pet
 PETSC_INTERN PetscErrorCode GKCUDAPeersDestroy(GKPeers *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovSetPeers(GKKrylov, GKPeers, PetscInt, PetscBool);
 PETSC_INTERN PetscErrorCode GKCUDAPeersGhosts(GKPeers, PetscInt, char *);
-PETSC_INTERN PetscErrorCode GKCUDAPeersHalo(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
+PETSC_INTERN PetscErrorCode GKCUDAPeersHalo(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *,
+                                            char *, size_t);
 
 static inline GKScalar GKToDevice(PetscScalar a)
 {

@@ -12,7 +12,9 @@
 /* CG's update with multicolor's blocks (device.h): a thread per block, z = ((2 - w)/w) D_B r_B
    entering the sums, the blocks from the last to the first as the update walks its rows */
 template <int BS>
-__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovUpdateBlocksKernel(PetscInt i, GKKrylovNorm norm, GKSsor S, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ w, GKScalar *__restrict__ r)
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS))
+  GKKrylovUpdateBlocksKernel(PetscInt i, GKKrylovNorm norm, GKSsor S, double omega, GKSums g, double *partial, GKKrylovDevState *st,
+                             GKKrylovDevState *pub, const GKScalar *__restrict__ w, GKScalar *__restrict__ r)
 {
   GKScalar acc[2] = {0.0, 0.0};
   GKScalar a;
@@ -54,7 +56,8 @@ template <int BS>
 static PetscErrorCode GKKrylovUpdateBlocksLaunch(GKKrylovCUDA *k, PetscInt i, const GKSsor *S, PetscReal omega, const PetscScalar *w, PetscScalar *r)
 {
   PetscFunctionBegin;
-  GKCallCUDA(GKLaunchOverlapped(GKKrylovUpdateBlocksKernel<BS>, GKWaveBlocks((const void *)GKKrylovUpdateBlocksKernel<BS>, S->nblk), i, k->norm, *S, (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)w, (GKScalar *)r));
+  GKCallCUDA(GKLaunchOverlapped(GKKrylovUpdateBlocksKernel<BS>, GKWaveBlocks((const void *)GKKrylovUpdateBlocksKernel<BS>, S->nblk), i, k->norm, *S,
+                                (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)w, (GKScalar *)r));
   PetscFunctionReturn(0);
 }
 
@@ -85,7 +88,10 @@ static __device__ __forceinline__ PetscInt GKSsorCol(const GKSsor &S, const GKSs
    the sum (the grid is the same for every colour, so block b adds up the same rows' terms in
    every run). */
 template <GKKrylovMethod METHOD, bool COLOR, bool UPPER>
-__global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
+__global__ void __launch_bounds__(GK_BLOCK, 5)
+  GKKrylovSsorKernel(PetscInt m, PetscInt i, GKScalar rho0, bool last, bool first, GKSsor S, PetscInt n, const PetscInt *__restrict__ rows,
+                     GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub,
+                     const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *p, GKScalar *t, GKScalar *w, GKScalar *x)
 {
   GKScalar        b = 0.0, a = 0.0, acc[1] = {0.0};
   const GKScalar *d = (const GKScalar *)(COLOR ? S.pd : S.d);
@@ -158,7 +164,10 @@ __global__ void __launch_bounds__(GK_BLOCK, 5) GKKrylovSsorKernel(PetscInt m, Pe
 /* GKKrylovSsorKernel's colour step (CG) with multicolor's blocks (device.h): a thread per block,
    D_B^-1 for the division by d; the last step (x alone) is the point kernel's */
 template <int BS, bool UPPER>
-__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsorBlockKernel(PetscInt i, GKScalar rho0, bool first, GKSsor S, GKSsorColor c, int flags, double omega, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *__restrict__ p, GKScalar *__restrict__ t, GKScalar *__restrict__ w, GKScalar *__restrict__ x)
+__global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS))
+  GKKrylovSsorBlockKernel(PetscInt i, GKScalar rho0, bool first, GKSsor S, GKSsorColor c, int flags, double omega, GKSums g, double *partial,
+                          GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold,
+                          GKScalar *__restrict__ p, GKScalar *__restrict__ t, GKScalar *__restrict__ w, GKScalar *__restrict__ x)
 {
   GKScalar b = 0.0, a = 0.0, acc[1] = {0.0};
 
@@ -252,15 +261,20 @@ __global__ void __launch_bounds__(GK_BLOCK, GK_SSOR_BLOCK_MINB(BS)) GKKrylovSsor
 
 /* the colour launches' one grid (their dpi partials add up block by block), found once */
 template <int BS>
-static PetscErrorCode GKKrylovSsorBlockLaunch(GKKrylovCUDA *k, PetscInt i, PetscScalar rho0, PetscBool first, const GKSsor *S, PetscBool upper, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+static PetscErrorCode GKKrylovSsorBlockLaunch(GKKrylovCUDA *k, PetscInt i, PetscScalar rho0, PetscBool first, const GKSsor *S, PetscBool upper,
+                                              const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold,
+                                              PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   PetscFunctionBegin;
   if (!k->ssornb || k->ssorm != S->m || k->ssorbs != BS) {
-    k->ssornb = PetscMin(GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, true>, S->nblk), GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, false>, S->nblk));
+    k->ssornb = PetscMin(GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, true>, S->nblk),
+                         GKWaveBlocks((const void *)GKKrylovSsorBlockKernel<BS, false>, S->nblk));
     k->ssorm  = S->m;
     k->ssorbs = BS;
   }
-  GKCallCUDA(GKLaunchOverlapped(upper ? GKKrylovSsorBlockKernel<BS, true> : GKKrylovSsorBlockKernel<BS, false>, k->ssornb, i, GKToDevice(rho0), first ? true : false, *S, *c, (int)flags, (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(upper ? GKKrylovSsorBlockKernel<BS, true> : GKKrylovSsorBlockKernel<BS, false>, k->ssornb, i, GKToDevice(rho0),
+                                first ? true : false, *S, *c, (int)flags, (double)omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z,
+                                (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
   PetscFunctionReturn(0);
 }
 
@@ -280,7 +294,8 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const 
       {0, 0},
       {0, 0}
   };
-  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
+  void (*kern)(PetscInt, PetscInt, GKScalar, bool, bool, GKSsor, PetscInt, const PetscInt *, GKSsorColor, int, double, GKSums, double *,
+               GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, GKScalar *);
   unsigned nb;
 
   PetscFunctionBegin;
@@ -290,7 +305,9 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const 
     GKCheckLaunch();
     PetscFunctionReturn(0);
   }
-#define GK_SSOR_KERNEL(M) (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
+#define GK_SSOR_KERNEL(M) \
+  (c ? (upper ? GKKrylovSsorKernel<M, true, true> : GKKrylovSsorKernel<M, true, false>) \
+     : (upper ? GKKrylovSsorKernel<M, false, true> : GKKrylovSsorKernel<M, false, false>))
   kern = k->method == GK_KRYLOV_CG ? GK_SSOR_KERNEL(GK_KRYLOV_CG) : GK_SSOR_KERNEL(GK_KRYLOV_COCG);
 #undef GK_SSOR_KERNEL
   if (c) { /* colours: one grid for all of them, upper and lower (their dpi partials add up block
@@ -298,13 +315,20 @@ PetscErrorCode GKCUDAKrylovSsor(GKKrylov K, PetscInt i, PetscScalar rho0, const 
     if (!k->ssornb || k->ssorm != S->m || k->ssorbs != 1) {
       const bool cg = k->method == GK_KRYLOV_CG;
 
-      k->ssornb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>, S->m), GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false> : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>, S->m));
+      k->ssornb = PetscMin(GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, true>
+                                           : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, true>,
+                                        S->m),
+                           GKWaveBlocks(cg ? (const void *)GKKrylovSsorKernel<GK_KRYLOV_CG, true, false>
+                                           : (const void *)GKKrylovSsorKernel<GK_KRYLOV_COCG, true, false>,
+                                        S->m));
       k->ssorm  = S->m;
       k->ssorbs = 1;
     }
     nb = k->ssornb;
   } else nb = (unsigned)PetscMax(1, GKBlocks(n));
-  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, n, rows, c ? *c : c0, (int)flags, omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t, (GKScalar *)w, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, S->m, i, GKToDevice(rho0), last ? true : false, first ? true : false, *S, n, rows, c ? *c : c0, (int)flags,
+                                omega, k->g, k->partial, k->state, k->pub, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)p, (GKScalar *)t,
+                                (GKScalar *)w, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -26,7 +26,8 @@ struct GKStepLayout {
    time, each waiting for its offset's load). The same
    sums in the same order: out of range adds 0 * 0. */
 template <int ND, class IN>
-static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscInt n, const PetscInt *off, const GKScalar *__restrict__ val, const IN &x)
+static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscInt n, const PetscInt *off, const GKScalar *__restrict__ val,
+                                                              const IN &x)
 {
   GKScalar a[ND], v[ND], s = 0.0;
 
@@ -51,8 +52,11 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
   /* ELLPACK-R's rows with every load first, the length not read (cudaimpl.h): a padded entry
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
      not finite has already made p.w, and so the solve, fail */
-  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
-  else if constexpr (L::ELLR) return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  if constexpr (L::ELLR && L::N)
+    return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  else if constexpr (L::ELLR)
+    return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol,
+                                                                    (const GKScalar *)E.val, in);
   else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, (const GKScalar *)D.val, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
 }
@@ -63,7 +67,10 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi; L: the
    operator's layout (GKStepLayout). PEERS: the sums may be kept on the GPUs (g.np). */
 template <class L, GKKrylovMethod METHOD, bool PEERS>
-static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et, const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
+static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial,
+                                                        GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et,
+                                                        const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w,
+                                                        GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
@@ -118,7 +125,8 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
         const PetscInt s = t - n, j = L::ELLR && Et.perm ? Et.perm[s] : s;
 
         pt[j] = int_(j);
-        wt[j] = L::ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.wfirst, Et.wptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_) : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
+        wt[j] = L::ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.wfirst, Et.wptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_)
+                        : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
       }
     }
   }
@@ -126,7 +134,9 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
 }
 
 #define GK_STEP_PARAMS \
-  PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt
+  PetscInt n, PetscInt i, GKScalar rho0, bool last, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, GKEllr Et, \
+    GKDia D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w, GKScalar *x, const GKScalar *zt, const GKScalar *ptold, \
+    GKScalar *pt, GKScalar *wt
 #define GK_STEP_ARGS n, i, rho0, last, g, partial, st, pub, E, Et, D, z, pold, p, w, x, zt, ptold, pt, wt
 template <class L, GKKrylovMethod METHOD>
 __global__ void GKKrylovStepKernel(GK_STEP_PARAMS)
@@ -159,7 +169,9 @@ __global__ void __launch_bounds__(GK_BLOCK, 4) GKKrylovStepPeersBoundKernel(GK_S
 #undef GK_STEP_PARAMS
 #undef GK_STEP_ARGS
 
-typedef void (*GKStepKernelPtr)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+typedef void (*GKStepKernelPtr)(PetscInt, PetscInt, GKScalar, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, GKEllr, GKDia,
+                                const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, GKScalar *, const GKScalar *, const GKScalar *,
+                                GKScalar *, GKScalar *);
 
 /* whether the step kernels of L and METHOD are bound to 4 blocks: CG and COCG on the stencils'
    rows of 5 or 7 entries or diagonals, where that was measured faster, with
@@ -181,7 +193,8 @@ static GKStepKernelPtr GKStepKernel()
 }
 
 /* Launches step i with the kernel kern on v's arrays */
-static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
+static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A,
+                                   const GKKrylovVecs *v)
 {
   GKEllr   E = {0, 0, 0, 1, NULL, NULL, NULL, NULL, NULL}, Et = E;
   GKDia    D = {0, 0, 0, NULL, NULL};
@@ -193,8 +206,10 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
   if (A->dia) D = *A->dia;
   nb       = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
   k->stepi = i;
-  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D, (const GKScalar *)v->z, (const GKScalar *)(i ? v->p[(i + 1) % 2] : NULL), (GKScalar *)v->p[i % 2], (GKScalar *)v->w,
-                                (GKScalar *)v->x, (const GKScalar *)v->zt, (const GKScalar *)(i ? v->pt[(i + 1) % 2] : NULL), (GKScalar *)v->pt[i % 2], (GKScalar *)v->wt));
+  GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D,
+                                (const GKScalar *)v->z, (const GKScalar *)(i ? v->p[(i + 1) % 2] : NULL), (GKScalar *)v->p[i % 2], (GKScalar *)v->w,
+                                (GKScalar *)v->x, (const GKScalar *)v->zt, (const GKScalar *)(i ? v->pt[(i + 1) % 2] : NULL),
+                                (GKScalar *)v->pt[i % 2], (GKScalar *)v->wt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -204,7 +219,9 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
    sums may be kept on the GPUs (g.np). NULLC (CG and COCG on one process): z stored (without
    diag too) and only its sum taken, into slot 4, for GKKrylovNullConstKernel after it. */
 template <GKKrylovMethod METHOD, bool DIAG, bool PEERS, bool NULLC = false>
-__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt, GKScalar *rt, GKScalar *zt)
+__global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st,
+                                     GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt,
+                                     GKScalar *rt, GKScalar *zt)
 {
   static_assert(!NULLC || (!PEERS && METHOD != GK_KRYLOV_BICG), "the constants are removed for CG and COCG on one process");
   constexpr bool STOREZ = DIAG || NULLC;
@@ -273,7 +290,8 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
    norm and of rho_i+1 that the update leaves to the step without NULLC (a stopped or flagged
    update took no sum, and this kernel does nothing either) */
 template <GKKrylovMethod METHOD>
-__global__ void GKKrylovNullConstKernel(PetscInt n, GKKrylovNorm norm, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *r, GKScalar *z)
+__global__ void GKKrylovNullConstKernel(PetscInt n, GKKrylovNorm norm, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub,
+                                        const GKScalar *r, GKScalar *z)
 {
   GKScalar acc[2] = {0.0, 0.0}, mean;
 
@@ -294,7 +312,8 @@ __global__ void GKKrylovNullConstKernel(PetscInt n, GKKrylovNorm norm, double *p
   GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
 }
 
-typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *, const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *,
+                                  const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
 
 /* Launches update i with the kernel kern on v's arrays */
 static PetscErrorCode GKUpdateLaunch(GKKrylovCUDA *k, GKUpdateKernelPtr kern, PetscInt i, const GKKrylovVecs *v)
@@ -303,7 +322,8 @@ static PetscErrorCode GKUpdateLaunch(GKKrylovCUDA *k, GKUpdateKernelPtr kern, Pe
   const bool pairs = !(((uintptr_t)v->d | (uintptr_t)v->w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
 
   PetscFunctionBegin;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub,
+                                (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
                                 (GKScalar *)v->rt, (GKScalar *)v->zt));
   GKCheckLaunch();
   PetscFunctionReturn(0);

@@ -34,7 +34,8 @@ static __device__ __forceinline__ double GKAbs(GKScalar a)
 }
 
 /* w_ij of the entry at k of row i (device.h); *mirrored false where (j,i) is missing */
-static __device__ __forceinline__ double GKWeight(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscBool sym, PetscInt i, PetscInt k, bool *mirrored)
+static __device__ __forceinline__ double GKWeight(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                                  PetscBool sym, PetscInt i, PetscInt k, bool *mirrored)
 {
   double w = GKAbs(aa[k]);
 
@@ -47,7 +48,8 @@ static __device__ __forceinline__ double GKWeight(const PetscInt *__restrict__ a
   return w;
 }
 
-static __device__ __forceinline__ double GKScale(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscBool sym, PetscInt i)
+static __device__ __forceinline__ double GKScale(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                                 PetscBool sym, PetscInt i)
 {
   const PetscInt k = GKFind(ai, aj, i, i);
   bool           mirrored;
@@ -58,14 +60,16 @@ static __device__ __forceinline__ double GKScale(const PetscInt *__restrict__ ai
   return w != 0.0 ? sqrt(fabs(1.0 / w)) : 0.0;
 }
 
-static __device__ __forceinline__ bool GKKeep(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscBool sym, double thr, PetscInt i, PetscInt k, bool *mirrored)
+static __device__ __forceinline__ bool GKKeep(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                              PetscBool sym, double thr, PetscInt i, PetscInt k, bool *mirrored)
 {
   const double w = GKWeight(ai, aj, aa, sym, i, k, mirrored);
 
   return thr < 0 || __dmul_rn(__dmul_rn(w, GKScale(ai, aj, aa, sym, i)), GKScale(ai, aj, aa, sym, aj[k])) > thr;
 }
 
-__global__ void GKStrengthCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscBool sym, double thr, PetscInt *__restrict__ len)
+__global__ void GKStrengthCountKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                      PetscBool sym, double thr, PetscInt *__restrict__ len)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -79,7 +83,8 @@ __global__ void GKStrengthCountKernel(PetscInt m, const PetscInt *__restrict__ a
   }
 }
 
-__global__ void GKStrengthFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa, PetscBool sym, double thr, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
+__global__ void GKStrengthFillKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                     PetscBool sym, double thr, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 

@@ -23,7 +23,8 @@ static __device__ bool GKStopped(const GKKrylovDevState *st, PetscInt before = P
 /* The last block's thread 0: the warps' sums added up in warp order into r, i and st->sum, and
    the counter reset for the next kernel */
 template <int K>
-static __device__ __forceinline__ void GKGridSumWarps(const double (*sre)[GK_WARPS], const double (*sim)[GK_WARPS], int slot0, GKKrylovDevState *st, double *r, double *i)
+static __device__ __forceinline__ void GKGridSumWarps(const double (*sre)[GK_WARPS], const double (*sim)[GK_WARPS], int slot0, GKKrylovDevState *st,
+                                                      double *r, double *i)
 {
   for (int k = 0; k < K; k++) {
     r[k] = i[k] = 0.0;
@@ -45,7 +46,8 @@ static __device__ __forceinline__ void GKGridSumWarps(const double (*sre)[GK_WAR
    the host path adds them), where the step pushes only with g->stepdpi; 1, the norm and rho
    (slots 1 and 2). A template argument, so that the kernels of one process carry none of it. */
 template <int K, int PUSH = -1>
-static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub, const GKSums *g = NULL, PetscInt it = 0)
+static __device__ void GKGridSum(const GKScalar *acc, double *partial, int slot0, GKKrylovDevState *st, GKKrylovDevState *pub, const GKSums *g = NULL,
+                                 PetscInt it = 0)
 {
   __shared__ bool   last;
   __shared__ double sre[K][GK_WARPS], sim[K][GK_WARPS];
@@ -171,7 +173,8 @@ static __device__ __forceinline__ GKFinishIn GKKrylovFinishLoad(PetscInt i, GKSc
    0 keeps rho_i, the norm and any flag in st and publishes the state. Returns whether the
    iteration stops here. */
 template <GKKrylovMethod METHOD>
-static __device__ __forceinline__ bool GKKrylovFinish(PetscInt i, const GKFinishIn &s, bool record, GKKrylovDevState *st, GKKrylovDevState *pub, GKScalar *b)
+static __device__ __forceinline__ bool GKKrylovFinish(PetscInt i, const GKFinishIn &s, bool record, GKKrylovDevState *st, GKKrylovDevState *pub,
+                                                      GKScalar *b)
 {
   const bool lead = !blockIdx.x && !threadIdx.x;
   bool       stop = false;

@@ -14,7 +14,8 @@
    steps later, after every process has summed the update between, which followed its reads.
    Its own kernel, not the step's: in the step, the sending took its blocks' product loop
    (scheduled otherwise by the compiler) 2 to 4% slower. */
-__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylovDevState *st, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
+__global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylovDevState *st, const PetscInt *__restrict__ idx,
+                                     const GKScalar *__restrict__ z, const GKScalar *__restrict__ pold, GKScalar *buf)
 {
   __shared__ bool last;
   const PetscInt  k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,7 +28,8 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylo
 
     if (!GKPeerWait(g, 1, i - 1, st, v)) return; /* stopped, or timed out */
     b = GKMake(v[1], v[2]) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
-  } else if (i) b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
+  } else if (i)
+    b = (g.set ? GKMake(g.s[2][0], g.s[2][1]) : GKMake(st->sum[2][0], st->sum[2][1])) / GKMake(st->rho[(i - 1) % 2][0], st->rho[(i - 1) % 2][1]);
   if (buf) {
     if (k < cnt) buf[k] = GKDir(z[idx[k]], b, (i ? pold : z)[idx[k]]);
     return;
@@ -44,7 +46,8 @@ __global__ void GKKrylovGatherKernel(PetscInt cnt, PetscInt i, GKSums g, GKKrylo
   }
 }
 
-PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, PetscScalar *buf)
+PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold,
+                                  PetscScalar *buf)
 {
   GKKrylovCUDA *k    = (GKKrylovCUDA *)K;
   const bool    halo = !buf && k->g.np && k->ghost; /* sent GPU to GPU (a process sending nothing has no buf either) */
@@ -52,7 +55,8 @@ PetscErrorCode GKCUDAKrylovGather(GKKrylov K, PetscInt i, PetscInt cnt, const Pe
   PetscFunctionBegin;
   PetscCheck(buf || halo || !cnt, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No buffer given and no ghosts sent GPU to GPU");
   if (cnt || halo) {
-    GKCallCUDA(GKLaunchOverlapped(GKKrylovGatherKernel, halo ? PetscMax(1u, GKBlocks(cnt)) : GKBlocks(cnt), cnt, i, k->g, k->state, idx, (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf));
+    GKCallCUDA(GKLaunchOverlapped(GKKrylovGatherKernel, halo ? PetscMax(1u, GKBlocks(cnt)) : GKBlocks(cnt), cnt, i, k->g, k->state, idx,
+                                  (const GKScalar *)z, (const GKScalar *)pold, (GKScalar *)buf));
     GKCheckLaunch();
   }
   if (!halo) GKCallCUDA(cudaEventRecord(k->gathered, 0));
@@ -77,7 +81,9 @@ struct GKPlainIn {
 };
 
 template <GKKrylovMethod METHOD>
-__global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E, PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p, GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
+__global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E,
+                                      PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p,
+                                      GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
 {
   GKScalar        acc[1] = {0.0};
   const GKPlainIn in     = {g};
@@ -98,17 +104,22 @@ __global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *
   GKGridSum<1, 0>(acc, partial, 3, st, pub, &gs, i); /* kept on the GPUs: dpi pushed from here */
 }
 
-PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p,
+                                   PetscScalar *w, const PetscScalar *pt)
 {
   GKKrylovCUDA *k    = (GKKrylovCUDA *)K;
   const bool    halo = !g; /* the ghosts sent GPU to GPU, into this process's ghost buffer */
-  void (*kern)(PetscInt, GKSums, bool, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, PetscInt, const PetscInt *, const GKScalar *, const GKScalar *, GKScalar *, const GKScalar *);
+  void (*kern)(PetscInt, GKSums, bool, double *, GKKrylovDevState *, GKKrylovDevState *, GKEllr, PetscInt, const PetscInt *, const GKScalar *,
+               const GKScalar *, GKScalar *, const GKScalar *);
 
   PetscFunctionBegin;
   PetscCheck(g || (k->g.np && k->ghost), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No ghosts given and none sent GPU to GPU");
   if (halo) g = (const PetscScalar *)(k->ghost + (k->stepi % 2) * k->nghost);
-  kern = k->method == GK_KRYLOV_CG ? GKKrylovOffDiagKernel<GK_KRYLOV_CG> : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG> : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->stepi, k->g, halo, k->partial, k->state, k->pub, *Ao, ns, slots, (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
+  kern = k->method == GK_KRYLOV_CG   ? GKKrylovOffDiagKernel<GK_KRYLOV_CG>
+       : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG>
+                                     : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->stepi, k->g, halo, k->partial, k->state, k->pub, *Ao, ns, slots,
+                                (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -136,13 +136,15 @@ PetscErrorCode GKCUDAKrylovSetSums(GKKrylov K, const PetscScalar *s)
 
 /* dpi = p^H w (COCG: p^T w), summed as the step sums it */
 template <GKKrylovMethod METHOD>
-__global__ void GKKrylovDpiKernel(PetscInt n, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ p, const GKScalar *__restrict__ w)
+__global__ void GKKrylovDpiKernel(PetscInt n, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, const GKScalar *__restrict__ p,
+                                  const GKScalar *__restrict__ w)
 {
   GKScalar acc[1] = {0.0};
 
   GKOverlapBegin();
   if (GKStopped(st)) return;
-  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) acc[0] += METHOD == GK_KRYLOV_CG ? p[j] * GKConj(w[j]) : p[j] * w[j];
+  for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x)
+    acc[0] += METHOD == GK_KRYLOV_CG ? p[j] * GKConj(w[j]) : p[j] * w[j];
   GKGridSum<1>(acc, partial, 0, st, pub);
 }
 
@@ -153,7 +155,8 @@ PetscErrorCode GKCUDAKrylovDpi(GKKrylov K, const PetscScalar *p, const PetscScal
 
   PetscFunctionBegin;
   kern = k->method == GK_KRYLOV_CG ? GKKrylovDpiKernel<GK_KRYLOV_CG> : GKKrylovDpiKernel<GK_KRYLOV_COCG>;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, k->partial, k->state, k->pub, (const GKScalar *)p, (const GKScalar *)w));
+  GKCallCUDA(
+    GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, k->partial, k->state, k->pub, (const GKScalar *)p, (const GKScalar *)w));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

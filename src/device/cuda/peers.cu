@@ -45,7 +45,8 @@ PetscErrorCode GKCUDAPeersOpen(GKPeers P, int np, int me, const char *ids, Petsc
     }
     for (int o = 0; o < q; o++)
       if (!strcmp(bus, ids + (size_t)o * GK_PEER_ID + 64)) {
-        PetscCall(PetscSNPrintf(why, len, "processes %d and %d share the GPU %s (a process waiting on the GPU would hold it from the other)", o, q, bus));
+        PetscCall(
+          PetscSNPrintf(why, len, "processes %d and %d share the GPU %s (a process waiting on the GPU would hold it from the other)", o, q, bus));
         PetscFunctionReturn(0);
       }
     if (cudaDeviceGetByPCIBusId(&dev[q], bus) != cudaSuccess) {
@@ -65,7 +66,8 @@ PetscErrorCode GKCUDAPeersOpen(GKPeers P, int np, int me, const char *ids, Petsc
   }
   for (int q = 0; q < np; q++) {
     if (q == me) continue;
-    if (cudaIpcOpenMemHandle((void **)&p->mb[q], *(const cudaIpcMemHandle_t *)(ids + (size_t)q * GK_PEER_ID), cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    if (cudaIpcOpenMemHandle((void **)&p->mb[q], *(const cudaIpcMemHandle_t *)(ids + (size_t)q * GK_PEER_ID), cudaIpcMemLazyEnablePeerAccess) !=
+        cudaSuccess) {
       (void)cudaGetLastError();
       p->mb[q] = NULL;
       PetscCall(PetscSNPrintf(why, len, "process %d cannot map the mailbox of process %d (cudaIpcOpenMemHandle)", me, q));
@@ -129,7 +131,8 @@ PetscErrorCode GKCUDAPeersGhosts(GKPeers P, PetscInt nghost, char *id)
    or no longer (ids NULL): this process's send lists, nsr processes sranks, the gather's
    entries soff[r] .. soff[r + 1] - 1 to sranks[r], each going to pos[] in its receiver's ghost
    order */
-PetscErrorCode GKCUDAPeersHalo(GKPeers P, const char *ids, PetscInt nsr, const PetscMPIInt *sranks, const PetscInt *soff, const PetscInt *pos, PetscBool *ok, char *why, size_t len)
+PetscErrorCode GKCUDAPeersHalo(GKPeers P, const char *ids, PetscInt nsr, const PetscMPIInt *sranks, const PetscInt *soff, const PetscInt *pos,
+                               PetscBool *ok, char *why, size_t len)
 {
   GKPeersCUDA *p = (GKPeersCUDA *)P;
   GKScalar   **dst;
@@ -164,7 +167,8 @@ PetscErrorCode GKCUDAPeersHalo(GKPeers P, const char *ids, PetscInt nsr, const P
 
     PetscCall(PetscMemcpy(&ng, ids + (size_t)q * GK_PEER_ID + 64, sizeof(ng)));
     for (PetscInt k = soff[r]; k < soff[r + 1]; k++) {
-      PetscCheck(pos[k] >= 0 && pos[k] < ng, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Ghost position %" PetscInt_FMT " outside the %" PetscInt_FMT " of process %d", pos[k], ng, q);
+      PetscCheck(pos[k] >= 0 && pos[k] < ng, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "Ghost position %" PetscInt_FMT " outside the %" PetscInt_FMT " of process %d", pos[k], ng, q);
       dst[k]     = base + pos[k];
       dst[n + k] = base + ng + pos[k];
     }

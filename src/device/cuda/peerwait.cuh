@@ -77,7 +77,8 @@ static __device__ __forceinline__ GKMailbox *GKPeerPushBegin(const GKSums &g, in
    words: every later kernel stops, and the host raises an error instead of hanging). Returns
    (to every lane) whether the words came, the low halves of the lane's in lo. */
 template <int STRIDE>
-static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowlen, unsigned tag, GKKrylovDevState *st, PetscInt before, unsigned lo[3])
+static __device__ bool GKPeerPoll(const unsigned long long *w, int nw, int rowlen, unsigned tag, GKKrylovDevState *st, PetscInt before,
+                                  unsigned lo[3])
 {
   const int          lane = threadIdx.x % 32;
   unsigned long long x[3];
@@ -154,7 +155,8 @@ static __device__ bool GKPeerArrived(const GKSums &g, int kind, PetscInt i, GKKr
 
   if (threadIdx.x < 32) {
     unsigned   lo[3];
-    const bool good = GKPeerPoll<GK_PEER_WORDS>(&g.mine->w[kind][i & 1][0][0], g.np, 1, GKPeerTag(g, kind, i), st, PETSC_MAX_INT, lo); /* row q's word 0 */
+    const bool good = GKPeerPoll<GK_PEER_WORDS>(&g.mine->w[kind][i & 1][0][0], g.np, 1, GKPeerTag(g, kind, i), st, PETSC_MAX_INT,
+                                                lo); /* row q's word 0 */
 
     __threadfence(); /* the ghosts read after the tags */
     if (!threadIdx.x) ok = good;

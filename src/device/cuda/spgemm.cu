@@ -55,7 +55,8 @@ static cusparseHandle_t gk_sp_handle   = NULL;
 #define GKCallCUSPARSE(...) \
   do { \
     cusparseStatus_t _gk_st = (__VA_ARGS__); \
-    PetscCheck(_gk_st == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s)", (int)_gk_st, GK_SP(cusparseGetErrorString)(_gk_st)); \
+    PetscCheck(_gk_st == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s)", (int)_gk_st, \
+               GK_SP(cusparseGetErrorString)(_gk_st)); \
   } while (0)
 
 /* cuSPARSE's functions, looked up once, and a handle on the library's stream (made again after
@@ -114,7 +115,8 @@ PetscErrorCode GKCUDASpGEMMFinalize(void)
 static PetscErrorCode GKCSRDescr(const GKCsr *M, cusparseSpMatDescr_t *d)
 {
   PetscFunctionBegin;
-  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(d, M->m, M->n, M->nnz, (void *)M->i, (void *)M->j, (void *)M->a, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(d, M->m, M->n, M->nnz, (void *)M->i, (void *)M->j, (void *)M->a, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                          CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
   PetscFunctionReturn(0);
 }
 
@@ -133,11 +135,14 @@ static PetscErrorCode GKCUDASpGEMMPair(const GKCsr *A, const GKCsr *B, GKCsr *C)
   PetscFunctionBegin;
   PetscCall(GKCSRDescr(A, &dA));
   PetscCall(GKCSRDescr(B, &dB));
-  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(&dC, A->m, B->n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  GKCallCUSPARSE(
+    GK_SP(cusparseCreateCsr)(&dC, A->m, B->n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMM_createDescr)(&g));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
+  GKCallCUSPARSE(
+    GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
   PetscCall(GKBackendCUDA.malloc(s1, &b1));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b1));
+  GKCallCUSPARSE(
+    GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b1));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, NULL));
   PetscCall(GKBackendCUDA.malloc(s2, &b2));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, b2));
@@ -172,9 +177,13 @@ static PetscErrorCode GKCUDATranspose(const GKCsr *P, GKCsr *T)
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(T->m + 1), (void **)&T->i));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)T->nnz, (void **)&T->j));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)T->nnz, (void **)&T->a));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j, T->a, (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j,
+                                                      T->a, (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC,
+                                                      CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
   PetscCall(GKBackendCUDA.malloc(s, &buf));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j, T->a, (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j, T->a,
+                                           (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                           CUSPARSE_CSR2CSC_ALG1, buf));
   PetscCall(GKBackendCUDA.free(buf));
   PetscFunctionReturn(0);
 }
@@ -273,7 +282,8 @@ static PetscErrorCode GKCUDAPairPlanMake(const GKCsr *A, const GKCsr *B, GKCUDAP
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&q->C.i));
   PetscCall(GKCSRDescr(A, &q->dA));
   PetscCall(GKCSRDescr(B, &q->dB));
-  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(&q->dC, A->m, B->n, 0, q->C.i, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(&q->dC, A->m, B->n, 0, q->C.i, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                          GK_CUDA_SCALAR));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMM_createDescr)(&q->g));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, NULL));
   PetscCall(GKBackendCUDA.malloc(s1, &b1));
@@ -306,7 +316,8 @@ static PetscErrorCode GKCUDAPairPlanCompute(GKCUDAPairPlan *q, const GKCsr *A, c
   PetscFunctionBegin;
   GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dA, A->i, A->j, A->a));
   GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dB, B->i, B->j, B->a));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, q->dA, q->dB, &zero, q->dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, q->g));
+  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, q->dA,
+                                                    q->dB, &zero, q->dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, q->g));
   PetscFunctionReturn(0);
 }
 
@@ -361,9 +372,12 @@ static PetscErrorCode GKCUDATransposePlan(const GKCsr *R, GKCsr *T, PetscInt **p
   PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)T->nnz, (void **)&tpos));
   if (R->nnz) GKIotaKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, pos);
   I.a = (PetscScalar *)pos;
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos,
+                                                      (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                                      CUSPARSE_CSR2CSC_ALG1, &s));
   PetscCall(GKBackendCUDA.malloc(s, &buf));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
+  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i,
+                                           (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
   if (R->nnz) GKToIndexKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, tpos, *perm);
   if (R->nnz) GKGatherKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, *perm, (const GKScalar *)R->a, (GKScalar *)T->a);
   PetscCall(GKBackendCUDA.free(buf));

@@ -340,7 +340,8 @@ static PetscErrorCode GKHostDiaGetDiagonal(const GKDia *A, PetscScalar *diag)
 }
 
 /* z = a x + b y + c z + d, leaving out NULL vectors and not reading z when c is 0 */
-static PetscErrorCode GKHostAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar d, PetscScalar *z)
+static PetscErrorCode GKHostAxpbypczd(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c,
+                                      PetscScalar d, PetscScalar *z)
 {
   PetscFunctionBegin;
   if (n) GKCounts.launches += 1;
@@ -544,7 +545,8 @@ static PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, const 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+static PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                                             PetscScalar *y)
 {
   PetscFunctionBegin;
   if (A->n) GKCounts.launches += 1;
@@ -573,7 +575,8 @@ static PetscErrorCode GKHostGather(PetscInt n, const PetscInt *idx, const PetscS
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostCooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add, PetscScalar *a)
+static PetscErrorCode GKHostCooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add,
+                                       PetscScalar *a)
 {
   PetscFunctionBegin;
   if (nnz) GKCounts.launches += 1;
@@ -595,7 +598,8 @@ static PetscErrorCode GKHostScatterAdd(PetscInt n, const PetscInt *idx, const Pe
 }
 
 /* SSOR's step (device.h), row by row in the list's order */
-static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega, const PetscScalar *b,
+                                     const PetscScalar *xin, PetscScalar *xout)
 {
   const PetscBool    upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
   const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
@@ -631,13 +635,15 @@ static inline PetscBool GKHostSorTakes(PetscBool upper, PetscInt i, PetscInt j, 
   return (PetscBool)(j != i);
 }
 
-static inline void GKHostSorStore(PetscBool upper, PetscInt i, PetscScalar s, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+static inline void GKHostSorStore(PetscBool upper, PetscInt i, PetscScalar s, const PetscScalar *d, PetscReal omega, const PetscScalar *b,
+                                  const PetscScalar *x, PetscScalar *y)
 {
   if (upper) y[i] = d[i] / omega * x[i] + s;
   else y[i] = (1.0 - omega) * x[i] + omega * (b[i] - s) / d[i];
 }
 
-static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper,
+                                    const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = slots ? nrows : A->m;
 
@@ -660,7 +666,8 @@ static PetscErrorCode GKHostEllrSor(const GKEllr *A, PetscInt nrows, const Petsc
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+static PetscErrorCode GKHostDiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper, const PetscScalar *d,
+                                   PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
 {
   const PetscInt n = rows ? nrows : A->m;
 
@@ -718,7 +725,8 @@ PetscScalar GKHostSsorBlockRow(const GKSsor *S, const GKSsorColor *c, int t, Pet
 }
 
 /* SSOR's step (device.h) on colour c's blocks, block by block */
-static PetscErrorCode GKHostSsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+static PetscErrorCode GKHostSsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b,
+                                       const PetscScalar *xin, PetscScalar *xout)
 {
   PetscFunctionBegin;
   if (c->nb) GKCounts.launches += 1;
@@ -728,7 +736,8 @@ static PetscErrorCode GKHostSsorBlocks(const GKSsor *S, GKSsorStep step, const G
     PetscScalar    v[GK_SSOR_MAX_BS], s[GK_SSOR_MAX_BS];
 
     for (PetscInt l = 0; l < n; l++) s[l] = step == GK_SSOR_BLOCK_Z ? 0.0 : GKHostSsorBlockRow(S, c, step == GK_SSOR_LOWER ? 0 : 1, j, l, xin);
-    for (PetscInt l = 0; l < n; l++) v[l] = step == GK_SSOR_UPPER_SSOR ? s[l] : step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z ? xin[r[l]] : b[r[l]] - s[l];
+    for (PetscInt l = 0; l < n; l++)
+      v[l] = step == GK_SSOR_UPPER_SSOR ? s[l] : step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z ? xin[r[l]] : b[r[l]] - s[l];
     GKHostSsorBlock(S, J, n, step == GK_SSOR_UPPER_MULT || step == GK_SSOR_BLOCK_Z ? PETSC_FALSE : PETSC_TRUE, v);
     for (PetscInt l = 0; l < n; l++) {
       switch (step) {

@@ -67,7 +67,8 @@ static void GKHostKrylovFinish(GKKrylov K, PetscInt i, PetscScalar rho0, PetscSc
     if (rho == (PetscScalar)0.0) {
       GKHostKrylovFlag(K, GK_KRYLOV_BREAKDOWN, i);
       *stop = PETSC_TRUE;
-    } else if (!PetscDefined(USE_COMPLEX) && K->method == GK_KRYLOV_CG && PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) { /* KSPCG's test, with real scalars only */
+    } else if (!PetscDefined(USE_COMPLEX) && K->method == GK_KRYLOV_CG &&
+               PetscRealPart(rho) * PetscRealPart(K->rho[(i - 1) % 2]) < 0.0) { /* KSPCG's test, with real scalars only */
       GKHostKrylovFlag(K, GK_KRYLOV_INDEFINITE_PC, i);
       *stop = PETSC_TRUE;
     } else {
@@ -239,7 +240,8 @@ PetscErrorCode GKHostKrylovStateEnd(GKKrylov K, GKKrylovState *S)
 }
 
 /* The direction entries at idx as step i computes them: z + (rho_i/rho_i-1) p_i-1 (z at i = 0) */
-PetscErrorCode GKHostKrylovGather(GKKrylov K, PetscInt i, PetscInt n, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold, PetscScalar *buf)
+PetscErrorCode GKHostKrylovGather(GKKrylov K, PetscInt i, PetscInt n, const PetscInt *idx, const PetscScalar *z, const PetscScalar *pold,
+                                  PetscScalar *buf)
 {
   PetscScalar b = 0.0;
 
@@ -259,7 +261,8 @@ PetscErrorCode GKHostKrylovGatherWait(GKKrylov K)
 }
 
 /* w += Ao g on the listed slots, and that part of dpi, as the step sums dpi */
-PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt)
+PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p,
+                                   PetscScalar *w, const PetscScalar *pt)
 {
   PetscScalar s = 0.0;
 
@@ -307,7 +310,8 @@ static inline PetscInt GKHostSsorCol(const GKSsor *S, const GKSsorColor *c, int 
 
 /* Eisenstat's step on colour c's blocks (GKHostKrylovSsor past its first list's sums): the
    point step's rows with D_B^-1 for 1/d, a block's rows together */
-static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscBool upper, const GKSsorColor *c, PetscInt flags, PetscReal omega, const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
+static void GKHostKrylovSsorBlocks(GKKrylov K, PetscInt i, const GKSsor *S, PetscBool upper, const GKSsorColor *c, PetscInt flags, PetscReal omega,
+                                   const PetscScalar *z, const PetscScalar *pold, PetscScalar *p, PetscScalar *t, PetscScalar *w, PetscScalar *x)
 {
   PetscScalar sum = 0.0;
 

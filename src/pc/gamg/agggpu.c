@@ -172,10 +172,14 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   if (size > 1) PetscCall(PetscSNPrintf(why, len, "%d processes (the device's aggregation takes one)", (int)size));
   else if (!seq) PetscCall(PetscSNPrintf(why, len, "the matrix is %s, not one of petsc-gpukit's device types", ((PetscObject)A)->type_name));
   else if (bs > 1) PetscCall(PetscSNPrintf(why, len, "block size %" PetscInt_FMT " (the device's aggregation takes block size 1)", bs));
-  else if (pc_gamg->data_cell_cols != 1) PetscCall(PetscSNPrintf(why, len, "a near null space of %" PetscInt_FMT " vectors (the device's aggregation takes one)", pc_gamg->data_cell_cols));
+  else if (pc_gamg->data_cell_cols != 1)
+    PetscCall(
+      PetscSNPrintf(why, len, "a near null space of %" PetscInt_FMT " vectors (the device's aggregation takes one)", pc_gamg->data_cell_cols));
   else if (pc_gamg->use_aggs_in_asm || GKGAMGAsmHem(pc_gamg)) PetscCall(PetscSNPrintf(why, len, "PCASM's subdomains are made from the aggregates"));
-  else if (pc_gamg->current_level < agg->aggressive_levels && GKGAMGAggMISk(agg) > 2) PetscCall(PetscSNPrintf(why, len, "MIS-%" PetscInt_FMT " (the device's aggregation takes MIS and MIS-2)", GKGAMGAggMISk(agg)));
-  else if (agg->nsmooths > 1) PetscCall(PetscSNPrintf(why, len, "%" PetscInt_FMT " smoothing steps (the device smooths the prolongator once)", agg->nsmooths));
+  else if (pc_gamg->current_level < agg->aggressive_levels && GKGAMGAggMISk(agg) > 2)
+    PetscCall(PetscSNPrintf(why, len, "MIS-%" PetscInt_FMT " (the device's aggregation takes MIS and MIS-2)", GKGAMGAggMISk(agg)));
+  else if (agg->nsmooths > 1)
+    PetscCall(PetscSNPrintf(why, len, "%" PetscInt_FMT " smoothing steps (the device smooths the prolongator once)", agg->nsmooths));
   else if (GKGAMGProlFilter(pc_gamg) > 0) PetscCall(PetscSNPrintf(why, len, "the prolongator's filter (-pc_gamg_prolongator_filter)"));
   if (why[0]) PetscFunctionReturn(0);
   /* the coarsening type the options ask for, read as PETSc's AGG reads it */
@@ -234,7 +238,9 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
     if (mirrored) {
       PetscCall(MatCreateShell(PETSC_COMM_SELF, dG->m, dG->n, dG->m, dG->n, dG, G));
       PetscCall(MatShellSetContextDestroy(*G, GKGraphShellDestroy));
-      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": strength graph on the device, %" PetscInt_FMT " of %" PetscInt_FMT " entries kept, threshold %g\n", pc_gamg->current_level, dG->nnz, annz, (double)pc_gamg->threshold[pc_gamg->current_level]));
+      PetscCall(
+        PetscInfo(pc, "level %" PetscInt_FMT ": strength graph on the device, %" PetscInt_FMT " of %" PetscInt_FMT " entries kept, threshold %g\n",
+                  pc_gamg->current_level, dG->nnz, annz, (double)pc_gamg->threshold[pc_gamg->current_level]));
     } else {
       PetscCall(PetscFree(dG));
       PetscCall(PetscSNPrintf(why, sizeof(why), "the matrix's nonzero pattern is not symmetric"));
@@ -291,7 +297,11 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
   PetscCall(PetscCDCreate(g->m, lists));
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
-  PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the device (%s)\n", pc_gamg->current_level, ctx->nagg, g->m, ctx->cached ? "kept from the last setup" : ctx->dist == 2 ? "MIS-2" : "MIS"));
+  PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the device (%s)\n",
+                      pc_gamg->current_level, ctx->nagg, g->m,
+                      ctx->cached      ? "kept from the last setup"
+                      : ctx->dist == 2 ? "MIS-2"
+                                       : "MIS"));
   ctx->ndevice++;
   PetscFunctionReturn(0);
 }
@@ -478,7 +488,8 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
     PetscCall(KSPSolve(eksp, bb, xx));
     PetscCall(KSPCheckSolve(eksp, pc, xx));
     PetscCall(KSPComputeExtremeSingularValues(eksp, emax, &emin));
-    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": smoothing the prolongator: max eigen=%e min=%e PC=%s\n", pc_gamg->current_level, (double)*emax, (double)emin, PCJACOBI));
+    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": smoothing the prolongator: max eigen=%e min=%e PC=%s\n", pc_gamg->current_level, (double)*emax,
+                        (double)emin, PCJACOBI));
     PetscCall(VecDestroy(&xx));
     PetscCall(VecDestroy(&bb));
     PetscCall(KSPDestroy(&eksp));
@@ -580,14 +591,21 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
   PetscCall(ctx->view(pc, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(0);
-  if (!ctx->ndevice && !ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu) where the matrix is a device matrix on one process\n"));
+  if (!ctx->ndevice && !ctx->nhost)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu) where the matrix is a device matrix on one process\n"));
   else {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT " coarsenings\n", ctx->ndevice, ctx->ndevice + ctx->nhost));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT
+                                     " coarsenings\n",
+                                     ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->reuse)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "        A new matrix of the same pattern keeps the aggregates (-pc_gamg_agggpu_reuse_aggregates): %" PetscInt_FMT " setups of the last %" PetscInt_FMT " made the prolongators' values and the Galerkin products alone\n",
-                                     ctx->nreused, ctx->nreused + 1));
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer,
+                             "        A new matrix of the same pattern keeps the aggregates (-pc_gamg_agggpu_reuse_aggregates): %" PetscInt_FMT
+                             " setups of the last %" PetscInt_FMT " made the prolongators' values and the Galerkin products alone\n",
+                             ctx->nreused, ctx->nreused + 1));
   PetscFunctionReturn(0);
 }
 
@@ -600,7 +618,10 @@ static PetscErrorCode PCSetFromOptions_GAMG_AGGGPU(PC pc, GKOptionItems PetscOpt
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   PetscCall(ctx->setfromoptions(pc, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "GAMG aggregation on the GPU (agggpu) options");
-  PetscCall(PetscOptionsBool("-pc_gamg_agggpu_reuse_aggregates", "A new matrix of the same nonzero pattern keeps the aggregates: only the prolongators' values and the Galerkin products are made again, on the device", "PCGAMGAGGGPU", ctx->reuse, &ctx->reuse, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_agggpu_reuse_aggregates",
+                             "A new matrix of the same nonzero pattern keeps the aggregates: only the prolongators' values and the Galerkin products "
+                             "are made again, on the device",
+                             "PCGAMGAGGGPU", ctx->reuse, &ctx->reuse, NULL));
   PetscOptionsHeadEnd();
   if (!ctx->reuse) PetscCall(PCGAMGAggGPUForget(ctx, 0));
   PetscFunctionReturn(0);

@@ -101,7 +101,8 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
   PetscCheck(g, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The PC's graph is gone");
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   /* in a PETSc built with CUDA, PETSc's own device work would not be seen, nor recorded: none */
-  if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y || gk_recording) { /* inside another PC's recording: part of that one */
+  if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y ||
+      gk_recording) { /* inside another PC's recording: part of that one */
     PetscCall((*g->apply)(pc, x, y));
     PetscFunctionReturn(0);
   }
@@ -111,7 +112,8 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
   PetscCall(VecGPUKitRestoreDeviceArrayWrite(y, &dy));
   PetscCall(PetscObjectStateGet((PetscObject)pc->mat, &astate));
   PetscCall(PetscObjectStateGet((PetscObject)pc->pmat, &pstate));
-  if (g->x != x || g->y != y || g->dx != dx || g->dy != dy || g->aid != ((PetscObject)pc->mat)->id || g->pid != ((PetscObject)pc->pmat)->id || g->astate != astate || g->pstate != pstate || g->setupcalled != pc->setupcalled) {
+  if (g->x != x || g->y != y || g->dx != dx || g->dy != dy || g->aid != ((PetscObject)pc->mat)->id || g->pid != ((PetscObject)pc->pmat)->id ||
+      g->astate != astate || g->pstate != pstate || g->setupcalled != pc->setupcalled) {
     g->x           = x;
     g->y           = y;
     g->dx          = dx;
@@ -141,7 +143,9 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     if (h1 == h0) g->stage = GK_GRAPH_DEVICE;
     else if (++g->unclean >= 2) {
       g->stage = GK_GRAPH_NEVER;
-      PetscCall(PetscInfo(pc, "Not replayed as a graph: an application waits for the device, copies between host and device or allocates (%g times)\n", h1 - h0));
+      PetscCall(PetscInfo(pc,
+                          "Not replayed as a graph: an application waits for the device, copies between host and device or allocates (%g times)\n",
+                          h1 - h0));
     }
     break;
   case GK_GRAPH_DEVICE:

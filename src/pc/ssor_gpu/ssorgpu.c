@@ -97,7 +97,9 @@ static PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const P
         const PetscInt u = cand[q];
 
         if (s->blk[u] >= 0) continue;
-        if (best < 0 || conn[u] > conn[best] || (conn[u] == conn[best] && (near[u] == seed) > (near[best] == seed)) || (conn[u] == conn[best] && (near[u] == seed) == (near[best] == seed) && u < best)) best = u;
+        if (best < 0 || conn[u] > conn[best] || (conn[u] == conn[best] && (near[u] == seed) > (near[best] == seed)) ||
+            (conn[u] == conn[best] && (near[u] == seed) == (near[best] == seed) && u < best))
+          best = u;
       }
       v = best;
     }
@@ -151,7 +153,8 @@ static void PCSSORGPUWidths_Private(GKSsorColor *C, const PetscInt *perm, const 
 /* Entry e of row i of L (t = 0) or U (t = 1) in the permuted copy: its column there and its value;
    past the row's end, padding: a zero value at the row's first column (near the others), or at
    the first row (L) or the last (U) */
-static void PCSSORGPUEntry_Private(int t, PetscInt i, PetscInt e, PetscInt m, const PetscInt *iperm, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], PetscInt *c, PetscScalar *v)
+static void PCSSORGPUEntry_Private(int t, PetscInt i, PetscInt e, PetscInt m, const PetscInt *iperm, const PetscInt *ptr[2], const PetscInt *col[2],
+                                   const PetscScalar *val[2], PetscInt *c, PetscScalar *v)
 {
   const PetscInt src = ptr[t][i] + e;
 
@@ -164,7 +167,8 @@ static void PCSSORGPUEntry_Private(int t, PetscInt i, PetscInt e, PetscInt m, co
    couplings go in ELLPACK order, as wide as the colour's longest row and padded with zeros at the
    row's own first column of that side (else row 0, in colour 0, for L and row m - 1 for U), so
    that padding reads values the sweep has just computed and stays near the row */
-static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *perm, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscScalar *d)
+static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *perm, const PetscInt *ptr[2], const PetscInt *col[2],
+                                               const PetscScalar *val[2], const PetscScalar *d)
 {
   const PetscInt m = s->m, nc = s->ncolors, *lev = s->lev[0];
   PetscInt      *iperm, tot[2] = {0, 0};
@@ -191,7 +195,8 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
       for (PetscInt j = 0; j < C->n; j++) {
         const PetscInt i = perm[C->r0 + j];
 
-        for (PetscInt e = 0; e < C->w[t]; e++) PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pc[C->off[t] + e * C->n + j], &pv[C->off[t] + e * C->n + j]);
+        for (PetscInt e = 0; e < C->w[t]; e++)
+          PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pc[C->off[t] + e * C->n + j], &pv[C->off[t] + e * C->n + j]);
       }
     }
     PetscCall(GKMallocH2D(tot[t], pv, (PetscScalar **)&s->S.pval[t]));
@@ -241,7 +246,8 @@ static PetscErrorCode PCSSORGPUPermute_Private(PC_SSORGPU *s, const PetscInt *pe
 
 /* a block's dense D_B, from its own entries of the CSR (ia, ja, aa): its rows rows[0..n-1], each
    row's place in its block lidx[] */
-static void PCSSORGPUBlockDense_Private(PC_SSORGPU *s, const PetscInt *rows, PetscInt n, const PetscInt *lidx, const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscScalar D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS])
+static void PCSSORGPUBlockDense_Private(PC_SSORGPU *s, const PetscInt *rows, PetscInt n, const PetscInt *lidx, const PetscInt *ia, const PetscInt *ja,
+                                        const PetscScalar *aa, PetscScalar D[GK_SSOR_MAX_BS][GK_SSOR_MAX_BS])
 {
   for (PetscInt k = 0; k < n; k++)
     for (PetscInt l = 0; l < n; l++) D[k][l] = 0.0;
@@ -261,7 +267,8 @@ static PetscBool PCSSORGPUClose_Private(PetscScalar a, PetscScalar b)
    each block's D_B factored as F Delta F^* (Hermitian blocks, ^* the conjugate transpose; complex
    symmetric ones, the transpose). A pivot SSOR cannot divide by fails the PC as a zero diagonal
    does. */
-static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2], const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
+static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscInt *ptr[2], const PetscInt *col[2], const PetscScalar *val[2],
+                                                     const PetscInt *ia, const PetscInt *ja, const PetscScalar *aa, PetscBool *ok)
 {
   const PetscInt m = s->m, nb = s->nblk, nc = s->ncolors, bs = s->bsz, nf = bs * (bs + 1) / 2, nk = nc * (bs + 1);
   PetscInt      *size, *bcol, *kcnt, *border, *rfirst, *rfill, *brows, *lidx, *perm, *iperm, tot[2] = {0, 0};
@@ -295,7 +302,11 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
           PetscInt       rs;
 
           PetscCall(MatGetOwnershipRange(pc->pmat, &rs, NULL));
-          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1", PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
+          SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
+                  "PC %s with -pc_ssorgpu_block_size %" PetscInt_FMT
+                  " factors each diagonal block without pivoting and needs it symmetric (or Hermitian), but the matrix's entries (%" PetscInt_FMT
+                  ", %" PetscInt_FMT ") and (%" PetscInt_FMT ", %" PetscInt_FMT ") differ: use -pc_ssorgpu_block_size 1",
+                  PCSSORGPU, bs, ra + rs, rb + rs, rb + rs, ra + rs);
         }
       }
     }
@@ -350,7 +361,9 @@ static PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const
         for (PetscInt l = 0; l < size[border[C->b0 + j]]; l++) {
           const PetscInt i = brows[rfirst[border[C->b0 + j]] + l];
 
-          for (PetscInt e = 0; e < C->w[t]; e++) PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pcol[C->off[t] + (e * bs + l) * C->nb + j], &pval[C->off[t] + (e * bs + l) * C->nb + j]);
+          for (PetscInt e = 0; e < C->w[t]; e++)
+            PCSSORGPUEntry_Private(t, i, e, m, iperm, ptr, col, val, &pcol[C->off[t] + (e * bs + l) * C->nb + j],
+                                   &pval[C->off[t] + (e * bs + l) * C->nb + j]);
         }
     }
     PetscCall(GKMallocH2D(tot[t], pcol, (PetscInt **)&s->S.pcol[t]));
@@ -422,7 +435,9 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
   PetscCall(PCSSORGPUReset_Private(s));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   PetscCall(MatHasOperation(P, MATOP_GET_ROW, &hasrow));
-  PetscCheck(hasrow, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PC %s sweeps over the matrix's entries, and a %s matrix has none: assemble a sparse matrix (aij, ellrcuda, diacuda)", PCSSORGPU, ((PetscObject)P)->type_name);
+  PetscCheck(hasrow, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PC %s sweeps over the matrix's entries, and a %s matrix has none: assemble a sparse matrix (aij, ellrcuda, diacuda)", PCSSORGPU,
+             ((PetscObject)P)->type_name);
   PetscCall(MatGetDiagonalBlock(P, &B)); /* the matrix itself on one process */
   PetscCall(PetscObjectTypeCompareAny((PetscObject)B, &isaij, MATSEQAIJ, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
   if (!isaij) { /* BAIJ, SBAIJ... */
@@ -454,7 +469,9 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
       else if (before) nl++;
       else if (after) nu++;
       else if (s->blk && s->blk[j] == s->blk[i]) continue; /* D_B's */
-      else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " couple but share colour %" PetscInt_FMT, i, j, s->color[i]);
+      else
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Rows %" PetscInt_FMT " and %" PetscInt_FMT " couple but share colour %" PetscInt_FMT, i, j,
+                s->color[i]);
     }
     lptr[i + 1] = nl;
     uptr[i + 1] = nu;
@@ -495,7 +512,9 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
       if (s->color) {
         PetscCall(PetscArraycpy(key, s->color, m));
         nkeys = s->ncolors;
-      } else PetscCall(GKGraphLevels_Private(m, k ? uptr : lptr, k ? ucol : lcol, (PetscBool)k, key, &nkeys)); /* forward after every row of L_i, backward of U_i */
+      } else
+        PetscCall(GKGraphLevels_Private(m, k ? uptr : lptr, k ? ucol : lcol, (PetscBool)k, key,
+                                        &nkeys)); /* forward after every row of L_i, backward of U_i */
       PetscCall(GKGroupRows_Private(m, key, nkeys, (PetscBool)(k && s->color), &s->lev[k], hrows));
       s->nlev[k] = nkeys;
       PetscCall(GKMallocH2D(m, hrows, &s->rows[k]));
@@ -537,16 +556,22 @@ static PetscErrorCode PCSetUp_SSORGPU(PC pc)
   PetscBool   fallback;
 
   PetscFunctionBegin;
-  PetscCheck(s->bs <= 1 || s->type == PC_SSORGPU_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "-pc_ssorgpu_block_size applies to -pc_ssorgpu_type multicolor, not %s: use multicolor or block size 1", PCSSORGPUTypes[s->type]);
+  PetscCheck(s->bs <= 1 || s->type == PC_SSORGPU_MULTICOLOR, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
+             "-pc_ssorgpu_block_size applies to -pc_ssorgpu_type multicolor, not %s: use multicolor or block size 1", PCSSORGPUTypes[s->type]);
   s->bsz = s->bs ? s->bs : s->type == PC_SSORGPU_MULTICOLOR ? GK_SSOR_AUTO_BS : 1;
   PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
   if (fallback) { /* the automatic block size: points */
-    PetscCall(PetscInfo(pc, "SSOR blocks of %" PetscInt_FMT " rows %s: points instead\n", s->bsz, s->badrow >= 0 ? "meet a zero pivot" : "are neither symmetric nor Hermitian"));
+    PetscCall(PetscInfo(pc, "SSOR blocks of %" PetscInt_FMT " rows %s: points instead\n", s->bsz,
+                        s->badrow >= 0 ? "meet a zero pivot" : "are neither symmetric nor Hermitian"));
     s->bsz = 1;
     PetscCall(PCSSORGPUSetUpWith_Private(pc, &fallback));
   }
-  PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->m, s->color ? s->ncolors : s->nlev[0], s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
-  if (s->blk) PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bsz, s->S.herm ? "H" : "T"));
+  PetscCall(PetscInfo(pc, "SSOR (%s, omega %g): %" PetscInt_FMT " rows, %" PetscInt_FMT " %s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->m,
+                      s->color ? s->ncolors : s->nlev[0],
+                      s->color ? "colours" : (s->type == PC_SSORGPU_NEUMANN ? "levels (not used)" : "levels forward")));
+  if (s->blk)
+    PetscCall(PetscInfo(pc, "SSOR blocks: %" PetscInt_FMT " of at most %" PetscInt_FMT " rows, factored as F Delta F^%s\n", s->nblk, s->bsz,
+                        s->S.herm ? "H" : "T"));
   if (s->badrow >= 0) { /* the PETSc way: the KSP ends KSP_DIVERGED_PC_FAILED, or errors when asked to */
     char msg[256];
 
@@ -565,7 +590,9 @@ PetscErrorCode PCSSORGPUFailure_Private(PC pc, char *msg, size_t len)
 
   PetscFunctionBegin;
   PetscCall(MatGetOwnershipRange(pc->pmat, &rstart, NULL));
-  PetscCall(PetscSNPrintf(msg, len, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero", PCSSORGPU, s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart, (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : ""));
+  PetscCall(PetscSNPrintf(msg, len, "PC %s: the %s of row %" PetscInt_FMT " is %g%s: SSOR divides by it and needs it nonzero", PCSSORGPU,
+                          s->blk ? "pivot of its diagonal block's factorisation" : "diagonal entry", s->badrow + rstart,
+                          (double)PetscRealPart(s->baddiag), PetscImaginaryPart(s->baddiag) != 0.0 ? " (complex)" : ""));
   PetscFunctionReturn(0);
 }
 
@@ -577,7 +604,8 @@ PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *s, GKSsorStep step, const Pets
   const int k = step == GK_SSOR_LOWER ? 0 : 1;
 
   PetscFunctionBegin;
-  for (PetscInt l = 0; l < s->nlev[k]; l++) PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
+  for (PetscInt l = 0; l < s->nlev[k]; l++)
+    PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
   PetscFunctionReturn(0);
 }
 
@@ -586,7 +614,8 @@ PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *s, GKSsorStep step, const
   const PetscBool backward = step == GK_SSOR_UPPER || step == GK_SSOR_UPPER_SSOR ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < s->ncolors; k++) PetscCall(GKDev->ssorblocks(&s->S, step, &s->pcolors[backward ? s->ncolors - 1 - k : k], s->omega, b, xin, xout));
+  for (PetscInt k = 0; k < s->ncolors; k++)
+    PetscCall(GKDev->ssorblocks(&s->S, step, &s->pcolors[backward ? s->ncolors - 1 - k : k], s->omega, b, xin, xout));
   PetscFunctionReturn(0);
 }
 
@@ -688,7 +717,10 @@ static PetscErrorCode PCApplyTranspose_SSORGPU(PC pc, Vec x, Vec y)
 
   PetscFunctionBegin;
   PetscCall(MatIsSymmetricKnown(pc->pmat, &set, &sym));
-  PetscCheck(set && sym, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PC %s applies its transpose only where the matrix is known symmetric (then SSOR is a symmetric operator): MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE), or a KSP that needs no transpose", PCSSORGPU);
+  PetscCheck(set && sym, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PC %s applies its transpose only where the matrix is known symmetric (then SSOR is a symmetric operator): MatSetOption(A, "
+             "MAT_SYMMETRIC, PETSC_TRUE), or a KSP that needs no transpose",
+             PCSSORGPU);
   PetscCall(PCApply_SSORGPU(pc, x, y));
   PetscFunctionReturn(0);
 }
@@ -703,13 +735,19 @@ static PetscErrorCode PCSetFromOptions_SSORGPU(PC pc, GKOptionItems PetscOptions
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "SSOR on the GPU (ssorgpu) options");
-  PetscCall(PetscOptionsEnum("-pc_ssorgpu_type", "natural (exact, level scheduled), multicolor (exact for the colour-permuted matrix) or neumann (truncated series)", "PCSSORGPUSetType", PCSSORGPUTypes, (PetscEnum)type, (PetscEnum *)&type, &set));
+  PetscCall(PetscOptionsEnum("-pc_ssorgpu_type",
+                             "natural (exact, level scheduled), multicolor (exact for the colour-permuted matrix) or neumann (truncated series)",
+                             "PCSSORGPUSetType", PCSSORGPUTypes, (PetscEnum)type, (PetscEnum *)&type, &set));
   if (set) PetscCall(PCSSORGPUSetType(pc, type));
   PetscCall(PetscOptionsReal("-pc_ssorgpu_omega", "The relaxation factor, 0 < omega < 2", "PCSSORGPUSetOmega", omega, &omega, &set));
   if (set) PetscCall(PCSSORGPUSetOmega(pc, omega));
-  PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)", "PCSSORGPUSetNeumannTerms", terms, &terms, &set));
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_neumann_terms", "neumann: terms of each triangular solve's series after the first (0: Jacobi scaling)",
+                            "PCSSORGPUSetNeumannTerms", terms, &terms, &set));
   if (set) PetscCall(PCSSORGPUSetNeumannTerms(pc, terms));
-  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size", "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points; 0: 4 where the blocks are symmetric or Hermitian and factor, else points)", "PCSSORGPUSetBlockSize", bs, &bs, &set));
+  PetscCall(PetscOptionsInt("-pc_ssorgpu_block_size",
+                            "multicolor: block SSOR of blocks of at most so many rows grown from the matrix's graph (1: points; 0: 4 where the "
+                            "blocks are symmetric or Hermitian and factor, else points)",
+                            "PCSSORGPUSetBlockSize", bs, &bs, &set));
   if (set) PetscCall(PCSSORGPUSetBlockSize(pc, bs));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
@@ -723,15 +761,28 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR on the GPU, %s, omega = %g%s\n", PCSSORGPUTypes[s->type], (double)s->omega, s->type == PC_SSORGPU_NEUMANN ? "" : ", one symmetric sweep from a zero guess"));
-  if (s->type == PC_SSORGPU_NEUMANN) PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1, s->terms ? "s" : ""));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR on the GPU, %s, omega = %g%s\n", PCSSORGPUTypes[s->type], (double)s->omega,
+                                   s->type == PC_SSORGPU_NEUMANN ? "" : ", one symmetric sweep from a zero guess"));
+  if (s->type == PC_SSORGPU_NEUMANN)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  each triangular solve as %" PetscInt_FMT " term%s of its Neumann series\n", s->terms + 1,
+                                     s->terms ? "s" : ""));
   else if (s->type == PC_SSORGPU_MULTICOLOR) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  %" PetscInt_FMT " colours (first process)\n", s->ncolors));
     if (s->blk)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT " rows grown from the matrix's graph, coloured as blocks (first process)%s\n", s->nblk, s->bsz, s->bs ? "" : "; the automatic block size"));
-    else if (!s->bs && s->bsz == 1 && s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  points: the automatic block size found the matrix's diagonal blocks unfit for block SSOR (first process)\n"));
-    if (s->pcolors) PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n", s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n", s->nlev[0], s->nlev[1]));
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "  block SSOR: %" PetscInt_FMT " blocks of at most %" PetscInt_FMT
+                                       " rows grown from the matrix's graph, coloured as blocks (first process)%s\n",
+                                       s->nblk, s->bsz, s->bs ? "" : "; the automatic block size"));
+    else if (!s->bs && s->bsz == 1 && s->pcolors)
+      PetscCall(
+        PetscViewerASCIIPrintf(viewer,
+                               "  points: the automatic block size found the matrix's diagonal blocks unfit for block SSOR (first process)\n"));
+    if (s->pcolors)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "  cggpu iterates in a colour-permuted copy, columns of L in %d bits and of U in %d\n",
+                                       s->S.pdel[0] ? 16 : 32, s->S.pdel[1] ? 16 : 32));
+  } else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n",
+                                     s->nlev[0], s->nlev[1]));
   PetscFunctionReturn(0);
 }
 
@@ -792,7 +843,8 @@ static PetscErrorCode PCSSORGPUSetType_SSORGPU(PC pc, PCSSORGPUType type)
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(type >= PC_SSORGPU_NATURAL && type <= PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Unknown PCSSORGPUType %d: natural, multicolor or neumann", (int)type);
+  PetscCheck(type >= PC_SSORGPU_NATURAL && type <= PC_SSORGPU_NEUMANN, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "Unknown PCSSORGPUType %d: natural, multicolor or neumann", (int)type);
   if (type != s->type) pc->setupcalled = 0; /* set up anew */
   s->type = type;
   PetscFunctionReturn(0);
@@ -826,7 +878,8 @@ static PetscErrorCode PCSSORGPUSetOmega_SSORGPU(PC pc, PetscReal omega)
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(omega > 0.0 && omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)omega);
+  PetscCheck(omega > 0.0 && omega < 2.0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_ssorgpu_omega must lie strictly between 0 and 2 (SSOR diverges otherwise), not %g", (double)omega);
   s->omega = omega; /* the arrays do not depend on it */
   PetscFunctionReturn(0);
 }
@@ -857,7 +910,8 @@ static PetscErrorCode PCSSORGPUSetNeumannTerms_SSORGPU(PC pc, PetscInt terms)
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, terms);
+  PetscCheck(terms >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_ssorgpu_neumann_terms must be at least 0, not %" PetscInt_FMT, terms);
   s->terms = terms;
   PetscFunctionReturn(0);
 }
@@ -889,7 +943,8 @@ static PetscErrorCode PCSSORGPUSetBlockSize_SSORGPU(PC pc, PetscInt bs)
   PC_SSORGPU *s = (PC_SSORGPU *)pc->data;
 
   PetscFunctionBegin;
-  PetscCheck(bs >= 0 && bs <= GK_SSOR_MAX_BS, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_ssorgpu_block_size must be between 1 and %d, or 0 (automatic), not %" PetscInt_FMT, GK_SSOR_MAX_BS, bs);
+  PetscCheck(bs >= 0 && bs <= GK_SSOR_MAX_BS, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_ssorgpu_block_size must be between 1 and %d, or 0 (automatic), not %" PetscInt_FMT, GK_SSOR_MAX_BS, bs);
   if (bs != s->bs) pc->setupcalled = 0; /* set up anew */
   s->bs = bs;
   PetscFunctionReturn(0);

@@ -28,15 +28,15 @@ typedef struct {
   PetscInt     *color;   /* host: each row's colour (multicolor) */
   GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
   PetscInt     *iperm;   /* device: row i is the permuted copy's row iperm[i] (its row k is row rows[0][k]) */
-  PetscInt      bs;      /* multicolor: at most so many rows a block (1: points; 0: automatic, GK_SSOR_AUTO_BS where the blocks can be factored, else points) */
-  PetscInt      bsz;     /* the block size of the setup */
-  PetscInt      nblk;    /* blocks (bs > 1) */
-  PetscInt     *blk;     /* host: each row's block */
-  PetscInt      badrow;  /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
-  PetscScalar   baddiag;
-  Vec           w[4];  /* device work vectors of the block's size: x and y staged, neumann's two buffers (w[1] also Eisenstat's) */
-  PetscScalar  *scale; /* device: Eisenstat's ((2 - w)/w) D in the iterations' numbering (points), made when a KSP asks */
-  GKEisenstat   eis;   /* the Eisenstat operations given to the KSP */
+  PetscInt bs; /* multicolor: at most so many rows a block (1: points; 0: automatic, GK_SSOR_AUTO_BS where the blocks can be factored, else points) */
+  PetscInt bsz;        /* the block size of the setup */
+  PetscInt nblk;       /* blocks (bs > 1) */
+  PetscInt    *blk;    /* host: each row's block */
+  PetscInt     badrow; /* the first row whose diagonal entry (block: pivot) SSOR cannot divide by, or -1 */
+  PetscScalar  baddiag;
+  Vec          w[4];  /* device work vectors of the block's size: x and y staged, neumann's two buffers (w[1] also Eisenstat's) */
+  PetscScalar *scale; /* device: Eisenstat's ((2 - w)/w) D in the iterations' numbering (points), made when a KSP asks */
+  GKEisenstat  eis;   /* the Eisenstat operations given to the KSP */
 } PC_SSORGPU;
 
 /* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and

@@ -57,9 +57,13 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(MatGetSize(A, &m, &n));
-  PetscCheck(m == n, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT, ((PetscObject)ksp)->type_name, m, n);
+  PetscCheck(m == n, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_SIZ, "KSP %s needs a square operator, not %" PetscInt_FMT " x %" PetscInt_FMT,
+             ((PetscObject)ksp)->type_name, m, n);
   PetscCall(MatGetLocalSize(A, &m, &n));
-  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "KSP %s needs the operator's rows and columns split alike over the processes, not %" PetscInt_FMT " rows and %" PetscInt_FMT " columns here", ((PetscObject)ksp)->type_name, m, n);
+  PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "KSP %s needs the operator's rows and columns split alike over the processes, not %" PetscInt_FMT " rows and %" PetscInt_FMT
+             " columns here",
+             ((PetscObject)ksp)->type_name, m, n);
   PetscCall(GKMatIsDevice_Private(A, &isgk, &gk->mpi));
   if (isgk || gk->mpi) {
     gk->Adev = A;
@@ -71,7 +75,8 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
     gk->Adev = A;
     PetscFunctionReturn(0);
   }
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)", ((PetscObject)ksp)->type_name);
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)",
+             ((PetscObject)ksp)->type_name);
   type = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
   if (gk->Aconv) PetscCall(KSPGKKeyMatches_Private(&gk->Akey, (PetscObject)A, &same));
   if (!same) {
@@ -175,13 +180,20 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
   }
   if (!isjacobi && !isnone && !gk->eis) {
     gk->general = GK_GENERAL_PC;
-    PetscCall(PetscInfo(ksp, "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s iterates\n", type, method));
+    PetscCall(PetscInfo(ksp,
+                        "PC %s is not one the fused kernels apply (jacobi, none, or ssorgpu's Eisenstat step for cggpu on one process): PETSc's %s "
+                        "iterates\n",
+                        type, method));
   } else if (!readable) {
     gk->general = GK_GENERAL_OPERATOR;
-    PetscCall(PetscInfo(ksp, "The operator is a %s matrix, whose entries the fused kernels cannot read: PETSc's %s multiplies by it\n", ((PetscObject)A)->type_name, method));
+    PetscCall(PetscInfo(ksp, "The operator is a %s matrix, whose entries the fused kernels cannot read: PETSc's %s multiplies by it\n",
+                        ((PetscObject)A)->type_name, method));
   } else if (ksp->calc_sings) {
     gk->general = GK_GENERAL_SINGULAR;
-    PetscCall(PetscInfo(ksp, "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates and estimates them\n", method));
+    PetscCall(PetscInfo(ksp,
+                        "Extreme singular values asked for (KSPSetComputeSingularValues; PCGAMG's and Chebyshev's estimates): PETSc's %s iterates "
+                        "and estimates them\n",
+                        method));
   } else if (nsp) {
     PetscBool   cnst;
     PetscInt    nv;
@@ -193,7 +205,10 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
     if (cnst && !nv && size == 1 && gk->method != GK_KRYLOV_BICG && !ksp->transpose_solve) gk->nullcnst = PETSC_TRUE;
     else {
       gk->general = GK_GENERAL_NULLSPACE;
-      PetscCall(PetscInfo(ksp, "The operator has a null space the fused kernels do not remove (they remove the constants, for CG on one process and not transposed): PETSc's %s iterates and removes it\n", method));
+      PetscCall(PetscInfo(ksp,
+                          "The operator has a null space the fused kernels do not remove (they remove the constants, for CG on one process and not "
+                          "transposed): PETSc's %s iterates and removes it\n",
+                          method));
     }
   }
   if (gk->general) gk->eis = NULL;
@@ -307,7 +322,8 @@ PetscErrorCode KSPGKTest_Private(KSP ksp, PetscInt its, PetscReal dp, PetscBool 
   *ok      = PETSC_TRUE;
   ksp->its = its;
   if (PetscIsInfOrNanReal(dp)) {
-    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf norm");
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+               "KSPSolve has not converged due to Nan or Inf norm");
     ksp->reason = KSP_DIVERGED_NANORINF;
     *ok         = PETSC_FALSE;
     PetscFunctionReturn(0);
@@ -401,7 +417,8 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   PetscCall(KSPGKTest_Private(ksp, 0, dp, &ok));
   if (!ok || ksp->reason) PetscFunctionReturn(0);
   if (PetscIsInfOrNanScalar(*rho0)) {
-    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "KSPSolve has not converged due to Nan or Inf inner product");
+    PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+               "KSPSolve has not converged due to Nan or Inf inner product");
     ksp->reason = KSP_DIVERGED_NANORINF;
   } else if (*rho0 == (PetscScalar)0.0) { /* as KSPCG ("converged due to beta = 0", its 1) and KSPBICG */
     if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN_BICG;
@@ -422,10 +439,13 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   PetscFunctionBegin;
   *done = PETSC_TRUE;
   PetscCall(GKDev->krylovstateend(K, &S));
-  PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB, "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead",
+  PetscCheck(S.flag != GK_KRYLOV_PEER_TIMEOUT, PETSC_COMM_SELF, PETSC_ERR_LIB,
+             "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT
+             ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead",
              ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
-    PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to an indefinite matrix: p^H A p is 0 or changed sign in iteration %" PetscInt_FMT, S.flagit + 1);
+    PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+               "Diverged due to an indefinite matrix: p^H A p is 0 or changed sign in iteration %" PetscInt_FMT, S.flagit + 1);
     ksp->its    = S.flagit + 1;
     ksp->reason = S.flag == GK_KRYLOV_INDEFINITE_MAT ? KSP_DIVERGED_INDEFINITE_MAT : KSP_DIVERGED_BREAKDOWN;
     PetscFunctionReturn(0);
@@ -458,7 +478,8 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
 }
 
 /* Step i of one process: the fused kernel, or the PC's Eisenstat step */
-static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *op, const GKKrylovVecs *v)
+static PetscErrorCode KSPGKStep_Private(KSP ksp, GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *op,
+                                        const GKKrylovVecs *v)
 {
   KSP_GK *gk = (KSP_GK *)ksp->data;
 
@@ -483,7 +504,8 @@ static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const
    iterations. While the host waits for the state it has already queued the next update, which
    moves neither x nor the state the test reads: the device keeps working through the wait, and
    a solve that stops there loses nothing but that kernel's work. */
-static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every,
+                                        PetscLogDouble flops)
 {
   PetscBool queued = PETSC_FALSE, done;
 
@@ -543,7 +565,8 @@ static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
   PetscCall(PetscFree(ids));
   PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
   if (all) {
-    PetscCall(PetscInfo(ksp, "The sums over the %d process%s kept on %s GPU%s (CUDA IPC mailboxes)\n", size, size > 1 ? "es" : "", size > 1 ? "their" : "its", size > 1 ? "s" : ""));
+    PetscCall(PetscInfo(ksp, "The sums over the %d process%s kept on %s GPU%s (CUDA IPC mailboxes)\n", size, size > 1 ? "es" : "",
+                        size > 1 ? "their" : "its", size > 1 ? "s" : ""));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(ksp, "The sums over the processes go through MPI_Allreduce: %s\n", ok ? "another process cannot keep them on the GPUs" : why));
@@ -572,7 +595,7 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
 {
   KSP_GK            *gk   = (KSP_GK *)ksp->data;
   MPI_Comm           comm = PetscObjectComm((PetscObject)ksp);
-  const PetscBool    same = gk->halotried && gk->haloid == ((PetscObject)gk->Adev)->id && gk->halostate == gk->Adev->nonzerostate ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool    same = (PetscBool)(gk->halotried && gk->haloid == ((PetscObject)gk->Adev)->id && gk->halostate == gk->Adev->nonzerostate);
   PetscBool          need = gk->devhalo && !same ? PETSC_TRUE : PETSC_FALSE, any, ok = PETSC_FALSE, all;
   PetscMPIInt        size;
   PetscInt           nghost, nsr, *pos;
@@ -612,7 +635,10 @@ static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
   PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
   if (all) {
     gk->haloon = gk->halonow = PETSC_TRUE;
-    PetscCall(PetscInfo(ksp, "The direction's ghosts sent GPU to GPU (CUDA IPC): each iteration writes %" PetscInt_FMT " entries to %" PetscInt_FMT " process%s, %" PetscInt_FMT " ghosts come here\n", soff[nsr], nsr, nsr == 1 ? "" : "es", nghost));
+    PetscCall(PetscInfo(ksp,
+                        "The direction's ghosts sent GPU to GPU (CUDA IPC): each iteration writes %" PetscInt_FMT " entries to %" PetscInt_FMT
+                        " process%s, %" PetscInt_FMT " ghosts come here\n",
+                        soff[nsr], nsr, nsr == 1 ? "" : "es", nghost));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(ksp, "The direction's ghosts go through MPI on the host: %s\n", ok ? "another process cannot receive them on its GPU" : why));
@@ -703,7 +729,9 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   KSP_GK            *gk    = (KSP_GK *)ksp->data;
   const PetscBool    bicg  = gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
   const PetscInt     every = (ksp->numbermonitors || ksp->res_hist) ? 1 : gk->checkevery;
-  const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED ? GK_KRYLOV_NORM_Z : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R : GK_KRYLOV_NORM_NONE;
+  const GKKrylovNorm norm  = ksp->normtype == KSP_NORM_PRECONDITIONED   ? GK_KRYLOV_NORM_Z
+                           : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? GK_KRYLOV_NORM_R
+                                                                        : GK_KRYLOV_NORM_NONE;
   GKKrylov           K;
   GKOperator         op;
   KSPGKWork         *wk = &gk->work;
@@ -772,7 +800,8 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(GKPCGetDiagonalScale(ksp->pc, &diagonalscale));
-  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling", ((PetscObject)ksp)->type_name);
+  PetscCheck(!diagonalscale, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "Krylov method %s does not support diagonal scaling",
+             ((PetscObject)ksp)->type_name);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
@@ -820,24 +849,39 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (!iascii) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   if (gk->general) {
-    const char *why[] = {"", "the PC is applied by PETSc, not fused (the fused kernels apply jacobi, none, and ssorgpu for cggpu on one process)", "the operator has no entries the fused kernels can read (a shell), and PETSc multiplies by it", "it estimates the extreme singular values", "it removes the operator's null space (the fused kernels remove the constants, for CG on one process)"};
+    const char *why[] = {"", "the PC is applied by PETSc, not fused (the fused kernels apply jacobi, none, and ssorgpu for cggpu on one process)",
+                         "the operator has no entries the fused kernels can read (a shell), and PETSc multiplies by it",
+                         "it estimates the extreme singular values",
+                         "it removes the operator's null space (the fused kernels remove the constants, for CG on one process)"};
 
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  PETSc's %s%s on the device %s: %s\n", iscg || gk->cocg ? KSPCG : KSPBICG, gk->cocg ? " (symmetric, COCG)" : "", gk->general == GK_GENERAL_OPERATOR ? "vectors" : "matrix and vectors", why[gk->general]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  PETSc's %s%s on the device %s: %s\n", iscg || gk->cocg ? KSPCG : KSPBICG,
+                                     gk->cocg ? " (symmetric, COCG)" : "", gk->general == GK_GENERAL_OPERATOR ? "vectors" : "matrix and vectors",
+                                     why[gk->general]));
     PetscFunctionReturn(0);
   }
   if (iscg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device CG (Michels, Algorithm 5): 2 kernels an iteration\n"));
-  else if (gk->cocg) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 2 kernels an iteration\n"));
+  else if (gk->cocg)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device COCG (unconjugated BiCG for complex symmetric matrices): 2 kernels an iteration\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "  fused device BiCG (Jost et al., 3.1; A^H as De Donno et al.): 2 kernels an iteration\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n", gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  convergence tested every %" PetscInt_FMT " iteration%s (one wait for the device each), on the %s backend\n",
+                                   gk->checkevery, gk->checkevery > 1 ? "s" : "", GKDev ? GKDev->name : "(not yet chosen)"));
   if (gk->mpi) {
     if (gk->peersnow) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes kept on their GPUs (CUDA IPC mailboxes)\n"));
       if (gk->halonow) PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts sent GPU to GPU (CUDA IPC), no MPI an iteration\n"));
-      else PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts through MPI on the host%s\n", gk->devhalo ? " (-info says why not GPU to GPU)" : ""));
-    } else PetscCall(PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n", gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
+      else
+        PetscCall(PetscViewerASCIIPrintf(viewer, "  the direction's ghosts through MPI on the host%s\n",
+                                         gk->devhalo ? " (-info says why not GPU to GPU)" : ""));
+    } else
+      PetscCall(
+        PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n",
+                               gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
-  if (gk->eis) PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
+  if (gk->eis)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
+                                             "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
   PetscFunctionReturn(0);
 }
 
@@ -851,15 +895,27 @@ static PetscErrorCode KSPSetFromOptions_GK(KSP ksp, GKOptionItems PetscOptionsOb
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   PetscOptionsHeadBegin(PetscOptionsObject, iscg ? "KSP cggpu options" : "KSP bicggpu options");
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_check_every", ((PetscObject)ksp)->type_name));
-  PetscCall(PetscOptionsInt(opt, "Test convergence every k iterations only (the device is waited for at each test)", NULL, gk->checkevery, &gk->checkevery, NULL));
-  PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt, gk->checkevery);
+  PetscCall(PetscOptionsInt(opt, "Test convergence every k iterations only (the device is waited for at each test)", NULL, gk->checkevery,
+                            &gk->checkevery, NULL));
+  PetscCheck(gk->checkevery >= 1, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %" PetscInt_FMT, opt,
+             gk->checkevery);
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_sums", ((PetscObject)ksp)->type_name));
-  PetscCall(PetscOptionsBool(opt, "Several processes of one node, each with its own GPU: keep the sums on the GPUs (CUDA IPC), not through MPI on the host (CG and COCG)", NULL, gk->devsums, &gk->devsums, NULL));
+  PetscCall(PetscOptionsBool(opt,
+                             "Several processes of one node, each with its own GPU: keep the sums on the GPUs (CUDA IPC), not through MPI on the "
+                             "host (CG and COCG)",
+                             NULL, gk->devsums, &gk->devsums, NULL));
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_device_halo", ((PetscObject)ksp)->type_name));
-  PetscCall(PetscOptionsBool(opt, "With the sums kept on the GPUs: send the direction's ghosts GPU to GPU too (CUDA IPC) instead of through MPI on the host", NULL, gk->devhalo, &gk->devhalo, NULL));
+  PetscCall(
+    PetscOptionsBool(opt, "With the sums kept on the GPUs: send the direction's ghosts GPU to GPU too (CUDA IPC) instead of through MPI on the host",
+                     NULL, gk->devhalo, &gk->devhalo, NULL));
   PetscCall(PetscSNPrintf(opt, sizeof(opt), "-ksp_%s_graph", ((PetscObject)ksp)->type_name));
-  PetscCall(PetscOptionsBool(opt, "One process: replay a multigrid PC's V-cycle as a CUDA graph once it is seen to be the device's work alone (PCGPUKitSetGraph)", NULL, gk->graph, &gk->graph, NULL));
-  if (!iscg) PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg, &gk->cocg, NULL));
+  PetscCall(
+    PetscOptionsBool(opt,
+                     "One process: replay a multigrid PC's V-cycle as a CUDA graph once it is seen to be the device's work alone (PCGPUKitSetGraph)",
+                     NULL, gk->graph, &gk->graph, NULL));
+  if (!iscg)
+    PetscCall(PetscOptionsBool("-ksp_bicggpu_cocg", "COCG: one product an iteration, for complex symmetric (A^T = A) matrices", NULL, gk->cocg,
+                               &gk->cocg, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(0);
 }

@@ -24,7 +24,8 @@ PetscErrorCode MatGKCOOBase_Private(PetscBool mpi, const GKCOOBase **base)
     PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetPreallocationCOO_C", &found[t].prealloc));
     PetscCall(PetscObjectQueryFunction((PetscObject)T, "MatSetValuesCOO_C", &found[t].values));
     PetscCall(MatDestroy(&T));
-    PetscCheck(found[t].prealloc && found[t].values, PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc's %s has no COO assembly (MatSetPreallocationCOO())", mpi ? MATMPIAIJ : MATSEQAIJ);
+    PetscCheck(found[t].prealloc && found[t].values, PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc's %s has no COO assembly (MatSetPreallocationCOO())",
+               mpi ? MATMPIAIJ : MATSEQAIJ);
   }
   *base = &found[t];
   PetscFunctionReturn(0);
@@ -39,7 +40,10 @@ PetscErrorCode MatGKCOOCheck_Private(Mat A, PetscCount n, const PetscInt i[], co
   PetscFunctionBegin;
   PetscCall(MatGetSize(A, &M, &N));
   for (PetscCount k = 0; k < n; k++)
-    PetscCheck(i[k] < M && j[k] < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "MatSetPreallocationCOO(): entry %" PetscCount_FMT " is (%" PetscInt_FMT ", %" PetscInt_FMT "), outside the %" PetscInt_FMT " x %" PetscInt_FMT " matrix: a negative row or column drops its entry, the others must be below the global sizes", k, i[k], j[k], M, N);
+    PetscCheck(i[k] < M && j[k] < N, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+               "MatSetPreallocationCOO(): entry %" PetscCount_FMT " is (%" PetscInt_FMT ", %" PetscInt_FMT "), outside the %" PetscInt_FMT
+               " x %" PetscInt_FMT " matrix: a negative row or column drops its entry, the others must be below the global sizes",
+               k, i[k], j[k], M, N);
   PetscFunctionReturn(0);
 }
 
@@ -75,7 +79,8 @@ PetscErrorCode MatSeqGKCOOReset_Private(Mat A)
    indices: dropped), on the device: nonzero p sums the entries perm[jmap[p]] ... Each entry's
    nonzero is found in its row (AIJ's columns are sorted); the entries summed into one nonzero
    keep their order. */
-static PetscErrorCode MatSeqGKCOOMakeLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount **djmap, PetscCount **dperm, PetscCount *nperm)
+static PetscErrorCode MatSeqGKCOOMakeLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount **djmap,
+                                                   PetscCount **dperm, PetscCount *nperm)
 {
   const PetscInt  m = A->rmap->n;
   const PetscInt *ai, *aj;
@@ -93,7 +98,9 @@ static PetscErrorCode MatSeqGKCOOMakeLists_Private(Mat A, PetscCount n, const Pe
     at[k] = -1;
     if (ci[k] < 0 || cj[k] < 0) continue; /* dropped, as AIJ drops it */
     PetscCall(PetscFindInt(cj[k], ai[ci[k] + 1] - ai[ci[k]], aj + ai[ci[k]], &loc));
-    PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the nonzeros AIJ's MatSetPreallocationCOO() made", k, ci[k], cj[k]);
+    PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the nonzeros AIJ's MatSetPreallocationCOO() made",
+               k, ci[k], cj[k]);
     at[k] = ai[ci[k]] + loc;
     jmap[at[k] + 1]++;
   }
@@ -113,7 +120,8 @@ static PetscErrorCode MatSeqGKCOOMakeLists_Private(Mat A, PetscCount n, const Pe
 
 /* The lists for the entries MatSetPreallocationCOO() was given (n) and, for an MPI matrix's
    block, for the other processes' sums (nr), with the pattern, on the device */
-PetscErrorCode MatSeqGKCOOSetLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount nr, const PetscInt ri[], const PetscInt rj[])
+PetscErrorCode MatSeqGKCOOSetLists_Private(Mat A, PetscCount n, const PetscInt ci[], const PetscInt cj[], PetscCount nr, const PetscInt ri[],
+                                           const PetscInt rj[])
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)A->spptr;
   const PetscInt  m  = A->rmap->n;
@@ -185,7 +193,10 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
     PetscCall(PetscArraycmp(coo->hai, ai, A->rmap->n + 1, &same));
     if (same) PetscCall(PetscArraycmp(coo->haj, aj, ai[A->rmap->n], &same));
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before MatSetValuesCOO()", gk->fmt->type);
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+               "The nonzero pattern of the %s matrix changed after MatSetPreallocationCOO(): call MatSetPreallocationCOO() again before "
+               "MatSetValuesCOO()",
+               gk->fmt->type);
     coo->nzstate = A->nonzerostate;
   }
   /* the layout, made at the first values (before MatSetValuesCOO()'s first assembly: the pattern
@@ -200,10 +211,12 @@ PetscErrorCode MatSeqGKCOOSetValues_Private(Mat A, const PetscScalar dv[], const
     PetscCall(MatSeqAIJRestoreArrayRead(A, &ha));
   }
   PetscCall(GKDev->cooscatter(coo->nnz, coo->jmap, coo->perm, dv, add, coo->val));
-  GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm) * sizeof(PetscCount) + (double)coo->nperm * sizeof(PetscScalar) + (double)(add ? 2 : 1) * coo->nnz * sizeof(PetscScalar));
+  GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm) * sizeof(PetscCount) + (double)coo->nperm * sizeof(PetscScalar) +
+                 (double)(add ? 2 : 1) * coo->nnz * sizeof(PetscScalar));
   if (drv && coo->jmap2) {
     PetscCall(GKDev->cooscatter(coo->nnz, coo->jmap2, coo->perm2, drv, PETSC_TRUE, coo->val));
-    GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm2) * sizeof(PetscCount) + (double)coo->nperm2 * sizeof(PetscScalar) + 2.0 * coo->nnz * sizeof(PetscScalar));
+    GK_COUNT_BYTES((double)(coo->nnz + 1 + coo->nperm2) * sizeof(PetscCount) + (double)coo->nperm2 * sizeof(PetscScalar) +
+                   2.0 * coo->nnz * sizeof(PetscScalar));
   }
   PetscCall(gk->fmt->setvalues(A, coo->ai, coo->aj, coo->val));
   if (behind) PetscCall(MatSeqGKHostBehind_Private(A));
@@ -272,7 +285,8 @@ PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
             nothing wrote the host matrix since, whatever moved its state on (see BuildDevice) */
     PetscScalar *aa;
 
-    PetscCheck(gk->csr.a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to copy", gk->fmt->type);
+    PetscCheck(gk->csr.a, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to copy",
+               gk->fmt->type);
     PetscCall(MatSeqAIJGetArrayWrite(A, &aa));
     PetscCall(GKMemcpyD2H(aa, gk->csr.a, (size_t)gk->csr.nnz * sizeof(PetscScalar)));
     PetscCall(MatSeqAIJRestoreArrayWrite(A, &aa));
@@ -291,7 +305,10 @@ PetscErrorCode MatGKCOOBaseValues_Private(Mat A, PetscBool mpi, const char *type
 
   PetscFunctionBegin;
   PetscCall(GKDev->ondevice(v, &dev));
-  PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another type)", type);
+  PetscCheck(!dev, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "MatSetValuesCOO() with values in device memory needs MatSetPreallocationCOO() on the %s matrix itself (it was preallocated as another "
+             "type)",
+             type);
   PetscCall(MatGKCOOBase_Private(mpi, &base));
   PetscCall((*base->values)(A, v, imode));
   PetscFunctionReturn(0);

@@ -46,7 +46,8 @@ static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
 
   PetscFunctionBegin;
   PetscCall(DMGetMatType(dm, &mtype));
-  PetscCall(PetscStrInList(mtype ? mtype : "", MATELLRCUDA " " MATSEQELLRCUDA " " MATMPIELLRCUDA " " MATDIACUDA " " MATSEQDIACUDA " " MATMPIDIACUDA, ' ', flg));
+  PetscCall(PetscStrInList(mtype ? mtype : "", MATELLRCUDA " " MATSEQELLRCUDA " " MATMPIELLRCUDA " " MATDIACUDA " " MATSEQDIACUDA " " MATMPIDIACUDA,
+                           ' ', flg));
   PetscFunctionReturn(0);
 }
 
@@ -100,7 +101,8 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
    compute them (expression for expression, PETSc 3.18 to 3.26), in their order: the columns as
    global numbers (idxc: the coarse ghosted patch's, gsc/gmc its corners and sizes), the values
    only where v is given; returns how many */
-static inline PetscInt GKDMDAQ1Row(PetscInt dim, PetscInt i, PetscInt j, PetscInt l, const PetscInt ratio[3], const PetscInt gsc[3], const PetscInt gmc[3], const PetscInt *idxc, PetscInt cols[8], PetscScalar *v)
+static inline PetscInt GKDMDAQ1Row(PetscInt dim, PetscInt i, PetscInt j, PetscInt l, const PetscInt ratio[3], const PetscInt gsc[3],
+                                   const PetscInt gmc[3], const PetscInt *idxc, PetscInt cols[8], PetscScalar *v)
 {
   const PetscInt  ic = i / ratio[0], jc = j / ratio[1], lc = dim == 3 ? l / ratio[2] : 0;
   const PetscInt  col = gmc[0] * gmc[1] * (lc - gsc[2]) + gmc[0] * (jc - gsc[1]) + (ic - gsc[0]), mn = gmc[0] * gmc[1];
@@ -181,7 +183,7 @@ typedef struct {
   PetscInt       *dcount, *ocount; /* pass 0: each row's entries, at r + 1 */
   GKQ1Block      *D, *O;           /* pass 1: the arrays, their row offsets made */
   PetscInt        pass;
-  PetscInt       *bad; /* a part: a fine point's row outside the process's (1), a column outside the coarse grid (2), a row not filled as counted (3) */
+  PetscInt *bad; /* a part: a fine point's row outside the process's (1), a column outside the coarse grid (2), a row not filled as counted (3) */
 } GKQ1Ctx;
 
 static void GKDMDAQ1Part(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
@@ -306,7 +308,8 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
   PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogf, &x.idxf));
   PetscCall(ISLocalToGlobalMappingRestoreBlockIndices(ltogc, &x.idxc));
   PetscCall(PetscFree3(x.dcount, x.ocount, x.bad));
-  PetscCall(PetscInfo(dmf, "DMDA's Q1 interpolation: %" PetscInt_FMT " rows written by %" PetscInt_FMT " thread%s\n", x.nrows, nt, nt > 1 ? "s" : ""));
+  PetscCall(
+    PetscInfo(dmf, "DMDA's Q1 interpolation: %" PetscInt_FMT " rows written by %" PetscInt_FMT " thread%s\n", x.nrows, nt, nt > 1 ? "s" : ""));
   /* the matrix on the arrays, which containers composed on it free with it */
   if (size == 1) PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, x.nrows, ncols, D.i, D.j, D.a, P));
   else PetscCall(MatCreateMPIAIJWithSplitArrays(comm, x.nrows, ncols, Mf[0] * Mf[1] * Mf[2], Mc[0] * Mc[1] * Mc[2], D.i, D.j, D.a, O.i, O.j, O.a, P));
@@ -382,7 +385,8 @@ static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
 static inline PetscInt GKDMDAPointColumns(const GKDMDAStencil *p, PetscInt i, PetscInt j, PetscInt k, PetscInt *nb, PetscInt *row)
 {
   const PetscInt  s = p->s, slot = (i - p->gs[0]) + p->gm[0] * ((j - p->gs[1]) + p->gm[1] * (k - p->gs[2]));
-  const PetscInt  plo = PetscMax(-s, -i), phi = PetscMin(s, p->M[0] - 1 - i), qlo = PetscMax(-s, -j), qhi = PetscMin(s, p->M[1] - 1 - j), rlo = PetscMax(-s, -k), rhi = PetscMin(s, p->M[2] - 1 - k);
+  const PetscInt  plo = PetscMax(-s, -i), phi = PetscMin(s, p->M[0] - 1 - i), qlo = PetscMax(-s, -j), qhi = PetscMin(s, p->M[1] - 1 - j),
+                  rlo = PetscMax(-s, -k), rhi = PetscMin(s, p->M[2] - 1 - k);
   const PetscBool box = p->st == DMDA_STENCIL_BOX;
   PetscInt        c   = 0;
 
@@ -527,7 +531,8 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
     if (!x.ok[t]) *done = PETSC_FALSE;
   }
   if (rows != x.m) *done = PETSC_FALSE; /* every row once: DMDA's mapping numbers each owned point's components once */
-  PetscCall(PetscInfo(J, "DMDA's pattern: %" PetscInt_FMT " rows' columns written by %" PetscInt_FMT " thread%s%s\n", x.m, nt, nt > 1 ? "s" : "", *done ? "" : ", which found PETSc's preallocation another"));
+  PetscCall(PetscInfo(J, "DMDA's pattern: %" PetscInt_FMT " rows' columns written by %" PetscInt_FMT " thread%s%s\n", x.m, nt, nt > 1 ? "s" : "",
+                      *done ? "" : ", which found PETSc's preallocation another"));
   if (*done) {
     for (PetscInt b = 0; b < 2; b++) {
       if (!blk[b]) continue;
@@ -628,7 +633,8 @@ static PetscErrorCode GKDMDACreateMatrixSeq_Private(DM dm, Mat *J)
   GKDMDAForOwned(&p, i, j, k, PETSC_TRUE)
   {
     const PetscInt s = p.s, slot = (i - p.gs[0]) + p.gm[0] * ((j - p.gs[1]) + p.gm[1] * (k - p.gs[2]));
-    const PetscInt wx = PetscMin(s, i) + PetscMin(s, p.M[0] - 1 - i), wy = PetscMin(s, j) + PetscMin(s, p.M[1] - 1 - j), wz = PetscMin(s, k) + PetscMin(s, p.M[2] - 1 - k);
+    const PetscInt wx = PetscMin(s, i) + PetscMin(s, p.M[0] - 1 - i), wy = PetscMin(s, j) + PetscMin(s, p.M[1] - 1 - j),
+                   wz  = PetscMin(s, k) + PetscMin(s, p.M[2] - 1 - k);
     const PetscInt cnt = p.st == DMDA_STENCIL_BOX ? (wx + 1) * (wy + 1) * (wz + 1) : wx + wy + wz + 1;
 
     for (PetscInt d = 0; d < p.dof; d++) len[p.g[p.dof * slot] + d] = cnt * p.dof;

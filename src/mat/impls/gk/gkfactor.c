@@ -9,7 +9,8 @@
 #include "gkmat.h"
 #include "../../../vec/impls/cuda/gkvec.h"
 
-static const char *const GKSolvers[] = {MATSOLVERPETSC, MATSOLVERMUMPS, MATSOLVERSUPERLU, MATSOLVERSUPERLU_DIST, MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
+static const char *const GKSolvers[] = {MATSOLVERPETSC,   MATSOLVERMUMPS,   MATSOLVERSUPERLU, MATSOLVERSUPERLU_DIST,
+                                        MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
 #define GK_NSOLVERS ((int)PETSC_STATIC_ARRAY_LENGTH(GKSolvers))
 
 /* The coarsest solve on the device (multigrid's LU of some hundreds of rows): the operator's
@@ -127,7 +128,8 @@ static PetscErrorCode MatGKFactorSteps_Private(Mat F, GKFactorSteps **steps)
   }
 
 static PetscErrorCode MatGKDenseFactor_Private(Mat, Mat, const MatFactorInfo *, GKFactorSteps *);
-GK_FACTOR_STEP(MatLUFactorNumeric_GK, lunum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), PetscCall(MatGKDenseFactor_Private(F, A, info, st)))
+GK_FACTOR_STEP(MatLUFactorNumeric_GK, lunum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info),
+               PetscCall(MatGKDenseFactor_Private(F, A, info, st)))
 GK_FACTOR_STEP(MatCholeskyFactorNumeric_GK, cholnum, (Mat F, Mat A, const MatFactorInfo *info), (F, A, info), (void)0)
 
 /* F's step OP kept in st as FIELD and replaced by its wrapper (once) */
@@ -201,7 +203,9 @@ static PetscErrorCode MatGKDenseFactor_Private(Mat F, Mat A, const MatFactorInfo
   PetscFunctionBegin;
   PetscCall(GKDenseFactorReset_Private(&st->dense));
   PetscCall(MatGetSize(A, &n, NULL));
-  if (!st->petsclu || !GKDev || !n || n > GKDenseSolveMax || (info->shifttype != (PetscReal)MAT_SHIFT_NONE && info->shifttype != (PetscReal)MAT_SHIFT_INBLOCKS) || F->factorerrortype != MAT_FACTOR_NOERROR) PetscFunctionReturn(0);
+  if (!st->petsclu || !GKDev || !n || n > GKDenseSolveMax ||
+      (info->shifttype != (PetscReal)MAT_SHIFT_NONE && info->shifttype != (PetscReal)MAT_SHIFT_INBLOCKS) || F->factorerrortype != MAT_FACTOR_NOERROR)
+    PetscFunctionReturn(0);
   PetscCall(PetscCalloc3(n * n, &a, n * n, &l, n * n, &u));
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
@@ -214,12 +218,14 @@ static PetscErrorCode MatGKDenseFactor_Private(Mat F, Mat A, const MatFactorInfo
 
     if (PetscAbsScalar(piv) <= info->zeropivot) {
       if (info->shifttype == (PetscReal)MAT_SHIFT_INBLOCKS) { /* PETSc's own rule for such a pivot (MatPivotCheck_inblocks) */
-        PetscCall(PetscInfo(F, "Pivot %g of row %" PetscInt_FMT " in natural order shifted by %g, as PETSc's LU shifts its own\n", (double)PetscAbsScalar(piv), k, (double)info->shiftamount));
+        PetscCall(PetscInfo(F, "Pivot %g of row %" PetscInt_FMT " in natural order shifted by %g, as PETSc's LU shifts its own\n",
+                            (double)PetscAbsScalar(piv), k, (double)info->shiftamount));
         piv += info->shiftamount;
         a[k * n + k] = piv;
       } else {
         ok = PETSC_FALSE;
-        PetscCall(PetscInfo(F, "No device solve: pivot %g of row %" PetscInt_FMT " in natural order, tolerance %g\n", (double)PetscAbsScalar(piv), k, (double)info->zeropivot));
+        PetscCall(PetscInfo(F, "No device solve: pivot %g of row %" PetscInt_FMT " in natural order, tolerance %g\n", (double)PetscAbsScalar(piv), k,
+                            (double)info->zeropivot));
         break;
       }
     }
@@ -279,7 +285,8 @@ static PetscErrorCode MatGetFactor_GK(int s, Mat A, MatFactorType ftype, Mat *F)
   PetscFunctionBegin;
   PetscCall(MatGKBaseType_Private(A, &base));
   PetscCall(MatSolverTypeGet(GKSolvers[s], base, ftype, NULL, NULL, &create));
-  PetscCheck(create, PetscObjectComm((PetscObject)A), PETSC_ERR_MISSING_FACTOR, "MatSolverType %s has no factorization %s for %s", GKSolvers[s], MatFactorTypes[ftype], base);
+  PetscCheck(create, PetscObjectComm((PetscObject)A), PETSC_ERR_MISSING_FACTOR, "MatSolverType %s has no factorization %s for %s", GKSolvers[s],
+             MatFactorTypes[ftype], base);
   PetscCall(MatGKAsBase_Private(A, &own));
   PetscCall((*create)(A, ftype, F));
   PetscCall(MatGKAsOwn_Private(A, &own));
@@ -314,7 +321,8 @@ GK_GET_FACTOR(3)
 GK_GET_FACTOR(4)
 GK_GET_FACTOR(5)
 GK_GET_FACTOR(6)
-static PetscErrorCode (*const GKGetFactor[])(Mat, MatFactorType, Mat *) = {MatGetFactor_GK_0, MatGetFactor_GK_1, MatGetFactor_GK_2, MatGetFactor_GK_3, MatGetFactor_GK_4, MatGetFactor_GK_5, MatGetFactor_GK_6};
+static PetscErrorCode (*const GKGetFactor[])(Mat, MatFactorType, Mat *) = {MatGetFactor_GK_0, MatGetFactor_GK_1, MatGetFactor_GK_2, MatGetFactor_GK_3,
+                                                                           MatGetFactor_GK_4, MatGetFactor_GK_5, MatGetFactor_GK_6};
 
 /* Registers, for each device type, every factorization this PETSc has for its base type, so that
    PCs such as the sequential default ILU, -pc_type lu with any -pc_factor_mat_solver_type, and
@@ -325,7 +333,8 @@ PetscErrorCode MatGKRegisterFactors_Private(void)
   const char         *types[]  = {MATSEQELLRCUDA, MATSEQDIACUDA, MATMPIELLRCUDA, MATMPIDIACUDA};
 
   PetscFunctionBegin;
-  PetscCheck(GK_NSOLVERS == (int)PETSC_STATIC_ARRAY_LENGTH(GKGetFactor), PETSC_COMM_SELF, PETSC_ERR_PLIB, "A factorization package without its registered function");
+  PetscCheck(GK_NSOLVERS == (int)PETSC_STATIC_ARRAY_LENGTH(GKGetFactor), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "A factorization package without its registered function");
   PetscCall(MatInitializePackage());
   for (int s = 0; s < GK_NSOLVERS; s++) {
     for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftypes); f++) {

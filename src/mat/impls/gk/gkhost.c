@@ -33,12 +33,13 @@ PetscErrorCode MatGKHostWrap_Private(Mat A, struct _MatOps *own, PetscBool mpi)
   A->ops->assemblybegin             = own->assemblybegin;
   A->ops->assemblyend               = own->assemblyend;
   A->ops->setoption                 = own->setoption;
-  A->ops->setfromoptions            = own->setfromoptions; /* options read; a change of layout brings the host up to date first (MatSeqGKInvalidate_Private) */
-  A->ops->getvecs                   = own->getvecs;
-  A->ops->getinfo                   = own->getinfo;
-  A->ops->destroy                   = own->destroy;
-  A->ops->productsetfromoptions     = own->productsetfromoptions;
-  if (own->productnumeric == MatProductNumeric_GK) A->ops->productnumeric = own->productnumeric; /* a product's result: its numeric step replaces the values */
+  A->ops->setfromoptions = own->setfromoptions; /* options read; a change of layout brings the host up to date first (MatSeqGKInvalidate_Private) */
+  A->ops->getvecs        = own->getvecs;
+  A->ops->getinfo        = own->getinfo;
+  A->ops->destroy        = own->destroy;
+  A->ops->productsetfromoptions = own->productsetfromoptions;
+  if (own->productnumeric == MatProductNumeric_GK)
+    A->ops->productnumeric = own->productnumeric; /* a product's result: its numeric step replaces the values */
   if (!mpi) A->ops->sor = own->sor;
   else {
     A->ops->equal = own->equal;
@@ -85,7 +86,8 @@ static PetscErrorCode MatGKHostCall_Private(Mat A, const char *name, PetscErrorC
   PetscFunctionBegin;
   PetscCall(MatGKHostSync_Private(A));
   PetscCall(PetscObjectQueryFunction((PetscObject)A, name, f));
-  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s matrix lost %s when its host values were brought up to date", ((PetscObject)A)->type_name, name);
+  PetscCheck(*f, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s matrix lost %s when its host values were brought up to date", ((PetscObject)A)->type_name,
+             name);
   PetscFunctionReturn(0);
 }
 
@@ -135,12 +137,15 @@ static PetscErrorCode MatIsHermitianTranspose_GKHost(Mat A, Mat B, PetscReal tol
   PetscFunctionReturn(0);
 }
 
-static const char *const GKHostComposedNames[GK_HOST_COMPOSED] = {"MatStoreValues_C", "MatReorderForNonzeroDiagonal_C", "MatIsTranspose_C", "MatIsHermitianTranspose_C"};
+static const char *const GKHostComposedNames[GK_HOST_COMPOSED] = {"MatStoreValues_C", "MatReorderForNonzeroDiagonal_C", "MatIsTranspose_C",
+                                                                  "MatIsHermitianTranspose_C"};
 
 /* wrap: SEQAIJ's functions saved in own and the wrappers composed; else own's composed back */
 PetscErrorCode MatGKHostComposed_Private(Mat A, PetscBool wrap, PetscErrorCode (*own[GK_HOST_COMPOSED])(void))
 {
-  PetscErrorCode (*const wrappers[GK_HOST_COMPOSED])(void) = {(PetscErrorCode (*)(void))MatStoreValues_GKHost, (PetscErrorCode (*)(void))MatReorderForNonzeroDiagonal_GKHost, (PetscErrorCode (*)(void))MatIsTranspose_GKHost, (PetscErrorCode (*)(void))MatIsHermitianTranspose_GKHost};
+  PetscErrorCode (*const wrappers[GK_HOST_COMPOSED])(
+    void) = {(PetscErrorCode (*)(void))MatStoreValues_GKHost, (PetscErrorCode (*)(void))MatReorderForNonzeroDiagonal_GKHost,
+             (PetscErrorCode (*)(void))MatIsTranspose_GKHost, (PetscErrorCode (*)(void))MatIsHermitianTranspose_GKHost};
 
   PetscFunctionBegin;
   for (int k = 0; k < GK_HOST_COMPOSED; k++) {

@@ -25,11 +25,16 @@ static PetscErrorCode MatSeqGKCheckCSR_Private(Mat A, PetscBool columns)
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   for (PetscInt i = 0; i < m; i++) {
-    PetscCheck(ai[i + 1] >= ai[i], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Row %" PetscInt_FMT " of the %s matrix has %" PetscInt_FMT " entries: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, ((PetscObject)A)->type_name, ai[i + 1] - ai[i]);
+    PetscCheck(ai[i + 1] >= ai[i], PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT,
+               "Row %" PetscInt_FMT " of the %s matrix has %" PetscInt_FMT
+               " entries: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)",
+               i, ((PetscObject)A)->type_name, ai[i + 1] - ai[i]);
     if (columns)
       for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
-        PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)", i, aj[k],
-                   ((PetscObject)A)->type_name, n);
+        PetscCheck(aj[k] >= 0 && aj[k] < n, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT,
+                   "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the %s matrix lies outside its %" PetscInt_FMT
+                   " columns: its AIJ arrays are corrupt (a broken binary file read by MatLoad?)",
+                   i, aj[k], ((PetscObject)A)->type_name, n);
   }
   PetscFunctionReturn(0);
 }
@@ -40,7 +45,8 @@ PetscErrorCode MatSeqGKColumnsError_Private(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_TRUE));
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device copy of the %s matrix found a column outside it that its AIJ arrays do not have", ((PetscObject)A)->type_name);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device copy of the %s matrix found a column outside it that its AIJ arrays do not have",
+          ((PetscObject)A)->type_name);
 }
 
 /* Brings the device copy up to date with the host matrix: a full rebuild after a change of the
@@ -59,18 +65,24 @@ PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
        MatSeqGKSetFromDeviceCsr_Private): nothing wrote the host matrix since (every operation
        that would brings it up to date first), whatever moved its state on (MatProductNumeric()
        does after the numeric step). The device copy is current, or is built from that CSR. */
-    PetscCheck(gk->csr.i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to build from", gk->fmt->type);
+    PetscCheck(gk->csr.i, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The host values of the %s matrix are behind, with no device values to build from",
+               gk->fmt->type);
     if (gk->nzstate == A->nonzerostate) {
       gk->state = state;
       PetscFunctionReturn(0);
     }
-  } else if (gk->behind) PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE)); /* behind, yet written since (its state moved on): what the host matrix holds now is the matrix's, and it is copied up, not overwritten */
+  } else if (gk->behind) {
+    /* behind, yet written since (its state moved on): what the host matrix holds now is the
+       matrix's, and it is copied up, not overwritten */
+    PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE));
+  }
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE));
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKSORInvalidate_Private(A)); /* its lists name the old layout's slots */
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
-  PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name, gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
+  PetscCall(PetscInfo(A, "%s copy on the %s backend: %s, %zu bytes\n", gk->fmt->name, GKDev->name,
+                      gk->nzstate == A->nonzerostate ? "values updated" : "built", gk->bytes));
   gk->state   = state;
   gk->nzstate = A->nonzerostate;
   PetscFunctionReturn(0);
@@ -79,7 +91,8 @@ PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
 PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
 {
   PetscFunctionBegin;
-  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before it is copied to the device (MatAssemblyBegin/End)", ((Mat_SeqGK *)A->spptr)->fmt->type);
+  PetscCheck(A->assembled, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "The %s matrix must be assembled before it is copied to the device (MatAssemblyBegin/End)", ((Mat_SeqGK *)A->spptr)->fmt->type);
   PetscCall(MatSeqGKBuildDevice_Private(A));
   PetscFunctionReturn(0);
 }
@@ -87,7 +100,8 @@ PetscErrorCode MatSeqGKSyncDevice_Private(Mat A)
 /* The padding limit: a format storing more than maxfill entries per nonzero is refused. Sets
    fits, and when it does not fit the error message, so that the caller can free its work space
    before it raises the error. */
-PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, double stored, PetscInt nnz, const char *why, PetscBool *fits, char *msg, size_t len)
+PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, double stored, PetscInt nnz, const char *why, PetscBool *fits, char *msg,
+                                         size_t len)
 {
   Mat_SeqGK   *gk   = (Mat_SeqGK *)A->spptr;
   const double fill = nnz ? stored / (double)nnz : 1.0;
@@ -95,8 +109,11 @@ PetscErrorCode MatSeqGKCheckFill_Private(Mat A, const char *what, double stored,
   PetscFunctionBegin;
   *fits = fill <= (double)gk->maxfill ? PETSC_TRUE : PETSC_FALSE;
   if (!*fits)
-    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s Accept the padding with %s %.2f, or use a format without it (-mat_type aij)", what, stored, nnz, fill,
-                            (double)gk->maxfill, gk->fmt->fillopt, why, gk->fmt->fillopt, PetscCeilReal(100.0 * fill) / 100.0));
+    PetscCall(PetscSNPrintf(msg, len,
+                            "%s would store %.0f entries for %" PetscInt_FMT " nonzeros: fill %.2f exceeds the limit %.2f (%s). %s"
+                            " Accept the padding with %s %.2f, or use a format without it (-mat_type aij)",
+                            what, stored, nnz, fill, (double)gk->maxfill, gk->fmt->fillopt, why, gk->fmt->fillopt,
+                            PetscCeilReal(100.0 * fill) / 100.0));
   PetscFunctionReturn(0);
 }
 
@@ -277,7 +294,9 @@ PetscErrorCode MatGKResidualCheck_Private(Mat A, Vec b, Vec x, Vec r)
   PetscFunctionBegin;
   PetscCheck(x != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "MatResidual(): x and r must be different vectors");
   PetscCheck(b != r, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_IDN, "MatResidual(): b and r must be different vectors");
-  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT " x %" PetscInt_FMT " local rows and columns",
+  PetscCheck(x->map->n == A->cmap->n && b->map->n == A->rmap->n && r->map->n == A->rmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "MatResidual(): vectors of local sizes b %" PetscInt_FMT ", x %" PetscInt_FMT ", r %" PetscInt_FMT " for a matrix of %" PetscInt_FMT
+             " x %" PetscInt_FMT " local rows and columns",
              b->map->n, x->map->n, r->map->n, A->rmap->n, A->cmap->n);
   PetscFunctionReturn(0);
 }
@@ -585,7 +604,8 @@ static PetscErrorCode MatSeqGKFit_Private(Mat A)
     gk->fitstate = A->nonzerostate;
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscInfo(A, "%s would exceed its fill limit on this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", gk->fmt->name, A->rmap->n, A->cmap->n, MATSEQELLRCUDA));
+  PetscCall(PetscInfo(A, "%s would exceed its fill limit on this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", gk->fmt->name, A->rmap->n,
+                      A->cmap->n, MATSEQELLRCUDA));
   PetscCall(MatConvert_SeqAIJ_SeqGK_Private(A, &GKFormatELLR, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(0);
 }
@@ -718,7 +738,8 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
   PetscValidLogicalCollectiveReal(A, fill, 2);
   PetscCall(PetscObjectTypeCompare((PetscObject)A, type, &match));
   if (!match) PetscFunctionReturn(0);
-  PetscCheck(fill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The fill limit (stored entries / nonzeros) must be at least 1, not %g", (double)fill);
+  PetscCheck(fill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The fill limit (stored entries / nonzeros) must be at least 1, not %g",
+             (double)fill);
   if (gk->maxfill == fill) PetscFunctionReturn(0); /* the device copy stays valid */
   gk->maxfill = fill;
   PetscCall(MatSeqGKInvalidate_Private(A)); /* check the new limit at the next use */

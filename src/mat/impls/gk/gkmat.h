@@ -82,29 +82,29 @@ typedef struct {
 
 typedef struct {
   const GKMatFormat *fmt;
-  void              *data;                               /* the format's */
-  PetscReal          maxfill;                            /* -mat_<type>_max_fill */
-  PetscInt           nnz;                                /* nonzeros of the host matrix the device copy was made from */
-  size_t             bytes;                              /* device bytes of the format's arrays, set by the format */
-  double             mbytes[2];                          /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
-  PetscObjectState   state;                              /* object state of that host matrix */
-  PetscObjectState   nzstate;                            /* its nonzero state; -1 before the first build */
-  PetscObjectState   fitstate;                           /* the nonzero state whose pattern the format's fits() accepted; -1: none */
-  PetscScalar       *dx, *dy;                            /* device staging of host vectors, max(m, n) each */
-  void              *sor;                                /* MatSOR's device arrays (gksor.c), made at its first use */
-  GKCoo             *coo;                                /* COO assembly's lists, made by MatSetPreallocationCOO */
-  struct _MatOps     base;                               /* SEQAIJ's operations, called through and restored on conversion back */
-  PetscBool          behind;                             /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
-  struct _MatOps     own;                                /* while behind: the operations the wrappers give back (gkhost.c) */
+  void              *data;      /* the format's */
+  PetscReal          maxfill;   /* -mat_<type>_max_fill */
+  PetscInt           nnz;       /* nonzeros of the host matrix the device copy was made from */
+  size_t             bytes;     /* device bytes of the format's arrays, set by the format */
+  double             mbytes[2]; /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
+  PetscObjectState   state;     /* object state of that host matrix */
+  PetscObjectState   nzstate;   /* its nonzero state; -1 before the first build */
+  PetscObjectState   fitstate;  /* the nonzero state whose pattern the format's fits() accepted; -1: none */
+  PetscScalar       *dx, *dy;   /* device staging of host vectors, max(m, n) each */
+  void              *sor;       /* MatSOR's device arrays (gksor.c), made at its first use */
+  GKCoo             *coo;       /* COO assembly's lists, made by MatSetPreallocationCOO */
+  struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
+  PetscBool          behind;    /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
+  struct _MatOps     own;       /* while behind: the operations the wrappers give back (gkhost.c) */
   PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
   PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
   GKCsr            csr;                                  /* device: the CSR kept while a setup uses it (gkspgemm.c), or NULL arrays */
-  PetscObjectState csrstate;                             /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
-  PetscBool        prodsorted;                           /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
-  void            *plan;                                 /* a product's result: the backend's plan for its numeric steps (gkspgemm.c), made at the first */
-  PetscObjectId    planid[2];                            /* the operands it was made for */
-  PetscObjectState plannz[2];                            /* and their nonzero states then */
-  PetscBool        noplan;                               /* the backend could make none: the numeric steps compute the product whole */
+  PetscObjectState csrstate;   /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
+  PetscBool        prodsorted; /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
+  void            *plan;       /* a product's result: the backend's plan for its numeric steps (gkspgemm.c), made at the first */
+  PetscObjectId    planid[2];  /* the operands it was made for */
+  PetscObjectState plannz[2];  /* and their nonzero states then */
+  PetscBool        noplan;     /* the backend could make none: the numeric steps compute the product whole */
 } Mat_SeqGK;
 
 /* host values behind the values the matrix was given from a device CSR it keeps (a device
@@ -172,7 +172,8 @@ PETSC_INTERN PetscErrorCode MatGKCOOStage_Private(PetscCount, const PetscScalar[
    block rows and columns, negative: not this block's) and for the other processes' sums (nr),
    and the values of both, device arrays, summed into its device copy (and the host values left
    behind where behind is set, else given the sums by one copy down) */
-PETSC_INTERN PetscErrorCode MatSeqGKCOOSetLists_Private(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscCount, const PetscInt[], const PetscInt[]);
+PETSC_INTERN PetscErrorCode MatSeqGKCOOSetLists_Private(Mat, PetscCount, const PetscInt[], const PetscInt[], PetscCount, const PetscInt[],
+                                                        const PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSeqGKCOOSetValues_Private(Mat, const PetscScalar[], const PetscScalar[], InsertMode, PetscBool);
 /* The host values behind the device copy's (gkhost.c): after MatSetValuesCOO() from device
    memory, the device copy alone holds the sums, and the matrix's operations are wrappers (see
@@ -230,7 +231,8 @@ PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
 PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscBool, PetscInt, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *, const PetscScalar *, PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *,
+                                                          const PetscScalar *, PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscInt *, const PetscMPIInt **, const PetscInt **, PetscInt **);
 
 /* PCGAMG's strength graph without PETSc's transpose and sum where the pattern is symmetric (gkgraph.c) */

@@ -110,7 +110,10 @@ PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat A, GKOptionItems PetscOptio
   PetscFunctionBegin;
   PetscCall(MatSeqGKSORGet_Private(A, &so));
   o = (PetscEnum)so->ordering;
-  PetscCall(PetscOptionsEnum("-mat_sor_ordering", "MatSOR on the device (PCSOR, PCMG's smoother): multicolor (a launch per colour; the colour-permuted matrix's SOR) or natural (AIJ's order exactly, a launch per level)", "MatSOR", GKSorOrderings, o, &o, &set));
+  PetscCall(PetscOptionsEnum("-mat_sor_ordering",
+                             "MatSOR on the device (PCSOR, PCMG's smoother): multicolor (a launch per colour; the colour-permuted matrix's SOR) or "
+                             "natural (AIJ's order exactly, a launch per level)",
+                             "MatSOR", GKSorOrderings, o, &o, &set));
   if (set && (so->ordering != (GKSorOrdering)o || !so->set)) {
     PetscCall(GKSorFreeArrays_Private(so));
     so->ordering = (GKSorOrdering)o;
@@ -180,7 +183,9 @@ static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSo
   PetscCall(PetscFree2(key, hrows));
   so->nnz = ia[m];
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
-  PetscCall(PetscInfo(A, "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT " backward\n", GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1]));
+  PetscCall(
+    PetscInfo(A, "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT " backward\n",
+              GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1]));
   so->haslists = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -237,11 +242,13 @@ static PetscErrorCode GKSorSweep_Private(GKSor *so, const GKOperator *op, int k,
 PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_SeqGK         *gk     = (Mat_SeqGK *)A->spptr;
-  const MatSORType   sweeps = (MatSORType)(SOR_FORWARD_SWEEP | SOR_BACKWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP | SOR_ZERO_INITIAL_GUESS);
-  const PetscBool    fwd = (flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE, bwd = (flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool    zero = (flag & SOR_ZERO_INITIAL_GUESS) ? PETSC_TRUE : PETSC_FALSE;
-  const PetscBool    eis  = (flag & SOR_EISENSTAT) ? PETSC_TRUE : PETSC_FALSE; /* as MatSOR_SeqAIJ tests it: the other bits ignored */
-  const PetscInt     m    = A->rmap->n;
+  const MatSORType   sweeps = (MatSORType)(SOR_FORWARD_SWEEP | SOR_BACKWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP |
+                                           SOR_ZERO_INITIAL_GUESS);
+  const PetscBool    fwd    = (flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE,
+                     bwd    = (flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP)) ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool    zero   = (flag & SOR_ZERO_INITIAL_GUESS) ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool    eis    = (flag & SOR_EISENSTAT) ? PETSC_TRUE : PETSC_FALSE; /* as MatSOR_SeqAIJ tests it: the other bits ignored */
+  const PetscInt     m      = A->rmap->n;
   GKSor             *so;
   const PetscScalar *b;
   PetscScalar       *x;
@@ -250,7 +257,8 @@ PetscErrorCode MatSOR_SeqGK_Private(Mat A, Vec bb, PetscReal omega, MatSORType f
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKSORGet_Private(A, &so));
-  if (((flag & ~sweeps) && flag != SOR_APPLY_UPPER && !eis) || A->rmap->n != A->cmap->n) { /* SOR_APPLY_LOWER and the like; a rectangular block: SEQAIJ's */
+  if (((flag & ~sweeps) && flag != SOR_APPLY_UPPER && !eis) ||
+      A->rmap->n != A->cmap->n) { /* SOR_APPLY_LOWER and the like; a rectangular block: SEQAIJ's */
     PetscCall(gk->base.sor(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(0);
   }

@@ -37,7 +37,9 @@ PetscErrorCode MatProductGKDeviceEligible_Private(Mat C, PetscBool *ok)
   if (sizeof(PetscInt) != 4 || sizeof(PetscReal) != 8) PetscFunctionReturn(0);
   if (p->type == MATPRODUCT_PtAP && (p->A->rmap->N != p->A->cmap->N || p->A->rmap->n != p->A->cmap->n)) PetscFunctionReturn(0);
   PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "Products of petsc-gpukit's device matrices", "Mat");
-  PetscCall(PetscOptionsBool("-mat_product_algorithm_backend_cpu", "MatMatMult() and MatPtAP() of device matrices by PETSc's host code, not on the GPU", "MatProductSetFromOptions", cpu, &cpu, NULL));
+  PetscCall(PetscOptionsBool("-mat_product_algorithm_backend_cpu",
+                             "MatMatMult() and MatPtAP() of device matrices by PETSc's host code, not on the GPU", "MatProductSetFromOptions", cpu,
+                             &cpu, NULL));
   PetscOptionsEnd();
   if (cpu) PetscFunctionReturn(0);
   PetscCall(PetscGPUKitBackendSetUp_Private());
@@ -209,8 +211,10 @@ PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat M, GKCsr *d)
 
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(M, &ai, &aj, &aa, &mtype));
-  PetscCheck(d->m == M->rmap->n && d->n == M->cmap->n && d->nnz == ai[M->rmap->n], PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros for a %" PetscInt_FMT " x %" PetscInt_FMT " %s matrix with %" PetscInt_FMT, d->m, d->n, d->nnz,
-             M->rmap->n, M->cmap->n, ((PetscObject)M)->type_name, ai[M->rmap->n]);
+  PetscCheck(d->m == M->rmap->n && d->n == M->cmap->n && d->nnz == ai[M->rmap->n], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "New values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros for a %" PetscInt_FMT " x %" PetscInt_FMT
+             " %s matrix with %" PetscInt_FMT,
+             d->m, d->n, d->nnz, M->rmap->n, M->cmap->n, ((PetscObject)M)->type_name, ai[M->rmap->n]);
   PetscCheck(!gk->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values from the device for a matrix assembled with MatSetValuesCOO()");
   PetscCall(MatSeqGKSyncDevice_Private(M));            /* the device copy of M's pattern */
   PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE)); /* values left behind before: replaced whole, as is a CSR kept (below) */
@@ -274,7 +278,8 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
   PetscCall(PetscFree(len));
   PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
+  PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
   PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
   if (gk->fmt == &GKFormatELLR && !gk->coo) { /* the values may stay on the device where every row comes in order */
     *adopted = PETSC_TRUE;
@@ -315,7 +320,8 @@ static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, Pet
   PetscFunctionBegin;
   *inplace = PETSC_FALSE;
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, &aj, &aa, &mtype));
-  if (!gk->prodsorted || gk->coo || dC->m != C->rmap->n || dC->n != C->cmap->n || dC->nnz != ai[C->rmap->n] || gk->nzstate != C->nonzerostate) PetscFunctionReturn(0);
+  if (!gk->prodsorted || gk->coo || dC->m != C->rmap->n || dC->n != C->cmap->n || dC->nnz != ai[C->rmap->n] || gk->nzstate != C->nonzerostate)
+    PetscFunctionReturn(0);
   *inplace = PETSC_TRUE;
   if (!rows) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(dC->m + 1, &ci));
@@ -337,12 +343,15 @@ PetscErrorCode MatSeqGKProductPlanFree_Private(Mat C)
 /* C's numeric step through its plan (the backend's spgemmnumeric, logged as the product), made
    at the first, and again where the operands are other matrices or their patterns changed;
    *fresh where it was made now */
-static PetscErrorCode MatSeqGKProductPlanNumeric_Private(Mat C, Mat A, Mat P, const GKCsr *dA, const GKCsr *dP, PetscBool ptap, GKCsr *dC, PetscBool *fresh, PetscBool *done, char *why, size_t len)
+static PetscErrorCode MatSeqGKProductPlanNumeric_Private(Mat C, Mat A, Mat P, const GKCsr *dA, const GKCsr *dP, PetscBool ptap, GKCsr *dC,
+                                                         PetscBool *fresh, PetscBool *done, char *why, size_t len)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)C->spptr;
 
   PetscFunctionBegin;
-  if (gk->plan && (gk->planid[0] != ((PetscObject)A)->id || gk->planid[1] != ((PetscObject)P)->id || gk->plannz[0] != A->nonzerostate || gk->plannz[1] != P->nonzerostate)) PetscCall(MatSeqGKProductPlanFree_Private(C));
+  if (gk->plan && (gk->planid[0] != ((PetscObject)A)->id || gk->planid[1] != ((PetscObject)P)->id || gk->plannz[0] != A->nonzerostate ||
+                   gk->plannz[1] != P->nonzerostate))
+    PetscCall(MatSeqGKProductPlanFree_Private(C));
   *fresh = (PetscBool)!gk->plan;
   PetscCall(PetscLogEventBegin(GK_SpGEMM, C, 0, 0, 0));
   PetscCall(GKDev->spgemmnumeric(&gk->plan, dA, dP, ptap ? dP : NULL, dC, done, why, len));
@@ -384,13 +393,15 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
   PetscCall(MatSeqGKReleaseCsr_Private(P, &dP));
   if (!*done) {
-    PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (an operand with no entries)", why));
+    PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name,
+                        why[0] ? ": " : " (an operand with no entries)", why));
     PetscFunctionReturn(0);
   }
   if (!symbolic) PetscCall(MatSeqGKProductInPlace_Private(C, &dC, (PetscBool)(!plan || fresh || !((Mat_SeqGK *)C->spptr)->plan), &inplace));
   if (fresh && !inplace) PetscCall(MatSeqGKProductPlanFree_Private(C)); /* of no use where the values go through the host */
   if (symbolic) {
-    PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
+    PetscCall(PetscInfo(C, "%s of %s matrices on the device (cuSPARSE): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros\n",
+                        ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, dC.m, dC.nnz));
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
@@ -398,7 +409,8 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted, &adopted)); /* adopted: dC is C's, its arrays NULL here */
     ((Mat_SeqGK *)C->spptr)->prodsorted = sorted;
   } else if (inplace) { /* the same pattern, new values, in the order the symbolic step found */
-    PetscCall(PetscInfo(C, "%s numeric step on the device: the values set in the device copy, the host's left behind\n", ptap ? "MatPtAP" : "MatMatMult"));
+    PetscCall(
+      PetscInfo(C, "%s numeric step on the device: the values set in the device copy, the host's left behind\n", ptap ? "MatPtAP" : "MatMatMult"));
     PetscCall(MatSeqGKSetValuesFromDevice_Private(C, &dC)); /* dC is C's, its arrays NULL here */
   } else {                                                  /* the same pattern, new values, through the host */
     const PetscInt *ia, *ja;
@@ -424,7 +436,8 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     }
     PetscCall(PetscFree3(ci, cj, ca));
     if (!same) PetscCall(GKCsrFree_Private(&dC));
-    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The operands' nonzero patterns changed since the product was made: make it again with MAT_INITIAL_MATRIX");
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+               "The operands' nonzero patterns changed since the product was made: make it again with MAT_INITIAL_MATRIX");
   }
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(C, MAT_FINAL_ASSEMBLY));

@@ -202,7 +202,8 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   PetscBool       inorder = PETSC_TRUE;
 
   PetscFunctionBegin;
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE,
+             "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
   if (mg->nzstate == A->nonzerostate && mg->garray == garray) PetscFunctionReturn(0);
   PetscCall(MatMPIGKFreeLists_Private(mg));
@@ -228,7 +229,10 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
   mg->nghost  = nghost;
   mg->garray  = garray;
   mg->nzstate = A->nonzerostate;
-  PetscCall(PetscInfo(A, "Halo exchange: %" PetscInt_FMT " ghosts from %" PetscInt_FMT " processes, %" PetscInt_FMT " entries to %" PetscInt_FMT " processes, through %s memory\n", nghost, mg->nrr, mg->soff[mg->nsr], mg->nsr, mg->aware ? "device" : "pinned host"));
+  PetscCall(PetscInfo(A,
+                      "Halo exchange: %" PetscInt_FMT " ghosts from %" PetscInt_FMT " processes, %" PetscInt_FMT " entries to %" PetscInt_FMT
+                      " processes, through %s memory\n",
+                      nghost, mg->nrr, mg->soff[mg->nsr], mg->nsr, mg->aware ? "device" : "pinned host"));
   PetscFunctionReturn(0);
 }
 
@@ -241,8 +245,12 @@ static PetscErrorCode MatMPIGKHaloPost_Private(Mat A)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
-  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Irecv(recv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[r]));
-  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Isend(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[mg->nrr + r]));
+  for (PetscInt r = 0; r < mg->nrr; r++)
+    PetscCallMPI(
+      MPI_Irecv(recv + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nsr; r++)
+    PetscCallMPI(MPI_Isend(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm,
+                           &mg->reqs[mg->nrr + r]));
   PetscFunctionReturn(0);
 }
 
@@ -375,8 +383,12 @@ static PetscErrorCode MatMPIGKReverseBegin_Private(Mat A)
       for (PetscInt k = 0; k < mg->nghost; k++) pack[k] = mg->ghostbuf[mg->ridx[k]];
   }
   if (mg->aware && mg->recvbuf) PetscCall(GKDev->synchronize());
-  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
-  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(pack + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  for (PetscInt r = 0; r < mg->nsr; r++)
+    PetscCallMPI(
+      MPI_Irecv(mg->sendbuf + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_SCALAR, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nrr; r++)
+    PetscCallMPI(
+      MPI_Isend(pack + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_SCALAR, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
   PetscFunctionReturn(0);
 }
 
@@ -497,8 +509,11 @@ PetscErrorCode MatMPIGKGetHaloLists_Private(Mat A, PetscInt *nghost, PetscInt *n
   PetscCall(MatMPIGKSetUpHalo_Private(A));
   PetscCall(PetscObjectGetComm((PetscObject)A, &comm));
   PetscCall(PetscMalloc1(mg->soff[mg->nsr], pos));
-  for (PetscInt r = 0; r < mg->nsr; r++) PetscCallMPI(MPI_Irecv(*pos + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_INT, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
-  for (PetscInt r = 0; r < mg->nrr; r++) PetscCallMPI(MPI_Isend(mg->ridx + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_INT, mg->rranks[r], mg->tag, comm, &mg->reqs[mg->nsr + r]));
+  for (PetscInt r = 0; r < mg->nsr; r++)
+    PetscCallMPI(MPI_Irecv(*pos + mg->soff[r], (PetscMPIInt)(mg->soff[r + 1] - mg->soff[r]), MPIU_INT, mg->sranks[r], mg->tag, comm, &mg->reqs[r]));
+  for (PetscInt r = 0; r < mg->nrr; r++)
+    PetscCallMPI(MPI_Isend(mg->ridx + mg->roff[r], (PetscMPIInt)(mg->roff[r + 1] - mg->roff[r]), MPIU_INT, mg->rranks[r], mg->tag, comm,
+                           &mg->reqs[mg->nsr + r]));
   PetscCallMPI(MPI_Waitall((PetscMPIInt)(mg->nrr + mg->nsr), mg->reqs, MPI_STATUSES_IGNORE));
   *nghost = mg->nghost;
   *nsr    = mg->nsr;
@@ -532,7 +547,8 @@ PetscErrorCode MatMPIGKKrylovSend_Private(Mat A, GKKrylov K)
    p~, Ao^H p~ on the ghosts sent back to their owners and added there. With devhalo the gathers
    sent the ghosts GPU to GPU (CG and COCG): nothing went through MPI, and the kernel waits on
    the device for them. */
-PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, PetscBool devhalo, const PetscScalar *p, PetscScalar *w, const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
+PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, PetscBool devhalo, const PetscScalar *p, PetscScalar *w,
+                                             const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Bo;
@@ -617,7 +633,9 @@ static PetscErrorCode MatMPIGKFit_Private(Mat A)
   if (isseq) PetscCall(mg->fmt->fits(Ad, &fits)); /* made the format's by MatMPIGKConvertBlocks_Private() */
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &fits, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (fits) PetscFunctionReturn(0);
-  PetscCall(PetscInfo(A, "%s would exceed its fill limit on the diagonal block of a process of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", mg->fmt->name, A->rmap->N, A->cmap->N, MATMPIELLRCUDA));
+  PetscCall(
+    PetscInfo(A, "%s would exceed its fill limit on the diagonal block of a process of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n",
+              mg->fmt->name, A->rmap->N, A->cmap->N, MATMPIELLRCUDA));
   PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
   mg->fmt  = &GKFormatELLR;
   mg->type = MATMPIELLRCUDA;
@@ -742,7 +760,10 @@ static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt
       PetscInt loc;
 
       PetscCall(PetscFindInt(cj[k], nghost, garray, &loc));
-      PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the ghost columns MPIAIJ's MatSetPreallocationCOO() made", k, ci[k], cj[k]);
+      PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "COO entry %" PetscCount_FMT " (%" PetscInt_FMT ", %" PetscInt_FMT
+                 ") is not among the ghost columns MPIAIJ's MatSetPreallocationCOO() made",
+                 k, ci[k], cj[k]);
       oi[k] = ci[k] - rstart;
       oj[k] = loc;
     }
@@ -779,7 +800,8 @@ static PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat A, PetscCount n, PetscInt
         PetscInt loc;
 
         PetscCall(PetscFindInt(rgarray[roj[q]], nghost, garray, &loc));
-        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A sum received for (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the ghost columns", r + rstart, rgarray[roj[q]]);
+        PetscCheck(loc >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "A sum received for (%" PetscInt_FMT ", %" PetscInt_FMT ") is not among the ghost columns", r + rstart, rgarray[roj[q]]);
         qdi[nrd + q] = qdj[nrd + q] = -1;
         qoi[nrd + q]                = r;
         qoj[nrd + q]                = loc;
@@ -1062,7 +1084,8 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
 /* The products of device matrices (the productsetfromoptions of the sequential and MPI types,
    and "anytype" for a pair with another type): PETSc's choice made for the operands under their
    base types' names and productsetfromoptions, its symbolic step wrapped, which wraps the numeric
-   one; each of PETSc's steps brings the operands' host values up to date first (MatMPIGKAsMPIAIJ_Private), the choice and the device's steps do not */
+   one; each of PETSc's steps brings the operands' host values up to date first
+   (MatMPIGKAsMPIAIJ_Private), the choice and the device's steps do not */
 PetscErrorCode MatProductSetFromOptions_GK(Mat C)
 {
   Mat_Product   *p = C->product;
@@ -1085,7 +1108,8 @@ PetscErrorCode MatProductSetFromOptions_GK(Mat C)
     /* PETSc's next choice, under the operands' MPIAIJ names: a method for the pair of types */
     char name[256];
 
-    ierr = PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s%s%s_C", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name, D ? "_" : "", D ? ((PetscObject)D)->type_name : "");
+    ierr = PetscSNPrintf(name, sizeof(name), "MatProductSetFromOptions_%s_%s%s%s_C", ((PetscObject)A)->type_name, ((PetscObject)B)->type_name,
+                         D ? "_" : "", D ? ((PetscObject)D)->type_name : "");
     if (!ierr) ierr = PetscObjectQueryFunction((PetscObject)A, name, &f);
     if (!ierr && !f) ierr = PetscObjectQueryFunction((PetscObject)B, name, &f);
     if (!ierr && !f && D) ierr = PetscObjectQueryFunction((PetscObject)D, name, &f);

@@ -220,7 +220,8 @@ static PetscErrorCode MatMPIGKGatheredRowsToDevice_Private(Mat A, Mat P, GKCsr *
    processes own sent to them (a PetscSF of the rows: their lengths gathered by the owners, which
    answer where each row goes in what they receive; then one of the entries). The result: each
    local row's global columns ascending, duplicates summed (ii, jj, vv of PetscMalloc3). */
-static PetscErrorCode GKShareToRows_Private(PetscLayout rmap, PetscInt ncols, const PetscInt *cols, const PetscInt *ci, const PetscInt *cj, const PetscScalar *ca, PetscInt **ii, PetscInt **jj, PetscScalar **vv)
+static PetscErrorCode GKShareToRows_Private(PetscLayout rmap, PetscInt ncols, const PetscInt *cols, const PetscInt *ci, const PetscInt *cj,
+                                            const PetscScalar *ca, PetscInt **ii, PetscInt **jj, PetscScalar **vv)
 {
   const PetscInt     rstart = rmap->rstart, rend = rmap->rend, m = rend - rstart;
   const PetscInt    *degree;
@@ -417,7 +418,8 @@ PetscErrorCode MatProductGKDeviceMPI_Private(Mat C, PetscBool symbolic, PetscBoo
   PetscCall(GKCsrFree_Private(&dQ));
   PetscCall(MPIU_Allreduce(done, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
   if (!all) {
-    PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, why[0] ? ": " : " (a process could not)", why));
+    PetscCall(PetscInfo(C, "%s of %s matrices by PETSc's host code%s%s\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name,
+                        why[0] ? ": " : " (a process could not)", why));
     PetscCall(GKCsrFree_Private(&dC));
     PetscCall(PetscFree(cols));
     *done = PETSC_FALSE;
@@ -454,7 +456,8 @@ PetscErrorCode MatProductGKDeviceMPI_Private(Mat C, PetscBool symbolic, PetscBoo
   if (symbolic) {
     PetscContainer c;
 
-    PetscCall(PetscInfo(C, "%s of %s matrices on the device: %" PetscInt_FMT " local rows, %" PetscInt_FMT " nonzeros\n", ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, m, ii[m]));
+    PetscCall(PetscInfo(C, "%s of %s matrices on the device: %" PetscInt_FMT " local rows, %" PetscInt_FMT " nonzeros\n",
+                        ptap ? "MatPtAP" : "MatMatMult", ((PetscObject)A)->type_name, m, ii[m]));
     if (ptap) PetscCall(MatSetSizes(C, P->cmap->n, P->cmap->n, P->cmap->N, P->cmap->N));
     else PetscCall(MatSetSizes(C, A->rmap->n, P->cmap->n, A->rmap->N, P->cmap->N));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
@@ -484,7 +487,8 @@ PetscErrorCode MatProductGKDeviceMPI_Private(Mat C, PetscBool symbolic, PetscBoo
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &same, 1, GK_MPI_BOOL, MPI_LAND, comm));
     if (same) PetscCall(MatMPIGKSetRows_Private(C, PETSC_FALSE, ii, jj, vv));
     PetscCall(PetscFree3(ii, jj, vv));
-    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "The operands' nonzero patterns changed since the product was made: make it again with MAT_INITIAL_MATRIX");
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP,
+               "The operands' nonzero patterns changed since the product was made: make it again with MAT_INITIAL_MATRIX");
     PetscFunctionReturn(0);
   }
   PetscCall(PetscFree3(ii, jj, vv));

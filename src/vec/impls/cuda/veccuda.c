@@ -119,7 +119,8 @@ static PetscErrorCode VecGKPin_Private(Vec v, Vec_GK *g)
   PetscBool    ok;
 
   PetscFunctionBegin;
-  if (g->pinned || !GKDev->hostregister || bytes < GK_PIN_MIN_BYTES || !s->array_allocated || s->array != s->array_allocated || ++g->copies != 2) PetscFunctionReturn(0);
+  if (g->pinned || !GKDev->hostregister || bytes < GK_PIN_MIN_BYTES || !s->array_allocated || s->array != s->array_allocated || ++g->copies != 2)
+    PetscFunctionReturn(0);
   PetscCall(GKDev->hostregister(s->array_allocated, bytes, &ok));
   if (ok) g->pinned = s->array_allocated;
   PetscCall(PetscInfo(v, "host array of %zu bytes %s\n", bytes, ok ? "page-locked" : "left pageable (the backend refused to page-lock it)"));
@@ -885,7 +886,12 @@ static PetscErrorCode VecGKNorm_Private(Vec x, NormType type, PetscBool global, 
   PetscCall(VecGKGetData_Private(x, &g));
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
   PetscCall(PetscLogEventBegin(GK_VecReduce, x, 0, 0, 0));
-  PetscCall(GKDev->norms(x->map->n, xd, type == NORM_1 ? GK_NORM_ABS : type == NORM_INFINITY ? GK_NORM_MAX : type == NORM_1_AND_2 ? GK_NORM_ABS | GK_NORM_SQ : GK_NORM_SQ, r));
+  PetscCall(GKDev->norms(x->map->n, xd,
+                         type == NORM_1          ? GK_NORM_ABS
+                         : type == NORM_INFINITY ? GK_NORM_MAX
+                         : type == NORM_1_AND_2  ? GK_NORM_ABS | GK_NORM_SQ
+                                                 : GK_NORM_SQ,
+                         r));
   VecGKCountPasses(x->map->n, 1);
   PetscCall(PetscLogEventEnd(GK_VecReduce, x, 0, 0, 0));
   if (global && g->mpi) {
@@ -1220,7 +1226,12 @@ static PetscErrorCode VecGPUKitCheck_Private(Vec v)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(v, VEC_CLASSID, 1);
-  PetscCheck(VecIsOwnGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no device array the library can use: create it with type %s%s", ((PetscObject)v)->type_name, VECGKCUDA, PetscDefined(HAVE_CUDA) ? (GKDev == &GKBackendCUDA ? " or " VECCUDA : " (PETSc's " VECCUDA " needs the library's CUDA backend, and this process runs on the host backend)") : "");
+  PetscCheck(VecIsOwnGK(v), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG,
+             "Vector of type %s has no device array the library can use: create it with type %s%s", ((PetscObject)v)->type_name, VECGKCUDA,
+             PetscDefined(HAVE_CUDA)
+               ? (GKDev == &GKBackendCUDA ? " or " VECCUDA
+                                          : " (PETSc's " VECCUDA " needs the library's CUDA backend, and this process runs on the host backend)")
+               : "");
   PetscFunctionReturn(0);
 }
 

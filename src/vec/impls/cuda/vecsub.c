@@ -113,7 +113,8 @@ PetscErrorCode VecRestoreSubVector_GK(Vec X, IS is, Vec *Y)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)*Y, GK_SUB, (PetscObject *)&c));
-  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The vector given back was not made by VecGetSubVector() of this %s vector", ((PetscObject)X)->type_name);
+  PetscCheck(c, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The vector given back was not made by VecGetSubVector() of this %s vector",
+             ((PetscObject)X)->type_name);
   PetscCall(PetscContainerGetPointer(c, (void **)&sub));
   PetscCall(PetscObjectStateGet((PetscObject)*Y, &state));
   if (state == sub->state) PetscFunctionReturn(0);

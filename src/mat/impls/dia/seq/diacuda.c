@@ -61,7 +61,10 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
     PetscCall(GKMemcpyD2H(flag, dflag, (size_t)(m + n)));
     PetscCall(GKFree(dflag));
     for (PetscInt k = 0; k < m + n; k++) ndiag += flag[k] ? 1 : 0;
-    PetscCall(PetscSNPrintf(why, sizeof(why), "Its nonzeros lie on %" PetscInt_FMT " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.", ndiag));
+    PetscCall(PetscSNPrintf(why, sizeof(why),
+                            "Its nonzeros lie on %" PetscInt_FMT
+                            " diagonals; DIA suits matrices with a few (stencils on structured grids): ellrcuda suits the others.",
+                            ndiag));
     PetscCall(MatSeqGKCheckFill_Private(A, "DIA", (double)m * ndiag, ai[m], why, &fits, msg, sizeof(msg)));
     if (!fits) {
       PetscCall(PetscFree(flag));
@@ -155,8 +158,11 @@ static PetscErrorCode MatSeqDIAView_Private(Mat A, PetscViewer viewer)
   size_t       len;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "DIA (Jost et al. 3.2): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %" PetscInt_FMT " diagonals, stored %.0f, fill %.3f (limit %.2f, %s)\n", d->A.m, gk->nnz, d->A.ndiag, stored,
-                                   gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "DIA (Jost et al. 3.2): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, %" PetscInt_FMT
+                                   " diagonals, stored %.0f, fill %.3f (limit %.2f, %s)\n",
+                                   d->A.m, gk->nnz, d->A.ndiag, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill,
+                                   gk->fmt->fillopt));
   for (PetscInt k = 0; k < d->A.ndiag; k++) {
     PetscCall(PetscStrlen(offsets, &len));
     if (d->A.ndiag > 16 && k == 8) {

@@ -89,7 +89,9 @@ static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sor
    (a device CSR the matrix keeps: PCGAMG's levels), where given. With valuesonly E keeps its
    structure and receives the values. When the padding exceeds the fill limit nothing is built and fits is
    false, msg says why. */
-static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
+static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt n, PetscInt h0, PetscInt sigma, PetscBool shortcols,
+                                          const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly,
+                                          GKEllr *E, size_t *bytes, PetscInt *stored, PetscBool *fits, char *msg, size_t len)
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
@@ -148,7 +150,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     wfirst[s] = -1;
     /* wide from GK_ELLR_WIDE entries; with threadrows, a slice under GK_ELLR_WIDE_SORTED only
        where its rows fill less than half of it (unlike rows: a thread a row would pad and wait) */
-    if (w >= GK_ELLR_WIDE && (!threadrows || w >= GK_ELLR_WIDE_SORTED || (PetscInt64)(PetscMin(m, (s + 1) * h) - s * h) * w > 2 * sum)) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
+    if (w >= GK_ELLR_WIDE && (!threadrows || w >= GK_ELLR_WIDE_SORTED ||
+                              (PetscInt64)(PetscMin(m, (s + 1) * h) - s * h) * w >
+                                2 * sum)) { /* row by row: one after another where sliced, each padded to Nz (w) in the one slice */
       PetscInt64 e = start;
 
       wfirst[s] = nwide;
@@ -165,11 +169,21 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
 #undef GK_UP
 #undef GK_LEN
 #undef GK_ROW
-  PetscCall(PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0, h == PetscMax(m, 1) && m > 32 ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 1024)." : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)." : ".")));
+  PetscCall(
+    PetscSNPrintf(why, sizeof(why), "Its longest row has %" PetscInt_FMT " entries, its rows %.1f on average%s", nz, m ? (double)ai[m] / m : 0.0,
+                  h == PetscMax(m, 1) && m > 32
+                    ? "; slices of rows, each padded to its own longest row only, may pad far less (-mat_ellrcuda_slice_height 32 "
+                      "-mat_ellrcuda_sort_window 1024)."
+                    : (sigma <= 1 ? "; rows sorted by length within windows share slices with rows like them (-mat_ellrcuda_sort_window 1024)."
+                                  : ".")));
   PetscCall(MatSeqGKCheckFill_Private(A, what, (double)start, ai[m], why, fits, msg, len));
   if (*fits && start > PETSC_MAX_INT) {
     *fits = PETSC_FALSE;
-    PetscCall(PetscSNPrintf(msg, len, "%s would store %.0f entries for %" PetscInt_FMT " nonzeros, more than this PETSc's %d-bit PetscInt indexes. %s Use a format without padding (-mat_type aij), or a PETSc configured --with-64-bit-indices", what, (double)start, ai[m], (int)(8 * sizeof(PetscInt)), why));
+    PetscCall(PetscSNPrintf(msg, len,
+                            "%s would store %.0f entries for %" PetscInt_FMT
+                            " nonzeros, more than this PETSc's %d-bit PetscInt indexes. %s Use a format without padding (-mat_type aij), or a PETSc "
+                            "configured --with-64-bit-indices",
+                            what, (double)start, ai[m], (int)(8 * sizeof(PetscInt)), why));
   }
   if (!*fits) {
     PetscCall(PetscFree4(sp, wfirst, wide, wptr));
@@ -238,7 +252,8 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
     PetscCall(GKFree(daj));
     PetscCall(GKFree(daa));
   }
-  *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) + (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
+  *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) +
+            (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
@@ -263,7 +278,9 @@ static PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, P
    A values-only build keeps the layout of the last full one. */
 #define GK_ELLR_ROWS_ALIKE 4
 #define GK_ELLR_UNEVEN     8
-static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly, GKEllr *E, size_t *bytes, PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
+static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, PetscInt m, PetscInt n, const PetscInt *ai, const PetscInt *aj,
+                                                  const PetscScalar *aa, const GKCsr *d, PetscBool valuesonly, GKEllr *E, size_t *bytes,
+                                                  PetscInt *stored, PetscInt lay[2], GKEllrAuto *automatic)
 {
   Mat_SeqELLR *e = (Mat_SeqELLR *)((Mat_SeqGK *)A->spptr)->data;
   char         msg[768];
@@ -283,21 +300,26 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
         lay[0]     = 1;
         lay[1]     = 0;
         *automatic = GK_ELLR_AUTO_ROWS;
-      } else if ((longest >= GK_ELLR_WIDE && m >= GK_ELLR_MANY_ROWS) || (longest < GK_ELLR_WIDE && (PetscInt64)longest * m >= 2 * (PetscInt64)ai[m] && ai[m] >= (PetscInt64)GK_ELLR_UNEVEN * m)) {
-        PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; slices of %d rows sorted within windows of %d\n", what, longest, (double)ai[m] / m, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
+      } else if ((longest >= GK_ELLR_WIDE && m >= GK_ELLR_MANY_ROWS) ||
+                 (longest < GK_ELLR_WIDE && (PetscInt64)longest * m >= 2 * (PetscInt64)ai[m] && ai[m] >= (PetscInt64)GK_ELLR_UNEVEN * m)) {
+        PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; slices of %d rows sorted within windows of %d\n", what,
+                            longest, (double)ai[m] / m, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
         lay[0]     = GK_ELLR_AUTO_H;
         lay[1]     = GK_ELLR_AUTO_SIGMA;
         *automatic = longest >= GK_ELLR_WIDE ? GK_ELLR_AUTO_LONG : GK_ELLR_AUTO_UNEVEN;
       }
     }
   }
-  PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+  PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg,
+                                sizeof(msg)));
   if (!fits && !valuesonly && !e->chosen && *automatic == GK_ELLR_AUTO_NONE) {
-    PetscCall(PetscInfo(A, "%s: the paper's single slice exceeds the fill limit; slices of %d rows sorted within windows of %d instead\n", what, GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
+    PetscCall(PetscInfo(A, "%s: the paper's single slice exceeds the fill limit; slices of %d rows sorted within windows of %d instead\n", what,
+                        GK_ELLR_AUTO_H, GK_ELLR_AUTO_SIGMA));
     lay[0]     = GK_ELLR_AUTO_H;
     lay[1]     = GK_ELLR_AUTO_SIGMA;
     *automatic = GK_ELLR_AUTO_FILL;
-    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg,
+                                  sizeof(msg)));
   }
   /* the fill limit holds what a user laid out; a layout chosen here always fits: one row a slice
      stores no padding (a small matrix, a transposed copy, a product with a few long rows, whose
@@ -307,7 +329,8 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     lay[0]     = 1;
     lay[1]     = 0;
     *automatic = GK_ELLR_AUTO_NOPAD;
-    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg, sizeof(msg)));
+    PetscCall(GKEllrBuild_Private(A, what, m, n, lay[0], lay[1], (PetscBool)e->shortcols, ai, aj, aa, d, valuesonly, E, bytes, stored, &fits, msg,
+                                  sizeof(msg)));
   }
   PetscCheck(fits, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", msg);
   PetscFunctionReturn(0);
@@ -429,7 +452,8 @@ static PetscErrorCode MatSeqELLRBuildTranspose_Private(Mat A)
   if (done) {
     PetscCall(PetscMalloc1(n + 1, &ati));
     PetscCall(GKMemcpyD2H(ati, dt.i, sizeof(PetscInt) * (size_t)(n + 1)));
-    PetscCall(MatSeqELLRBuildCopy_Private(A, GK_ELLR_AT, n, m, ati, NULL, NULL, &dt, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
+    PetscCall(
+      MatSeqELLRBuildCopy_Private(A, GK_ELLR_AT, n, m, ati, NULL, NULL, &dt, PETSC_FALSE, &e->At, &e->bytesAt, &stored, e->layAt, &e->autoAt));
     PetscCall(PetscFree(ati));
     PetscCall(GKCsrFree_Private(&dt));
     PetscCall(PetscInfo(A, "%s: transposed on the %s backend\n", GK_ELLR_AT, GKDev->name));
@@ -493,37 +517,78 @@ static PetscErrorCode MatSeqELLRView_Private(Mat A, PetscViewer viewer)
   const double stored = (double)e->storedA;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT ", stored %.0f, fill %.3f (limit %.2f, %s)\n", e->A.m, gk->nnz, e->A.nz, stored,
-                                   gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill, gk->fmt->fillopt));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "ELLPACK-R (Michels 5.3.1): %" PetscInt_FMT " rows, %" PetscInt_FMT " nonzeros, Nz = %" PetscInt_FMT
+                                   ", stored %.0f, fill %.3f (limit %.2f, %s)\n",
+                                   e->A.m, gk->nnz, e->A.nz, stored, gk->nnz ? stored / (double)gk->nnz : 1.0, (double)gk->maxfill,
+                                   gk->fmt->fillopt));
   if (e->autoA == GK_ELLR_AUTO_ROWS)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries (%d or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "sliced automatically: rows of up to %" PetscInt_FMT
+                                     " entries (%d or more), %.1f on average (at most %dx it), so one row a slice, a group of %" PetscInt_FMT
+                                     " lanes a row (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->A.nz, GK_ELLR_WIDE, e->A.m ? (double)gk->nnz / e->A.m : 0.0, GK_ELLR_ROWS_ALIKE, e->A.lanes));
   else if (e->autoA == GK_ELLR_AUTO_UNEVEN)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: rows of up to %" PetscInt_FMT " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "sliced automatically: rows of up to %" PetscInt_FMT
+                                     " entries, %.1f on average (uneven: the longest at least twice the average), so slices of %" PetscInt_FMT
+                                     " rows sorted within windows of %" PetscInt_FMT
+                                     " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
                                      e->A.nz, e->A.m ? (double)gk->nnz / e->A.m : 0.0, e->A.h, e->layA[1]));
   else if (e->autoA == GK_ELLR_AUTO_NOPAD)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice and sorted slices of %d rows would exceed the fill limit, so one row a slice, no padding (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n", GK_ELLR_AUTO_H));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "sliced automatically: the paper's single slice and sorted slices of %d rows would exceed the fill limit, so "
+                                     "one row a slice, no padding (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     GK_ELLR_AUTO_H));
   else if (e->autoA)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "sliced automatically: the paper's single slice would %s, so slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
-                                     e->autoA == GK_ELLR_AUTO_FILL ? "exceed the fill limit" : "hold rows of " PetscStringize(GK_ELLR_WIDE) " or more entries, a warp each", e->A.h, e->layA[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "sliced automatically: the paper's single slice would %s, so slices of %" PetscInt_FMT
+                                     " rows sorted within windows of %" PetscInt_FMT
+                                     " (set -mat_ellrcuda_slice_height or -mat_ellrcuda_sort_window to choose)\n",
+                                     e->autoA == GK_ELLR_AUTO_FILL
+                                       ? "exceed the fill limit"
+                                       : "hold rows of " PetscStringize(GK_ELLR_WIDE) " or more entries, a warp each", e->A.h, e->layA[1]));
   else {
-    if (e->layA[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n", e->A.h));
-    if (e->layA[1] > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n", e->layA[1]));
+    if (e->layA[0])
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "sliced: slices of %" PetscInt_FMT " rows, each padded to its own longest row (-mat_ellrcuda_slice_height)\n",
+                                       e->A.h));
+    if (e->layA[1] > 1)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "sorted: rows ordered longest first within windows of %" PetscInt_FMT " (-mat_ellrcuda_sort_window)\n",
+                                       e->layA[1]));
   }
-  if (e->A.lanes && e->autoA != GK_ELLR_AUTO_ROWS) PetscCall(PetscViewerASCIIPrintf(viewer, "one row a slice: a group of %" PetscInt_FMT " lanes a row\n", e->A.lanes));
-  if (e->A.nwide && e->A.h < e->A.m && !e->A.lanes)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %s, stored one row after another without padding, a warp a row\n", e->A.nwide, GKEllrThreadRows(e->A.m, gk->nnz, e->A.perm ? PETSC_TRUE : PETSC_FALSE) ? PetscStringize(GK_ELLR_WIDE_SORTED) " or more entries wide, or " PetscStringize(GK_ELLR_WIDE) " or more and less than half full" : PetscStringize(GK_ELLR_WIDE) " or more entries wide"));
-  else if (e->A.nwide && !e->A.lanes) PetscCall(PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
+  if (e->A.lanes && e->autoA != GK_ELLR_AUTO_ROWS)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "one row a slice: a group of %" PetscInt_FMT " lanes a row\n", e->A.lanes));
+  if (e->A.nwide && e->A.h < e->A.m && !e->A.lanes) {
+    const char *how = "stored one row after another without padding, a warp a row";
+
+    if (GKEllrThreadRows(e->A.m, gk->nnz, e->A.perm ? PETSC_TRUE : PETSC_FALSE))
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "wide slices: %" PetscInt_FMT
+                                       " rows in slices %d or more entries wide, or %d or more and less than half full, %s\n",
+                                       e->A.nwide, GK_ELLR_WIDE_SORTED, GK_ELLR_WIDE, how));
+    else
+      PetscCall(
+        PetscViewerASCIIPrintf(viewer, "wide slices: %" PetscInt_FMT " rows in slices %d or more entries wide, %s\n", e->A.nwide, GK_ELLR_WIDE, how));
+  } else if (e->A.nwide && !e->A.lanes)
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "wide: Nz is %d or more, so the rows are stored row by row, each padded to Nz, a warp a row\n", GK_ELLR_WIDE));
   if (e->A.dcol) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 16-bit offsets from each row (-mat_ellrcuda_short_columns)\n"));
-  else if (e->shortcols) PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
+  else if (e->shortcols)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (some entry's column is more than 32768 before or 32767 after its row)\n"));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "columns: 32-bit indices (-mat_ellrcuda_short_columns false)\n"));
   if (e->hasAt) {
     char lay[128] = "";
 
-    if (e->autoAt == GK_ELLR_AUTO_ROWS) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row", e->At.lanes));
-    else if (e->autoAt == GK_ELLR_AUTO_NOPAD) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, no padding (sorted slices would exceed the fill limit)"));
-    else if (e->autoAt) PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT, e->At.h, e->layAt[1]));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz, e->At.dcol ? "16-bit offset" : "32-bit", lay));
+    if (e->autoAt == GK_ELLR_AUTO_ROWS)
+      PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, a group of %" PetscInt_FMT " lanes a row", e->At.lanes));
+    else if (e->autoAt == GK_ELLR_AUTO_NOPAD)
+      PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: one row a slice, no padding (sorted slices would exceed the fill limit)"));
+    else if (e->autoAt)
+      PetscCall(PetscSNPrintf(lay, sizeof(lay), ", sliced automatically: slices of %" PetscInt_FMT " rows sorted within windows of %" PetscInt_FMT,
+                              e->At.h, e->layAt[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "transposed copy: %" PetscInt_FMT " rows, Nz = %" PetscInt_FMT ", %s columns%s\n", e->At.m, e->At.nz,
+                                     e->At.dcol ? "16-bit offset" : "32-bit", lay));
   }
   PetscFunctionReturn(0);
 }
@@ -567,8 +632,10 @@ static PetscErrorCode MatSeqELLRSettings_Private(Mat B, Mat A)
     PetscCall(PetscOptionsGetInt(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_ellrcuda_sort_window", &e->sortwindow, &sets));
     e->chosen = (PetscBool)(seth || sets);
   }
-  PetscCheck(e->sliceheight >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_slice_height must be 0 (one slice) or more, not %" PetscInt_FMT, e->sliceheight);
-  PetscCheck(e->sortwindow >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_ellrcuda_sort_window must be 0 (no sorting) or more, not %" PetscInt_FMT, e->sortwindow);
+  PetscCheck(e->sliceheight >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-mat_ellrcuda_slice_height must be 0 (one slice) or more, not %" PetscInt_FMT, e->sliceheight);
+  PetscCheck(e->sortwindow >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
+             "-mat_ellrcuda_sort_window must be 0 (no sorting) or more, not %" PetscInt_FMT, e->sortwindow);
   PetscFunctionReturn(0);
 }
 
@@ -579,11 +646,18 @@ static PetscErrorCode MatSeqELLRSetFromOptions_Private(Mat A, GKOptionItems Pets
   PetscBool    set, sc                   = (PetscBool)e->shortcols;
 
   PetscFunctionBegin;
-  PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height", "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)", "MatELLRCUDASetSliceHeight", h, &h, &set));
+  PetscCall(PetscOptionsInt("-mat_ellrcuda_slice_height",
+                            "Rows of a slice, each slice padded to its own longest row (0: one slice, the paper's layout)",
+                            "MatELLRCUDASetSliceHeight", h, &h, &set));
   if (set) PetscCall(MatELLRCUDASetSliceHeight(A, h));
-  PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window", "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)", "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
+  PetscCall(PetscOptionsInt("-mat_ellrcuda_sort_window",
+                            "Rows ordered longest first within windows of so many before slicing (SELL-C-sigma; 0: not sorted)",
+                            "MatELLRCUDASetSortWindow", sigma, &sigma, &set));
   if (set) PetscCall(MatELLRCUDASetSortWindow(A, sigma));
-  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns", "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry instead of 12 (false: always 32-bit indices)", "MatELLRCUDASetShortColumns", sc, &sc, &set));
+  PetscCall(PetscOptionsBool("-mat_ellrcuda_short_columns",
+                             "Store the columns as 16-bit offsets from each row where all of them fit (banded matrices, stencils): 10 bytes an entry "
+                             "instead of 12 (false: always 32-bit indices)",
+                             "MatELLRCUDASetShortColumns", sc, &sc, &set));
   if (set) PetscCall(MatELLRCUDASetShortColumns(A, sc));
   PetscFunctionReturn(0);
 }
@@ -646,7 +720,8 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqELLRCUDA(Mat A, MatType type, MatReus
 .  -mat_ellrcuda_max_fill <4> - the largest fill (stored entries / nonzeros) accepted; more is an error
 .  -mat_ellrcuda_slice_height <0> - slices of h rows, each padded to its own longest row (0: one slice)
 .  -mat_ellrcuda_sort_window <0> - rows ordered longest first within windows of so many rows before slicing (0: not sorted)
-.  -mat_ellrcuda_short_columns <true> - the columns as 16-bit offsets from each row where every entry's offset fits, else 32-bit indices (false: always 32-bit)
+.  -mat_ellrcuda_short_columns <true> - the columns as 16-bit offsets from each row where every entry's offset fits,
+   else 32-bit indices (false: always 32-bit)
 .  -gpukit_backend <auto,cuda,host> - where the kernels run
 -  -gpukit_device <n> - the CUDA device of this process
 
