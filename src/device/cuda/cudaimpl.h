@@ -157,6 +157,20 @@ static inline unsigned GKBlocks(PetscInt n)
    must call GKOverlapBegin() before touching memory: the wait returns when the kernel before has
    ended and its writes are visible; the trigger then lets the next such kernel be scheduled
    (it waits in turn). What is saved is the launch and the filling of the GPU between kernels. */
+/* A product's result y_i from its own entry v (device.h's products): v, or wi + v, or wi - v
+   with neg, where wi = w[i] (GKOutLoad). The kernels a thread a row read it before the row's
+   own loads, so that its latency hides behind theirs; the kernel of a group of lanes a row after
+   them (see there). w may be y: y_i is written after w_i is read, by the same thread */
+static __device__ __forceinline__ GKScalar GKOutLoad(const GKScalar *w, PetscInt i)
+{
+  return w ? w[i] : GKScalar(0.0);
+}
+
+static __device__ __forceinline__ GKScalar GKOut(const GKScalar *w, bool neg, GKScalar wi, GKScalar v)
+{
+  return w ? (neg ? wi - v : wi + v) : v;
+}
+
 PETSC_INTERN PetscBool GKCUDAOverlap; /* -gpukit_overlap_kernels, on a device that has it */
 
 /* The stream every kernel, device copy and zeroing of the library goes to: CUDA's legacy default
@@ -471,6 +485,28 @@ static __device__ void GKBlockSumStore(const GKScalar *acc, double *partial, uns
   }
 }
 
+PETSC_INTERN PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                                           PetscScalar *y);
+PETSC_INTERN PetscErrorCode GKCUDAEllrGetDiagonal(const GKEllr *A, PetscScalar *diag);
+PETSC_INTERN PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y);
+PETSC_INTERN PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                                                   PetscScalar *y);
+PETSC_INTERN PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag);
+PETSC_INTERN PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, const PetscInt *aj, PetscBool *fits);
+PETSC_INTERN PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, PetscBool *ok);
+PETSC_INTERN PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly);
+PETSC_INTERN PetscErrorCode GKCUDADiaOffsets(PetscInt m, const PetscInt *ai, const PetscInt *aj, char *flag);
+PETSC_INTERN PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa);
+PETSC_INTERN PetscErrorCode GKCUDACooScatter(PetscInt nnz, const PetscCount *jmap, const PetscCount *perm, const PetscScalar *v, PetscBool add,
+                                             PetscScalar *a);
+PETSC_INTERN PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, const PetscInt *rows, PetscReal omega,
+                                           const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout);
+PETSC_INTERN PetscErrorCode GKCUDASsorBlocks(const GKSsor *S, GKSsorStep step, const GKSsorColor *c, PetscReal omega, const PetscScalar *b,
+                                             const PetscScalar *xin, PetscScalar *xout);
+PETSC_INTERN PetscErrorCode GKCUDAEllrSor(const GKEllr *A, PetscInt nrows, const PetscInt *slots, const PetscInt *key, PetscBool upper,
+                                          const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
+PETSC_INTERN PetscErrorCode GKCUDADiaSor(const GKDia *A, PetscInt nrows, const PetscInt *rows, const PetscInt *key, PetscBool upper,
+                                         const PetscScalar *d, PetscReal omega, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
 PETSC_INTERN PetscErrorCode GKCUDAAxpbypczd(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar,
                                             PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAMaxpy(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *const *, PetscScalar *);
