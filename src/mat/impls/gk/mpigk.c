@@ -629,19 +629,30 @@ PetscErrorCode MatMPIGKHostSync_Private(Mat A, PetscBool copy)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MatDestroy_MPIGK(Mat A)
+/* The device type's parts of A undone: its lists and composed functions freed, MPIAIJ's
+   operations given back (all of them; with destroy, MPIAIJ's destroy alone, the host values then
+   left as they are) */
+static PetscErrorCode MatMPIGKStrip_Private(Mat A, PetscBool destroy)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGKHostSync_Private(A, PETSC_FALSE)); /* nothing to copy down */
+  PetscCall(MatMPIGKHostSync_Private(A, destroy ? PETSC_FALSE : PETSC_TRUE)); /* the values MPIAIJ keeps */
   PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
   PetscCall(MatMPIGKCOOReset_Private(mg));
-  A->ops->destroy = mg->base.destroy;
+  if (destroy) A->ops->destroy = mg->base.destroy;
+  else PetscCall(PetscMemcpy(A->ops, &mg->base, sizeof(struct _MatOps)));
   PetscCall(PetscFree(A->spptr));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatDestroy_MPIGK(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKStrip_Private(A, PETSC_TRUE));
   PetscCall((*A->ops->destroy)(A)); /* MPIAIJ's */
   PetscFunctionReturn(0);
 }
@@ -754,7 +765,6 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat A, MatType type, MatReuse reus
 static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   Mat              B = *newmat, blk[2];
-  Mat_MPIGK       *mg;
   const GKCOOBase *base;
 
   PetscFunctionBegin;
@@ -763,17 +773,9 @@ static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat A, MatType type, MatReuse reus
     PetscFunctionReturn(0);
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  mg = (Mat_MPIGK *)B->spptr;
-  PetscCall(MatMPIGKHostSync_Private(B, PETSC_TRUE)); /* the values MPIAIJ keeps */
-  PetscCall(MatMPIGKComposeConverters_Private(B, mg->type, PETSC_FALSE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(MatMPIGKStrip_Private(B, PETSC_FALSE));
   PetscCall(MatGKCOOBase_Private(PETSC_TRUE, &base));
   PetscCall(MatGKComposeCOO_Private(B, base->prealloc, base->values)); /* MPIAIJ's own again */
-  PetscCall(MatMPIGKFreeLists_Private(mg));
-  PetscCall(MatMPIGKCOOReset_Private(mg));
-  PetscCall(PetscMemcpy(B->ops, &mg->base, sizeof(struct _MatOps)));
-  PetscCall(PetscFree(B->spptr));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
   PetscCall(PetscFree(B->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &B->defaultvectype));
