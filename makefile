@@ -68,7 +68,7 @@ endif
 LIB_C  := $(wildcard src/*.c src/sys/*.c src/device/host/*.c src/mat/impls/*/*.c src/mat/impls/*/seq/*.c src/vec/impls/*/*.c src/ksp/impls/*/*.c src/pc/*/*.c)
 LIB_CU := $(wildcard src/device/cuda/*.cu)
 LIB_O  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
-HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/device/cuda/*.h src/device/cuda/*.cuh src/mat/impls/*/*.h src/vec/impls/*/*.h src/ksp/impls/*/*.h src/device/host/*.h src/pc/*/*.h)
+HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/device/cuda/*.h src/device/cuda/*.cuh src/mat/impls/*/*.h src/mat/impls/*/seq/*.h src/vec/impls/*/*.h src/ksp/impls/*/*.h src/device/host/*.h src/pc/*/*.h)
 
 TESTS_LINKED := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/*.c))
 TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tests/stock/*.c))
@@ -82,9 +82,10 @@ BENCH := $(BUILD)/bench/bench
 all: lib
 lib: $(LIB)
 
+# the library's private headers are included by their path under src/, its one include root
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALL_CFLAGS) -c $< -o $@
+	$(MPICC) $(ALL_CFLAGS) -Isrc -c $< -o $@
 
 # the wrappers of a device matrix's operations while its host values are behind, written from
 # this PETSc's struct _MatOps (tools/gen-matops)
@@ -98,7 +99,7 @@ $(BUILD)/obj/src/mat/impls/gk/gkhost.o: ALL_CFLAGS += -I$(BUILD)/gen
 
 $(BUILD)/obj/%.o: %.cu $(HDRS)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVFLAGS) -c $< -o $@
+	$(NVCC) $(ALL_NVFLAGS) -Isrc -c $< -o $@
 
 $(LIB): $(LIB_O)
 	@mkdir -p $(dir $@)
@@ -151,7 +152,7 @@ check-matrices: lib $(TUTORIALS)
 # the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
 $(BUILD)/bench/baseline.o: bench/baseline.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVFLAGS) -c $< -o $@
+	$(NVCC) $(ALL_NVFLAGS) -Isrc -c $< -o $@
 
 $(BENCH): bench/bench.c bench/poisson.h $(BUILD)/bench/baseline.o $(LIB)
 	@mkdir -p $(dir $@)

@@ -40,14 +40,7 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PCGAMGRegister(PCGAMGAGGGPU, PCCreateGAMG_AGGGPU));
   PetscCall(PCGAMGAggGPUSetDefault_Private());
 
-  PetscCall(MatRegister(MATSEQELLRCUDA, MatCreate_SeqELLRCUDA));
-  PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIELLRCUDA));
-  PetscCall(MatRegister(MATELLRCUDA, MatCreate_ELLRCUDA));
-  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
-  PetscCall(MatRegister(MATSEQDIACUDA, MatCreate_SeqDIACUDA));
-  PetscCall(MatRegister(MATMPIDIACUDA, MatCreate_MPIDIACUDA));
-  PetscCall(MatRegister(MATDIACUDA, MatCreate_DIACUDA));
-  PetscCall(MatRegisterRootName(MATDIACUDA, MATSEQDIACUDA, MATMPIDIACUDA));
+  PetscCall(MatGKRegisterFormats_Private());
   PetscCall(MatGKRegisterFactors_Private());
   VecGKDMHook_Private = DMGKAttachVecDM_Private; /* a DMDA's matrices made by gkdm.c */
   PetscFunctionReturn(0);

@@ -3,7 +3,7 @@
    (ssorgpu's setup, the device matrices' MatSOR): greedy colourings, the levels of a triangular
    solve, and the rows grouped by either. Host work on the CSR pattern, done once per pattern.
 */
-#include "../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 
 PetscErrorCode GKGraphTranspose_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt **tptr, PetscInt **tcol)
 {

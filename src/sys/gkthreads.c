@@ -7,7 +7,7 @@
    its index; fn neither fails nor calls PETSc.
 */
 #define _GNU_SOURCE
-#include "../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #include <pthread.h>
 #include <sched.h>
 

@@ -8,7 +8,7 @@
 #endif
 #include <stdlib.h>
 #include <unistd.h> /* access: whether NVIDIA MPS runs */
-#include "../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #if defined(OPEN_MPI) && OPEN_MPI
   #include <mpi-ext.h> /* MPIX_Query_cuda_support() */
 #endif
@@ -485,11 +485,32 @@ PetscErrorCode GKFormatBytes_Private(PetscLogDouble bytes, char *str, size_t len
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKMatIsDevice_Private(Mat A, PetscBool *seq, PetscBool *mpi)
+/* the device types, of every format (static strings of the formats' own descriptions) */
+#define GK_MAX_FORMATS 8
+static const char *GKDeviceTypes[2][GK_MAX_FORMATS];
+static int         GKNumDeviceTypes;
+
+PetscErrorCode GKMatRegisterDeviceTypes_Private(const char seq[], const char mpi[])
 {
   PetscFunctionBegin;
-  if (seq) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, seq, MATSEQELLRCUDA, MATSEQDIACUDA, ""));
-  if (mpi) PetscCall(PetscObjectTypeCompareAny((PetscObject)A, mpi, MATMPIELLRCUDA, MATMPIDIACUDA, ""));
+  for (int i = 0; i < GKNumDeviceTypes; i++)
+    if (GKDeviceTypes[0][i] == seq) PetscFunctionReturn(0); /* registered already (the package initialized again) */
+  PetscCheck(GKNumDeviceTypes < GK_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d device formats: raise GK_MAX_FORMATS", GK_MAX_FORMATS);
+  GKDeviceTypes[0][GKNumDeviceTypes]   = seq;
+  GKDeviceTypes[1][GKNumDeviceTypes++] = mpi;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMatIsDevice_Private(Mat A, PetscBool *seq, PetscBool *mpi)
+{
+  PetscBool *flg[2] = {seq, mpi};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    if (!flg[k]) continue;
+    *flg[k] = PETSC_FALSE;
+    for (int i = 0; i < GKNumDeviceTypes && !*flg[k]; i++) PetscCall(PetscObjectTypeCompare((PetscObject)A, GKDeviceTypes[k][i], flg[k]));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 #include <cuda/std/complex>
 #include <string.h>
-#include "../device.h"
+#include "device/device.h"
 
 #if defined(PETSC_USE_COMPLEX)
 typedef cuda::std::complex<PetscReal>      GKScalar;

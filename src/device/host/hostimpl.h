@@ -4,7 +4,13 @@
 */
 #pragma once
 
-#include "../device.h"
+#include "device/device.h"
+
+/* the column of entry e, which belongs to slot t: a 32-bit index or an offset from t (device.h) */
+static inline PetscInt GKHostEllrCol(const GKEllr *A, PetscInt t, size_t e)
+{
+  return A->dcol ? t + A->dcol[e] : A->col[e];
+}
 
 /* where slot t's entries start in ELLPACK-R and their stride (device.h) */
 PETSC_INTERN void GKHostEllrSlot(const GKEllr *, PetscInt, size_t *, PetscInt *);
@@ -38,6 +44,40 @@ PETSC_INTERN void GKHostSsorBlock(const GKSsor *, PetscInt, PetscInt, PetscBool,
 /* row l of block j of colour c: its couplings to the other colours' rows, sum_e val_e x_col(e)
    over L (t = 0) or U (t = 1) */
 PETSC_INTERN PetscScalar GKHostSsorBlockRow(const GKSsor *, const GKSsorColor *, int, PetscInt, PetscInt, const PetscScalar *);
+
+/* the backend table's entries of the files by kernel family, as the CUDA backend's (ellr.c, dia.c, fill.c, sor.c, blas1.c) */
+PETSC_INTERN PetscErrorCode GKHostEllrGetDiagonal(const GKEllr *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostEllrMult(const GKEllr *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaGetDiagonal(const GKDia *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaMult(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaMultTranspose(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostEllrShortFits(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKHostCheckCols(PetscInt, PetscInt, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKHostEllrFill(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
+PETSC_INTERN PetscErrorCode GKHostDiaOffsets(PetscInt, const PetscInt *, const PetscInt *, char *);
+PETSC_INTERN PetscErrorCode GKHostDiaFill(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostCooScatter(PetscInt, const PetscCount *, const PetscCount *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostSsorRows(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *,
+                                           const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostEllrSor(const GKEllr *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
+                                          const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaSor(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
+                                         const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostSsorBlocks(const GKSsor *, GKSsorStep, const GKSsorColor *, PetscReal, const PetscScalar *, const PetscScalar *,
+                                             PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostAxpbypczd(PetscInt, PetscScalar, const PetscScalar *, PetscScalar, const PetscScalar *, PetscScalar, PetscScalar,
+                                            PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostMaxpy(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *const *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostSwap(PetscInt, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostPointwise(PetscInt, GKPointwiseOp, PetscScalar *, const PetscScalar *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostReciprocal(PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostNoisy(PetscInt, PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostConjugate(PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDots(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
+PETSC_INTERN PetscErrorCode GKHostNorms(PetscInt, const PetscScalar *, int, PetscReal *);
+PETSC_INTERN PetscErrorCode GKHostSum(PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostExtreme(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
 
 /* the sparse products' twin (spgemm.c) */
 PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);

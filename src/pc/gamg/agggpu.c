@@ -23,10 +23,10 @@
    The library sets -pc_gamg_type agggpu as the default where the options name no type, so that
    PCGAMG without a prefix picks it; -pc_gamg_type agg gives PETSc's host aggregation back.
 */
-#include "../../include/gpukitimpl.h"
-#include "../../mat/impls/gk/gkmat.h"
+#include "include/gpukitimpl.h"
+#include "mat/impls/gk/gkmat.h"
 #include "agggpu.h"
-#include "../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcgamgimpl.h>
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private() */
 

@@ -17,8 +17,8 @@
    (a Chebyshev smoother's eigenvalue estimates), so a second is looked at; after two in a row that
    are not the device's work alone, the PC is applied as it is for that key.
 */
-#include "../../include/gpukitimpl.h"
-#include "../../vec/impls/cuda/gkvec.h"
+#include "include/gpukitimpl.h"
+#include "vec/impls/cuda/gkvec.h"
 #include "pcgraph.h"
 #include <petsc/private/pcimpl.h>
 #include <petsc/private/kspimpl.h>

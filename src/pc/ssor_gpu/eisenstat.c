@@ -7,7 +7,7 @@
 */
 #include "ssorgpu.h"
 #include "eisenstat.h"
-#include "../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 
 /* v in place: (D/w + L)^-1 v (LOWER, forward), (D/w + U) v (UPPER_MULT, a product, through the
    work vector w[1]), (D/w + U)^-1 v (UPPER, backward); with blocks in the permuted numbering */

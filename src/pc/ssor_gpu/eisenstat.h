@@ -9,7 +9,7 @@
 */
 #pragma once
 
-#include "../../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #include <petscpc.h>
 
 #define GK_EISENSTAT_C "PCGKGetEisenstat_C"

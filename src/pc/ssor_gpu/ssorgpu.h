@@ -1,11 +1,12 @@
 /*
    PCSSORGPU's data and the functions its files share (ssorgpu.c: setup, options, the PC's
-   application; eisenstat.c: the Eisenstat operations it offers cggpu). Private to the PC: the KSP
+   application; ssorperm.c: the setup's permuted copy; eisenstat.c: the Eisenstat operations it
+   offers cggpu). Private to the PC: the KSP
    reaches it through eisenstat.h alone.
 */
 #pragma once
 
-#include "../../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #include <petsc/private/pcimpl.h>
 #include "eisenstat.h"
 
@@ -50,3 +51,11 @@ PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, GKSsorStep
 PETSC_INTERN PetscErrorCode PCSSORGPUFailure_Private(PC, char *, size_t);
 /* The Eisenstat operations (eisenstat.h), composed as GK_EISENSTAT_C */
 PETSC_INTERN PetscErrorCode PCGKGetEisenstat_SSORGPU(PC, const GKEisenstat **);
+/* The permuted copy (ssorperm.c): blocks of at most bs rows grown and coloured (their lists in
+   s); the triangles' rows in the order perm, points; the same with blocks, *ok false where a
+   block's pivot SSOR cannot divide by, or blocks neither symmetric nor Hermitian */
+PETSC_INTERN PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *, PetscInt, const PetscInt *, const PetscInt *);
+PETSC_INTERN PetscErrorCode PCSSORGPUPermuteRows_Private(PC_SSORGPU *, const PetscInt *, const PetscInt *[2], const PetscInt *[2],
+                                                         const PetscScalar *[2], const PetscScalar *);
+PETSC_INTERN PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC, PC_SSORGPU *, const PetscInt *[2], const PetscInt *[2], const PetscScalar *[2],
+                                                           const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool *);

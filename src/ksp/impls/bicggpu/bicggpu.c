@@ -3,7 +3,7 @@
    scalars, as De Donno et al.) from ELLPACK-R's transposed copy or DIA's own arrays, and COCG
    for complex symmetric matrices. The solver is shared with KSPCGGPU (../gk/gkksp.c).
 */
-#include "../gk/gkksp.h"
+#include "ksp/impls/gk/gkksp.h"
 
 /*MC
    KSPBICGGPU - "bicggpu" - BiCG on the GPU, fused; COCG for complex symmetric matrices

@@ -5,7 +5,7 @@
    wait for the device, for the convergence test. The solver is shared
    with KSPBICGGPU (../gk/gkksp.c).
 */
-#include "../gk/gkksp.h"
+#include "ksp/impls/gk/gkksp.h"
 
 /*MC
    KSPCGGPU - "cggpu" - CG and preconditioned CG on the GPU, fused

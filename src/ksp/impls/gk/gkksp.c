@@ -4,8 +4,8 @@
    device once per convergence test.
 */
 #include "gkksp.h"
-#include "../../../mat/impls/gk/gkmat.h"
-#include "../../../vec/impls/cuda/gkvec.h"
+#include "mat/impls/gk/gkmat.h"
+#include "vec/impls/cuda/gkvec.h"
 
 /* Whether the cache entry k was made from o as it is now */
 static PetscErrorCode KSPGKKeyMatches_Private(const KSPGKKey *k, PetscObject o, PetscBool *same)
@@ -42,7 +42,7 @@ static PetscErrorCode KSPGKOperatorReadable_Private(Mat A, PetscBool *readable)
 }
 
 /* The device matrix of the operator: the operator itself, or any other assembled matrix
-   converted to ellrcuda, again only when the operator (or its state) changed; on the general
+   converted to the default format (ellrcuda), again only when the operator (or its state) changed; on the general
    path an operator with no entries to convert is multiplied by as it is */
 static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
 {
@@ -66,9 +66,14 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
              ((PetscObject)ksp)->type_name, m, n);
   PetscCall(GKMatIsDevice_Private(A, &isgk, &gk->mpi));
   if (isgk || gk->mpi) {
-    gk->Adev = A;
-    PetscFunctionReturn(0);
-  }
+    const GKMatFormat *fmt;
+
+    PetscCall(MatGKFormatFind_Private(((PetscObject)A)->type_name, &fmt));
+    if (fmt->getoperator) {
+      gk->Adev = A;
+      PetscFunctionReturn(0);
+    }
+  } /* else, or a format whose arrays the fused kernels do not read: converted as below */
   PetscCall(KSPGKOperatorReadable_Private(A, &readable));
   gk->mpi = size > 1 ? PETSC_TRUE : PETSC_FALSE;
   if (!readable) { /* KSPGKChoosePath_Private() chose the general path for it */
@@ -77,7 +82,7 @@ static PetscErrorCode KSPGKSetUpDevice_Private(KSP ksp)
   }
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_WRONGSTATE, "KSP %s needs an assembled operator (MatAssemblyBegin/End)",
              ((PetscObject)ksp)->type_name);
-  type = size > 1 ? MATMPIELLRCUDA : MATSEQELLRCUDA;
+  type = size > 1 ? GKFormatDefault->mpitype : GKFormatDefault->type;
   if (gk->Aconv) PetscCall(KSPGKKeyMatches_Private(&gk->Akey, (PetscObject)A, &same));
   if (!same) {
     PetscCall(MatDestroy(&gk->Aconv));
@@ -532,120 +537,6 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
   PetscFunctionReturn(0);
 }
 
-/* The sums kept on the GPUs (device.h, GKPeers): tried once per KSP, on the first solve with
-   several processes (any count, one included, on the MPI types); used when this is CG or COCG
-   (BiCG's reverse exchange waits on the host anyway), every process of the communicator is on
-   one node with a GPU of its own that the others' can write to, and the backend has them.
-   Otherwise the sums go through MPI_Allreduce on the host, and -info says why. */
-static PetscErrorCode KSPGKSetUpPeers_Private(KSP ksp)
-{
-  KSP_GK     *gk   = (KSP_GK *)ksp->data;
-  MPI_Comm    comm = PetscObjectComm((PetscObject)ksp), node;
-  PetscMPIInt size, rank, nsize;
-  char        id[GK_PEER_ID], why[256] = "", *ids;
-  PetscBool   ok = PETSC_FALSE, all;
-
-  PetscFunctionBegin;
-  if (gk->peerstried || !gk->devsums || gk->method == GK_KRYLOV_BICG) PetscFunctionReturn(0);
-  gk->peerstried = PETSC_TRUE;
-  if (!GKDev->peerscreate) {
-    PetscCall(PetscInfo(ksp, "The sums over the processes go through MPI_Allreduce: the %s backend keeps none on devices\n", GKDev->name));
-    PetscFunctionReturn(0);
-  }
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_size(node, &nsize));
-  PetscCallMPI(MPI_Comm_free(&node));
-  PetscCall(PetscMalloc1((size_t)size * GK_PEER_ID, &ids));
-  PetscCall(GKDev->peerscreate(&gk->peers, id));
-  PetscCallMPI(MPI_Allgather(id, GK_PEER_ID, MPI_BYTE, ids, GK_PEER_ID, MPI_BYTE, comm));
-  if (nsize != size) PetscCall(PetscSNPrintf(why, sizeof(why), "the %d processes are not all on one node", size));
-  else PetscCall(GKDev->peersopen(gk->peers, size, rank, ids, &ok, why, sizeof(why)));
-  PetscCall(PetscFree(ids));
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
-  if (all) {
-    PetscCall(PetscInfo(ksp, "The sums over the %d process%s kept on %s GPU%s (CUDA IPC mailboxes)\n", size, size > 1 ? "es" : "",
-                        size > 1 ? "their" : "its", size > 1 ? "s" : ""));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscInfo(ksp, "The sums over the processes go through MPI_Allreduce: %s\n", ok ? "another process cannot keep them on the GPUs" : why));
-  PetscCall(GKDev->peersdestroy(&gk->peers));
-  PetscFunctionReturn(0);
-}
-
-/* The gathers no longer send the direction's ghosts GPU to GPU (peershalo with no ids) */
-static PetscErrorCode KSPGKPeerHaloOff_Private(KSP_GK *gk)
-{
-  PetscBool ok;
-  char      why[8];
-
-  PetscFunctionBegin;
-  PetscCall(GKDev->peershalo(gk->peers, NULL, 0, NULL, NULL, NULL, &ok, why, sizeof(why)));
-  PetscFunctionReturn(0);
-}
-
-/* With the sums kept on the GPUs, the direction's ghosts too (CG and COCG, when
-   -ksp_cggpu_device_halo asks): the kernel that gathers the direction's entries other processes
-   need writes them straight into their ghost buffers (device.h, peershalo), so that an iteration
-   runs with no host in it, as on one process. Set up for the operator's halo lists, again
-   whenever they change; every process takes the same decisions (collective). Otherwise the
-   ghosts go through MPI, gathered by a kernel and staged on the host, and -info says why. */
-static PetscErrorCode KSPGKSetUpPeerHalo_Private(KSP ksp)
-{
-  KSP_GK            *gk   = (KSP_GK *)ksp->data;
-  MPI_Comm           comm = PetscObjectComm((PetscObject)ksp);
-  const PetscBool    same = (PetscBool)(gk->halotried && gk->haloid == ((PetscObject)gk->Adev)->id && gk->halostate == gk->Adev->nonzerostate);
-  PetscBool          need = gk->devhalo && !same ? PETSC_TRUE : PETSC_FALSE, any, ok = PETSC_FALSE, all;
-  PetscMPIInt        size;
-  PetscInt           nghost, nsr, *pos;
-  const PetscMPIInt *sranks;
-  const PetscInt    *soff;
-  char               id[GK_PEER_ID], why[256] = "", *ids;
-
-  PetscFunctionBegin;
-  gk->halonow = PETSC_FALSE;
-  if (!GKDev->peershalo) PetscFunctionReturn(0);
-  if (!gk->devhalo) { /* asked off (since) */
-    if (gk->haloon) PetscCall(KSPGKPeerHaloOff_Private(gk));
-    gk->haloon = gk->halotried = PETSC_FALSE;
-    PetscFunctionReturn(0);
-  }
-  PetscCall(MPIU_Allreduce(&need, &any, 1, GK_MPI_BOOL, MPI_LOR, comm));
-  if (!any) {
-    gk->halonow = gk->haloon;
-    PetscFunctionReturn(0);
-  }
-  if (gk->haloon) { /* the old buffers unmapped everywhere before any is freed */
-    PetscCall(KSPGKPeerHaloOff_Private(gk));
-    gk->haloon = PETSC_FALSE;
-    PetscCallMPI(MPI_Barrier(comm));
-  }
-  gk->halotried = PETSC_TRUE; /* once for these lists, whatever comes of it */
-  gk->haloid    = ((PetscObject)gk->Adev)->id;
-  gk->halostate = gk->Adev->nonzerostate;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(MatMPIGKGetHaloLists_Private(gk->Adev, &nghost, &nsr, &sranks, &soff, &pos));
-  PetscCall(GKDev->peersghosts(gk->peers, nghost, id));
-  PetscCall(PetscMalloc1((size_t)size * GK_PEER_ID, &ids));
-  PetscCallMPI(MPI_Allgather(id, GK_PEER_ID, MPI_BYTE, ids, GK_PEER_ID, MPI_BYTE, comm));
-  PetscCall(GKDev->peershalo(gk->peers, ids, nsr, sranks, soff, pos, &ok, why, sizeof(why)));
-  PetscCall(PetscFree(ids));
-  PetscCall(PetscFree(pos));
-  PetscCall(MPIU_Allreduce(&ok, &all, 1, GK_MPI_BOOL, MPI_LAND, comm));
-  if (all) {
-    gk->haloon = gk->halonow = PETSC_TRUE;
-    PetscCall(PetscInfo(ksp,
-                        "The direction's ghosts sent GPU to GPU (CUDA IPC): each iteration writes %" PetscInt_FMT " entries to %" PetscInt_FMT
-                        " process%s, %" PetscInt_FMT " ghosts come here\n",
-                        soff[nsr], nsr, nsr == 1 ? "" : "es", nghost));
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscInfo(ksp, "The direction's ghosts go through MPI on the host: %s\n", ok ? "another process cannot receive them on its GPU" : why));
-  PetscCall(KSPGKPeerHaloOff_Private(gk));
-  PetscFunctionReturn(0);
-}
-
 /* After a step on the diagonal block of an MPI matrix: the direction's ghosts (gathered before
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
    (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes (kept
@@ -682,13 +573,15 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &offdiag));
-  PetscCall(KSPGKSetUpPeers_Private(ksp));
+  /* the sums kept on the GPUs: BiCG's reverse exchange waits on the host anyway */
+  if (gk->devsums && gk->method != GK_KRYLOV_BICG) PetscCall(MatGKTransportPeers_Private(&gk->transport, (PetscObject)ksp));
   /* the mailboxes, made by an earlier solve, serve this one only as CG or COCG and while asked */
-  gk->peersnow = gk->peers && gk->devsums && gk->method != GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
+  gk->peersnow = gk->transport.peers && gk->devsums && gk->method != GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
   gk->halonow  = PETSC_FALSE;
   if (gk->peersnow) {
-    PetscCall(KSPGKSetUpPeerHalo_Private(ksp)); /* the ghosts too, sent by the gathers */
-    PetscCall(GKDev->krylovsetpeers(K, gk->peers, ++gk->peersolve, offdiag ? PETSC_FALSE : PETSC_TRUE));
+    PetscCall(
+      MatMPIGKTransportHalo_Private(&gk->transport, gk->Adev, gk->devhalo, (PetscObject)ksp, &gk->halonow)); /* the ghosts too, sent by the gathers */
+    PetscCall(GKDev->krylovsetpeers(K, gk->transport.peers, ++gk->transport.solves, offdiag ? PETSC_FALSE : PETSC_TRUE));
   }
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v));
@@ -876,9 +769,9 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
     } else
       PetscCall(
         PetscViewerASCIIPrintf(viewer, "  sums over the processes through MPI_Allreduce on the host%s\n",
-                               gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->peerstried ? " (-info says why not on the GPUs)" : "") : ""));
+                               gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->transport.tried ? " (-info says why not on the GPUs)" : "") : ""));
   }
-  if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", MATSEQELLRCUDA));
+  if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", ((PetscObject)gk->Aconv)->type_name));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
@@ -925,16 +818,8 @@ static PetscErrorCode KSPReset_GK(KSP ksp)
   KSP_GK *gk = (KSP_GK *)ksp->data;
 
   PetscFunctionBegin;
-  if (gk->peers) { /* no process's kernel writes into a mailbox once every process is here */
-    PetscCall(GKDev->synchronize());
-    PetscCallMPI(MPI_Barrier(PetscObjectComm((PetscObject)ksp)));
-    PetscCall(GKDev->peersdestroy(&gk->peers));
-  }
-  gk->peerstried = PETSC_FALSE;
-  gk->peersolve  = 0;
-  gk->haloon     = PETSC_FALSE;
-  gk->halotried  = PETSC_FALSE;
-  gk->halonow    = PETSC_FALSE;
+  PetscCall(MatGKTransportDestroy_Private(&gk->transport, PetscObjectComm((PetscObject)ksp)));
+  gk->halonow = PETSC_FALSE;
   PetscCall(KSPGKDestroyWork_Private(gk));
   PetscCall(KSPDestroy(&gk->inner));
   PetscCall(MatDestroy(&gk->Aconv));

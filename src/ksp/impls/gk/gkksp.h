@@ -5,9 +5,9 @@
 */
 #pragma once
 
-#include "../../../include/gpukitimpl.h"
-#include "../../../pc/ssor_gpu/eisenstat.h"
-#include "../../../pc/graph/pcgraph.h"
+#include "mat/impls/gk/gkmat.h"
+#include "pc/ssor_gpu/eisenstat.h"
+#include "pc/graph/pcgraph.h"
 #include <petsc/private/kspimpl.h>
 
 /* What a cached object was made from: that object and its state then. Two different matrices
@@ -50,20 +50,14 @@ typedef struct {
   KSPGKWork          work;       /* r made at setup, the others at their first use */
   const GKEisenstat *eis;        /* the PC's Eisenstat operations when it is applied by Eisenstat's trick, else NULL */
   PetscBool          devsums;    /* several processes: keep the sums on their GPUs where they can (-ksp_cggpu_device_sums) */
-  PetscBool          peerstried; /* whether the mailboxes were tried (once per KSP) */
-  GKPeers            peers;      /* the mailboxes of the sums kept on the GPUs, or NULL: the host sums */
-  PetscInt           peersolve;  /* the solves that used them, alike on every process */
-  PetscBool          peersnow;   /* this solve keeps its sums on the GPUs (peers, CG or COCG, devsums) */
+  GKTransport        transport;  /* the sums and ghosts kept on the GPUs (mpigkpeers.c) */
+  PetscBool          peersnow;   /* this solve keeps its sums on the GPUs (its mailboxes, CG or COCG, devsums) */
   PetscBool          devhalo;    /* with them, send the direction's ghosts GPU to GPU too (-ksp_cggpu_device_halo) */
-  PetscBool          haloon;     /* the peers' ghost buffers are set up, for the lists of the matrix below */
-  PetscBool          halotried;  /* they were tried for that matrix's lists */
-  PetscObjectId      haloid;     /* that matrix and its nonzero state */
-  PetscObjectState   halostate;
-  PetscBool          halonow;  /* this solve sends the ghosts GPU to GPU */
-  KSPGKGeneral       general;  /* whether, and why, PETSc's method iterates (general.c) */
-  PetscBool          nullcnst; /* the fused kernels remove the constants from z (the operator's null space) */
-  KSP                inner;    /* that method, made and set up in the KSP's setup */
-  PetscBool          graph;    /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
+  PetscBool          halonow;    /* this solve sends the ghosts GPU to GPU */
+  KSPGKGeneral       general;    /* whether, and why, PETSc's method iterates (general.c) */
+  PetscBool          nullcnst;   /* the fused kernels remove the constants from z (the operator's null space) */
+  KSP                inner;      /* that method, made and set up in the KSP's setup */
+  PetscBool          graph;      /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

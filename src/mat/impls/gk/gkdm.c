@@ -42,12 +42,13 @@ static PetscErrorCode GKDMAttach_Private(DM);
 /* Whether a DM's matrix type is one of the library's */
 static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
 {
-  MatType mtype;
+  MatType            mtype;
+  const GKMatFormat *fmt;
 
   PetscFunctionBegin;
   PetscCall(DMGetMatType(dm, &mtype));
-  PetscCall(PetscStrInList(mtype ? mtype : "", MATELLRCUDA " " MATSEQELLRCUDA " " MATMPIELLRCUDA " " MATDIACUDA " " MATSEQDIACUDA " " MATMPIDIACUDA,
-                           ' ', flg));
+  PetscCall(MatGKFormatFind_Private(mtype, &fmt));
+  *flg = fmt ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -717,8 +718,8 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   if (ismaij) PetscCall(MatConvert(*P, MATAIJ, MAT_INPLACE_MATRIX, P));
   PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATSEQAIJ, &isseqaij));
   PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATMPIAIJ, &ismpiaij));
-  if (isseqaij) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, &GKFormatELLR, MAT_INPLACE_MATRIX, P));
-  else if (ismpiaij) PetscCall(MatConvert(*P, MATMPIELLRCUDA, MAT_INPLACE_MATRIX, P));
+  if (isseqaij) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, GKFormatDefault, MAT_INPLACE_MATRIX, P));
+  else if (ismpiaij) PetscCall(MatConvert(*P, GKFormatDefault->mpitype, MAT_INPLACE_MATRIX, P));
   /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with P^T
      from its first V-cycle on */
   PetscCall(MatGKPrepareInterpolation_Private(*P));

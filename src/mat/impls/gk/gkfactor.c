@@ -7,7 +7,7 @@
    base type's name, and under its own again after: the factor is the package's, unchanged.
 */
 #include "gkmat.h"
-#include "../../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 
 static const char *const GKSolvers[] = {MATSOLVERPETSC,   MATSOLVERMUMPS,   MATSOLVERSUPERLU, MATSOLVERSUPERLU_DIST,
                                         MATSOLVERUMFPACK, MATSOLVERCHOLMOD, MATSOLVERKLU};
@@ -330,7 +330,7 @@ static PetscErrorCode (*const GKGetFactor[])(Mat, MatFactorType, Mat *) = {MatGe
 PetscErrorCode MatGKRegisterFactors_Private(void)
 {
   const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
-  const char         *types[]  = {MATSEQELLRCUDA, MATSEQDIACUDA, MATMPIELLRCUDA, MATMPIDIACUDA};
+  const GKMatFormat  *fmt;
 
   PetscFunctionBegin;
   PetscCheck(GK_NSOLVERS == (int)PETSC_STATIC_ARRAY_LENGTH(GKGetFactor), PETSC_COMM_SELF, PETSC_ERR_PLIB,
@@ -338,11 +338,13 @@ PetscErrorCode MatGKRegisterFactors_Private(void)
   PetscCall(MatInitializePackage());
   for (int s = 0; s < GK_NSOLVERS; s++) {
     for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftypes); f++) {
-      for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
-        PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
+      for (size_t i = 0; (fmt = MatGKFormatAt_Private(i)); i++) {
+        for (int mpi = 0; mpi < 2; mpi++) {
+          PetscErrorCode (*create)(Mat, MatFactorType, Mat *) = NULL;
 
-        PetscCall(MatSolverTypeGet(GKSolvers[s], t < 2 ? MATSEQAIJ : MATMPIAIJ, ftypes[f], NULL, NULL, &create));
-        if (create) PetscCall(MatSolverTypeRegister(GKSolvers[s], types[t], ftypes[f], GKGetFactor[s]));
+          PetscCall(MatSolverTypeGet(GKSolvers[s], mpi ? MATMPIAIJ : MATSEQAIJ, ftypes[f], NULL, NULL, &create));
+          if (create) PetscCall(MatSolverTypeRegister(GKSolvers[s], mpi ? fmt->mpitype : fmt->type, ftypes[f], GKGetFactor[s]));
+        }
       }
     }
   }

@@ -4,7 +4,7 @@
    buffers), logging, views and conversions.
 */
 #include "gkmat.h"
-#include "../../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 
 static PetscErrorCode MatConvert_SeqGK_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatRetrieveValues_SeqGK(Mat);
@@ -375,19 +375,18 @@ static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsO
    matrix: back to SEQAIJ, and into its format from SEQAIJ and from the other device formats */
 static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
 {
-  Mat_SeqGK  *gk     = (Mat_SeqGK *)B->spptr;
-  const char *from[] = {MATSEQAIJ, MATSEQELLRCUDA, MATSEQDIACUDA};
-  char        name[128];
+  Mat_SeqGK         *gk = (Mat_SeqGK *)B->spptr;
+  const GKMatFormat *f;
+  char               name[128];
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", gk->fmt->type, MATSEQAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? MatConvert_SeqGK_SeqAIJ : NULL));
-  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(from); i++) {
-    PetscBool same;
-
-    PetscCall(PetscStrcmp(from[i], gk->fmt->type, &same));
-    if (same) continue;
-    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", from[i], gk->fmt->type));
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATSEQAIJ, gk->fmt->type));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
+  for (size_t i = 0; (f = MatGKFormatAt_Private(i)); i++) {
+    if (f == gk->fmt) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", f->type, gk->fmt->type));
     PetscCall(PetscObjectComposeFunction((PetscObject)B, name, on ? gk->fmt->convertfrom : NULL));
   }
   if (gk->fmt->compose) PetscCall(gk->fmt->compose(B, on));
@@ -605,8 +604,8 @@ static PetscErrorCode MatSeqGKFit_Private(Mat A)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscInfo(A, "%s would exceed its fill limit on this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n", gk->fmt->name, A->rmap->n,
-                      A->cmap->n, MATSEQELLRCUDA));
-  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(A, &GKFormatELLR, MAT_INPLACE_MATRIX, &A));
+                      A->cmap->n, GKFormatDefault->type));
+  PetscCall(MatConvert_SeqAIJ_SeqGK_Private(A, GKFormatDefault, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(0);
 }
 
@@ -704,12 +703,13 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
 
 /* The creator of a sequential device type: a SEQAIJ converted in place. A product's result
    (MatPtAP, MatMatMult: PCGAMG's and PCMG's coarse operators and interpolations, which PETSc
-   makes of the first operand's type) of a DIA matrix is made ELLPACK-R: its nonzeros do not lie
-   on a few diagonals, and DIA would refuse it at its first product */
+   makes of the first operand's type) of a format that does not hold every pattern (DIA: the
+   result's nonzeros do not lie on a few diagonals, and it would refuse them at the first
+   product) is made in the default format */
 PetscErrorCode MatCreate_SeqGK_Private(Mat B, const GKMatFormat *fmt)
 {
   PetscFunctionBegin;
-  if (fmt == &GKFormatDIA && B->product) fmt = &GKFormatELLR;
+  if (fmt->fits && B->product) fmt = GKFormatDefault;
   PetscCall(MatCreate_SeqAIJ(B));
   PetscCall(MatConvert_SeqAIJ_SeqGK_Private(B, fmt, MAT_INPLACE_MATRIX, &B));
   PetscFunctionReturn(0);
@@ -717,14 +717,14 @@ PetscErrorCode MatCreate_SeqGK_Private(Mat B, const GKMatFormat *fmt)
 
 /* The root type's creator, for the types list of -help: MatSetType() itself maps the root name
    to the sequential or MPI type by the communicator's size */
-PetscErrorCode MatCreate_GK_Private(Mat B, const GKMatFormat *fmt, const char *mpitype)
+PetscErrorCode MatCreate_GK_Private(Mat B, const GKMatFormat *fmt)
 {
   PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)B), &size));
   if (size == 1) PetscCall(MatCreate_SeqGK_Private(B, fmt));
-  else PetscCall(MatCreate_MPIGK_Private(B, fmt, mpitype));
+  else PetscCall(MatCreate_MPIGK_Private(B, fmt));
   PetscFunctionReturn(0);
 }
 
@@ -791,6 +791,8 @@ PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
   PetscCheck(isgk, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Not a device matrix: %s", ((PetscObject)A)->type_name);
   PetscCall(MatSeqGKSyncDevice_Private(A));
   PetscCall(PetscMemzero(op, sizeof(*op)));
+  PetscCheck(((Mat_SeqGK *)A->spptr)->fmt->getoperator, PETSC_COMM_SELF, PETSC_ERR_SUP, "The fused solvers do not read the %s format's arrays",
+             ((Mat_SeqGK *)A->spptr)->fmt->name);
   PetscCall(((Mat_SeqGK *)A->spptr)->fmt->getoperator(A, transpose, op));
   PetscFunctionReturn(0);
 }

@@ -6,7 +6,7 @@
 */
 #pragma once
 
-#include "../../../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #include <petsc/private/matimpl.h>
 
 /* exported by libpetsc, not declared in its headers */
@@ -18,9 +18,18 @@ typedef enum {
   GK_OP_H  /* A^H */
 } GKMatOp;
 
+/* A device format, described once (its own file fills it; gkformats.c lists the formats and is
+   what every other file asks): its names, creators, options and operations */
 typedef struct {
-  const char *type;        /* MATSEQELLRCUDA ... */
-  const char *name;        /* for views and errors: "ELLPACK-R" */
+  const char *type;     /* the sequential type: MATSEQELLRCUDA ... */
+  const char *mpitype;  /* the MPI type: MATMPIELLRCUDA ... */
+  const char *roottype; /* the root name MatSetType() maps to either by the communicator's size: MATELLRCUDA ... */
+  const char *name;     /* for views and errors: "ELLPACK-R" */
+  /* the three types' creators, for MatRegister(): each calls MatCreate_SeqGK_Private(),
+     MatCreate_MPIGK_Private() or MatCreate_GK_Private() with the format */
+  PetscErrorCode (*createseq)(Mat);
+  PetscErrorCode (*creatempi)(Mat);
+  PetscErrorCode (*createroot)(Mat);
   const char *fillopt;     /* "-mat_ellrcuda_max_fill" */
   const char *fillsetter;  /* "MatELLRCUDASetMaxFill" */
   PetscReal   defaultfill; /* limit on stored entries / nonzeros */
@@ -56,6 +65,17 @@ typedef struct {
   PetscErrorCode (*convertfrom)(Mat, MatType, MatReuse, Mat *);
   /* the format's own composed methods (its setters) on a matrix of it, or off (NULL: none) */
   PetscErrorCode (*compose)(Mat, PetscBool);
+  /* the same on an MPI matrix of it, and the settings made there given to its blocks (both
+     device matrices, the off-diagonal one in the default format) whenever MPIAIJ makes them anew
+     (NULL: none) */
+  PetscErrorCode (*mpicompose)(Mat, PetscBool);
+  PetscErrorCode (*mpiblocks)(Mat, Mat, Mat);
+  /* the default format's alone (GKFormatDefault): the settings of an MPI matrix's off-diagonal
+     block, made in that format whatever the diagonal block's */
+  PetscErrorCode (*offdiag)(Mat);
+  /* build() reads the CSR the matrix keeps on the device (MatSeqGKKeepCsr_Private) in place of
+     the host's: a device product's result may keep its values there */
+  PetscBool devicecsr;
 } GKMatFormat;
 
 /* COO assembly on the device (MatSetPreallocationCOO, MatSetValuesCOO; gkmat.c): the entries'
@@ -140,13 +160,22 @@ PETSC_INTERN PetscErrorCode MatSeqGKCheckFill_Private(Mat, const char *, double,
 /* a full build's columns outside the matrix (the backend's checkcols found one): the error naming it (gkmat.c) */
 PETSC_INTERN PetscErrorCode MatSeqGKColumnsError_Private(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_SeqGK_Private(Mat, const GKMatFormat *);
-PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *, const char *);
-/* the formats; ELLPACK-R's is also the off-diagonal blocks' of every MPI device matrix */
-PETSC_INTERN const GKMatFormat GKFormatELLR;
-PETSC_INTERN const GKMatFormat GKFormatDIA;
-PETSC_INTERN PetscErrorCode    MatCreate_GK_Private(Mat, const GKMatFormat *, const char *);
-PETSC_INTERN PetscErrorCode    MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
-PETSC_INTERN PetscErrorCode    MatSeqGKInvalidate_Private(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *);
+/* The format registry (gkformats.c). The default format holds any pattern within its fill limit
+   (it has no fits()): it is the one made where no format is named (a conversion for the fused
+   solvers, a product's result of a format that would not hold it, DMDA's interpolations), or
+   where the named one does not fit, and every MPI device matrix's off-diagonal block's. */
+PETSC_INTERN const GKMatFormat *const GKFormatDefault;
+/* MatRegister() of every format's three types, and the device types made known to the lower
+   layers (GKMatIsDevice_Private) */
+PETSC_INTERN PetscErrorCode MatGKRegisterFormats_Private(void);
+/* the format one of whose three type names is type, or NULL */
+PETSC_INTERN PetscErrorCode MatGKFormatFind_Private(const char[], const GKMatFormat **);
+/* the i-th format (NULL past the last) */
+PETSC_INTERN const GKMatFormat *MatGKFormatAt_Private(size_t);
+PETSC_INTERN PetscErrorCode     MatCreate_GK_Private(Mat, const GKMatFormat *);
+PETSC_INTERN PetscErrorCode     MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
+PETSC_INTERN PetscErrorCode     MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
 /* COO assembly: the base type's (SEQAIJ's or MPIAIJ's) own functions, found once; every index
@@ -218,13 +247,6 @@ PETSC_INTERN PetscErrorCode MatGKAttachDM_Private(Mat);
 PETSC_INTERN PetscErrorCode DMGKAttachVecDM_Private(DM);
 PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 
-PETSC_EXTERN PetscErrorCode MatCreate_SeqELLRCUDA(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_MPIELLRCUDA(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_ELLRCUDA(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_SeqDIACUDA(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_MPIDIACUDA(Mat);
-PETSC_EXTERN PetscErrorCode MatCreate_DIACUDA(Mat);
-
 /* The fused solvers on the MPI device matrices (mpigk.c): the diagonal block's operator, the
    halo exchange of the direction (gather queued, sent), the off-diagonal block's part after
    the step */
@@ -234,6 +256,21 @@ PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *,
                                                           const PetscScalar *, PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscInt *, const PetscMPIInt **, const PetscInt **, PetscInt **);
+/* The sums over the processes and the direction's ghosts kept on the GPUs, for a solver
+   (mpigkpeers.c): the mailboxes (tried once; NULL: the host sums), and the ghost buffers set up
+   for the halo lists of a matrix (its id and nonzero state) */
+typedef struct {
+  GKPeers          peers;
+  PetscBool        tried;  /* the mailboxes were tried */
+  PetscInt         solves; /* the solves that used them, alike on every process */
+  PetscBool        haloon; /* the ghost buffers are set up for the matrix below */
+  PetscBool        halotried;
+  PetscObjectId    haloid;
+  PetscObjectState halostate;
+} GKTransport;
+PETSC_INTERN PetscErrorCode MatGKTransportPeers_Private(GKTransport *, PetscObject);
+PETSC_INTERN PetscErrorCode MatMPIGKTransportHalo_Private(GKTransport *, Mat, PetscBool, PetscObject, PetscBool *);
+PETSC_INTERN PetscErrorCode MatGKTransportDestroy_Private(GKTransport *, MPI_Comm);
 
 /* PCGAMG's strength graph without PETSc's transpose and sum where the pattern is symmetric (gkgraph.c) */
 PETSC_INTERN PetscErrorCode MatGKGraphSum_Private(Mat, PetscBool, PetscBool *, PetscScalar **, PetscScalar **);
@@ -272,15 +309,4 @@ PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
 
 /* For the tests: the device copies, brought up to date */
 PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);
-/* The ELLPACK-R layout settings (MatELLRCUDASetSliceHeight, ...SortWindow, ...ShortColumns) */
-typedef enum {
-  GK_ELLR_SLICE_HEIGHT,
-  GK_ELLR_SORT_WINDOW,
-  GK_ELLR_SHORT_COLUMNS,
-  GK_ELLR_LAYOUTS
-} GKEllrLayout;
-/* MatELLRCUDASetSliceHeight() and its kin find the matrix type's own setter under this name,
-   PetscErrorCode (Mat, GKEllrLayout which, PetscInt value, const char *must): the value, at least
-   0, else an error that says what it must be */
-#define GK_ELLR_SETLAYOUT_C "MatELLRCUDASetLayout_C"
 PETSC_EXTERN PetscErrorCode MatSeqDIACUDAGetDeviceFormat(Mat, const GKDia **);

@@ -179,7 +179,7 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
     PetscBool isaij;
 
     PetscCall(PetscObjectTypeCompare((PetscObject)C, MATMPIAIJ, &isaij));
-    if (isaij) PetscCall(MatMPIGKRetype_Private(C, &GKFormatELLR, MATMPIELLRCUDA));
+    if (isaij) PetscCall(MatMPIGKRetype_Private(C, GKFormatDefault));
   }
   if (C->ops->productnumeric && C->ops->productnumeric != MatProductNumeric_GK) {
     st->numeric            = C->ops->productnumeric;

@@ -20,7 +20,7 @@
    (SOR_APPLY_LOWER) are left to SEQAIJ's MatSOR on the host, which gives PETSc's own errors.
 */
 #include "gkmat.h"
-#include "../../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 
 typedef enum {
   GK_SOR_MULTICOLOR,

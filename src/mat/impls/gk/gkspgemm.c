@@ -281,7 +281,7 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
   PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
-  if (gk->fmt == &GKFormatELLR && !gk->coo) { /* the values may stay on the device where every row comes in order */
+  if (gk->fmt->devicecsr && !gk->coo) { /* the values may stay on the device where every row comes in order */
     *adopted = PETSC_TRUE;
     for (PetscInt r = 0; r < m && *adopted; r++)
       for (PetscInt k = ia[r] + 1; k < ia[r + 1] && *adopted; k++) *adopted = (PetscBool)(ja[k - 1] <= ja[k]);

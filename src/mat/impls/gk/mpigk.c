@@ -10,14 +10,11 @@
    MatMult_MPIAIJ would copy all of x to the host on every product.
 */
 #include "mpigk.h"
-#include "../../../vec/impls/cuda/gkvec.h"
+#include "vec/impls/cuda/gkvec.h"
 #include <petscsf.h>
 
 /* exported by libpetsc, not declared in its headers */
 PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);
-
-/* the slice height of the off-diagonal blocks: their rows with ghosts are few and clustered */
-#define GK_OFFDIAG_SLICE 32
 
 /* What the halo's kernels move at the least (GK_COUNT_BYTES): a gather reads an index and an
    entry and writes one; a scatter-add reads an index and two entries and writes one */
@@ -83,42 +80,6 @@ static PetscErrorCode MatMPIGKFreeLists_Private(Mat_MPIGK *mg)
   PetscFunctionReturn(0);
 }
 
-/* The ELLPACK-R settings made on this matrix, given to those of its blocks that are already
-   device matrices: all of them to the diagonal block; the sort window and the short columns to
-   the off-diagonal one, whose slices stay GK_OFFDIAG_SLICE high */
-static PetscErrorCode MatMPIGKApplyELLRLayout_Private(Mat A)
-{
-  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
-  Mat        B[2];
-  PetscBool  isellr;
-
-  PetscFunctionBegin;
-  PetscCall(MatMPIGKGetBlocks_Private(A, &B[0], &B[1], NULL));
-  for (int k = 0; k < 2; k++) {
-    if (!B[k]) continue;
-    PetscCall(PetscObjectTypeCompare((PetscObject)B[k], MATSEQELLRCUDA, &isellr));
-    if (!isellr) continue;
-    if (!k && mg->ellrset[GK_ELLR_SLICE_HEIGHT]) PetscCall(MatELLRCUDASetSliceHeight(B[k], mg->ellr[GK_ELLR_SLICE_HEIGHT]));
-    if (mg->ellrset[GK_ELLR_SORT_WINDOW]) PetscCall(MatELLRCUDASetSortWindow(B[k], mg->ellr[GK_ELLR_SORT_WINDOW]));
-    if (mg->ellrset[GK_ELLR_SHORT_COLUMNS]) PetscCall(MatELLRCUDASetShortColumns(B[k], mg->ellr[GK_ELLR_SHORT_COLUMNS] ? PETSC_TRUE : PETSC_FALSE));
-  }
-  PetscFunctionReturn(0);
-}
-
-/* An ELLPACK-R layout setting made on an mpiellrcuda matrix (composed as GK_ELLR_SETLAYOUT_C):
-   kept, and given to its blocks now and whenever they are made anew */
-static PetscErrorCode MatMPIGKSetELLRLayout_Private(Mat A, GKEllrLayout which, PetscInt value, const char *must)
-{
-  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCheck(value >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s, not %" PetscInt_FMT, must, value);
-  mg->ellr[which]    = value;
-  mg->ellrset[which] = PETSC_TRUE;
-  if (A->preallocated) PetscCall(MatMPIGKApplyELLRLayout_Private(A));
-  PetscFunctionReturn(0);
-}
-
 /* The blocks as device matrices: after any assembly that left them SEQAIJ */
 PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
 {
@@ -130,12 +91,11 @@ PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
   PetscCall(PetscObjectTypeCompare((PetscObject)Ad, mg->fmt->type, &isgk));
   if (!isgk) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(Ad, mg->fmt, MAT_INPLACE_MATRIX, &Ad));
-  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, MATSEQELLRCUDA, &isgk));
-  if (!isgk) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(Ao, &GKFormatELLR, MAT_INPLACE_MATRIX, &Ao));
+  PetscCall(PetscObjectTypeCompare((PetscObject)Ao, GKFormatDefault->type, &isgk));
+  if (!isgk) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(Ao, GKFormatDefault, MAT_INPLACE_MATRIX, &Ao));
   /* also when MPIAIJ remade the block with its type (new nonzeros after assembly) */
-  PetscCall(MatELLRCUDASetSliceHeight(Ao, GK_OFFDIAG_SLICE));
-  PetscCall(MatELLRCUDASetMaxFill(Ao, GK_OFFDIAG_SLICE)); /* slices bound the padding */
-  PetscCall(MatMPIGKApplyELLRLayout_Private(A));
+  PetscCall(GKFormatDefault->offdiag(Ao));
+  if (mg->fmt->mpiblocks) PetscCall(mg->fmt->mpiblocks(A, Ad, Ao));
   PetscFunctionReturn(0);
 }
 
@@ -151,7 +111,7 @@ static PetscErrorCode MatMPIGKSetUpHalo_Private(Mat A)
 
   PetscFunctionBegin;
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE,
-             "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->type);
+             "The %s matrix must be assembled before products (MatAssemblyBegin/End)", mg->fmt->mpitype);
   PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
   if (mg->nzstate == A->nonzerostate && mg->garray == garray) PetscFunctionReturn(0);
   PetscCall(MatMPIGKFreeLists_Private(mg));
@@ -553,15 +513,20 @@ static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat, MatType, MatReuse, Mat *);
 
 /* Composes (or, with on false, removes) the conversions MatConvert() looks for on a matrix of
    TYPE: into it from MPIAIJ, and back to MPIAIJ (which MatConvert() also finds for MATAIJ) */
-static PetscErrorCode MatMPIGKComposeConverters_Private(Mat A, const char *type, PetscBool on)
+/* Composes (or, with on false, removes) MatConvert()'s functions from and to MPIAIJ and the
+   format's own composed methods */
+static PetscErrorCode MatMPIGKComposeConverters_Private(Mat A, PetscBool on)
 {
-  char name[128];
+  const GKMatFormat *fmt  = ((Mat_MPIGK *)A->spptr)->fmt;
+  const char        *type = fmt->mpitype;
+  char               name[128];
 
   PetscFunctionBegin;
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", MATMPIAIJ, type));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIAIJ_MPIGK : NULL));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", type, MATMPIAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIGK_MPIAIJ : NULL));
+  if (fmt->mpicompose) PetscCall(fmt->mpicompose(A, on));
   PetscFunctionReturn(0);
 }
 
@@ -583,13 +548,11 @@ static PetscErrorCode MatMPIGKFit_Private(Mat A)
   if (fits) PetscFunctionReturn(0);
   PetscCall(
     PetscInfo(A, "%s would exceed its fill limit on the diagonal block of a process of this %" PetscInt_FMT " x %" PetscInt_FMT " matrix: made %s\n",
-              mg->fmt->name, A->rmap->N, A->cmap->N, MATMPIELLRCUDA));
-  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
-  mg->fmt  = &GKFormatELLR;
-  mg->type = MATMPIELLRCUDA;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)A, MATMPIELLRCUDA));
-  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_TRUE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
+              mg->fmt->name, A->rmap->N, A->cmap->N, GKFormatDefault->mpitype));
+  PetscCall(MatMPIGKComposeConverters_Private(A, PETSC_FALSE));
+  mg->fmt = GKFormatDefault;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)A, mg->fmt->mpitype));
+  PetscCall(MatMPIGKComposeConverters_Private(A, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
@@ -638,8 +601,7 @@ static PetscErrorCode MatMPIGKStrip_Private(Mat A, PetscBool destroy)
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKHostSync_Private(A, destroy ? PETSC_FALSE : PETSC_TRUE)); /* the values MPIAIJ keeps */
-  PetscCall(MatMPIGKComposeConverters_Private(A, mg->type, PETSC_FALSE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)A, GK_ELLR_SETLAYOUT_C, NULL));
+  PetscCall(MatMPIGKComposeConverters_Private(A, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(MatMPIGKFreeLists_Private(mg));
   PetscCall(MatMPIGKCOOReset_Private(mg));
@@ -697,7 +659,7 @@ static PetscErrorCode MatSOR_MPIGK(Mat A, Vec bb, PetscReal omega, MatSORType fl
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char *type)
+PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt)
 {
   Mat_MPIGK *mg;
   VecType    vtype;
@@ -706,7 +668,6 @@ PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char 
   PetscCall(PetscGPUKitBackendSetUp_Private());
   PetscCall(PetscNew(&mg));
   mg->fmt     = fmt;
-  mg->type    = type;
   mg->nzstate = -1;
   PetscCall(PetscMemcpy(&mg->base, B->ops, sizeof(struct _MatOps)));
   PetscCall(PetscObjectGetNewTag((PetscObject)B, &mg->tag));
@@ -723,10 +684,9 @@ PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char 
   B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
   B->ops->sor                       = MatSOR_MPIGK;
   B->ops->destroy                   = MatDestroy_MPIGK;
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->mpitype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_GK));
-  PetscCall(MatMPIGKComposeConverters_Private(B, type, PETSC_TRUE));
-  if (fmt == &GKFormatELLR) PetscCall(PetscObjectComposeFunction((PetscObject)B, GK_ELLR_SETLAYOUT_C, MatMPIGKSetELLRLayout_Private));
+  PetscCall(MatMPIGKComposeConverters_Private(B, PETSC_TRUE));
   PetscCall(MatGKComposeCOO_Private(B, MatSetPreallocationCOO_MPIGK, MatSetValuesCOO_MPIGK));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */
   PetscCall(VecGKDefaultType_Private(&vtype));
@@ -739,23 +699,18 @@ PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt, const char 
    the format) */
 static PetscErrorCode MatConvert_MPIAIJ_MPIGK(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat       B = *newmat;
-  PetscBool isellr, isdia;
+  Mat                B = *newmat;
+  const GKMatFormat *fmt;
 
   PetscFunctionBegin;
-  PetscCall(PetscStrcmp(type, MATMPIELLRCUDA, &isellr));
-  PetscCall(PetscStrcmp(type, MATMPIDIACUDA, &isdia));
-  if (!isellr && !isdia) {
-    PetscCall(PetscStrcmp(type, MATELLRCUDA, &isellr));
-    PetscCall(PetscStrcmp(type, MATDIACUDA, &isdia));
-  }
-  PetscCheck(isellr || isdia, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "No conversion from %s to %s here", MATMPIAIJ, type);
+  PetscCall(MatGKFormatFind_Private(type, &fmt));
+  PetscCheck(fmt, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "No conversion from %s to %s here", MATMPIAIJ, type);
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
     PetscFunctionReturn(0);
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  PetscCall(MatMPIGKRetype_Private(B, isellr ? &GKFormatELLR : &GKFormatDIA, isellr ? MATMPIELLRCUDA : MATMPIDIACUDA));
+  PetscCall(MatMPIGKRetype_Private(B, fmt));
   *newmat = B;
   PetscFunctionReturn(0);
 }
@@ -791,11 +746,11 @@ static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat A, MatType type, MatReuse reus
 }
 
 /* The creator of an MPI device type: an MPIAIJ made one in place */
-PetscErrorCode MatCreate_MPIGK_Private(Mat B, const GKMatFormat *fmt, const char *type)
+PetscErrorCode MatCreate_MPIGK_Private(Mat B, const GKMatFormat *fmt)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate_MPIAIJ(B));
-  PetscCall(MatMPIGKRetype_Private(B, fmt, type));
+  PetscCall(MatMPIGKRetype_Private(B, fmt));
   PetscFunctionReturn(0);
 }
 

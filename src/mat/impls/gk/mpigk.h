@@ -4,8 +4,8 @@
 #include "gkmat.h"
 
 typedef struct {
-  const GKMatFormat *fmt;     /* the diagonal block's */
-  const char        *type;    /* MATMPIELLRCUDA ... */
+  const GKMatFormat *fmt;     /* the diagonal block's (its mpitype is the matrix's type) */
+  void              *fmtdata; /* the format's own, made and freed by its mpicompose() */
   struct _MatOps     base;    /* MPIAIJ's operations, called through */
   PetscObjectState   nzstate; /* the nonzero state the lists were made for; -1: none */
   const PetscInt    *garray;  /* the off-diagonal block's global columns they were made from */
@@ -35,10 +35,6 @@ typedef struct {
   PetscInt  nslots;
   PetscInt *dslots;
   PetscBool haveslots;
-  /* ELLPACK-R layout settings made on this matrix (MatELLRCUDASetSliceHeight, ...SortWindow,
-     ...ShortColumns), given to its blocks again whenever MPIAIJ makes them anew */
-  PetscInt  ellr[GK_ELLR_LAYOUTS];
-  PetscBool ellrset[GK_ELLR_LAYOUTS];
   /* COO assembly on the device (MatSetPreallocationCOO_MPIGK): the blocks keep the lists of
      this process's entries of its own rows; its entries of other processes' rows (coonr, at
      positions dremote of the values) are gathered on the device and sent through a host MPIAIJ
@@ -56,7 +52,7 @@ typedef struct {
 } Mat_MPIGK;
 
 PETSC_INTERN PetscErrorCode MatMPIGKConvertBlocks_Private(Mat);
-PETSC_INTERN PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *, const char *);
+PETSC_INTERN PetscErrorCode MatMPIGKRetype_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode MatMPIGKCOOReset_Private(Mat_MPIGK *);
 PETSC_INTERN PetscErrorCode MatSetPreallocationCOO_MPIGK(Mat, PetscCount, PetscInt[], PetscInt[]);
 PETSC_INTERN PetscErrorCode MatSetValuesCOO_MPIGK(Mat, const PetscScalar[], InsertMode);

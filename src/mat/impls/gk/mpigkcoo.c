@@ -154,7 +154,7 @@ PetscErrorCode MatSetValuesCOO_MPIGK(Mat A, const PetscScalar v[], InsertMode im
 
   PetscFunctionBegin;
   if (!mg->coodevice) {
-    PetscCall(MatGKCOOBaseValues_Private(A, PETSC_TRUE, mg->type, v, imode));
+    PetscCall(MatGKCOOBaseValues_Private(A, PETSC_TRUE, mg->fmt->mpitype, v, imode));
     PetscFunctionReturn(0);
   }
   PetscCall(MatGKCOOStage_Private(mg->coon, v, &mg->dv, &dv, &dev));

@@ -462,7 +462,7 @@ PetscErrorCode MatProductGKDeviceMPI_Private(Mat C, PetscBool symbolic, PetscBoo
     else PetscCall(MatSetSizes(C, A->rmap->n, P->cmap->n, A->rmap->N, P->cmap->N));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
-    PetscCall(MatSetType(C, MATMPIELLRCUDA)); /* as PETSc's product made a device matrix */
+    PetscCall(MatSetType(C, GKFormatDefault->mpitype)); /* as PETSc's product made a device matrix */
     PetscCall(MatMPIGKSetRows_Private(C, PETSC_TRUE, ii, jj, vv));
     PetscCall(PetscNew(&pr));
     pr->m = m;

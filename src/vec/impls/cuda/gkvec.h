@@ -6,7 +6,7 @@
 */
 #pragma once
 
-#include "../../../include/gpukitimpl.h"
+#include "include/gpukitimpl.h"
 #include <petsc/private/vecimpl.h>
 #include <petscdm.h>
 

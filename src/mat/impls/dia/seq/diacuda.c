@@ -4,7 +4,7 @@
    copy (its CSR arrays copied to the device, where the diagonals are found and the values
    placed) and kept on the device. Transposed products read the same arrays.
 */
-#include "../../gk/gkmat.h"
+#include "mat/impls/gk/gkmat.h"
 #include <petscbt.h>
 
 typedef struct {
@@ -187,9 +187,19 @@ static PetscErrorCode MatSeqDIAGetOperator_Private(Mat A, PetscBool transpose, G
 
 static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat, MatType, MatReuse, Mat *);
 
-const GKMatFormat GKFormatDIA = {
+static PetscErrorCode MatCreate_SeqDIACUDA(Mat);
+static PetscErrorCode MatCreate_MPIDIACUDA(Mat);
+static PetscErrorCode MatCreate_DIACUDA(Mat);
+
+PETSC_INTERN const GKMatFormat GKFormatDIA; /* listed by the registry, gkformats.c */
+const GKMatFormat              GKFormatDIA = {
   .type        = MATSEQDIACUDA,
+  .mpitype     = MATMPIDIACUDA,
+  .roottype    = MATDIACUDA,
   .name        = "DIA",
+  .createseq   = MatCreate_SeqDIACUDA,
+  .creatempi   = MatCreate_MPIDIACUDA,
+  .createroot  = MatCreate_DIACUDA,
   .fillopt     = "-mat_diacuda_max_fill",
   .fillsetter  = "MatDIACUDASetMaxFill",
   .defaultfill = 3.0,
@@ -232,24 +242,24 @@ static PetscErrorCode MatConvert_SeqAIJ_SeqDIACUDA(Mat A, MatType type, MatReuse
 
 .seealso: `MATDIACUDA`, `MATSEQELLRCUDA`, `MatCreateSeqDIACUDA()`, `MatDIACUDASetMaxFill()`
 M*/
-PetscErrorCode MatCreate_SeqDIACUDA(Mat B)
+static PetscErrorCode MatCreate_SeqDIACUDA(Mat B)
 {
   PetscFunctionBegin;
   PetscCall(MatCreate_SeqGK_Private(B, &GKFormatDIA));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatCreate_MPIDIACUDA(Mat B)
+static PetscErrorCode MatCreate_MPIDIACUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_MPIGK_Private(B, &GKFormatDIA, MATMPIDIACUDA));
+  PetscCall(MatCreate_MPIGK_Private(B, &GKFormatDIA));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MatCreate_DIACUDA(Mat B)
+static PetscErrorCode MatCreate_DIACUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(MatCreate_GK_Private(B, &GKFormatDIA, MATMPIDIACUDA));
+  PetscCall(MatCreate_GK_Private(B, &GKFormatDIA));
   PetscFunctionReturn(0);
 }
 
