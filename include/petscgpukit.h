@@ -36,18 +36,6 @@ M*/
 #define MATMPIDIACUDA "mpidiacuda"
 
 /*MC
-   MATCSRCUDA - "csrcuda" - compressed sparse rows on the GPU, a thread a row.
-   The root name: MATSEQCSRCUDA on one process, MATMPICSRCUDA on more.
-
-   Level: beginner
-
-.seealso: `MATELLRCUDA`, `MATDIACUDA`
-M*/
-#define MATCSRCUDA    "csrcuda"
-#define MATSEQCSRCUDA "seqcsrcuda"
-#define MATMPICSRCUDA "mpicsrcuda"
-
-/*MC
    VECCUDA - "cuda" - a vector whose values live on the GPU, with a host copy made only when a
    host operation asks for it. The root name: VECSEQCUDA on one process, VECMPICUDA on more.
 

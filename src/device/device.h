@@ -398,10 +398,6 @@ typedef struct {
   PetscErrorCode (*diamulttranspose)(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
   /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
   PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
-  /* csrmult(A, x, w, neg, y): y = A x (or w +- A x) of a CSR matrix in device memory, a thread a
-     row; csrgetdiagonal(A, d) as ellrgetdiagonal (the format csrcuda) */
-  PetscErrorCode (*csrmult)(const GKCsr *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-  PetscErrorCode (*csrgetdiagonal)(const GKCsr *, PetscScalar *);
   /* the formats filled on the device from an m-row CSR matrix already there (ai: m + 1, aj and
      aa: ai[m]): ellrshortfits says whether every column of E's rows lies within 16 bits of its
      slot (E's m and perm only are read); ellrfill writes each slot's row length (rl), columns

@@ -155,7 +155,7 @@ int main(int argc, char **argv)
       args: -mat_type aij
     test:
       suffix: dll_append
-      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda csrcuda}shared output}
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output}
 
   testset:
     args: -n 45
@@ -166,10 +166,10 @@ int main(int argc, char **argv)
       args: -mat_type aij -pc_type jacobi
     test:
       suffix: dll_append_jacobi
-      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda csrcuda}shared output} -pc_type jacobi -gpukit_backend {{host cuda}shared output}
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output} -pc_type jacobi -gpukit_backend {{host cuda}shared output}
     test:
       suffix: vec_type_cuda
-      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda csrcuda}shared output} -vec_type cuda -pc_type jacobi
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output} -vec_type cuda -pc_type jacobi
     # a PETSc with CUDA: the library's own vectors under their other name (${GKVEC}), with its
     # matrices and PETSc's Krylov methods
     test:
@@ -185,20 +185,15 @@ int main(int argc, char **argv)
     test:
       suffix: mpi
       nsize: {{2 3}shared output}
-      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda csrcuda}shared output} -pc_type jacobi
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output} -pc_type jacobi
     test:
       suffix: mpi_cuda_vectors
       nsize: {{2 3}shared output}
-      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda csrcuda}shared output} -vec_type cuda -pc_type jacobi
+      args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output} -vec_type cuda -pc_type jacobi
     test:
       suffix: mpi_aij_cuda_vectors
       nsize: {{2 3}shared output}
       args: -dll_append ${LIB} -vec_type cuda -pc_type jacobi
-    # a format whose arrays the fused kernels do not read: cggpu converts it, as any other matrix
-    test:
-      suffix: cggpu_converts_csrcuda
-      nsize: {{1 2}shared output}
-      args: -dll_append ${LIB} -mat_type csrcuda -ksp_type cggpu -pc_type jacobi -gpukit_backend {{host cuda}shared output}
 
   testset:
     args: -n 45

@@ -492,8 +492,6 @@ PETSC_INTERN PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, 
 PETSC_INTERN PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
                                                    PetscScalar *y);
 PETSC_INTERN PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag);
-PETSC_INTERN PetscErrorCode GKCUDACsrMult(const GKCsr *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y);
-PETSC_INTERN PetscErrorCode GKCUDACsrGetDiagonal(const GKCsr *A, PetscScalar *diag);
 PETSC_INTERN PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, const PetscInt *aj, PetscBool *fits);
 PETSC_INTERN PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, PetscBool *ok);
 PETSC_INTERN PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly);

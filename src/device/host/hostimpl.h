@@ -51,8 +51,6 @@ PETSC_INTERN PetscErrorCode GKHostEllrMult(const GKEllr *, PetscBool, const Pets
 PETSC_INTERN PetscErrorCode GKHostDiaGetDiagonal(const GKDia *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDiaMult(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDiaMultTranspose(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostCsrMult(const GKCsr *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostCsrGetDiagonal(const GKCsr *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostEllrShortFits(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostCheckCols(PetscInt, PetscInt, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostEllrFill(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);

@@ -9,9 +9,8 @@
 /* defined by the formats' own files, named nowhere else */
 PETSC_INTERN const GKMatFormat GKFormatELLR;
 PETSC_INTERN const GKMatFormat GKFormatDIA;
-PETSC_INTERN const GKMatFormat GKFormatCSR;
 
-static const GKMatFormat *const GKFormats[] = {&GKFormatELLR, &GKFormatDIA, &GKFormatCSR};
+static const GKMatFormat *const GKFormats[] = {&GKFormatELLR, &GKFormatDIA};
 
 /* ELLPACK-R: its layouts (sliced, sorted, one row a slice) always keep to its fill limit */
 const GKMatFormat *const GKFormatDefault = &GKFormatELLR;
