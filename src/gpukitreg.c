@@ -6,6 +6,10 @@
 #include "vec/impls/cuda/gkvec.h"
 #include "mat/impls/gk/gkmat.h"
 #include "ksp/impls/gk/gkksp.h"
+
+/* the formats, each defined by its own file, named here alone to be added to the registry */
+PETSC_INTERN const GKMatFormat GKFormatELLR;
+PETSC_INTERN const GKMatFormat GKFormatDIA;
 #include "pc/ssor_gpu/ssorgpu.h"
 #include "pc/gamg/agggpu.h"
 
@@ -40,7 +44,8 @@ PetscErrorCode PetscGPUKitInitializePackage(void)
   PetscCall(PCGAMGRegister(PCGAMGAGGGPU, PCCreateGAMG_AGGGPU));
   PetscCall(PCGAMGAggGPUSetDefault_Private());
 
-  PetscCall(MatGKRegisterFormats_Private());
+  PetscCall(MatGKFormatAdd_Private(&GKFormatELLR, PETSC_TRUE)); /* the default format */
+  PetscCall(MatGKFormatAdd_Private(&GKFormatDIA, PETSC_FALSE));
   PetscCall(MatGKRegisterFactors_Private());
   VecGKDMHook_Private = DMGKAttachVecDM_Private; /* a DMDA's matrices made by gkdm.c */
   PetscFunctionReturn(0);

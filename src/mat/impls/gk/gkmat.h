@@ -164,11 +164,12 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *);
 /* The format registry (gkformats.c). The default format holds any pattern within its fill limit
    (it has no fits()): it is the one made where no format is named (a conversion for the fused
    solvers, a product's result of a format that would not hold it, DMDA's interpolations), or
-   where the named one does not fit, and every MPI device matrix's off-diagonal block's. */
-PETSC_INTERN const GKMatFormat *const GKFormatDefault;
-/* MatRegister() of every format's three types, and the device types made known to the lower
-   layers (GKMatIsDevice_Private) */
-PETSC_INTERN PetscErrorCode MatGKRegisterFormats_Private(void);
+   where the named one does not fit, and every MPI device matrix's off-diagonal block's (whose
+   ELLPACK-R slots the fused solvers read: ELLPACK-R's is the default). */
+PETSC_INTERN const GKMatFormat *GKFormatDefault;
+/* a format added (once; the registration file adds every one): MatRegister() of its three
+   types, and the device types made known to the lower layers (GKMatIsDevice_Private) */
+PETSC_INTERN PetscErrorCode MatGKFormatAdd_Private(const GKMatFormat *, PetscBool);
 /* the format one of whose three type names is type, or NULL */
 PETSC_INTERN PetscErrorCode MatGKFormatFind_Private(const char[], const GKMatFormat **);
 /* the i-th format (NULL past the last) */

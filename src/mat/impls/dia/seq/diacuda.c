@@ -191,7 +191,7 @@ static PetscErrorCode MatCreate_SeqDIACUDA(Mat);
 static PetscErrorCode MatCreate_MPIDIACUDA(Mat);
 static PetscErrorCode MatCreate_DIACUDA(Mat);
 
-PETSC_INTERN const GKMatFormat GKFormatDIA; /* listed by the registry, gkformats.c */
+PETSC_INTERN const GKMatFormat GKFormatDIA; /* added to the registry by src/gpukitreg.c */
 const GKMatFormat              GKFormatDIA = {
   .type        = MATSEQDIACUDA,
   .mpitype     = MATMPIDIACUDA,

@@ -459,7 +459,7 @@ static PetscErrorCode MatMPIELLRCompose_Private(Mat, PetscBool);
 static PetscErrorCode MatMPIELLRBlocks_Private(Mat, Mat, Mat);
 static PetscErrorCode MatSeqELLROffDiag_Private(Mat);
 
-PETSC_INTERN const GKMatFormat GKFormatELLR; /* listed by the registry, gkformats.c */
+PETSC_INTERN const GKMatFormat GKFormatELLR; /* added to the registry by src/gpukitreg.c */
 const GKMatFormat              GKFormatELLR = {
   .type             = MATSEQELLRCUDA,
   .mpitype          = MATMPIELLRCUDA,
