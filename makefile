@@ -165,19 +165,19 @@ bench: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run-mpi
 
-# time to solution with ssorgpu (issue 7): bench/run-ssor, results in bench/
+# time to solution with ssorgpu: bench/run-ssor, results in bench/
 bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-ssor
 
-# one V-cycle of PCMG and PCGAMG against the sum of its levels' rooflines (issue 27): bench/run-vcycle
+# one V-cycle of PCMG and PCGAMG against the sum of its levels' rooflines: bench/run-vcycle
 bench-vcycle: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-vcycle
 
-# COO assembly into SEQAIJ and the device types from host and device values (issue 28): bench/run-coo
+# COO assembly into SEQAIJ and the device types from host and device values: bench/run-coo
 bench-coo: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
 	@BUILD=$(BUILD) sh bench/run-coo
 
-# time to solution of PETSc's own ex50 and ex45 (issue 27), unmodified, built from the PETSc
+# time to solution of PETSc's own ex50, ex45 and ex56, unmodified, built from the PETSc
 # examples (Debian: libpetsc3.18-dev-examples; pip: the package's share/petsc/examples); its
 # settings (GPU_PROCS, REPEAT, PROBLEMS...) come from the environment: bench/run-mg says which
 PETSC_EXAMPLES ?= $(PETSC_DIR)/share/petsc/examples/src/ksp/ksp/tutorials
@@ -186,10 +186,10 @@ $(BUILD)/bench/ex%: $(PETSC_EXAMPLES)/ex%.c
 	$(MPICC) $(ALL_CFLAGS) $< -o $@ $(PETSC_LINK) -lm
 $(PETSC_EXAMPLES)/%.c:
 	@echo "make bench-mg: PETSc's $*.c is not in $(PETSC_EXAMPLES): apt-get install -y libpetsc3.18-dev-examples, or set PETSC_EXAMPLES" >&2; exit 1
-bench-mg: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(BUILD)/bench/ex50 $(BUILD)/bench/ex45)
+bench-mg: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(BUILD)/bench/ex50 $(BUILD)/bench/ex45 $(BUILD)/bench/ex56 $(BUILD)/tutorials/solvefile/solvefile)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) python3 bench/run-mg
 
-# GAMG set up again for a time step's new matrix of the same pattern (issue 53): tutorials/assembly
+# GAMG set up again for a time step's new matrix of the same pattern: tutorials/assembly
 # on the GPU and on all CPU cores; bench/run-resetup says which settings (N, STEPS) it reads
 bench-resetup: $(if $(filter complex,$(SCALAR)),bench-needs-real,lib $(TUTORIALS))
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) python3 bench/run-resetup

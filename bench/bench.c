@@ -575,7 +575,7 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
   PetscFunctionReturn(0);
 }
 
-/* Time to solution (issue 7): cggpu with none, jacobi and ssorgpu (Eisenstat's trick: natural
+/* Time to solution: cggpu with none, jacobi and ssorgpu (Eisenstat's trick: natural
    and multicolor, of points and of blocks of 4 and 8 rows), PETSc's cg with ssorgpu's neumann variant, on the diacuda matrix */
 static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
@@ -900,7 +900,7 @@ static PetscErrorCode TimeCOO(MatType type, PetscInt m, PetscCount nc, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* COO assembly (issue 28): the 5-point or 7-point Laplacian as an assembly gives it, each
+/* COO assembly: the 5-point or 7-point Laplacian as an assembly gives it, each
    diagonal entry in two halves (a repeated pair, summed), into SEQAIJ on the host (PETSc's own
    path, one core) and into the device types from host and from device values. Bytes: what the
    device's sum moves (the lists, the entries, the sums) and, from host values, the host copy's
@@ -973,11 +973,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-csv", "append the results to this file", NULL, file, file, sizeof(file), NULL));
   PetscCall(PetscOptionsIntArray("-grids2d", "2D grids n (n x n)", NULL, grids2d, &n2, &set));
   if (!set) n2 = 5;
-  if (!set && !strcmp(mode, "coo")) { /* issue 28's sizes: ex50's */
+  if (!set && !strcmp(mode, "coo")) { /* ex50's sizes */
     grids2d[0] = 2049;
     n2         = 1;
   }
-  if (!set && !strcmp(mode, "ssor")) { /* issue 7's sizes */
+  if (!set && !strcmp(mode, "ssor")) { /* the SSOR benchmark's sizes */
     grids2d[0] = 2048;
     n2         = 1;
   }

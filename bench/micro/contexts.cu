@@ -1,5 +1,5 @@
 /*
-   Microbenchmark behind bench/RESULTS.md, "CUDA contexts" (issue 28): what one process pays to
+   Microbenchmark behind bench/RESULTS.md, "CUDA contexts": what one process pays to
    start CUDA, when N processes start together on one GPU (under NVIDIA MPS or not), and how
    CUDA_DEVICE_MAX_CONNECTIONS changes it. Each process prints, in seconds from the common start
    given as its argument: when it began, then how long the device count (the driver's start), the

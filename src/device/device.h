@@ -1,7 +1,8 @@
 /*
    The backend layer: the memory and kernel entry points every layer above calls, implemented
    twice with the same arguments and the same data layout, by plain C loops on the host
-   (host/host.c, the reference) and by CUDA kernels (cuda/cuda.cu).
+   (src/device/host/, the reference) and by CUDA kernels (src/device/cuda/), in files of the
+   same names.
 
    Pointers marked "device" below point into memory obtained from the backend's malloc: device
    memory for cuda, ordinary memory for host. Nothing here knows about Mat, Vec or KSP.
@@ -388,16 +389,19 @@ typedef struct {
   PetscErrorCode (*graphend)(void **);
   PetscErrorCode (*graphlaunch)(void *);
   PetscErrorCode (*graphdestroy)(void *);
+  /* ELLPACK-R's and DIA's products and diagonals (cuda/ellr.cu, cuda/dia.cu; host/ellr.c, host/dia.c) */
   /* The products write y = A x, or, given w (which may be y), y = w + A x, or y = w - A x with
      neg (the residual b - A x of PETSc's MatResidual), in the same pass. ellrmult(A, conj, x, w,
      neg, y): with conj, conj(A) x */
   PetscErrorCode (*ellrmult)(const GKEllr *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+  /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
+  PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
   /* diamult(A, x, w, neg, y) */
   PetscErrorCode (*diamult)(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
   /* diamulttranspose(A, conj, x, w, neg, y): A^T x from the same arrays; with conj, A^H x */
   PetscErrorCode (*diamulttranspose)(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-  /* d[i] = A(i,i), 0 where the diagonal entry is not stored, for i < m */
-  PetscErrorCode (*ellrgetdiagonal)(const GKEllr *, PetscScalar *);
+  PetscErrorCode (*diagetdiagonal)(const GKDia *, PetscScalar *);
+  /* the formats' fills, the column checks and COO assembly's sums (cuda/fill.cu, host/fill.c) */
   /* the formats filled on the device from an m-row CSR matrix already there (ai: m + 1, aj and
      aa: ai[m]): ellrshortfits says whether every column of E's rows lies within 16 bits of its
      slot (E's m and perm only are read); ellrfill writes each slot's row length (rl), columns
@@ -412,10 +416,12 @@ typedef struct {
   PetscErrorCode (*diafill)(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
   /* diaoffsets(m, ai, aj, flag): flag[j - i + m - 1] = 1 for every entry (i, j) (flag zeroed) */
   PetscErrorCode (*diaoffsets)(PetscInt, const PetscInt *, const PetscInt *, char *);
-  PetscErrorCode (*diagetdiagonal)(const GKDia *, PetscScalar *);
+  /* COO assembly (MatSetValuesCOO) into a CSR's values, PETSc's semantics: for p < nnz,
+     a[p] = (add ? a[p] : 0) + the sum of v[perm[q]], jmap[p] <= q < jmap[p + 1] */
+  PetscErrorCode (*cooscatter)(PetscInt, const PetscCount *, const PetscCount *, const PetscScalar *, PetscBool, PetscScalar *);
 
-  /* Vectors of length n. Every BLAS-1 update (VecAXPY, VecAYPX, VecAXPBY, VecAXPBYPCZ,
-     VecWAXPY, VecScale, VecShift, VecSet) is one call of
+  /* The vectors' updates and reductions (cuda/blas1.cu, host/blas1.c), on vectors of length n.
+     Every BLAS-1 update (VecAXPY, VecAYPX, VecAXPBY, VecAXPBYPCZ, VecWAXPY, VecScale, VecShift, VecSet) is one call of
        z = a x + b y + c z + d,
      where x or y may be NULL (its term left out) and z is not read when c is 0: PETSc's rule
      that a zero coefficient drops its vector, NaN and all. */
@@ -440,6 +446,7 @@ typedef struct {
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+  /* device set-up and memory above, and these: cuda/cuda.cu, host/host.c */
   /* y = T x, T the lower (upper false: j <= i) or upper (j >= i) triangle of the n x n dense
      matrix a, stored by rows (a[i n + j]; the other triangle not read): a dense factor's inverse
      (the coarsest solve, gkfactor.c) */
@@ -447,9 +454,6 @@ typedef struct {
   /* the halo exchange of the MPI matrices: buf[k] = x[idx[k]]; y[idx[k]] += buf[k] (idx[] distinct) */
   PetscErrorCode (*gather)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*scatteradd)(PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
-  /* COO assembly (MatSetValuesCOO) into a CSR's values, PETSc's semantics: for p < nnz,
-     a[p] = (add ? a[p] : 0) + the sum of v[perm[q]], jmap[p] <= q < jmap[p + 1] */
-  PetscErrorCode (*cooscatter)(PetscInt, const PetscCount *, const PetscCount *, const PetscScalar *, PetscBool, PetscScalar *);
   /* whether p points into device memory: CUDA's device or managed memory; the host backend's
      own malloc (so that both backends take the same paths) */
   PetscErrorCode (*ondevice)(const void *, PetscBool *);
@@ -458,6 +462,11 @@ typedef struct {
      ordinary again, before its owner frees it */
   PetscErrorCode (*hostregister)(void *, size_t, PetscBool *);
   PetscErrorCode (*hostunregister)(void *);
+  /* staging memory for the halo exchange: pinned host memory that kernels read and write in
+     place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
+  PetscErrorCode (*hostmalloc)(size_t, void **);
+  PetscErrorCode (*hostfree)(void *);
+  /* SSOR and MatSOR (cuda/sor.cu, host/sor.c) */
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
   PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *,
                              PetscScalar *);
@@ -477,11 +486,8 @@ typedef struct {
                             const PetscScalar *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
                            const PetscScalar *, const PetscScalar *, PetscScalar *);
-  /* staging memory for the halo exchange: pinned host memory that kernels read and write in
-     place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
-  PetscErrorCode (*hostmalloc)(size_t, void **);
-  PetscErrorCode (*hostfree)(void *);
-  /* the fused Krylov iterations, on vectors of length n */
+  /* the fused Krylov iterations, on vectors of length n (cuda/cg.cu, bicg.cu, krylov.cu,
+     halo.cu, peers.cu, eisenstat.cu; host/krylov.c) */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
   PetscErrorCode (*krylovdestroy)(GKKrylov *);
   /* step i (rho0 = rho_0 used at i = 0; last: only x moves) with A on v's arrays */
@@ -553,6 +559,7 @@ typedef struct {
      sending. krylovsetpeers takes the state of P at the time. */
   PetscErrorCode (*peersghosts)(GKPeers, PetscInt, char *);
   PetscErrorCode (*peershalo)(GKPeers, const char *, PetscInt, const PetscMPIInt *, const PetscInt *, const PetscInt *, PetscBool *, char *, size_t);
+  /* the sparse products (cuda/spgemm.cu, host/spgemm.c) */
   /* C = A P, or C = R^T (A P) where R is given (CSR matrices in device memory, 32-bit indices;
      C's arrays allocated here, freed with free): MatMatMult() and MatPtAP() of the device types
      (R = P, or for an MPI matrix its local rows of P). *done false, with the reason in why,

@@ -2,7 +2,7 @@
    The CUDA backend's vector kernels: one fused update for the BLAS-1 family, the multi-vector
    update, pointwise operations, and the reductions (two passes: per-block partial results, then
    one block over them; the host waits only for the final few values). Each computes what its
-   twin in host/host.c computes.
+   twin in host/blas1.c computes.
 */
 #include "cudaimpl.h"
 

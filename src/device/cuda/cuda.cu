@@ -1,6 +1,7 @@
 /*
    The CUDA backend: the entry points of device.h as kernels and their launch wrappers. Each
-   kernel computes exactly what its twin in host/host.c computes; the tests hold them to that.
+   kernel computes exactly what its twin in host/ (the file of the same name) computes; the
+   tests hold them to that.
 */
 #include <dlfcn.h>
 #include <limits.h>
@@ -495,15 +496,16 @@ const GKBackendOps GKBackendCUDA = {
   .graphlaunch        = GKCUDAGraphLaunch,
   .graphdestroy       = GKCUDAGraphDestroy,
   .ellrmult           = GKCUDAEllrMult,
+  .ellrgetdiagonal    = GKCUDAEllrGetDiagonal,
   .diamult            = GKCUDADiaMult,
   .diamulttranspose   = GKCUDADiaMultTranspose,
-  .ellrgetdiagonal    = GKCUDAEllrGetDiagonal,
+  .diagetdiagonal     = GKCUDADiaGetDiagonal,
   .ellrshortfits      = GKCUDAEllrShortFits,
   .checkcols          = GKCUDACheckCols,
   .ellrfill           = GKCUDAEllrFill,
   .diafill            = GKCUDADiaFill,
   .diaoffsets         = GKCUDADiaOffsets,
-  .diagetdiagonal     = GKCUDADiaGetDiagonal,
+  .cooscatter         = GKCUDACooScatter,
   .axpbypczd          = GKCUDAAxpbypczd,
   .maxpy              = GKCUDAMaxpy,
   .swap               = GKCUDASwap,
@@ -519,16 +521,15 @@ const GKBackendOps GKBackendCUDA = {
   .densetrimv         = GKCUDADenseTriMV,
   .gather             = GKCUDAGather,
   .scatteradd         = GKCUDAScatterAdd,
-  .cooscatter         = GKCUDACooScatter,
   .ondevice           = GKCUDAOnDevice,
   .hostregister       = GKCUDAHostRegister,
   .hostunregister     = GKCUDAHostUnregister,
+  .hostmalloc         = GKCUDAHostMalloc,
+  .hostfree           = GKCUDAHostFree,
   .ssorrows           = GKCUDASsorRows,
   .ssorblocks         = GKCUDASsorBlocks,
   .ellrsor            = GKCUDAEllrSor,
   .diasor             = GKCUDADiaSor,
-  .hostmalloc         = GKCUDAHostMalloc,
-  .hostfree           = GKCUDAHostFree,
   .krylovcreate       = GKCUDAKrylovCreate,
   .krylovdestroy      = GKCUDAKrylovDestroy,
   .krylovstep         = GKCUDAKrylovStep,

@@ -1,6 +1,6 @@
 /*
    DIA's products on the device (device.h: diamult, diamulttranspose, diagetdiagonal), a thread a
-   row (a column for the transpose). Their twins are in host/host.c.
+   row (a column for the transpose). Their twins are in host/dia.c.
 */
 #include "cudaimpl.h"
 

@@ -1,7 +1,7 @@
 /*
    ELLPACK-R's products on the device (device.h: ellrmult, ellrgetdiagonal): a thread a row down the
    column-major slices, S lanes a row of a slice of one row, a warp a wide row, and the sorted
-   layout's windowed product. Their twins are in host/host.c.
+   layout's windowed product. Their twins are in host/ellr.c.
 */
 #include "cudaimpl.h"
 

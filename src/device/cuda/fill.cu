@@ -1,6 +1,6 @@
 /*
    The formats filled on the device from CSR arrays (device.h: ellrshortfits, checkcols, ellrfill,
-   diaoffsets, diafill) and COO assembly's sums (cooscatter). Their twins are in host/host.c.
+   diaoffsets, diafill) and COO assembly's sums (cooscatter). Their twins are in host/fill.c.
 */
 #include <limits.h>
 #include "cudaimpl.h"

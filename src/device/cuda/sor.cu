@@ -1,6 +1,6 @@
 /*
    SSOR's and MatSOR's steps on the device (device.h: ssorrows, ssorblocks, ellrsor, diasor), a
-   thread a listed row or block. Their twins are in host/host.c.
+   thread a listed row or block. Their twins are in host/sor.c.
 */
 #include "cudaimpl.h"
 
