@@ -31,8 +31,8 @@ static PetscErrorCode Assemble(DM da, PetscReal lambda, Mat A)
           PetscScalar v[32];
           PetscInt    nc = 0;
 
-          col[nc]  = row;
-          v[nc++]  = 6 * mu + 2 * lm;
+          col[nc] = row;
+          v[nc++] = 6 * mu + 2 * lm;
           for (PetscInt d = 0; d < 3; d++) { /* the three-point second differences */
             for (PetscInt s = -1; s <= 1; s += 2) {
               PetscInt q[3] = {p[0], p[1], p[2]};
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
   Vec          x, b, xs, coords;
   KSP          ksp;
   MatNullSpace nsp;
-  PetscInt     n = 9, its;
+  PetscInt     n      = 9, its;
   PetscReal    lambda = 1.0, err, nrm;
   PetscBool    nonear = PETSC_FALSE;
 
@@ -83,8 +83,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-lambda", &lambda, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_nearnull", &nonear, NULL));
-  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, n, n, n, PETSC_DECIDE, PETSC_DECIDE,
-                         PETSC_DECIDE, 3, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_BOX, n, n, n, PETSC_DECIDE,
+                         PETSC_DECIDE, PETSC_DECIDE, 3, 1, NULL, NULL, NULL, &da));
   PetscCall(DMSetFromOptions(da));
   PetscCall(DMSetUp(da));
   PetscCall(DMDASetUniformCoordinates(da, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0));
