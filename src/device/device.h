@@ -613,6 +613,23 @@ typedef struct {
      p0[k] over the columns k of row i in aggregate c, in A's order, times alpha, plus p0[i]
      where c = agg[i]; P's arrays (m rows, n columns: the aggregates' count) allocated here */
   PetscErrorCode (*smooth)(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
+  /* Block size bs > 1 or nv > 1 near-null-space vectors (optional: NULL where the backend has
+     none, and PETSc's host aggregation runs). collapse(A, bs, G): G the graph of A's bs x bs
+     blocks, G_IJ the sum of |Re a| over the entries of block (I, J), row by row (PETSc's
+     MatCreateGraph() with bs > 1, before its symmetrize, scale and filter), each row's columns
+     ascending, G's arrays allocated here. tentativeblock(nn, bs, nv, agg, nagg, b, p, r): the
+     tentative prolongator of the nv vectors b (m = nn bs rows; vector k at b + k m) on the
+     aggregates agg[] of the nn nodes: each aggregate's rows (its nodes ascending, a node's bs
+     rows in order) padded with zero rows to nv where fewer, factored Q R by nv Householder steps
+     as LAPACK's geqr2 and org2r take them; p the m x nv values of Q by rows (row i's in the
+     columns agg[i / bs] nv .. agg[i / bs] nv + nv - 1; zero where the node is in no aggregate), r
+     the coarse vectors, aggregate a's R in rows a nv .. a nv + nv - 1 of the nagg nv x nv
+     matrix r (vector k at r + k nagg nv, 0 below R's diagonal). smoothblock(A, bs, nv, agg, p0,
+     nagg, alpha, P): smooth's step for that P0, row i's columns the nv columns of each aggregate
+     its entries reach (and its own), ascending. */
+  PetscErrorCode (*collapse)(const GKCsr *, PetscInt, GKCsr *);
+  PetscErrorCode (*tentativeblock)(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
+  PetscErrorCode (*smoothblock)(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

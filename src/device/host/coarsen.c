@@ -188,44 +188,52 @@ PetscErrorCode GKHostTentative(PetscInt m, const PetscInt *agg, PetscInt nagg, c
   PetscFunctionReturn(0);
 }
 
-/* whether row i's column k (at position k of A->j) is the first of its aggregate in the row */
-static inline PetscBool GKHostSmoothFirst(const GKCsr *A, const PetscInt *agg, PetscInt i, PetscInt k)
+/* the aggregate of row j of A: its node's (bs rows a node) */
+static inline PetscInt GKHostRowAgg(const PetscInt *agg, PetscInt bs, PetscInt j)
 {
-  const PetscInt c = agg[A->j[k]];
+  return agg[j / bs];
+}
+
+/* whether row i's column k (at position k of A->j) is the first of its aggregate in the row */
+static inline PetscBool GKHostSmoothFirst(const GKCsr *A, PetscInt bs, const PetscInt *agg, PetscInt i, PetscInt k)
+{
+  const PetscInt c = GKHostRowAgg(agg, bs, A->j[k]);
 
   if (c < 0) return PETSC_FALSE;
   for (PetscInt l = A->i[i]; l < k; l++)
-    if (agg[A->j[l]] == c) return PETSC_FALSE;
+    if (GKHostRowAgg(agg, bs, A->j[l]) == c) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
-/* row i's columns: the aggregates of its columns, each once, and agg[i] if none of them is it */
-static inline PetscInt GKHostSmoothCount(const GKCsr *A, const PetscInt *agg, PetscInt i)
+/* row i's aggregates: those of its columns, each once, and its own if none of them is it */
+static inline PetscInt GKHostSmoothCount(const GKCsr *A, PetscInt bs, const PetscInt *agg, PetscInt i)
 {
-  PetscInt  n   = 0;
-  PetscBool own = agg[i] < 0 ? PETSC_TRUE : PETSC_FALSE;
+  const PetscInt own = GKHostRowAgg(agg, bs, i);
+  PetscInt       n   = 0;
+  PetscBool      has = own < 0 ? PETSC_TRUE : PETSC_FALSE;
 
   for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
-    if (GKHostSmoothFirst(A, agg, i, k)) {
+    if (GKHostSmoothFirst(A, bs, agg, i, k)) {
       n++;
-      own = (PetscBool)(own || agg[A->j[k]] == agg[i]);
+      has = (PetscBool)(has || GKHostRowAgg(agg, bs, A->j[k]) == own);
     }
-  return n + !own;
+  return n + !has;
 }
 
-/* The smoothed prolongator (device.h, smooth): each row's columns counted, the counts summed
-   into the starts, then each row's columns in the order their aggregates first occur (its own
-   last where none of its columns is in it), their sums, and the row sorted */
-PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+/* The smoothed prolongator (device.h, smooth and smoothblock): each row's columns counted, the
+   counts summed into the starts, then each row's aggregates in the order they first occur (its
+   own last where none of its columns is in it), nv sums each, and the row sorted */
+static PetscErrorCode GKHostSmoothRows(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg,
+                                       PetscReal alpha, GKCsr *P)
 {
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
   P->m = m;
-  P->n = nagg;
+  P->n = nagg * nv;
   PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&P->i));
   P->i[0] = 0;
-  for (PetscInt i = 0; i < m; i++) P->i[i + 1] = GKHostSmoothCount(A, agg, i);
+  for (PetscInt i = 0; i < m; i++) P->i[i + 1] = nv * GKHostSmoothCount(A, bs, agg, i);
   for (PetscInt i = 0; i < m; i++) P->i[i + 1] += P->i[i];
   GKCounts.launches += 2; /* counted, summed */
   GKCounts.syncs += 1;    /* the total read */
@@ -233,22 +241,26 @@ PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScal
   PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)P->nnz, (void **)&P->j));
   PetscCall(GKBackendHost.malloc(sizeof(PetscScalar) * (size_t)P->nnz, (void **)&P->a));
   for (PetscInt i = 0; i < m; i++) {
-    PetscInt    q = P->i[i], d = -1;
-    PetscScalar dinv;
+    const PetscInt own = GKHostRowAgg(agg, bs, i);
+    PetscInt       q = P->i[i], d = -1;
+    PetscScalar    dinv;
 
     for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
       if (A->j[k] == i) d = k;
     dinv = d >= 0 && A->a[d] != 0.0 ? 1.0 / A->a[d] : 0.0;
     for (PetscInt k = A->i[i]; k <= A->i[i + 1]; k++) {
       const PetscBool last = (PetscBool)(k == A->i[i + 1]);
-      const PetscInt  c    = last ? agg[i] : agg[A->j[k]];
-      PetscScalar     sum  = 0.0;
+      const PetscInt  c    = last ? own : GKHostRowAgg(agg, bs, A->j[k]);
 
-      if (last ? q == P->i[i + 1] : !GKHostSmoothFirst(A, agg, i, k)) continue;
-      for (PetscInt l = A->i[i]; l < A->i[i + 1]; l++)
-        if (agg[A->j[l]] == c) sum += A->a[l] * p0[A->j[l]];
-      P->j[q]   = c;
-      P->a[q++] = alpha * (sum * dinv) + (c == agg[i] ? p0[i] : 0.0);
+      if (last ? q == P->i[i + 1] : !GKHostSmoothFirst(A, bs, agg, i, k)) continue;
+      for (PetscInt v = 0; v < nv; v++) {
+        PetscScalar sum = 0.0;
+
+        for (PetscInt l = A->i[i]; l < A->i[i + 1]; l++)
+          if (GKHostRowAgg(agg, bs, A->j[l]) == c) sum += A->a[l] * p0[A->j[l] * nv + v];
+        P->j[q]   = c * nv + v;
+        P->a[q++] = alpha * (sum * dinv) + (c == own ? p0[i * nv + v] : 0.0);
+      }
     }
     for (PetscInt a = P->i[i] + 1; a < P->i[i + 1]; a++) /* insertion sort by column */
       for (PetscInt b = a; b > P->i[i] && P->j[b - 1] > P->j[b]; b--) {
@@ -262,5 +274,103 @@ PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScal
       }
   }
   GKCounts.launches += 1; /* written */
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+{
+  PetscFunctionBegin;
+  PetscCall(GKHostSmoothRows(A, 1, 1, agg, p0, nagg, alpha, P));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostSmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha,
+                                 GKCsr *P)
+{
+  PetscFunctionBegin;
+  PetscCall(GKHostSmoothRows(A, bs, nv, agg, p0, nagg, alpha, P));
+  PetscFunctionReturn(0);
+}
+
+/* The tentative prolongator of nv vectors (device.h, tentativeblock): each aggregate's rows
+   gathered (its nodes ascending), Householder's steps (LAPACK's dlarfg: beta = -sign(alpha)
+   |(alpha, x)|, tau = (beta - alpha) / beta, v = x / (alpha - beta)) applied to the columns on
+   the right, R read off, then Q = H_0 ... H_(nv-1) applied to the first nv columns of I */
+PetscErrorCode GKHostTentativeBlock(PetscInt nn, PetscInt bs, PetscInt nv, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p,
+                                    PetscReal *r)
+{
+  const PetscInt m = nn * bs, ldr = nagg * nv;
+  PetscInt      *start, *node, *fill, most = 0;
+  PetscReal     *qa, *qm, *tau;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < m * nv; i++) p[i] = 0.0;
+  for (PetscInt i = 0; i < ldr * nv; i++) r[i] = 0.0;
+  if (!nagg) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc3(nagg + 1, &start, PetscMax(nn, 1), &node, nagg, &fill));
+  for (PetscInt v = 0; v < nn; v++)
+    if (agg[v] >= 0) start[agg[v] + 1]++;
+  for (PetscInt a = 0; a < nagg; a++) {
+    most = PetscMax(most, start[a + 1]);
+    start[a + 1] += start[a];
+  }
+  for (PetscInt v = 0; v < nn; v++)
+    if (agg[v] >= 0) node[start[agg[v]] + fill[agg[v]]++] = v;
+  most = PetscMax(most * bs, nv);
+  PetscCall(PetscMalloc3(most * nv, &qa, most * nv, &qm, nv, &tau));
+  for (PetscInt a = 0; a < nagg; a++) {
+    const PetscInt M = (start[a + 1] - start[a]) * bs, Md = PetscMax(M, nv);
+
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i < Md; i++) qa[i + k * Md] = i < M ? b[node[start[a] + i / bs] * bs + i % bs + k * m] : 0.0;
+    for (PetscInt j = 0; j < nv; j++) { /* the step of column j */
+      PetscReal *x = qa + j * Md, alpha = x[j], xnorm2 = 0.0, beta, scale;
+
+      for (PetscInt i = j + 1; i < Md; i++) xnorm2 += x[i] * x[i];
+      if (xnorm2 == 0.0) {
+        tau[j] = 0.0;
+        continue;
+      }
+      beta   = -PetscSqrtReal(alpha * alpha + xnorm2);
+      beta   = alpha >= 0 ? beta : -beta;
+      tau[j] = (beta - alpha) / beta;
+      scale  = 1.0 / (alpha - beta);
+      for (PetscInt i = j + 1; i < Md; i++) x[i] *= scale;
+      x[j] = beta;
+      for (PetscInt c = j + 1; c < nv; c++) {
+        PetscReal *y = qa + c * Md, w = y[j];
+
+        for (PetscInt i = j + 1; i < Md; i++) w += x[i] * y[i];
+        w *= tau[j];
+        y[j] -= w;
+        for (PetscInt i = j + 1; i < Md; i++) y[i] -= w * x[i];
+      }
+    }
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i <= k; i++) r[a * nv + i + k * ldr] = qa[i + k * Md];
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i < Md; i++) qm[i + k * Md] = i == k ? 1.0 : 0.0;
+    for (PetscInt j = nv - 1; j >= 0; j--) {
+      const PetscReal *x = qa + j * Md;
+
+      if (tau[j] == 0.0) continue;
+      for (PetscInt c = 0; c < nv; c++) {
+        PetscReal *y = qm + c * Md, w = y[j];
+
+        for (PetscInt i = j + 1; i < Md; i++) w += x[i] * y[i];
+        w *= tau[j];
+        y[j] -= w;
+        for (PetscInt i = j + 1; i < Md; i++) y[i] -= w * x[i];
+      }
+    }
+    for (PetscInt i = 0; i < M; i++) {
+      const PetscInt row = node[start[a] + i / bs] * bs + i % bs;
+
+      for (PetscInt k = 0; k < nv; k++) p[row * nv + k] = qm[i + k * Md];
+    }
+  }
+  GKCounts.launches += 3; /* the rows listed by aggregate, each list's start, each aggregate's factors */
+  PetscCall(PetscFree3(qa, qm, tau));
+  PetscCall(PetscFree3(start, node, fill));
   PetscFunctionReturn(0);
 }

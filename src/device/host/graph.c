@@ -90,3 +90,58 @@ PetscErrorCode GKHostStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
   GKCounts.launches += 1; /* the columns written */
   PetscFunctionReturn(0);
 }
+
+/* The graph of A's blocks (device.h, collapse): each node row's block columns marked as its
+   rows meet them, counted, then listed ascending and summed row by row */
+PetscErrorCode GKHostCollapse(const GKCsr *A, PetscInt bs, GKCsr *G)
+{
+  const PetscInt nn = A->m / bs, nc = A->n / bs;
+  PetscInt      *pos;
+
+  PetscFunctionBegin;
+  G->m = nn;
+  G->n = nc;
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(nn + 1), (void **)&G->i));
+  PetscCall(PetscMalloc1(PetscMax(nc, 1), &pos));
+  for (PetscInt w = 0; w < nc; w++) pos[w] = -1;
+  G->i[0] = 0;
+  for (PetscInt u = 0; u < nn; u++) {
+    PetscInt n = 0;
+
+    for (PetscInt k = A->i[u * bs]; k < A->i[u * bs + bs]; k++)
+      if (pos[A->j[k] / bs] != u) {
+        pos[A->j[k] / bs] = u;
+        n++;
+      }
+    G->i[u + 1] = G->i[u] + n;
+  }
+  G->nnz = G->i[nn];
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)G->nnz, (void **)&G->j));
+  PetscCall(GKBackendHost.malloc(sizeof(PetscScalar) * (size_t)G->nnz, (void **)&G->a));
+  for (PetscInt w = 0; w < nc; w++) pos[w] = -1;
+  for (PetscInt u = 0; u < nn; u++) {
+    PetscInt q = G->i[u];
+
+    for (PetscInt k = A->i[u * bs]; k < A->i[u * bs + bs]; k++) /* the block columns, ascending */
+      if (pos[A->j[k] / bs] < G->i[u]) {
+        pos[A->j[k] / bs] = q;
+        G->j[q++]         = A->j[k] / bs;
+      }
+    for (PetscInt a = G->i[u] + 1; a < G->i[u + 1]; a++)
+      for (PetscInt c = a; c > G->i[u] && G->j[c - 1] > G->j[c]; c--) {
+        const PetscInt t = G->j[c];
+
+        G->j[c]     = G->j[c - 1];
+        G->j[c - 1] = t;
+      }
+    for (PetscInt a = G->i[u]; a < G->i[u + 1]; a++) {
+      pos[G->j[a]] = a;
+      G->a[a]      = 0.0;
+    }
+    for (PetscInt k = A->i[u * bs]; k < A->i[u * bs + bs]; k++) G->a[pos[A->j[k] / bs]] += PetscAbsReal(PetscRealPart(A->a[k]));
+  }
+  GKCounts.launches += 3; /* counted, summed, written */
+  GKCounts.syncs += 1;    /* the total read */
+  PetscCall(PetscFree(pos));
+  PetscFunctionReturn(0);
+}

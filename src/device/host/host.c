@@ -239,5 +239,8 @@ const GKBackendOps GKBackendHost = {
   .aggregate          = GKHostAggregate,
   .tentative          = GKHostTentative,
   .smooth             = GKHostSmooth,
+  .collapse           = GKHostCollapse,
+  .tentativeblock     = GKHostTentativeBlock,
+  .smoothblock        = GKHostSmoothBlock,
   .finalize           = GKHostFinalize,
 };

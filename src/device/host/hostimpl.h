@@ -90,6 +90,10 @@ PETSC_INTERN PetscErrorCode GKHostStrength(const GKCsr *, PetscBool, PetscReal, 
 PETSC_INTERN PetscErrorCode GKHostAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKHostTentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostSmooth(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
+PETSC_INTERN PetscErrorCode GKHostCollapse(const GKCsr *, PetscInt, GKCsr *);
+PETSC_INTERN PetscErrorCode GKHostTentativeBlock(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *,
+                                                 PetscReal *);
+PETSC_INTERN PetscErrorCode GKHostSmoothBlock(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);

@@ -15,10 +15,13 @@
    cached spectra), made a device matrix that keeps its device CSR for the Galerkin product. The
    level's matrix keeps its device CSR from the graph to that product (gkspgemm.c), which then
    keeps the coarse matrix's for the next level: no operand of the setup is copied up twice.
-   Where they do not apply (several processes, a host matrix, block size above 1 or several null
-   space vectors, another coarsening type, PCASM's aggregates, more than one smoothing step, the
-   prolongator's filter), the level runs PETSc's operations, and -pc_view and -info say which ran
-   and why.
+   A block size above 1 or several near-null-space vectors (elasticity's rigid-body modes, as
+   ksp ex56 gives them) take the backend's collapse (the graph of the blocks), tentativeblock (a
+   Householder QR of each aggregate's rows) and smoothblock, where the backend has them (the
+   host's; the CUDA backend has no such kernels, and PETSc's aggregation runs there). Where they
+   do not apply (several processes, a host matrix, another coarsening type, PCASM's aggregates,
+   more than one smoothing step, the prolongator's filter), the level runs PETSc's operations,
+   and -pc_view and -info say which ran and why.
 
    The library sets -pc_gamg_type agggpu as the default where the options name no type, so that
    PCGAMG without a prefix picks it; -pc_gamg_type agg gives PETSc's host aggregation back.
@@ -136,11 +139,12 @@ static PetscErrorCode GKGraphShellDestroy(void *arg)
   PetscFunctionReturn(0);
 }
 
-/* The tentative prolongator until it is smoothed, the MATSHELL's context: each row's aggregate
-   and value (device memory) */
+/* The tentative prolongator until it is smoothed, the MATSHELL's context: each node's aggregate
+   and each row's values (device memory) */
 typedef struct {
-  PetscInt    *agg;
-  PetscScalar *p;
+  PetscInt    *agg;    /* device: each node's aggregate */
+  PetscScalar *p;      /* device: its values, nv a row */
+  PetscInt     bs, nv; /* the rows of a node, the near null space's vectors */
 } GKTentative;
 
 static PetscErrorCode GKTentativeShellDestroy(void *arg)
@@ -171,10 +175,13 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscCall(MatGetBlockSize(A, &bs));
   if (size > 1) PetscCall(PetscSNPrintf(why, len, "%d processes (the device's aggregation takes one)", (int)size));
   else if (!seq) PetscCall(PetscSNPrintf(why, len, "the matrix is %s, not one of petsc-gpukit's device types", ((PetscObject)A)->type_name));
-  else if (bs > 1) PetscCall(PetscSNPrintf(why, len, "block size %" PetscInt_FMT " (the device's aggregation takes block size 1)", bs));
-  else if (pc_gamg->data_cell_cols != 1)
-    PetscCall(
-      PetscSNPrintf(why, len, "a near null space of %" PetscInt_FMT " vectors (the device's aggregation takes one)", pc_gamg->data_cell_cols));
+  else if ((bs > 1 || pc_gamg->data_cell_cols != 1) && !(GKDev->collapse && GKDev->tentativeblock && GKDev->smoothblock))
+    PetscCall(PetscSNPrintf(why, len,
+                            "block size %" PetscInt_FMT ", %" PetscInt_FMT
+                            " near-null-space vectors (the %s backend aggregates block size 1, one vector)",
+                            bs, pc_gamg->data_cell_cols, GKDev->name));
+  else if (pc_gamg->data_cell_rows != bs)
+    PetscCall(PetscSNPrintf(why, len, "near-null-space rows of %" PetscInt_FMT " for block size %" PetscInt_FMT, pc_gamg->data_cell_rows, bs));
   else if (pc_gamg->use_aggs_in_asm || GKGAMGAsmHem(pc_gamg)) PetscCall(PetscSNPrintf(why, len, "PCASM's subdomains are made from the aggregates"));
   else if (pc_gamg->current_level < agg->aggressive_levels && GKGAMGAggMISk(agg) > 2)
     PetscCall(PetscSNPrintf(why, len, "MIS-%" PetscInt_FMT " (the device's aggregation takes MIS and MIS-2)", GKGAMGAggMISk(agg)));
@@ -201,7 +208,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PC_GAMG_AGGGPU *ctx;
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, *dG;
   PetscBool       sym, set, flg, mirrored;
-  PetscInt        annz;
+  PetscInt        annz, bs;
   char            why[sizeof(ctx->why)];
 
   PetscFunctionBegin;
@@ -218,8 +225,9 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
     PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
   }
   if (ctx->device && ctx->cached) { /* no graph: the coarsening gives the aggregates kept */
+    PetscCall(MatGetBlockSize(A, &bs));
     PetscCall(PetscNew(&dG));
-    dG->m = dG->n = A->rmap->n;
+    dG->m = dG->n = A->rmap->n / bs; /* its nodes */
     PetscCall(MatCreateShell(PETSC_COMM_SELF, dG->m, dG->n, dG->m, dG->n, dG, G));
     PetscCall(MatShellSetContextDestroy(*G, GKGraphShellDestroy));
     PetscFunctionReturn(0);
@@ -231,7 +239,14 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
     if (set && flg) sym = PETSC_FALSE; /* PETSc's graph skips the sum with the transpose too */
     PetscCall(PetscNew(&dG));
     PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
-    PetscCall(GKDev->strength(&dA, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
+    PetscCall(MatGetBlockSize(A, &bs));
+    if (bs > 1) { /* the graph of the blocks, as PETSc's MatCreateGraph() makes it first */
+      GKCsr dC = {0, 0, 0, NULL, NULL, NULL};
+
+      PetscCall(GKDev->collapse(&dA, bs, &dC));
+      PetscCall(GKDev->strength(&dC, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
+      PetscCall(GKCsrFree_Private(&dC));
+    } else PetscCall(GKDev->strength(&dA, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
     annz = dA.nnz;
     if (mirrored) PetscCall(MatSeqGKKeepCsr_Private(A, &dA)); /* for the smoothing and the Galerkin product */
     else PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
@@ -307,15 +322,15 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
 }
 
 /* A device matrix of A's type made from the CSR d in device memory (its host CSR copied down),
-   which keeps d for the Galerkin product */
-static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P, PetscBool *sorted_out)
+   of block sizes rbs x cbs, which keeps d for the Galerkin product */
+static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, PetscInt rbs, PetscInt cbs, Mat *P, PetscBool *sorted_out)
 {
   PetscBool sorted, adopted;
 
   PetscFunctionBegin;
   PetscCall(MatCreate(PETSC_COMM_SELF, P));
   PetscCall(MatSetSizes(*P, d->m, d->n, d->m, d->n));
-  PetscCall(MatSetBlockSizes(*P, 1, 1));
+  PetscCall(MatSetBlockSizes(*P, rbs, cbs));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
   PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted, &adopted));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
@@ -331,25 +346,27 @@ static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, Mat *P, PetscBool *sor
 static PetscErrorCode PCGAMGAggGPUUnsmoothed(Mat A, Mat *P)
 {
   GKTentative *t;
-  PetscInt     m = (*P)->rmap->n, nagg = (*P)->cmap->n, *agg, *len, *cols, nnz = 0;
+  PetscInt     m = (*P)->rmap->n, n = (*P)->cmap->n, *agg, *len, *cols, nnz = 0;
   PetscScalar *p, *v;
   Mat          Q;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(*P, &t));
-  PetscCall(PetscMalloc4(m, &agg, m, &p, m, &len, m, &cols));
-  PetscCall(GKMemcpyD2H(agg, t->agg, sizeof(PetscInt) * (size_t)m));
-  PetscCall(GKMemcpyD2H(p, t->p, sizeof(PetscScalar) * (size_t)m));
-  for (PetscInt i = 0; i < m; i++) {
-    len[i] = agg[i] >= 0;
-    if (len[i]) {
-      cols[nnz] = agg[i];
-      p[nnz++]  = p[i];
+  PetscCall(PetscMalloc4(m / t->bs, &agg, m * t->nv, &p, m, &len, m * t->nv, &cols));
+  PetscCall(GKMemcpyD2H(agg, t->agg, sizeof(PetscInt) * (size_t)(m / t->bs)));
+  PetscCall(GKMemcpyD2H(p, t->p, sizeof(PetscScalar) * (size_t)(m * t->nv)));
+  for (PetscInt i = 0; i < m; i++) { /* a row's nv entries, in its node's aggregate's columns */
+    const PetscInt a = agg[i / t->bs];
+
+    len[i] = a >= 0 ? t->nv : 0;
+    for (PetscInt k = 0; k < len[i]; k++) {
+      cols[nnz] = a * t->nv + k;
+      p[nnz++]  = p[i * t->nv + k];
     }
   }
   PetscCall(MatCreate(PETSC_COMM_SELF, &Q));
-  PetscCall(MatSetSizes(Q, m, nagg, m, nagg));
-  PetscCall(MatSetBlockSizes(Q, 1, 1));
+  PetscCall(MatSetSizes(Q, m, n, m, n));
+  PetscCall(MatSetBlockSizes(Q, t->bs, t->nv));
   PetscCall(MatSetType(Q, ((PetscObject)A)->type_name));
   PetscCall(MatSeqAIJSetPreallocation(Q, 0, len));
   PetscCall(MatSeqAIJSetColumnIndices(Q, cols));
@@ -373,7 +390,7 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
 {
   PC_GAMG        *pc_gamg;
   PC_GAMG_AGGGPU *ctx;
-  PetscInt        m = A->rmap->n, nagg;
+  PetscInt        m = A->rmap->n, nagg, bs, nv;
   PetscReal      *db, *dr, *r;
   PetscScalar    *dp;
   GKTentative    *t;
@@ -391,25 +408,30 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
     PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
     PetscCall(MatSeqGKDropCsr_Private(A)); /* no Galerkin product follows */
   } else {
-    PetscCall(GKMallocH2D(m, pc_gamg->data, &db));
-    PetscCall(GKMalloc(m, &dp));
-    PetscCall(GKMalloc(nagg, &dr));
-    PetscCall(GKDev->tentative(m, ctx->agg, nagg, db, dp, dr));
-    PetscCall(PetscMalloc1(nagg, &r));
-    PetscCall(GKMemcpyD2H(r, dr, sizeof(PetscReal) * (size_t)nagg));
+    PetscCall(MatGetBlockSize(A, &bs));
+    nv = pc_gamg->data_cell_cols; /* the near null space's vectors: m x nv, by columns */
+    PetscCall(GKMallocH2D(m * nv, pc_gamg->data, &db));
+    PetscCall(GKMalloc(m * nv, &dp));
+    PetscCall(GKMalloc(nagg * nv * nv, &dr));
+    if (bs == 1 && nv == 1) PetscCall(GKDev->tentative(m, ctx->agg, nagg, db, dp, dr));
+    else PetscCall(GKDev->tentativeblock(m / bs, bs, nv, ctx->agg, nagg, db, dp, dr));
+    PetscCall(PetscMalloc1(nagg * nv * nv, &r));
+    PetscCall(GKMemcpyD2H(r, dr, sizeof(PetscReal) * (size_t)(nagg * nv * nv)));
     PetscCall(GKFree(db));
     PetscCall(GKFree(dr));
     PetscCall(PetscFree(pc_gamg->data));
-    pc_gamg->data           = r;
-    pc_gamg->data_cell_rows = 1;
-    pc_gamg->data_sz        = nagg;
+    pc_gamg->data           = r; /* the coarse level's nv vectors, nagg nv rows */
+    pc_gamg->data_cell_rows = nv;
+    pc_gamg->data_sz        = nagg * nv * nv;
     PetscCall(PetscNew(&t));
     t->agg   = ctx->agg;
     t->p     = dp;
+    t->bs    = bs;
+    t->nv    = nv;
     ctx->agg = NULL;
-    PetscCall(MatCreateShell(PETSC_COMM_SELF, m, nagg, m, nagg, t, P));
+    PetscCall(MatCreateShell(PETSC_COMM_SELF, m, nagg * nv, m, nagg * nv, t, P));
     PetscCall(MatShellSetContextDestroy(*P, GKTentativeShellDestroy));
-    PetscCall(MatSetBlockSizes(*P, 1, 1));
+    PetscCall(MatSetBlockSizes(*P, bs, nv));
     if (((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) ctx->tentative = *P;
     else if (ctx->cached && ctx->lev[pc_gamg->current_level].P) { /* the same aggregates, the same prolongator */ PetscCall(MatDestroy(P));
       *P = ctx->lev[pc_gamg->current_level].P;
@@ -511,6 +533,7 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscReal       emax;
   GKAggLevel     *lv;
   PetscBool       sorted = PETSC_FALSE;
+  PetscInt        bs, nv;
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
@@ -523,7 +546,10 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
   PetscCall(MatShellGetContext(*P, &t));
   PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
-  PetscCall(GKDev->smooth(&dA, t->agg, t->p, (*P)->cmap->n, -1.4 / emax, &dP));
+  if (t->bs == 1 && t->nv == 1) PetscCall(GKDev->smooth(&dA, t->agg, t->p, (*P)->cmap->n, -1.4 / emax, &dP));
+  else PetscCall(GKDev->smoothblock(&dA, t->bs, t->nv, t->agg, t->p, (*P)->cmap->n / t->nv, -1.4 / emax, &dP));
+  bs = t->bs;
+  nv = t->nv;
   PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
   PetscCall(MatDestroy(P));
   ctx->tentative = NULL;
@@ -533,7 +559,7 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
     *P = lv->P;
     PetscCall(PetscObjectReference((PetscObject)*P));
   } else {
-    PetscCall(GKMatFromDeviceCsr(A, &dP, P, &sorted));
+    PetscCall(GKMatFromDeviceCsr(A, &dP, bs, nv, P, &sorted));
     /* kept where its rows come from the device in its host order: new values go in place */
     PetscCall(PCGAMGAggGPUKeepMat(ctx->reuse && sorted ? *P : NULL, &lv->P));
   }
