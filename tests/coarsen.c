@@ -233,6 +233,24 @@ static PetscErrorCode CheckAggregates(PetscInt m, const PetscInt *gi, const Pets
   PetscFunctionReturn(0);
 }
 
+/* PETSc's smoothing step on AIJ: T = P0 + alpha D^-1 (A P0) */
+static PetscErrorCode PETScSmoothed(Mat A, Mat P0, PetscReal alpha, Mat *T)
+{
+  Vec dinv;
+
+  PetscFunctionBegin;
+  PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, T));
+  PetscCall(MatCreateVecs(A, &dinv, NULL));
+  PetscCall(MatGetDiagonal(A, dinv));
+  PetscCall(VecReciprocal(dinv));
+  PetscCall(MatDiagonalScale(*T, dinv, NULL));
+  PetscCall(MatAYPX(*T, alpha, P0, SUBSET_NONZERO_PATTERN));
+  PetscCall(VecDestroy(&dinv));
+  PetscFunctionReturn(0);
+}
+
 /* The smoothed prolongator dP (device) against PETSc's T on AIJ: the same rows, columns in order,
    and values to tol relative to the larger of PETSc's and floor */
 static PetscErrorCode SameProlongator(Mat T, const GKCsr *dP, PetscReal tol, PetscReal floor)
@@ -277,7 +295,6 @@ static PetscErrorCode SameProlongator(Mat T, const GKCsr *dP, PetscReal tol, Pet
 static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sym, PetscReal thr, PetscInt dist)
 {
   Mat                     A, P0, T;
-  Vec                     dinv;
   PetscInt                n1, m, nn, nagg, *dagg, *agg, *roots, *gi, *gj, ndiag, pm;
   GKCsr                   dA = {0, 0, 0, NULL, NULL, NULL}, dC = dA, dG = dA, dP = dA;
   const PetscInt         *ai, *aj;
@@ -408,14 +425,7 @@ static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sy
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nagg * nv, nv, NULL, &P0));
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt k = 0; k < nv && agg[i / bs] >= 0; k++) PetscCall(MatSetValue(P0, i, agg[i / bs] * nv + k, pv[i * nv + k], INSERT_VALUES));
-  PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &T));
-  PetscCall(MatCreateVecs(A, &dinv, NULL));
-  PetscCall(MatGetDiagonal(A, dinv));
-  PetscCall(VecReciprocal(dinv));
-  PetscCall(MatDiagonalScale(T, dinv, NULL));
-  PetscCall(MatAYPX(T, alpha, P0, SUBSET_NONZERO_PATTERN));
+  PetscCall(PETScSmoothed(A, P0, alpha, &T));
   PetscCall(PetscGPUKitGetDeviceCounts(&c0));
   PetscCall(GKDev->smoothblock(&dA, bs, nv, dagg, dp, nagg, alpha, &dP));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
@@ -435,7 +445,6 @@ static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sy
     PetscCall(GKFree(c->j));
     PetscCall(GKFree(c->a));
   }
-  PetscCall(VecDestroy(&dinv));
   PetscCall(MatDestroy(&T));
   PetscCall(MatDestroy(&P0));
   PetscCall(MatDestroy(&A));
@@ -558,21 +567,13 @@ int main(int argc, char **argv)
   /* the smoothing step, against PETSc's on AIJ: P0 + alpha D^-1 (A P0) */
   if (nagg) {
     Mat       P0, T;
-    Vec       dinv;
     GKCsr     dP    = dA;
     PetscReal alpha = -0.7;
 
     PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nagg, 1, NULL, &P0));
     for (PetscInt v = 0; v < m; v++)
       if (agg[v] >= 0) PetscCall(MatSetValue(P0, v, agg[v], pv[v], INSERT_VALUES));
-    PetscCall(MatAssemblyBegin(P0, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(P0, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &T));
-    PetscCall(MatCreateVecs(A, &dinv, NULL));
-    PetscCall(MatGetDiagonal(A, dinv));
-    PetscCall(VecReciprocal(dinv));
-    PetscCall(MatDiagonalScale(T, dinv, NULL));
-    PetscCall(MatAYPX(T, alpha, P0, SUBSET_NONZERO_PATTERN));
+    PetscCall(PETScSmoothed(A, P0, alpha, &T));
     PetscCall(PetscGPUKitGetDeviceCounts(&c0));
     PetscCall(GKDev->smooth(&dA, dagg, dp, nagg, alpha, &dP));
     PetscCall(PetscGPUKitGetDeviceCounts(&c1));
@@ -582,7 +583,6 @@ int main(int argc, char **argv)
     PetscCall(GKFree(dP.i));
     PetscCall(GKFree(dP.j));
     PetscCall(GKFree(dP.a));
-    PetscCall(VecDestroy(&dinv));
     PetscCall(MatDestroy(&T));
     PetscCall(MatDestroy(&P0));
   }
