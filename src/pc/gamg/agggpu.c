@@ -57,7 +57,7 @@ typedef struct {
   PetscBool device;
   PetscInt  dist, nagg, *agg; /* agg: each row's aggregate, then the roots */
   Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
-  /* the last setup: coarsenings on the device and on the host, and the last host one's reason */
+  /* the last setup: coarsenings on the device and on the host, and the first host one's reason */
   PetscInt ndevice, nhost;
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
@@ -265,7 +265,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   }
   if (ctx->device) PetscFunctionReturn(0);
   ctx->nhost++;
-  PetscCall(PetscStrncpy(ctx->why, why, sizeof(ctx->why)));
+  if (!ctx->why[0]) PetscCall(PetscStrncpy(ctx->why, why, sizeof(ctx->why))); /* the finest such level's, which -pc_view names */
   PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's host aggregation: %s\n", pc_gamg->current_level, why));
   PetscCall(ctx->creategraph(pc, A, G));
   PetscFunctionReturn(0);
