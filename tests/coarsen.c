@@ -233,6 +233,27 @@ static PetscErrorCode CheckAggregates(PetscInt m, const PetscInt *gi, const Pets
   PetscFunctionReturn(0);
 }
 
+/* A's CSR copied to the device (m rows and columns) */
+static PetscErrorCode CsrToDevice(Mat A, GKCsr *d)
+{
+  const PetscInt    *ai, *aj;
+  const PetscScalar *aa;
+  PetscInt           m;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  d->m = d->n = m;
+  d->nnz      = ai[m];
+  PetscCall(GKMallocH2D(m + 1, ai, &d->i));
+  PetscCall(GKMallocH2D(d->nnz, aj, &d->j));
+  PetscCall(GKMallocH2D(d->nnz, aa, &d->a));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc's smoothing step on AIJ: T = P0 + alpha D^-1 (A P0) */
 static PetscErrorCode PETScSmoothed(Mat A, Mat P0, PetscReal alpha, Mat *T)
 {
@@ -332,15 +353,7 @@ static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sy
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
 
   /* the graph of the blocks, against PETSc's */
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &pm, &ai, &aj, &done));
-  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  dA.m = dA.n = m;
-  dA.nnz      = ai[m];
-  PetscCall(GKMallocH2D(m + 1, ai, &dA.i));
-  PetscCall(GKMallocH2D(dA.nnz, aj, &dA.j));
-  PetscCall(GKMallocH2D(dA.nnz, aa, &dA.a));
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &pm, &ai, &aj, &done));
+  PetscCall(CsrToDevice(A, &dA));
   PetscCall(PetscGPUKitGetDeviceCounts(&c0));
   PetscCall(GKDev->collapse(&dA, bs, &dC));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
@@ -460,12 +473,9 @@ int main(int argc, char **argv)
   PetscBool               sym = PETSC_TRUE, mirrored;
   Mat                     A;
   GKCsr                   dA = {0, 0, 0, NULL, NULL, NULL}, dG = dA;
-  const PetscInt         *ai, *aj;
-  const PetscScalar      *aa;
   PetscScalar            *pv, *dp;
   PetscGPUKitBackendType  backend;
   PetscGPUKitDeviceCounts c0, c1;
-  PetscBool               done;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -488,14 +498,7 @@ int main(int argc, char **argv)
   PetscCall(MatGetSize(A, &m, NULL));
 
   /* the graph, against PETSc's */
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
-  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
-  dA.m = dA.n = m;
-  dA.nnz      = ai[m];
-  PetscCall(GKMallocH2D(m + 1, ai, &dA.i));
-  PetscCall(GKMallocH2D(dA.nnz, aj, &dA.j));
-  PetscCall(GKMallocH2D(dA.nnz, aa, &dA.a));
-  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscCall(CsrToDevice(A, &dA));
   PetscCall(PetscGPUKitGetDeviceCounts(&c0));
   PetscCall(GKDev->strength(&dA, sym, thr, &dG, &mirrored));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
@@ -503,7 +506,6 @@ int main(int argc, char **argv)
   if (!mirrored) {
     PetscCheck(sym, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Without symmetrizing, the graph needs no mirrors");
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "graph: the pattern is not symmetric: not made\n"));
-    PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
     PetscCall(GKFree(dA.i));
     PetscCall(GKFree(dA.j));
     PetscCall(GKFree(dA.a));
@@ -599,7 +601,6 @@ int main(int argc, char **argv)
   PetscCall(GKFree(dA.i));
   PetscCall(GKFree(dA.j));
   PetscCall(GKFree(dA.a));
-  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ai, &aj, &done));
   PetscCall(MatDestroy(&A));
   PetscCall(PetscFinalize());
   return 0;
