@@ -42,11 +42,6 @@ PETSC_EXTERN PetscErrorCode GKMallocH2D_Private(size_t, const void *, void **);
 #define GKFree(p)            GKFree_Private((void *)&(p))
 
 PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t);
-/* Whether a matrix is one of the library's device matrices: a sequential one (seq) or an MPI one
-   (mpi), of any format registered; either argument may be NULL */
-PETSC_INTERN PetscErrorCode GKMatIsDevice_Private(Mat, PetscBool *, PetscBool *);
-/* a device format's sequential and MPI type names, made known by the format registry (gkformats.c) */
-PETSC_INTERN PetscErrorCode GKMatRegisterDeviceTypes_Private(const char[], const char[]);
 
 /* Row orders for the triangular sweeps (gkorder.c), on a CSR pattern of m rows:
    - the transpose's pattern (*tptr, *tcol allocated);

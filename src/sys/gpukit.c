@@ -485,35 +485,6 @@ PetscErrorCode GKFormatBytes_Private(PetscLogDouble bytes, char *str, size_t len
   PetscFunctionReturn(0);
 }
 
-/* the device types, of every format (static strings of the formats' own descriptions) */
-#define GK_MAX_FORMATS 8
-static const char *GKDeviceTypes[2][GK_MAX_FORMATS];
-static int         GKNumDeviceTypes;
-
-PetscErrorCode GKMatRegisterDeviceTypes_Private(const char seq[], const char mpi[])
-{
-  PetscFunctionBegin;
-  for (int i = 0; i < GKNumDeviceTypes; i++)
-    if (GKDeviceTypes[0][i] == seq) PetscFunctionReturn(0); /* registered already (the package initialized again) */
-  PetscCheck(GKNumDeviceTypes < GK_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d device formats: raise GK_MAX_FORMATS", GK_MAX_FORMATS);
-  GKDeviceTypes[0][GKNumDeviceTypes]   = seq;
-  GKDeviceTypes[1][GKNumDeviceTypes++] = mpi;
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode GKMatIsDevice_Private(Mat A, PetscBool *seq, PetscBool *mpi)
-{
-  PetscBool *flg[2] = {seq, mpi};
-
-  PetscFunctionBegin;
-  for (int k = 0; k < 2; k++) {
-    if (!flg[k]) continue;
-    *flg[k] = PETSC_FALSE;
-    for (int i = 0; i < GKNumDeviceTypes && !*flg[k]; i++) PetscCall(PetscObjectTypeCompare((PetscObject)A, GKDeviceTypes[k][i], flg[k]));
-  }
-  PetscFunctionReturn(0);
-}
-
 /* Whether the halo exchanges hand device memory to MPI: -gpukit_cuda_aware_mpi, checked
    against the MPI when the backend is CUDA; on the host backend device memory is host memory */
 PetscErrorCode PetscGPUKitMPIDeviceMemory_Private(PetscBool *aware)

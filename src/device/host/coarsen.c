@@ -223,8 +223,8 @@ static inline PetscInt GKHostSmoothCount(const GKCsr *A, PetscInt bs, const Pets
 /* The smoothed prolongator (device.h, smooth and smoothblock): each row's columns counted, the
    counts summed into the starts, then each row's aggregates in the order they first occur (its
    own last where none of its columns is in it), nv sums each, and the row sorted */
-static PetscErrorCode GKHostSmoothRows(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg,
-                                       PetscReal alpha, GKCsr *P)
+PetscErrorCode GKHostSmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha,
+                                 GKCsr *P)
 {
   const PetscInt m = A->m;
 
@@ -280,15 +280,7 @@ static PetscErrorCode GKHostSmoothRows(const GKCsr *A, PetscInt bs, PetscInt nv,
 PetscErrorCode GKHostSmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
 {
   PetscFunctionBegin;
-  PetscCall(GKHostSmoothRows(A, 1, 1, agg, p0, nagg, alpha, P));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode GKHostSmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha,
-                                 GKCsr *P)
-{
-  PetscFunctionBegin;
-  PetscCall(GKHostSmoothRows(A, bs, nv, agg, p0, nagg, alpha, P));
+  PetscCall(GKHostSmoothBlock(A, 1, 1, agg, p0, nagg, alpha, P));
   PetscFunctionReturn(0);
 }
 

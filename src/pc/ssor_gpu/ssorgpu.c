@@ -13,6 +13,7 @@
    with a local symmetric sweep.
 */
 #include "include/gpukitimpl.h"
+#include "mat/impls/gk/gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcimpl.h>
 #include <petscmat.h>

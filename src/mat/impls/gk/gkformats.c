@@ -49,6 +49,19 @@ PetscErrorCode MatGKFormatAdd_Private(const GKMatFormat *f, PetscBool isdefault)
   PetscCall(MatRegister(f->mpitype, f->creatempi));
   PetscCall(MatRegister(f->roottype, f->createroot));
   PetscCall(MatRegisterRootName(f->roottype, f->type, f->mpitype));
-  PetscCall(GKMatRegisterDeviceTypes_Private(f->type, f->mpitype));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKMatIsDevice_Private(Mat A, PetscBool *seq, PetscBool *mpi)
+{
+  PetscBool *flg[2] = {seq, mpi};
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 2; k++) {
+    if (!flg[k]) continue;
+    *flg[k] = PETSC_FALSE;
+    for (size_t i = 0; i < GKNumFormats && !*flg[k]; i++)
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, k ? GKFormats[i]->mpitype : GKFormats[i]->type, flg[k]));
+  }
   PetscFunctionReturn(0);
 }

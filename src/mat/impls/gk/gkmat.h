@@ -167,9 +167,11 @@ PETSC_INTERN PetscErrorCode MatCreate_MPIGK_Private(Mat, const GKMatFormat *);
    where the named one does not fit, and every MPI device matrix's off-diagonal block's (whose
    ELLPACK-R slots the fused solvers read: ELLPACK-R's is the default). */
 PETSC_INTERN const GKMatFormat *GKFormatDefault;
-/* a format added (once; the registration file adds every one): MatRegister() of its three
-   types, and the device types made known to the lower layers (GKMatIsDevice_Private) */
+/* a format added (once; the registration file adds every one): MatRegister() of its three types */
 PETSC_INTERN PetscErrorCode MatGKFormatAdd_Private(const GKMatFormat *, PetscBool);
+/* Whether a matrix is one of the library's device matrices: a sequential one (seq) or an MPI one
+   (mpi), of any format added; either argument may be NULL */
+PETSC_INTERN PetscErrorCode GKMatIsDevice_Private(Mat, PetscBool *, PetscBool *);
 /* the format one of whose three type names is type, or NULL */
 PETSC_INTERN PetscErrorCode MatGKFormatFind_Private(const char[], const GKMatFormat **);
 /* the i-th format (NULL past the last) */
