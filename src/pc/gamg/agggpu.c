@@ -197,6 +197,12 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscCall(MatCoarsenSetFromOptions(crs));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)crs, &ok, MATCOARSENMIS, MATCOARSENMISK, ""));
   if (!ok) PetscCall(PetscSNPrintf(why, len, "coarsening type %s (the device's is MIS)", ((PetscObject)crs)->type_name));
+  if (ok && bs > 1) { /* PETSc 3.21+: the graph of the blocks from some of their rows and columns alone */
+    PetscBool set;
+
+    PetscCall(PetscOptionsHasName(((PetscObject)crs)->options, ((PetscObject)crs)->prefix, "-mat_coarsen_strength_index", &set));
+    if (set) PetscCall(PetscSNPrintf(why, len, "-mat_coarsen_strength_index (the device's graph of the blocks sums all their entries)"));
+  }
   PetscCall(MatCoarsenDestroy(&crs));
   PetscFunctionReturn(0);
 }
