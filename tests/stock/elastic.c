@@ -174,9 +174,10 @@ int main(int argc, char **argv)
     args: -n 9 -ksp_rtol 1e-8 -pc_type gamg -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_view -gpukit_backend host
     filter: grep -E -o "Aggregation on the GPU .*coarsenings"
   # the graph of some of the blocks' rows and columns (PETSc 3.21+) is PETSc's alone, and says so
+  # (the option under the prefix the release gives GAMG's coarsening: none before 3.20, pc_gamg_)
   test:
     suffix: gamg_strength_index
-    args: -n 9 -ksp_rtol 1e-8 -pc_type gamg -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_view -gpukit_backend host -mat_coarsen_strength_index 0,1
+    args: -n 9 -ksp_rtol 1e-8 -pc_type gamg -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_view -gpukit_backend host -mat_coarsen_strength_index 0,1 -pc_gamg_mat_coarsen_strength_index 0,1
     filter: grep -E -o "host aggregation on the others: -mat_coarsen_strength_index"
 
 TEST*/
