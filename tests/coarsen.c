@@ -634,10 +634,9 @@ int main(int argc, char **argv)
       args: -problem one
 
   # block size 3 (as elasticity's) and nv near-null-space vectors: 6 (the rigid-body modes: the
-  # lone nodes' aggregates fewer rows than vectors), or 2; the host backend's alone until the CUDA
-  # kernels come (the CUDA backend refuses, and PCGAMG runs PETSc's aggregation there)
+  # lone nodes' aggregates fewer rows than vectors), or 2
   testset:
-    args: -gpukit_backend host -bs 3
+    args: -gpukit_backend {{host cuda}shared output} -bs 3
     test:
       suffix: block_lap2d
       args: -problem lap2d -n 12 -nv {{6 2}separate output} -dist {{1 2}separate output}

@@ -139,8 +139,7 @@ int main(int argc, char **argv)
 
   # GAMG on elasticity of block size 3 with the rigid-body modes (as ksp ex56), and without them:
   # the plug-in's matrices and vectors give PETSc's iterations on AIJ, with the device's
-  # aggregation of the blocks (agggpu; the host backend's, and PETSc's on the CUDA backend, which
-  # has no kernels for blocks: the same iterations at this size) and with PETSc's
+  # aggregation of the blocks (agggpu, on either backend) and with PETSc's
   # (-pc_gamg_type agg);
   # tests/run holds agggpu to PETSc's iterations within 15% on a larger grid, and two processes
   # (PETSc's aggregation there) to the same iterations as PETSc's in the release tested
@@ -168,10 +167,10 @@ int main(int argc, char **argv)
     test:
       suffix: constants
       args: -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
-  # every coarsening of the blocks on the device (the host backend's)
+  # every coarsening of the blocks on the device
   test:
     suffix: gamg_view
-    args: -n 9 -ksp_rtol 1e-8 -pc_type gamg -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_view -gpukit_backend host
+    args: -n 9 -ksp_rtol 1e-8 -pc_type gamg -dll_append ${LIB} -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_view -gpukit_backend {{host cuda}shared output}
     filter: grep -E -o "Aggregation on the GPU .*coarsenings"
   # the graph of some of the blocks' rows and columns (PETSc 3.21+) is PETSc's alone, and says so
   # (the option under the prefix the release gives GAMG's coarsening: none before 3.20, pc_gamg_)

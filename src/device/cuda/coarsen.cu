@@ -293,36 +293,145 @@ PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, c
   PetscFunctionReturn(0);
 }
 
-/* The smoothed prolongator (device.h, smooth; the twin's GKHostSmooth step for step): a thread a
-   row counts its columns, CUB's scan sums the counts into the starts, and a thread a row writes
-   its columns and their sums, then sorts them. The rows' loops are quadratic in their lengths,
-   which the levels' stencils keep short. */
-static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+/* The tentative prolongator of nv vectors on nodes of bs rows (device.h, tentativeblock; the
+   twin's GKHostTentativeBlock step for step): the nodes listed by aggregate as for one vector
+   (the rows of nodes in none zeroed on the way), then a thread an aggregate gathers its rows into
+   its part of a work array, makes LAPACK's Householder steps (geqr2's dlarfg and dlarf, with no
+   fused multiply-add, in the twin's order), writes R, forms Q (org2r) and writes its rows. */
+__global__ void GKTentativeBlockListKernel(PetscInt nn, PetscInt bs, PetscInt nv, const PetscInt *__restrict__ agg, PetscInt nagg,
+                                           PetscInt *__restrict__ key, PetscInt *__restrict__ node, GKScalar *__restrict__ p)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < nn) {
+    key[v]  = agg[v] < 0 ? nagg : agg[v];
+    node[v] = v;
+    if (agg[v] < 0)
+      for (PetscInt i = v * bs * nv; i < (v + 1) * bs * nv; i++) p[i] = 0.0;
+  }
+}
+
+/* one Householder reflector (v below row j of column x, x[j] the 1) applied from the left to
+   column y of Md rows */
+static __device__ __forceinline__ void GKHouseApply(const double *__restrict__ x, double tau, PetscInt j, PetscInt Md, double *__restrict__ y)
+{
+  double w = y[j];
+
+  for (PetscInt i = j + 1; i < Md; i++) w = __dadd_rn(w, __dmul_rn(x[i], y[i]));
+  w    = __dmul_rn(w, tau);
+  y[j] = __dsub_rn(y[j], w);
+  for (PetscInt i = j + 1; i < Md; i++) y[i] = __dsub_rn(y[i], __dmul_rn(w, x[i]));
+}
+
+__global__ void GKTentativeBlockKernel(PetscInt nn, PetscInt bs, PetscInt nv, PetscInt nagg, const PetscInt *__restrict__ start,
+                                       const PetscInt *__restrict__ node, const PetscReal *__restrict__ b, GKScalar *__restrict__ p,
+                                       PetscReal *__restrict__ r, double *__restrict__ work)
+{
+  const PetscInt a = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (a < nagg) {
+    const PetscInt m = nn * bs, ldr = nagg * nv, M = (start[a + 1] - start[a]) * bs, Md = M > nv ? M : nv;
+    const PetscInt total = nv * (m + nagg * nv);
+    double        *qa = work + nv * (start[a] * bs + a * nv), *qm = qa + total, *tau = work + 2 * total + a * nv;
+
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i < Md; i++) qa[i + k * Md] = i < M ? b[node[start[a] + i / bs] * bs + i % bs + k * m] : 0.0;
+    for (PetscInt j = 0; j < nv; j++) { /* the step of column j */
+      double *x = qa + j * Md, alpha = x[j], xnorm2 = 0.0, beta, scale;
+
+      for (PetscInt i = j + 1; i < Md; i++) xnorm2 = __dadd_rn(xnorm2, __dmul_rn(x[i], x[i]));
+      if (xnorm2 == 0.0) {
+        tau[j] = 0.0;
+        continue;
+      }
+      beta   = -sqrt(__dadd_rn(__dmul_rn(alpha, alpha), xnorm2));
+      beta   = alpha >= 0 ? beta : -beta;
+      tau[j] = __ddiv_rn(__dsub_rn(beta, alpha), beta);
+      scale  = __ddiv_rn(1.0, __dsub_rn(alpha, beta));
+      for (PetscInt i = j + 1; i < Md; i++) x[i] = __dmul_rn(x[i], scale);
+      x[j] = beta;
+      for (PetscInt c = j + 1; c < nv; c++) GKHouseApply(x, tau[j], j, Md, qa + c * Md);
+    }
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i < nv; i++) r[a * nv + i + k * ldr] = i <= k ? qa[i + k * Md] : 0.0;
+    for (PetscInt k = 0; k < nv; k++)
+      for (PetscInt i = 0; i < Md; i++) qm[i + k * Md] = i == k ? 1.0 : 0.0;
+    for (PetscInt j = nv - 1; j >= 0; j--)
+      if (tau[j] != 0.0)
+        for (PetscInt c = 0; c < nv; c++) GKHouseApply(qa + j * Md, tau[j], j, Md, qm + c * Md);
+    for (PetscInt i = 0; i < M; i++) {
+      const PetscInt row = node[start[a] + i / bs] * bs + i % bs;
+
+      for (PetscInt k = 0; k < nv; k++) p[row * nv + k] = qm[i + k * Md];
+    }
+  }
+}
+
+PetscErrorCode GKCUDATentativeBlock(PetscInt nn, PetscInt bs, PetscInt nv, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p,
+                                    PetscReal *r)
+{
+  const PetscInt total = nv * (nn * bs + nagg * nv);
+  PetscInt      *key, *node, *start;
+  double        *work;
+  void          *tmp = NULL;
+  size_t         bytes;
+  int            bits = 1;
+
+  PetscFunctionBegin;
+  if (!nn) PetscFunctionReturn(0);
+  while (bits < 31 && ((PetscInt)1 << bits) <= nagg) bits++; /* the keys' significant bits: 0 to nagg */
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * nn + nagg + 1), (void **)&key));
+  node  = key + 2 * nn;
+  start = key + 4 * nn;
+  PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)(2 * total + nagg * nv), (void **)&work));
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key + nn, node, node + nn, nn, 0, bits, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKTentativeBlockListKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, agg, nagg, key, node, (GKScalar *)p);
+  GKCheckLaunch();
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key + nn, node, node + nn, nn, 0, bits, GKCUDAStream));
+  GKCounts.launches += 1;
+  GKTentativeStartKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, key + nn, nagg, start);
+  GKCheckLaunch();
+  if (nagg) GKTentativeBlockKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, nagg, start, node + nn, b, (GKScalar *)p, r, work);
+  GKCheckLaunch();
+  PetscCall(GKBackendCUDA.free(tmp));
+  PetscCall(GKBackendCUDA.free(work));
+  PetscCall(GKBackendCUDA.free(key));
+  PetscFunctionReturn(0);
+}
+
+/* The smoothed prolongator (device.h, smooth and smoothblock; the twin's GKHostSmoothBlock step
+   for step): a thread a row counts its columns, CUB's scan sums the counts into the starts, and a
+   thread a row writes its columns and their sums, then sorts them. The rows' loops are quadratic
+   in their lengths, which the levels' stencils keep short. Row i is in node i / bs's aggregate,
+   and each aggregate has nv columns. */
+static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs,
                                                      const PetscInt *__restrict__ agg, PetscInt i, PetscInt k)
 {
-  const PetscInt c = agg[aj[k]];
+  const PetscInt c = agg[aj[k] / bs];
 
   if (c < 0) return false;
   for (PetscInt l = ai[i]; l < k; l++)
-    if (agg[aj[l]] == c) return false;
+    if (agg[aj[l] / bs] == c) return false;
   return true;
 }
 
-__global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ agg,
-                                    PetscInt *__restrict__ len)
+__global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs, PetscInt nv,
+                                    const PetscInt *__restrict__ agg, PetscInt *__restrict__ len)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    PetscInt n   = 0;
-    bool     own = agg[i] < 0;
+    const PetscInt mine = agg[i / bs];
+    PetscInt       n    = 0;
+    bool           own  = mine < 0;
 
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
-      if (GKSmoothFirst(ai, aj, agg, i, k)) {
+      if (GKSmoothFirst(ai, aj, bs, agg, i, k)) {
         n++;
-        own = own || agg[aj[k]] == agg[i];
+        own = own || agg[aj[k] / bs] == mine;
       }
-    len[i] = n + !own;
+    len[i] = nv * (n + !own);
   }
 }
 
@@ -345,28 +454,32 @@ static __device__ __forceinline__ GKScalar GKAddRn(GKScalar a, GKScalar b)
 }
 
 __global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                   const PetscInt *__restrict__ agg, const GKScalar *__restrict__ p0, PetscReal alpha,
+                                   PetscInt bs, PetscInt nv, const PetscInt *__restrict__ agg, const GKScalar *__restrict__ p0, PetscReal alpha,
                                    const PetscInt *__restrict__ pi, PetscInt *__restrict__ pj, GKScalar *__restrict__ pa)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    PetscInt q = pi[i], d = -1;
-    GKScalar dinv;
+    const PetscInt mine = agg[i / bs];
+    PetscInt       q = pi[i], d = -1;
+    GKScalar       dinv;
 
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
       if (aj[k] == i) d = k;
     dinv = d >= 0 && aa[d] != GKScalar(0.0) ? GKScalar(1.0) / aa[d] : GKScalar(0.0);
     for (PetscInt k = ai[i]; k <= ai[i + 1]; k++) {
       const bool     last = k == ai[i + 1];
-      const PetscInt c    = last ? agg[i] : agg[aj[k]];
-      GKScalar       sum  = 0.0;
+      const PetscInt c    = last ? mine : agg[aj[k] / bs];
 
-      if (last ? q == pi[i + 1] : !GKSmoothFirst(ai, aj, agg, i, k)) continue;
-      for (PetscInt l = ai[i]; l < ai[i + 1]; l++)
-        if (agg[aj[l]] == c) sum = GKAddRn(sum, GKMulRn(aa[l], p0[aj[l]]));
-      pj[q]   = c;
-      pa[q++] = GKAddRn(GKMulRn(GKScalar(alpha), GKMulRn(sum, dinv)), c == agg[i] ? p0[i] : GKScalar(0.0));
+      if (last ? q == pi[i + 1] : !GKSmoothFirst(ai, aj, bs, agg, i, k)) continue;
+      for (PetscInt v = 0; v < nv; v++) {
+        GKScalar sum = 0.0;
+
+        for (PetscInt l = ai[i]; l < ai[i + 1]; l++)
+          if (agg[aj[l] / bs] == c) sum = GKAddRn(sum, GKMulRn(aa[l], p0[aj[l] * nv + v]));
+        pj[q]   = c * nv + v;
+        pa[q++] = GKAddRn(GKMulRn(GKScalar(alpha), GKMulRn(sum, dinv)), c == mine ? p0[i * nv + v] : GKScalar(0.0));
+      }
     }
     for (PetscInt a = pi[i] + 1; a < pi[i + 1]; a++)
       for (PetscInt b = a; b > pi[i] && pj[b - 1] > pj[b]; b--) {
@@ -381,7 +494,8 @@ __global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, 
   }
 }
 
-PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+PetscErrorCode GKCUDASmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha,
+                                 GKCsr *P)
 {
   const PetscInt m   = A->m;
   PetscInt       nnz = 0;
@@ -390,14 +504,14 @@ PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScal
 
   PetscFunctionBegin;
   P->m = m;
-  P->n = nagg;
+  P->n = nagg * nv;
   P->j = NULL;
   P->a = NULL;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&P->i));
   GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
   PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
   GKCallCUDA(cudaMemsetAsync(P->i, 0, sizeof(PetscInt), GKCUDAStream));
-  if (m) GKSmoothCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, agg, P->i + 1);
+  if (m) GKSmoothCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, bs, nv, agg, P->i + 1);
   GKCheckLaunch();
   GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
   GKCounts.launches += 1;
@@ -407,8 +521,15 @@ PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScal
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&P->j));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&P->a));
   if (m)
-    GKSmoothFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, agg, (const GKScalar *)p0, alpha, P->i,
-                                                                   P->j, (GKScalar *)P->a);
+    GKSmoothFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, bs, nv, agg, (const GKScalar *)p0, alpha,
+                                                                   P->i, P->j, (GKScalar *)P->a);
   GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDASmooth(const GKCsr *A, const PetscInt *agg, const PetscScalar *p0, PetscInt nagg, PetscReal alpha, GKCsr *P)
+{
+  PetscFunctionBegin;
+  PetscCall(GKCUDASmoothBlock(A, 1, 1, agg, p0, nagg, alpha, P));
   PetscFunctionReturn(0);
 }

@@ -558,5 +558,8 @@ const GKBackendOps GKBackendCUDA = {
   .aggregate          = GKCUDAAggregate,
   .tentative          = GKCUDATentative,
   .smooth             = GKCUDASmooth,
+  .collapse           = GKCUDACollapse,
+  .tentativeblock     = GKCUDATentativeBlock,
+  .smoothblock        = GKCUDASmoothBlock,
   .finalize           = GKCUDAFinalizeAll,
 };

@@ -530,6 +530,10 @@ PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, PetscBool, PetscReal, 
 PETSC_INTERN PetscErrorCode GKCUDAAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDATentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKCUDASmooth(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
+PETSC_INTERN PetscErrorCode GKCUDACollapse(const GKCsr *, PetscInt, GKCsr *);
+PETSC_INTERN PetscErrorCode GKCUDATentativeBlock(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *,
+                                                 PetscReal *);
+PETSC_INTERN PetscErrorCode GKCUDASmoothBlock(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);

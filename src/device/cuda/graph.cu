@@ -138,3 +138,96 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
+
+/* The graph of A's blocks (device.h, collapse; host twin: host/graph.c): a thread a node row
+   merges its bs rows' columns, each row's next block column found by binary search (the columns
+   ascend), so the block columns come out ascending and each block's |Re a| are summed in the
+   twin's order (row by row, each row's columns in order). Counted, scanned into the starts,
+   then written. */
+static __device__ __forceinline__ PetscInt GKLowerBound(const PetscInt *__restrict__ aj, PetscInt lo, PetscInt hi, PetscInt c)
+{
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (aj[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* the first block column above cur among node row u's rows (-1: none) */
+static __device__ __forceinline__ PetscInt GKCollapseNext(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs, PetscInt u,
+                                                          PetscInt cur)
+{
+  PetscInt next = -1;
+
+  for (PetscInt r = u * bs; r < u * bs + bs; r++) {
+    const PetscInt k = GKLowerBound(aj, ai[r], ai[r + 1], (cur + 1) * bs);
+
+    if (k < ai[r + 1] && (next < 0 || aj[k] / bs < next)) next = aj[k] / bs;
+  }
+  return next;
+}
+
+__global__ void GKCollapseCountKernel(PetscInt nn, PetscInt bs, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+                                      PetscInt *__restrict__ len)
+{
+  const PetscInt u = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (u < nn) {
+    PetscInt n = 0;
+
+    for (PetscInt c = GKCollapseNext(ai, aj, bs, u, -1); c >= 0; c = GKCollapseNext(ai, aj, bs, u, c)) n++;
+    len[u] = n;
+  }
+}
+
+__global__ void GKCollapseFillKernel(PetscInt nn, PetscInt bs, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
+                                     const GKScalar *__restrict__ aa, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj,
+                                     GKScalar *__restrict__ ga)
+{
+  const PetscInt u = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (u < nn) {
+    PetscInt q = gi[u];
+
+    for (PetscInt c = GKCollapseNext(ai, aj, bs, u, -1); c >= 0; c = GKCollapseNext(ai, aj, bs, u, c)) {
+      double w = 0.0;
+
+      for (PetscInt r = u * bs; r < u * bs + bs; r++)
+        for (PetscInt k = GKLowerBound(aj, ai[r], ai[r + 1], c * bs); k < ai[r + 1] && aj[k] / bs == c; k++) w = __dadd_rn(w, fabs(GKRe(aa[k])));
+      gj[q]   = c;
+      ga[q++] = w;
+    }
+  }
+}
+
+PetscErrorCode GKCUDACollapse(const GKCsr *A, PetscInt bs, GKCsr *G)
+{
+  const PetscInt nn  = A->m / bs;
+  PetscInt       nnz = 0;
+  size_t         bytes;
+  void          *tmp = NULL;
+
+  PetscFunctionBegin;
+  G->m = nn;
+  G->n = A->n / bs;
+  G->j = NULL;
+  G->a = NULL;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(nn + 1), (void **)&G->i));
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, G->i + 1, G->i + 1, nn, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKCallCUDA(cudaMemsetAsync(G->i, 0, sizeof(PetscInt), GKCUDAStream));
+  if (nn) GKCollapseCountKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, A->i, A->j, G->i + 1);
+  GKCheckLaunch();
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, G->i + 1, G->i + 1, nn, GKCUDAStream));
+  GKCounts.launches += 1;
+  PetscCall(GKBackendCUDA.free(tmp));
+  GKWaitCUDA(cudaMemcpy(&nnz, G->i + nn, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  G->nnz = nnz;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&G->j));
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&G->a));
+  if (nn) GKCollapseFillKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, A->i, A->j, (const GKScalar *)A->a, G->i, G->j, (GKScalar *)G->a);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}

@@ -361,7 +361,7 @@ PetscErrorCode GKHostTentativeBlock(PetscInt nn, PetscInt bs, PetscInt nv, const
       for (PetscInt k = 0; k < nv; k++) p[row * nv + k] = qm[i + k * Md];
     }
   }
-  GKCounts.launches += 3; /* the rows listed by aggregate, each list's start, each aggregate's factors */
+  GKCounts.launches += 4; /* the nodes listed by aggregate (the rows in none zeroed), sorted, each list's start, the factors */
   PetscCall(PetscFree3(qa, qm, tau));
   PetscCall(PetscFree3(start, node, fill));
   PetscFunctionReturn(0);

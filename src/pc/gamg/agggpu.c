@@ -17,8 +17,8 @@
    keeps the coarse matrix's for the next level: no operand of the setup is copied up twice.
    A block size above 1 or several near-null-space vectors (elasticity's rigid-body modes, as
    ksp ex56 gives them) take the backend's collapse (the graph of the blocks), tentativeblock (a
-   Householder QR of each aggregate's rows) and smoothblock, where the backend has them (the
-   host's; the CUDA backend has no such kernels, and PETSc's aggregation runs there). Where they
+   Householder QR of each aggregate's rows) and smoothblock, where the backend has them (both
+   backends do; a backend without them leaves PETSc's aggregation to run, and says so). Where they
    do not apply (several processes, a host matrix, another coarsening type, PCASM's aggregates,
    more than one smoothing step, the prolongator's filter), the level runs PETSc's operations,
    and -pc_view and -info say which ran and why.
