@@ -391,6 +391,15 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
     }
     PetscCall(TimeMult(D, mat + 2 * vec, &us));
     PetscCall(Record("spmv", &P, names[t], us, mat + 2 * vec, PETSC_TRUE));
+    if (t < 2) { /* the same product on the values stored in single precision (-mat_gpukit_storage single): 4 bytes a value, not 8 */
+      const double single = mat - (t ? (double)P.nnz : (double)P.ndiag * P.m) * (sizeof(PetscScalar) - sizeof(float));
+
+      PetscCall(MatGPUKitSetStorage(D, PETSCGPUKIT_STORAGE_SINGLE));
+      PetscCall(TimeMult(D, single + 2 * vec, &us));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s-single", names[t]));
+      PetscCall(Record("spmv", &P, what, us, single + 2 * vec, PETSC_TRUE));
+      PetscCall(MatGPUKitSetStorage(D, PETSCGPUKIT_STORAGE_DOUBLE));
+    }
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, step + GK_CGGPU_PASSES * vec, PETSC_TRUE));

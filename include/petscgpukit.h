@@ -163,6 +163,24 @@ typedef enum {
 } PetscGPUKitBackendType;
 PETSC_EXTERN const char *const PetscGPUKitBackendTypes[];
 
+/*E
+   PetscGPUKitStorage - the precision a device matrix's copy stores its values in
+
+$  PETSCGPUKIT_STORAGE_DOUBLE - the scalar type's (double, or double complex)
+$  PETSCGPUKIT_STORAGE_SINGLE - single precision (float, or single complex): half the bytes a
+$                               product reads for its values; products still sum in double
+$                               precision into double precision vectors
+
+   Level: intermediate
+
+.seealso: `MatGPUKitSetStorage()`
+E*/
+typedef enum {
+  PETSCGPUKIT_STORAGE_DOUBLE,
+  PETSCGPUKIT_STORAGE_SINGLE
+} PetscGPUKitStorage;
+PETSC_EXTERN const char *const PetscGPUKitStorages[];
+
 /*S
    PetscGPUKitTransferCounts - host/device copies made by the library since PetscGPUKitInitializePackage()
 
@@ -209,6 +227,8 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDASetShortColumns(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetShortColumns(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCreateSeqDIACUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatDIACUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatGPUKitSetStorage(Mat, PetscGPUKitStorage);
+PETSC_EXTERN PetscErrorCode MatGPUKitGetStorage(Mat, PetscGPUKitStorage *);
 PETSC_EXTERN PetscErrorCode PCSSORGPUGetColors(PC, PetscInt *, const PetscInt *[]);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetType(PC, PCSSORGPUType);
 PETSC_EXTERN PetscErrorCode PCSSORGPUSetOmega(PC, PetscReal);

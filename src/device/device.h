@@ -106,14 +106,16 @@ typedef struct {
   PetscInt    *rl;       /* device, m */
   PetscInt    *col;      /* device, sliceptr[last], or NULL with dcol */
   short       *dcol;     /* device, sliceptr[last]: the columns as offsets from the slot, or NULL */
-  PetscScalar *val;      /* device, sliceptr[last] */
-  PetscInt    *perm;     /* device, m: the row in each slot, or NULL */
-  PetscInt     nwide;    /* slots in wide slices */
-  PetscInt    *wide;     /* device, nwide: those slots */
-  PetscInt    *wptr;     /* device, nwide: where each one's entries start */
-  PetscInt    *wfirst;   /* device, ceil(m/h): each slice's first slot in wide, or -1 */
-  PetscInt     sigma;    /* the sort window (perm), else 0 */
-  PetscInt     lanes;    /* one row a slice, not sorted: the lanes a row in the product, else 0 */
+  PetscScalar *val;      /* device, nval entries (sliceptr[last], or to the end of the wide rows) */
+  void        *sval;     /* device: val in single precision (GKSingle, nval) for the products, or NULL (GKStorage) */
+  PetscInt     nval;
+  PetscInt    *perm;   /* device, m: the row in each slot, or NULL */
+  PetscInt     nwide;  /* slots in wide slices */
+  PetscInt    *wide;   /* device, nwide: those slots */
+  PetscInt    *wptr;   /* device, nwide: where each one's entries start */
+  PetscInt    *wfirst; /* device, ceil(m/h): each slice's first slot in wide, or -1 */
+  PetscInt     sigma;  /* the sort window (perm), else 0 */
+  PetscInt     lanes;  /* one row a slice, not sorted: the lanes a row in the product, else 0 */
 } GKEllr;
 
 /*
@@ -125,7 +127,21 @@ typedef struct {
   PetscInt     ndiag; /* stored diagonals */
   PetscInt    *off;   /* device, ndiag */
   PetscScalar *val;   /* device, ndiag*m */
+  void        *sval;  /* device: val in single precision (GKSingle, ndiag*m) for the products, or NULL (GKStorage) */
 } GKDia;
+
+/*
+   Single-precision storage (-mat_gpukit_storage single): a format's products (ellrmult, diamult,
+   diamulttranspose) read sval, the values rounded to single precision (float; complex: float
+   pairs, real part first), where it is set, and sum in the scalar type's precision into its
+   vectors; every other reader (diagonals, SOR, the fused Krylov kernels, the halo's gathers) reads
+   val, kept beside it. demote(n, x, y) writes y[k] = x[k] rounded to single precision.
+*/
+#if defined(PETSC_USE_COMPLEX)
+  #define GK_SINGLE_SIZE (2 * sizeof(float))
+#else
+  #define GK_SINGLE_SIZE sizeof(float)
+#endif
 
 /*
    SSOR (ssorgpu): a square matrix split as L + D + U in some order of its rows (the natural
@@ -376,6 +392,7 @@ typedef struct {
   PetscErrorCode (*free)(void *);
   PetscErrorCode (*memcpy)(void *, const void *, size_t, GKMemcpyKind);
   PetscErrorCode (*memzero)(void *, size_t);
+  PetscErrorCode (*demote)(size_t, const PetscScalar *, void *);
   PetscErrorCode (*synchronize)(void);
   /* optional (NULL: the backend has none): graphs of the backend's work. Between graphbegin and
      graphend the backend records its launches, device copies and zeroings instead of running

@@ -14,6 +14,7 @@
 #endif
 
 const char *const PetscGPUKitBackendTypes[] = {"auto", "cuda", "host", "PetscGPUKitBackendType", "PETSCGPUKIT_BACKEND_", NULL};
+const char *const PetscGPUKitStorages[]     = {"double", "single", "PetscGPUKitStorage", "PETSCGPUKIT_STORAGE_", NULL};
 
 PetscClassId  GK_CLASSID;
 PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit,

@@ -308,6 +308,26 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
   PetscFunctionReturn(0);
 }
 
+/* y[k] = x[k] rounded to single precision, each real (and imaginary) part (device.h, GKStorage):
+   a thread a real */
+__global__ void GKDemoteKernel(size_t n, const double *__restrict__ x, float *__restrict__ y)
+{
+  const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) y[k] = __double2float_rn(x[k]);
+}
+
+static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y)
+{
+  const size_t nr = n * (GK_SINGLE_SIZE / sizeof(float));
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKDemoteKernel<<<(unsigned)((nr + GK_BLOCK - 1) / GK_BLOCK), GK_BLOCK, 0, GKCUDAStream>>>(nr, (const double *)x, (float *)y);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKCUDASynchronize(void)
 {
   PetscFunctionBegin;
@@ -490,6 +510,7 @@ const GKBackendOps GKBackendCUDA = {
   .free               = GKCUDAFree,
   .memcpy             = GKCUDAMemcpy,
   .memzero            = GKCUDAMemzero,
+  .demote             = GKCUDADemote,
   .synchronize        = GKCUDASynchronize,
   .graphbegin         = GKCUDAGraphBegin,
   .graphend           = GKCUDAGraphEnd,

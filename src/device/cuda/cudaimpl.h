@@ -249,6 +249,48 @@ static __device__ __forceinline__ GKScalar GKLdg(const GKScalar *p)
 #endif
 }
 
+/* a format's values in single precision (device.h, GKStorage), loaded as the scalar type: GKLd,
+   GKLdg and GKLdcs take either */
+#if defined(PETSC_USE_COMPLEX)
+typedef cuda::std::complex<float>          GKSingle;
+static __device__ __forceinline__ GKScalar GKLdg(const GKSingle *p)
+{
+  const float2 d = __ldg((const float2 *)p);
+
+  return GKScalar(d.x, d.y);
+}
+static __device__ __forceinline__ GKScalar GKLdcs(const GKSingle *p)
+{
+  const float2 d = __ldcs((const float2 *)p);
+
+  return GKScalar(d.x, d.y);
+}
+static __device__ __forceinline__ GKScalar GKLd(const GKSingle *p)
+{
+  const float2 d = *(const float2 *)p;
+
+  return GKScalar(d.x, d.y);
+}
+#else
+typedef float                              GKSingle;
+static __device__ __forceinline__ GKScalar GKLdg(const GKSingle *p)
+{
+  return (GKScalar)__ldg(p);
+}
+static __device__ __forceinline__ GKScalar GKLdcs(const GKSingle *p)
+{
+  return (GKScalar)__ldcs(p);
+}
+static __device__ __forceinline__ GKScalar GKLd(const GKSingle *p)
+{
+  return (GKScalar)*p;
+}
+#endif
+static __device__ __forceinline__ GKScalar GKLd(const GKScalar *p)
+{
+  return *p;
+}
+
 /* a load of an array read once (a matrix's values and columns in a product), marked to be evicted
    first from the caches (ld.global.cs), so that the vector the product gathers from stays in L2 */
 static __device__ __forceinline__ GKScalar GKLdcs(const GKScalar *p)
@@ -304,15 +346,15 @@ static __device__ __forceinline__ PetscInt GKEllrCol(PetscInt i, const PetscInt 
    compiled for both). CS: the values and columns loaded as read once (GKLdcs). The offsets are
    PetscInt (the arrays' lengths are), and cast to 32 bits in this loop: 64-bit offsets take more
    registers, so fewer blocks fit a multiprocessor. */
-template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false>
+template <bool CONJ, class IN, bool PLAIN = false, int UNROLL = 4, int SHORT = -1, bool CS = false, class V = GKScalar>
 static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, const PetscInt *__restrict__ sliceptr,
                                                      const PetscInt *__restrict__ wfirst, const PetscInt *__restrict__ wptr,
                                                      const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
-                                                     const short *__restrict__ dcol, const GKScalar *__restrict__ val, const IN &x)
+                                                     const short *__restrict__ dcol, const V *__restrict__ val, const IN &x)
 {
   if constexpr (SHORT < 0)
-    return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x)
-                : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
+    return dcol ? GKEllrRow<CONJ, IN, PLAIN, UNROLL, 1, CS, V>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x)
+                : GKEllrRow<CONJ, IN, PLAIN, UNROLL, 0, CS, V>(i, h, sliceptr, wfirst, wptr, rl, col, dcol, val, x);
   GKScalar       s   = 0.0;
   const PetscInt len = rl[i];
   PetscInt       base, st;
@@ -324,7 +366,7 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
 #pragma unroll UNROLL
   for (PetscInt k = 0; k < len; k++) {
     const PetscInt e = base + k * st;
-    const GKScalar a = CS ? GKLdcs(val + e) : val[e];
+    const GKScalar a = CS ? GKLdcs(val + e) : GKLd(val + e);
 
     s += (CONJ ? GKConj(a) : a) * x(GKEllrCol<SHORT, CS>(i, col, dcol, e));
   }
@@ -341,10 +383,10 @@ static __device__ __forceinline__ GKScalar GKEllrRow(PetscInt i, PetscInt h, con
    read and a padded entry gathers x at its padding column, a valid one only where the matrix is
    square, and adds 0 times it, +-0 where that is finite: cggpu's step, whose operator is square
    on every process (gkksp.c checks). */
-template <bool CONJ, int NZ, int SHORT, bool LEN, class IN>
+template <bool CONJ, int NZ, int SHORT, bool LEN, class IN, class V = GKScalar>
 static __device__ __forceinline__ GKScalar GKEllrRowLoadsFirst(PetscInt i, PetscInt h, const PetscInt *__restrict__ rl,
                                                                const PetscInt *__restrict__ col, const short *__restrict__ dcol,
-                                                               const GKScalar *__restrict__ val, const IN &x)
+                                                               const V *__restrict__ val, const IN &x)
 {
   GKScalar       a[NZ], v[NZ], s = 0.0;
   PetscInt       c[NZ];
@@ -381,9 +423,9 @@ static __device__ __forceinline__ GKScalar GKGroupSum(GKScalar v)
 /* (A x)_i, row i of DIA; ND > 0 is the number of diagonals known when compiling (the loop
    unrolled: in the product's kernel, a row a thread, all loads go out at once; inside cggpu's
    step, a loop that also stores, they did not, hence GKDiaRowLoadsFirst there), ND = 0 any number */
-template <int ND, class IN>
+template <int ND, class IN, class V = GKScalar>
 static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off,
-                                                    const GKScalar *__restrict__ val, const IN &x)
+                                                    const V *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
@@ -392,14 +434,14 @@ static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, Pets
     for (int d = 0; d < (ND ? ND : 1); d++) {
       const PetscInt j = i + off[d];
 
-      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x(j);
+      if (j >= 0 && j < n) s += GKLd(val + (size_t)d * m + i) * x(j);
     }
   } else {
 #pragma unroll 4
     for (PetscInt d = 0; d < ndiag; d++) {
       const PetscInt j = i + off[d];
 
-      if (j >= 0 && j < n) s += val[(size_t)d * m + i] * x(j);
+      if (j >= 0 && j < n) s += GKLd(val + (size_t)d * m + i) * x(j);
     }
   }
   return s;
@@ -427,9 +469,9 @@ static __device__ __forceinline__ GKScalar GKDiaRow(PetscInt i, PetscInt m, Pets
   } while (0)
 
 /* (A^T x)_j, or (A^H x)_j with CONJ, from DIA's own arrays: entry (j - off[d], j) of diagonal d */
-template <bool CONJ, class IN>
+template <bool CONJ, class IN, class V = GKScalar>
 static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscInt m, PetscInt ndiag, const PetscInt *__restrict__ off,
-                                                             const GKScalar *__restrict__ val, const IN &x)
+                                                             const V *__restrict__ val, const IN &x)
 {
   GKScalar s = 0.0;
 
@@ -438,7 +480,7 @@ static __device__ __forceinline__ GKScalar GKDiaTransposeRow(PetscInt j, PetscIn
     const PetscInt i = j - off[d];
 
     if (i >= 0 && i < m) {
-      const GKScalar a = val[(size_t)d * m + i];
+      const GKScalar a = GKLd(val + (size_t)d * m + i);
 
       s += (CONJ ? GKConj(a) : a) * x(i);
     }

@@ -6,8 +6,8 @@
 
 /* y = A x (or w +- A x), one thread per row: each diagonal's values are read contiguously across the
    warp, and so is x, shifted by the offset (Jost et al., 3.3, update_q) */
-template <int ND>
-__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val,
+template <int ND, class V>
+__global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const V *__restrict__ val,
                                 const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -21,23 +21,33 @@ __global__ void GKDiaMultKernel(PetscInt m, PetscInt n, PetscInt ndiag, const Pe
   }
 }
 
-PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+/* on values of type V (the scalar type, or GKSingle: device.h, GKStorage) */
+template <class V>
+static PetscErrorCode GKCUDADiaMultValues(const GKDia *A, const V *val, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   PetscFunctionBegin;
-  if (!A->m) PetscFunctionReturn(0);
 #define GK_LAUNCH(ND) \
-  GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, \
-                                (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKDiaMultKernel<ND, V>, GKBlocks(A->m), A->m, A->n, A->ndiag, A->off, val, (const GKScalar *)x, (const GKScalar *)w, \
+                                (bool)neg, (GKScalar *)y))
   GKDiaDispatch(A->ndiag, GK_LAUNCH);
 #undef GK_LAUNCH
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GKCUDADiaMult(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (!A->m) PetscFunctionReturn(0);
+  if (A->sval) PetscCall(GKCUDADiaMultValues(A, (const GKSingle *)A->sval, x, w, neg, y));
+  else PetscCall(GKCUDADiaMultValues(A, (const GKScalar *)A->val, x, w, neg, y));
+  PetscFunctionReturn(0);
+}
+
 /* y = A^T x (or w +- A^T x), one thread per column j of A: entry (j - off[d], j) of diagonal d, so the
    same arrays serve, still read contiguously across the warp */
-template <bool CONJ>
-__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const GKScalar *__restrict__ val,
+template <bool CONJ, class V>
+__global__ void GKDiaMultTransposeKernel(PetscInt m, PetscInt n, PetscInt ndiag, const PetscInt *__restrict__ off, const V *__restrict__ val,
                                          const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -55,8 +65,14 @@ PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool conj, const Pets
 {
   PetscFunctionBegin;
   if (!A->n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true> : GKDiaMultTransposeKernel<false>, GKBlocks(A->n), A->m, A->n, A->ndiag, A->off,
-                                (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y));
+  if (A->sval)
+    GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true, GKSingle> : GKDiaMultTransposeKernel<false, GKSingle>, GKBlocks(A->n), A->m,
+                                  A->n, A->ndiag, A->off, (const GKSingle *)A->sval, (const GKScalar *)x, (const GKScalar *)w, (bool)neg,
+                                  (GKScalar *)y));
+  else
+    GKCallCUDA(GKLaunchOverlapped(conj ? GKDiaMultTransposeKernel<true, GKScalar> : GKDiaMultTransposeKernel<false, GKScalar>, GKBlocks(A->n), A->m,
+                                  A->n, A->ndiag, A->off, (const GKScalar *)A->val, (const GKScalar *)x, (const GKScalar *)w, (bool)neg,
+                                  (GKScalar *)y));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

@@ -8,12 +8,11 @@
 /* y_i = (A x)_i (or w_i +- it: GKOut) for the wide slot s = wide[g], i its row, by the 32 lanes of a warp,
    its entries contiguous from wptr[g]: four entries a lane at a time, their values and columns
    loaded before their gathers, then one at a time */
-template <bool CONJ, bool SHORT>
+template <bool CONJ, bool SHORT, class V>
 static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, const PetscInt *__restrict__ wide, const PetscInt *__restrict__ wptr,
                                                       const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
-                                                      const short *__restrict__ dcol, const GKScalar *__restrict__ val,
-                                                      const PetscInt *__restrict__ perm, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
-                                                      GKScalar *__restrict__ y)
+                                                      const short *__restrict__ dcol, const V *__restrict__ val, const PetscInt *__restrict__ perm,
+                                                      const GKScalar *__restrict__ x, const GKScalar *w, bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt s = wide[g], i = perm ? perm[s] : s, len = rl[s];
   const PetscInt base = wptr[g];
@@ -52,10 +51,10 @@ static __device__ __forceinline__ void GKEllrWideSlot(PetscInt g, int lane, cons
    read once (GKLdcs), so that x stays in L2 while they stream through. Launched overlapped
    (GKLaunchOverlapped), as the DIA products and the Krylov methods' kernels are: in a run of
    products each is scheduled while the one before it ends, and waits on the GPU for it. */
-template <bool CONJ, bool PLAIN, bool SHORT, int NZ = 0>
+template <bool CONJ, bool PLAIN, bool SHORT, int NZ, class V>
 __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
                                  const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
-                                 const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
+                                 const short *__restrict__ dcol, const V *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
                                  PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
                                  GKScalar *__restrict__ y)
 {
@@ -75,7 +74,7 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
   } else { /* a warp per slot of a wide slice */
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT, V>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
   }
 }
 
@@ -90,10 +89,10 @@ __global__ void GKEllrMultKernel(PetscInt m, PetscInt h, const PetscInt *__restr
 #else
   #define GK_ELLR_ROUND 8
 #endif
-template <bool CONJ, bool SHORT, int S>
+template <bool CONJ, bool SHORT, int S, class V>
 __global__ void GKEllrMultRowsKernel(PetscInt m, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ col,
-                                     const short *__restrict__ dcol, const GKScalar *__restrict__ val, const GKScalar *__restrict__ x,
-                                     const GKScalar *w, bool neg, GKScalar *__restrict__ y)
+                                     const short *__restrict__ dcol, const V *__restrict__ val, const GKScalar *__restrict__ x, const GKScalar *w,
+                                     bool neg, GKScalar *__restrict__ y)
 {
   const PetscInt i    = (PetscInt)(((PetscInt64)blockIdx.x * blockDim.x + threadIdx.x) / S);
   const int      lane = threadIdx.x % S;
@@ -151,11 +150,11 @@ struct GKWindowIn {
    then end together at the barrier before the write of y, where warps with the longest rows
    would keep the others waiting. */
 #define GK_ELLR_WINDOW 1024
-template <bool CONJ, bool SHORT>
+template <bool CONJ, bool SHORT, class V>
 __global__ void __launch_bounds__(GK_BLOCK)
   GKEllrMultWindowKernel(PetscInt m, PetscInt n, PetscInt h, const PetscInt *__restrict__ sliceptr, const PetscInt *__restrict__ wfirst,
                          const PetscInt *__restrict__ wptr, const PetscInt *__restrict__ rl, const PetscInt *__restrict__ col,
-                         const short *__restrict__ dcol, const GKScalar *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
+                         const short *__restrict__ dcol, const V *__restrict__ val, const PetscInt *__restrict__ perm, unsigned nbwide,
                          PetscInt nwide, const PetscInt *__restrict__ wide, const GKScalar *__restrict__ x, const GKScalar *w, bool neg,
                          GKScalar *__restrict__ y)
 {
@@ -203,11 +202,14 @@ __global__ void __launch_bounds__(GK_BLOCK)
   } else {
     const PetscInt g = ((PetscInt)blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-    if (g < nwide) GKEllrWideSlot<CONJ, SHORT>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
+    if (g < nwide) GKEllrWideSlot<CONJ, SHORT, V>(g, threadIdx.x % 32, wide, wptr, rl, col, dcol, val, perm, x, w, neg, y);
   }
 }
 
-PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+/* the products' launches, on values of type V (the scalar type, or GKSingle: device.h, GKStorage) */
+template <class V>
+static PetscErrorCode GKCUDAEllrMultValues(const GKEllr *A, const V *val, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                                           PetscScalar *y)
 {
   const unsigned  nb = GKBlocks(A->m), nbw = GKBlocks(32 * A->nwide);
   const PetscBool plain = A->h == A->m && !A->perm && !A->nwide ? PETSC_TRUE : PETSC_FALSE;
@@ -218,8 +220,8 @@ PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar
     const unsigned nbr = (unsigned)(((PetscInt64)A->m * A->lanes + GK_BLOCK - 1) / GK_BLOCK);
 
 #define GK_ELLR_MULT_ROWS(CONJ, SHORT, S) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S>, nbr, A->m, A->sliceptr, A->col, A->dcol, (const GKScalar *)A->val, \
-                                (const GKScalar *)x, (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultRowsKernel<CONJ, SHORT, S, V>, nbr, A->m, A->sliceptr, A->col, A->dcol, val, (const GKScalar *)x, \
+                                (const GKScalar *)w, (bool)neg, (GKScalar *)y))
 #define GK_ELLR_MULT_LANES(CONJ, SHORT) \
   do { \
     switch (A->lanes) { \
@@ -249,9 +251,9 @@ PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar
     const unsigned nbwin = (unsigned)((A->m + GK_ELLR_WINDOW - 1) / GK_ELLR_WINDOW);
 
 #define GK_ELLR_MULT_WINDOW(CONJ, SHORT) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, A->col, \
-                                A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, \
-                                (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultWindowKernel<CONJ, SHORT, V>, nbwin + nbw, A->m, A->n, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, \
+                                A->col, A->dcol, val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, \
+                                (GKScalar *)y))
     if (conj && A->dcol) GK_ELLR_MULT_WINDOW(true, true);
     else if (conj) GK_ELLR_MULT_WINDOW(true, false);
     else if (A->dcol) GK_ELLR_MULT_WINDOW(false, true);
@@ -263,9 +265,9 @@ PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar
   /* the paper's layout (plain: no slices, permutation or wide rows) or not, conjugated or not,
      16-bit or 32-bit columns */
 #define GK_ELLR_MULT(CONJ, PLAIN, SHORT, NZ) \
-  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, A->rl, \
-                                A->col, A->dcol, (const GKScalar *)A->val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, \
-                                (const GKScalar *)w, (bool)neg, (GKScalar *)y))
+  GKCallCUDA(GKLaunchOverlapped(GKEllrMultKernel<CONJ, PLAIN, SHORT, NZ, V>, PLAIN ? nb : nb + nbw, A->m, A->h, A->sliceptr, A->wfirst, A->wptr, \
+                                A->rl, A->col, A->dcol, val, A->perm, nbw, A->nwide, A->wide, (const GKScalar *)x, (const GKScalar *)w, (bool)neg, \
+                                (GKScalar *)y))
 #define GK_ELLR_MULT_NZ(CONJ, SHORT) \
   do { \
     switch (A->nz) { \
@@ -300,6 +302,14 @@ PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar
 #undef GK_ELLR_MULT_NZ
 #undef GK_ELLR_MULT
   GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAEllrMult(const GKEllr *A, PetscBool conj, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+{
+  PetscFunctionBegin;
+  if (A->sval) PetscCall(GKCUDAEllrMultValues(A, (const GKSingle *)A->sval, conj, x, w, neg, y));
+  else PetscCall(GKCUDAEllrMultValues(A, (const GKScalar *)A->val, conj, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 

@@ -6,7 +6,7 @@
 #include "hostimpl.h"
 
 /* y = A x (w +- A x): y[i] += val[d*m+i] * x[i+off[d]] for the columns inside the matrix */
-PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+PetscErrorCode GKHostDiaLoop(const GKDia *A, PetscBool single, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -17,7 +17,7 @@ PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, const PetscSc
     for (PetscInt d = 0; d < A->ndiag; d++) {
       const PetscInt j = i + A->off[d];
 
-      if (j >= 0 && j < n) s += A->val[(size_t)d * m + i] * x[j];
+      if (j >= 0 && j < n) s += GKHostValue(A->val, A->sval, single, (size_t)d * m + i) * x[j];
     }
     y[i] = GKHostOut(w, neg, i, s);
   }
@@ -25,7 +25,8 @@ PetscErrorCode GKHostDiaLoop(const GKDia *A, const PetscScalar *x, const PetscSc
 }
 
 /* y = A^T x (w +- A^T x): entry (i, j) of diagonal off[d] sits at val[d*m + i] with i = j - off[d] */
-PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, PetscBool single, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                              PetscScalar *y)
 {
   const PetscInt m = A->m, n = A->n;
 
@@ -37,7 +38,7 @@ PetscErrorCode GKHostDiaTLoop(const GKDia *A, PetscBool conjugate, const PetscSc
       const PetscInt i = j - A->off[d];
 
       if (i >= 0 && i < m) {
-        const PetscScalar a = A->val[(size_t)d * m + i];
+        const PetscScalar a = GKHostValue(A->val, A->sval, single, (size_t)d * m + i);
 
         s += (conjugate ? PetscConj(a) : a) * x[i];
       }
@@ -68,7 +69,7 @@ PetscErrorCode GKHostDiaMult(const GKDia *A, const PetscScalar *x, const PetscSc
 {
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
-  PetscCall(GKHostDiaLoop(A, x, w, neg, y));
+  PetscCall(GKHostDiaLoop(A, A->sval ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   PetscFunctionReturn(0);
 }
 
@@ -76,6 +77,6 @@ PetscErrorCode GKHostDiaMultTranspose(const GKDia *A, PetscBool conjugate, const
 {
   PetscFunctionBegin;
   if (A->n) GKCounts.launches += 1;
-  PetscCall(GKHostDiaTLoop(A, conjugate, x, w, neg, y));
+  PetscCall(GKHostDiaTLoop(A, conjugate, A->sval ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   PetscFunctionReturn(0);
 }

@@ -7,7 +7,7 @@
 
 /* where slot t's entries start and their stride: column-major slices, or row by row in wide
    ones (device.h) */
-PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, const PetscScalar *x)
+PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, PetscBool single, const PetscScalar *x)
 {
   PetscScalar s = 0.0;
   size_t      base;
@@ -15,7 +15,7 @@ PetscScalar GKHostEllrRow(const GKEllr *A, PetscInt t, PetscBool conjugate, cons
 
   GKHostEllrSlot(A, t, &base, &st);
   for (PetscInt k = 0; k < A->rl[t]; k++) {
-    const PetscScalar a = A->val[base + (size_t)k * st];
+    const PetscScalar a = GKHostValue(A->val, A->sval, single, base + (size_t)k * st);
 
     s += (conjugate ? PetscConj(a) : a) * x[GKHostEllrCol(A, t, base + (size_t)k * st)];
   }
@@ -32,14 +32,15 @@ void GKHostEllrSlot(const GKEllr *A, PetscInt t, size_t *base, PetscInt *stride)
 
 /* y = A x (w +- A x: GKHostOut): row i sums its rl[i] entries, stored h apart from its slice's start plus
    i % h (Michels, Algorithm 4: h = m, entries at i, i+m, i+2m, ...) */
-PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, const PetscScalar *x, const PetscScalar *w, PetscBool neg, PetscScalar *y)
+PetscErrorCode GKHostEllrLoop(const GKEllr *A, PetscBool conjugate, PetscBool single, const PetscScalar *x, const PetscScalar *w, PetscBool neg,
+                              PetscScalar *y)
 {
   const PetscInt m = A->m;
 
   PetscFunctionBegin;
   for (PetscInt t = 0; t < m; t++) { /* slot t holds row i */
     const PetscInt    i = A->perm ? A->perm[t] : t;
-    const PetscScalar s = GKHostEllrRow(A, t, conjugate, x);
+    const PetscScalar s = GKHostEllrRow(A, t, conjugate, single, x);
 
     y[i] = GKHostOut(w, neg, i, s);
   }
@@ -71,6 +72,6 @@ PetscErrorCode GKHostEllrMult(const GKEllr *A, PetscBool conjugate, const PetscS
 {
   PetscFunctionBegin;
   if (A->m) GKCounts.launches += 1;
-  PetscCall(GKHostEllrLoop(A, conjugate, x, w, neg, y));
+  PetscCall(GKHostEllrLoop(A, conjugate, A->sval ? PETSC_TRUE : PETSC_FALSE, x, w, neg, y));
   PetscFunctionReturn(0);
 }

@@ -118,6 +118,18 @@ static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKM
   PetscFunctionReturn(0);
 }
 
+/* y[k] = x[k] rounded to single precision, each real (and imaginary) part: device.h, GKStorage */
+static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y)
+{
+  const PetscReal *xr = (const PetscReal *)x;
+  float           *f  = (float *)y;
+
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (size_t k = 0; k < n * (GK_SINGLE_SIZE / sizeof(float)); k++) f[k] = (float)xr[k];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode GKHostMemzero(void *p, size_t bytes)
 {
   PetscFunctionBegin;
@@ -183,6 +195,7 @@ const GKBackendOps GKBackendHost = {
   .free               = GKHostDeviceFree,
   .memcpy             = GKHostMemcpy,
   .memzero            = GKHostMemzero,
+  .demote             = GKHostDemote,
   .synchronize        = GKHostSynchronize,
   .ellrmult           = GKHostEllrMult,
   .ellrgetdiagonal    = GKHostEllrGetDiagonal,

@@ -15,11 +15,23 @@ static inline PetscInt GKHostEllrCol(const GKEllr *A, PetscInt t, size_t e)
 /* where slot t's entries start in ELLPACK-R and their stride (device.h) */
 PETSC_INTERN void GKHostEllrSlot(const GKEllr *, PetscInt, size_t *, PetscInt *);
 /* (A x) of slot t's row, or (conj(A) x) */
-PETSC_INTERN PetscScalar GKHostEllrRow(const GKEllr *, PetscInt, PetscBool, const PetscScalar *);
+/* value k of a format's values: of sval (single precision, device.h's GKStorage) with single, else of val */
+static inline PetscScalar GKHostValue(const PetscScalar *val, const void *sval, PetscBool single, size_t k)
+{
+  const float *f = (const float *)sval;
+
+  if (!single) return val[k];
+#if defined(PETSC_USE_COMPLEX)
+  return PetscCMPLX((PetscReal)f[2 * k], (PetscReal)f[2 * k + 1]);
+#else
+  return (PetscReal)f[k];
+#endif
+}
+PETSC_INTERN PetscScalar GKHostEllrRow(const GKEllr *, PetscInt, PetscBool, PetscBool, const PetscScalar *);
 /* the products' loops, uncounted: y = A x or A^T x, or w + or - it (device.h's products) */
-PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
-PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaLoop(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostDiaTLoop(const GKDia *, PetscBool, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
 
 /* entry i of a product's result whose own entry is s: s, or w[i] + s, or w[i] - s with neg */
 static inline PetscScalar GKHostOut(const PetscScalar *w, PetscBool neg, PetscInt i, PetscScalar s)

@@ -99,11 +99,11 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   for (PetscInt j = 0; j < K->n; j++) p[j] = i ? z[j] + b * pold[j] : z[j];
   if (pt)
     for (PetscInt j = 0; j < K->n; j++) pt[j] = i ? zt[j] + PetscConj(b) * ptold[j] : zt[j];
-  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, p, NULL, PETSC_FALSE, w));
-  else PetscCall(GKHostDiaLoop(A->dia, p, NULL, PETSC_FALSE, w));
+  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, PETSC_FALSE, p, NULL, PETSC_FALSE, w)); /* the double values (device.h) */
+  else PetscCall(GKHostDiaLoop(A->dia, PETSC_FALSE, p, NULL, PETSC_FALSE, w));
   if (K->method == GK_KRYLOV_BICG) {
-    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, pt, NULL, PETSC_FALSE, wt));
-    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, pt, NULL, PETSC_FALSE, wt));
+    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, PETSC_FALSE, pt, NULL, PETSC_FALSE, wt));
+    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, PETSC_FALSE, pt, NULL, PETSC_FALSE, wt));
   }
   for (PetscInt j = 0; j < K->n; j++) {
     if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(w[j]);
@@ -272,7 +272,7 @@ PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   if (K->flag) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < ns; k++) {
     const PetscInt    t = slots[k], r = Ao->perm ? Ao->perm[t] : t;
-    const PetscScalar v = GKHostEllrRow(Ao, t, PETSC_FALSE, g);
+    const PetscScalar v = GKHostEllrRow(Ao, t, PETSC_FALSE, PETSC_FALSE, g);
 
     w[r] += v;
     if (K->method == GK_KRYLOV_CG) s += p[r] * PetscConj(v);

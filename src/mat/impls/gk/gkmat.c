@@ -348,26 +348,51 @@ static PetscErrorCode MatView_SeqGK(Mat A, PetscViewer viewer)
     PetscCall(GKFormatBytes_Private((PetscLogDouble)gk->bytes, bytes, sizeof(bytes)));
     PetscCall(PetscGPUKitGetDevice(&dev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory: %s (format arrays) on the %s backend, device %d\n", bytes, GKDev->name, dev));
+    if (gk->storage == PETSCGPUKIT_STORAGE_SINGLE)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "values: single precision storage for the products, which sum in double (-mat_gpukit_storage single); "
+                                               "double beside them for the rest\n"));
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MatSetFromOptions_SeqGK(Mat A, GKOptionItems PetscOptionsObject)
 {
-  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
-  char       help[128];
-  PetscReal  fill = gk->maxfill;
-  PetscBool  set;
+  Mat_SeqGK         *gk = (Mat_SeqGK *)A->spptr;
+  char               help[128];
+  PetscReal          fill    = gk->maxfill;
+  PetscGPUKitStorage storage = gk->storage;
+  PetscBool          set, sset;
 
   PetscFunctionBegin;
   if (gk->base.setfromoptions) PetscCall(gk->base.setfromoptions(A, PetscOptionsObject));
   PetscCall(PetscSNPrintf(help, sizeof(help), "Largest fill (stored entries / nonzeros) the %s format may reach", gk->fmt->name));
   PetscOptionsHeadBegin(PetscOptionsObject, "Device matrix options");
   PetscCall(PetscOptionsReal(gk->fmt->fillopt, help, gk->fmt->fillsetter, gk->maxfill, &fill, &set));
+  PetscCall(PetscOptionsEnum("-mat_gpukit_storage", "Precision the device copy's values are stored in for the products (they still sum in double)",
+                             "MatGPUKitSetStorage", PetscGPUKitStorages, (PetscEnum)storage, (PetscEnum *)&storage, &sset));
   if (gk->fmt->setfromoptions) PetscCall(gk->fmt->setfromoptions(A, PetscOptionsObject));
   PetscCall(MatSeqGKSORSetFromOptions_Private(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   if (set) PetscCall(MatSeqGKSetMaxFill_Private(A, gk->fmt->type, fill));
+  if (sset) PetscCall(MatGPUKitSetStorage(A, storage));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGPUKitSetStorage_SeqGK(Mat A, PetscGPUKitStorage storage)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (gk->storage == storage) PetscFunctionReturn(0);
+  gk->storage = storage;
+  PetscCall(MatSeqGKInvalidate_Private(A)); /* the values made again in that precision at the next use */
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGPUKitGetStorage_SeqGK(Mat A, PetscGPUKitStorage *storage)
+{
+  PetscFunctionBegin;
+  *storage = ((Mat_SeqGK *)A->spptr)->storage;
   PetscFunctionReturn(0);
 }
 
@@ -393,6 +418,8 @@ static PetscErrorCode MatSeqGKComposeConverters_Private(Mat B, PetscBool on)
   /* off: removed (in a destroy, the object's list may be gone already) */
   PetscCall(MatSeqGKComposeCOO_Private(B, on));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_GK : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatGPUKitSetStorage_C", on ? MatGPUKitSetStorage_SeqGK : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatGPUKitGetStorage_C", on ? MatGPUKitGetStorage_SeqGK : NULL));
   if (gk->retrieve && on) PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatRetrieveValues_C", MatRetrieveValues_SeqGK));
   PetscFunctionReturn(0);
 }
@@ -473,6 +500,7 @@ static PetscErrorCode MatDuplicate_SeqGK(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall(GKMatIsDevice_Private(*B, &isgk, NULL));
   if (!isgk) PetscFunctionReturn(0);
   ((Mat_SeqGK *)(*B)->spptr)->maxfill = gk->maxfill;
+  ((Mat_SeqGK *)(*B)->spptr)->storage = gk->storage;
   if (gk->fmt->settings) PetscCall(gk->fmt->settings(*B, A));
   PetscFunctionReturn(0);
 }
@@ -665,6 +693,8 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   gk->state    = -1;
   gk->fitstate = -1;
   PetscCall(PetscOptionsGetReal(((PetscObject)B)->options, ((PetscObject)B)->prefix, fmt->fillopt, &gk->maxfill, NULL));
+  PetscCall(PetscOptionsGetEnum(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpukit_storage", PetscGPUKitStorages,
+                                (PetscEnum *)&gk->storage, NULL));
   PetscCheck(gk->maxfill >= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s must be at least 1, not %g", fmt->fillopt, (double)gk->maxfill);
   PetscCall(PetscMemcpy(&gk->base, B->ops, sizeof(struct _MatOps)));
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatRetrieveValues_C", &gk->retrieve));
@@ -746,6 +776,22 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
   PetscFunctionReturn(0);
 }
 
+/* A format's values in single precision for the products (device.h, GKStorage), made again from
+   its n double ones (val) after they changed where A stores them so, else freed */
+PetscErrorCode MatSeqGKStorageValues_Private(Mat A, size_t n, const PetscScalar *val, void **sval)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  if (gk->storage != PETSCGPUKIT_STORAGE_SINGLE || !n) {
+    PetscCall(GKFree(*sval));
+    PetscFunctionReturn(0);
+  }
+  if (!*sval) PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, sval));
+  PetscCall(GKDev->demote(n, val, *sval));
+  PetscFunctionReturn(0);
+}
+
 /* The device copy is rebuilt, structure and all, at its next use */
 PetscErrorCode MatSeqGKInvalidate_Private(Mat A)
 {
@@ -794,5 +840,66 @@ PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
   PetscCheck(((Mat_SeqGK *)A->spptr)->fmt->getoperator, PETSC_COMM_SELF, PETSC_ERR_SUP, "The fused solvers do not read the %s format's arrays",
              ((Mat_SeqGK *)A->spptr)->fmt->name);
   PetscCall(((Mat_SeqGK *)A->spptr)->fmt->getoperator(A, transpose, op));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatGPUKitSetStorage - Sets the precision a device matrix's copy stores its values in for its
+   products (`MatMult()`, `MatMultAdd()`, `MatMultTranspose()`, ...): single precision halves the
+   bytes a product reads for them; the products still sum in double precision, into double
+   precision vectors
+
+   Logically Collective
+
+   Input Parameters:
++  A - a `MATELLRCUDA` or `MATDIACUDA` matrix, sequential or MPI (any other type: nothing is done)
+-  storage - `PETSCGPUKIT_STORAGE_DOUBLE` (the default) or `PETSCGPUKIT_STORAGE_SINGLE`
+
+   Options Database Key:
+.  -mat_gpukit_storage <double,single> - the same
+
+   Level: intermediate
+
+   Notes:
+   The host matrix keeps its values in double precision, and so does the device copy for every
+   operation other than the products (the diagonal, `MatSOR()`, the fused iterations of `KSPCGGPU`
+   and `KSPBICGGPU`); `-mat_view ::ascii_info` says which storage the products read.
+
+.seealso: `MatGPUKitGetStorage()`, `PetscGPUKitStorage`, `MATELLRCUDA`, `MATDIACUDA`
+@*/
+PetscErrorCode MatGPUKitSetStorage(Mat A, PetscGPUKitStorage storage)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(A, storage, 2);
+  PetscCheck(storage == PETSCGPUKIT_STORAGE_DOUBLE || storage == PETSCGPUKIT_STORAGE_SINGLE, PetscObjectComm((PetscObject)A),
+             PETSC_ERR_ARG_OUTOFRANGE, "Unknown storage %d: use PETSCGPUKIT_STORAGE_DOUBLE or PETSCGPUKIT_STORAGE_SINGLE", (int)storage);
+  PetscTryMethod(A, "MatGPUKitSetStorage_C", (Mat, PetscGPUKitStorage), (A, storage));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   MatGPUKitGetStorage - The precision a device matrix's products read its values in
+   (`MatGPUKitSetStorage()`)
+
+   Not Collective
+
+   Input Parameter:
+.  A - the matrix
+
+   Output Parameter:
+.  storage - `PETSCGPUKIT_STORAGE_DOUBLE` or `PETSCGPUKIT_STORAGE_SINGLE` (double for a matrix of another type)
+
+   Level: intermediate
+
+.seealso: `MatGPUKitSetStorage()`
+@*/
+PetscErrorCode MatGPUKitGetStorage(Mat A, PetscGPUKitStorage *storage)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(storage, 2);
+  *storage = PETSCGPUKIT_STORAGE_DOUBLE;
+  PetscTryMethod(A, "MatGPUKitGetStorage_C", (Mat, PetscGPUKitStorage *), (A, storage));
   PetscFunctionReturn(0);
 }

@@ -104,6 +104,7 @@ typedef struct {
   const GKMatFormat *fmt;
   void              *data;      /* the format's */
   PetscReal          maxfill;   /* -mat_<type>_max_fill */
+  PetscGPUKitStorage storage;   /* -mat_gpukit_storage: the precision the products read the values in */
   PetscInt           nnz;       /* nonzeros of the host matrix the device copy was made from */
   size_t             bytes;     /* device bytes of the format's arrays, set by the format */
   double             mbytes[2]; /* what a product (0) or a transposed product (1) reads of them at the least (GK_COUNT_BYTES), set by the format */
@@ -178,6 +179,7 @@ PETSC_INTERN PetscErrorCode MatGKFormatFind_Private(const char[], const GKMatFor
 PETSC_INTERN const GKMatFormat *MatGKFormatAt_Private(size_t);
 PETSC_INTERN PetscErrorCode     MatCreate_GK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode     MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
+PETSC_INTERN PetscErrorCode     MatSeqGKStorageValues_Private(Mat, size_t, const PetscScalar *, void **);
 PETSC_INTERN PetscErrorCode     MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);

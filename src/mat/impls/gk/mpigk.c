@@ -96,6 +96,10 @@ PetscErrorCode MatMPIGKConvertBlocks_Private(Mat A)
   /* also when MPIAIJ remade the block with its type (new nonzeros after assembly) */
   PetscCall(GKFormatDefault->offdiag(Ao));
   if (mg->fmt->mpiblocks) PetscCall(mg->fmt->mpiblocks(A, Ad, Ao));
+  if (mg->storageset) {
+    PetscCall(MatGPUKitSetStorage(Ad, mg->storage));
+    PetscCall(MatGPUKitSetStorage(Ao, mg->storage));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -515,6 +519,36 @@ static PetscErrorCode MatConvert_MPIGK_MPIAIJ(Mat, MatType, MatReuse, Mat *);
    TYPE: into it from MPIAIJ, and back to MPIAIJ (which MatConvert() also finds for MATAIJ) */
 /* Composes (or, with on false, removes) MatConvert()'s functions from and to MPIAIJ and the
    format's own composed methods */
+/* The storage of the products' values (MatGPUKitSetStorage()), on both blocks now and on those
+   MPIAIJ makes anew */
+static PetscErrorCode MatGPUKitSetStorage_MPIGK(Mat A, PetscGPUKitStorage storage)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad, Ao;
+
+  PetscFunctionBegin;
+  mg->storage    = storage;
+  mg->storageset = PETSC_TRUE;
+  if (!A->preallocated) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, NULL));
+  PetscCall(MatGPUKitSetStorage(Ad, storage));
+  PetscCall(MatGPUKitSetStorage(Ao, storage));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGPUKitGetStorage_MPIGK(Mat A, PetscGPUKitStorage *storage)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Ad;
+
+  PetscFunctionBegin;
+  *storage = mg->storage;
+  if (mg->storageset || !A->preallocated) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, NULL, NULL));
+  PetscCall(MatGPUKitGetStorage(Ad, storage));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatMPIGKComposeConverters_Private(Mat A, PetscBool on)
 {
   const GKMatFormat *fmt  = ((Mat_MPIGK *)A->spptr)->fmt;
@@ -526,6 +560,8 @@ static PetscErrorCode MatMPIGKComposeConverters_Private(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIAIJ_MPIGK : NULL));
   PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", type, MATMPIAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, name, on ? MatConvert_MPIGK_MPIAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUKitSetStorage_C", on ? MatGPUKitSetStorage_MPIGK : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUKitGetStorage_C", on ? MatGPUKitGetStorage_MPIGK : NULL));
   if (fmt->mpicompose) PetscCall(fmt->mpicompose(A, on));
   PetscFunctionReturn(0);
 }
@@ -669,6 +705,8 @@ PetscErrorCode MatMPIGKRetype_Private(Mat B, const GKMatFormat *fmt)
   PetscCall(PetscNew(&mg));
   mg->fmt     = fmt;
   mg->nzstate = -1;
+  PetscCall(PetscOptionsGetEnum(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpukit_storage", PetscGPUKitStorages,
+                                (PetscEnum *)&mg->storage, &mg->storageset));
   PetscCall(PetscMemcpy(&mg->base, B->ops, sizeof(struct _MatOps)));
   PetscCall(PetscObjectGetNewTag((PetscObject)B, &mg->tag));
   B->spptr                          = mg;

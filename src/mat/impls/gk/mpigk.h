@@ -40,15 +40,17 @@ typedef struct {
      positions dremote of the values) are gathered on the device and sent through a host MPIAIJ
      of their pattern (cooremote, PETSc's own COO assembly), whose sums on this process's rows
      (coonrecv: its diagonal block's nonzeros, then its off-diagonal block's) the blocks add in */
-  PetscCount     coon;                               /* the entries of the last MatSetPreallocationCOO() */
-  PetscBool      coodevice;                          /* lists made (else MPIAIJ's own, on host values) */
-  PetscBool      cooany;                             /* some process has entries of another's rows */
-  PetscCount     coonr, coonrecv, coonrd;            /* coonrd: of the sums, those of cooremote's diagonal block */
-  PetscCount    *dremote, *diota;                    /* device: the gather's positions and its jmap (0, 1, ..., coonr) */
-  PetscScalar   *dsend, *hsend, *drecv, *hrecv, *dv; /* dv: host values staged on the device */
-  Mat            cooremote;
-  PetscBool      behind; /* the blocks' host values are behind their device copies' (MatSetValuesCOO() from device memory) */
-  struct _MatOps own;    /* while behind: the operations the wrappers give back (gkhost.c) */
+  PetscCount         coon;                               /* the entries of the last MatSetPreallocationCOO() */
+  PetscBool          coodevice;                          /* lists made (else MPIAIJ's own, on host values) */
+  PetscBool          cooany;                             /* some process has entries of another's rows */
+  PetscCount         coonr, coonrecv, coonrd;            /* coonrd: of the sums, those of cooremote's diagonal block */
+  PetscCount        *dremote, *diota;                    /* device: the gather's positions and its jmap (0, 1, ..., coonr) */
+  PetscScalar       *dsend, *hsend, *drecv, *hrecv, *dv; /* dv: host values staged on the device */
+  Mat                cooremote;
+  PetscBool          behind;     /* the blocks' host values are behind their device copies' (MatSetValuesCOO() from device memory) */
+  PetscGPUKitStorage storage;    /* MatGPUKitSetStorage() on the matrix, given to its blocks */
+  PetscBool          storageset; /* (else each block's own, from the options at its creation) */
+  struct _MatOps     own;        /* while behind: the operations the wrappers give back (gkhost.c) */
 } Mat_MPIGK;
 
 PETSC_INTERN PetscErrorCode MatMPIGKConvertBlocks_Private(Mat);

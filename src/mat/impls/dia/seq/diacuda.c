@@ -19,6 +19,7 @@ static PetscErrorCode MatSeqDIAReset_Private(Mat A)
   PetscFunctionBegin;
   PetscCall(GKFree(d->A.off));
   PetscCall(GKFree(d->A.val));
+  PetscCall(GKFree(d->A.sval));
   PetscCall(PetscFree(d->hoff));
   d->A.ndiag = 0;
   PetscFunctionReturn(0);
@@ -87,13 +88,14 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   }
   PetscCall(GKDev->memzero(d->A.val, (size_t)d->A.ndiag * m * sizeof(PetscScalar)));
   PetscCall(GKDev->diafill(&d->A, dai, daj, daa));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)d->A.ndiag * m, d->A.val, &d->A.sval));
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
   gk->nnz   = ai[m];
-  gk->bytes = (size_t)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * sizeof(PetscScalar));
-  /* DIA reads every stored diagonal whole (Jost et al. 3.2) */
-  gk->mbytes[0] = gk->mbytes[1] = (double)gk->bytes;
+  gk->bytes = (size_t)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * (sizeof(PetscScalar) + (d->A.sval ? GK_SINGLE_SIZE : 0)));
+  /* DIA reads every stored diagonal whole (Jost et al. 3.2), in the precision its products read */
+  gk->mbytes[0] = gk->mbytes[1] = (double)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * (d->A.sval ? GK_SINGLE_SIZE : sizeof(PetscScalar)));
   PetscFunctionReturn(0);
 }
 
@@ -127,6 +129,7 @@ static PetscErrorCode MatSeqDIASetValues_Private(Mat A, const PetscInt *ai, cons
   PetscFunctionBegin;
   PetscCall(GKDev->memzero(d->A.val, (size_t)d->A.ndiag * d->A.m * sizeof(PetscScalar)));
   PetscCall(GKDev->diafill(&d->A, ai, aj, val));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)d->A.ndiag * d->A.m, d->A.val, &d->A.sval));
   PetscFunctionReturn(0);
 }
 

@@ -127,7 +127,8 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
    32-bit indices), the row lengths */
 static double GKEllrLeastBytes_Private(const GKEllr *E, PetscInt nnz)
 {
-  return (double)nnz * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : sizeof(PetscInt))) + (double)E->m * sizeof(PetscInt);
+  return (double)nnz * ((E->sval ? GK_SINGLE_SIZE : sizeof(PetscScalar)) + (E->dcol ? sizeof(short) : sizeof(PetscInt))) +
+         (double)E->m * sizeof(PetscInt);
 }
 
 /* The transposed copy dropped, after a change of values: rebuilt at its next use */
@@ -172,6 +173,7 @@ static PetscErrorCode MatSeqELLRSetValues_Private(Mat A, const PetscInt *ai, con
   PetscFunctionBegin;
   (void)aj;
   PetscCall(GKDev->ellrfill(&e->A, ai, NULL, val, PETSC_TRUE));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)e->A.nval, e->A.val, &e->A.sval));
   PetscCall(MatSeqELLRDropTranspose_Private(A));
   PetscFunctionReturn(0);
 }

@@ -14,6 +14,7 @@ PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscCall(GKFree(E->col));
   PetscCall(GKFree(E->dcol));
   PetscCall(GKFree(E->val));
+  PetscCall(GKFree(E->sval));
   PetscCall(GKFree(E->perm));
   PetscCall(GKFree(E->wide));
   PetscCall(GKFree(E->wptr));
@@ -73,6 +74,7 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
       PetscCall(GKFree(dai));
       PetscCall(GKFree(daa));
     }
+    PetscCall(MatSeqGKStorageValues_Private(A, (size_t)E->nval, E->val, &E->sval));
     *fits = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
@@ -187,6 +189,7 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
   PetscCall(GKMallocH2D(ns, wfirst, &E->wfirst));
   PetscCall(GKMalloc(m, &E->rl));
   PetscCall(GKMalloc(total, &E->val));
+  E->nval = total;
   if (perm) PetscCall(GKMallocH2D(m, perm, &E->perm));
   E->sigma = perm ? sigma : 0;
   E->lanes = 0;
@@ -208,13 +211,14 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
   if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
   else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
   PetscCall(GKDev->ellrfill(E, dai, daj, daa, PETSC_FALSE));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)E->nval, E->val, &E->sval));
   if (!d) {
     PetscCall(GKFree(dai));
     PetscCall(GKFree(daj));
     PetscCall(GKFree(daa));
   }
   *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) +
-            (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
+            (size_t)total * (sizeof(PetscScalar) + (E->sval ? GK_SINGLE_SIZE : 0) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
