@@ -186,6 +186,28 @@ int main(int argc, char **argv)
   PetscCall(Compare("MatMult in double storage again", y, yref, 1e-14, PETSC_TRUE));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "double storage again: AIJ's products\n"));
 
+  { /* a value beyond single precision's range: refused with PETSC_ERR_FP, and double storage still serves */
+    PetscInt       rstart;
+    PetscErrorCode ierr;
+
+    PetscCall(MatDestroy(&S));
+    PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+    PetscCall(MatSetValue(A, rstart, rstart, 1e39, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &S));
+    PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_SINGLE));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMult(S, x, y);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_FP, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A value of 1e39 in single storage gave error %d, not PETSC_ERR_FP", (int)ierr);
+    PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_DOUBLE));
+    PetscCall(MatMult(S, x, y));
+    PetscCall(MatMult(A, x, yref));
+    PetscCall(Compare("MatMult in double storage after the refusal", y, yref, 1e-14, PETSC_TRUE));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a value beyond single precision's range: refused, and double storage serves\n"));
+  }
+
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&yref));

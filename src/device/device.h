@@ -135,7 +135,8 @@ typedef struct {
    diamulttranspose) read sval, the values rounded to single precision (float; complex: float
    pairs, real part first), where it is set, and sum in the scalar type's precision into its
    vectors; every other reader (diagonals, SOR, the fused Krylov kernels, the halo's gathers) reads
-   val, kept beside it. demote(n, x, y) writes y[k] = x[k] rounded to single precision.
+   val, kept beside it. demote(n, x, y, ok) writes y[k] = x[k] rounded to single precision, *ok
+   false where a finite part of some x[k] is beyond single precision's range (its y infinite).
 */
 #if defined(PETSC_USE_COMPLEX)
   #define GK_SINGLE_SIZE (2 * sizeof(float))
@@ -392,7 +393,7 @@ typedef struct {
   PetscErrorCode (*free)(void *);
   PetscErrorCode (*memcpy)(void *, const void *, size_t, GKMemcpyKind);
   PetscErrorCode (*memzero)(void *, size_t);
-  PetscErrorCode (*demote)(size_t, const PetscScalar *, void *);
+  PetscErrorCode (*demote)(size_t, const PetscScalar *, void *, PetscBool *);
   PetscErrorCode (*synchronize)(void);
   /* optional (NULL: the backend has none): graphs of the backend's work. Between graphbegin and
      graphend the backend records its launches, device copies and zeroings instead of running

@@ -310,21 +310,35 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
 
 /* y[k] = x[k] rounded to single precision, each real (and imaginary) part (device.h, GKStorage):
    a thread a real */
+static __device__ int gk_demote_overflow;
+
 __global__ void GKDemoteKernel(size_t n, const double *__restrict__ x, float *__restrict__ y)
 {
   const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 
-  if (k < n) y[k] = __double2float_rn(x[k]);
+  if (k < n) {
+    const float f = __double2float_rn(x[k]);
+
+    y[k] = f;
+    if (isinf(f) && !isinf(x[k])) gk_demote_overflow = 1;
+  }
 }
 
-static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y)
+static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y, PetscBool *ok)
 {
-  const size_t nr = n * (GK_SINGLE_SIZE / sizeof(float));
+  const size_t nr   = n * (GK_SINGLE_SIZE / sizeof(float));
+  int          flag = 0;
 
   PetscFunctionBegin;
+  *ok = PETSC_TRUE;
   if (!n) PetscFunctionReturn(0);
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_demote_overflow, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
+  GKCounts.launches += 1;
   GKDemoteKernel<<<(unsigned)((nr + GK_BLOCK - 1) / GK_BLOCK), GK_BLOCK, 0, GKCUDAStream>>>(nr, (const double *)x, (float *)y);
   GKCheckLaunch();
+  GKCallCUDA(cudaMemcpyFromSymbolAsync(&flag, gk_demote_overflow, sizeof(int), 0, cudaMemcpyDeviceToHost, GKCUDAStream));
+  GKWaitCUDA(cudaStreamSynchronize(GKCUDAStream));
+  *ok = flag ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

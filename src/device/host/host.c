@@ -119,14 +119,19 @@ static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKM
 }
 
 /* y[k] = x[k] rounded to single precision, each real (and imaginary) part: device.h, GKStorage */
-static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y)
+static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y, PetscBool *ok)
 {
   const PetscReal *xr = (const PetscReal *)x;
   float           *f  = (float *)y;
 
   PetscFunctionBegin;
-  if (n) GKCounts.launches += 1;
-  for (size_t k = 0; k < n * (GK_SINGLE_SIZE / sizeof(float)); k++) f[k] = (float)xr[k];
+  *ok = PETSC_TRUE;
+  if (n) GKCounts.launches += 2; /* the flag cleared, the values rounded */
+  if (n) GKCounts.syncs += 1;    /* the flag read */
+  for (size_t k = 0; k < n * (GK_SINGLE_SIZE / sizeof(float)); k++) {
+    f[k] = (float)xr[k];
+    if (PetscIsInfReal(f[k]) && !PetscIsInfReal(xr[k])) *ok = PETSC_FALSE;
+  }
   PetscFunctionReturn(0);
 }
 

@@ -3,6 +3,7 @@
    and restored), the lazy device copy, the products on host vectors (staged through device
    buffers), logging, views and conversions.
 */
+#include <float.h> /* FLT_MAX */
 #include "gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
 
@@ -781,6 +782,7 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
 PetscErrorCode MatSeqGKStorageValues_Private(Mat A, size_t n, const PetscScalar *val, void **sval)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  PetscBool  ok;
 
   PetscFunctionBegin;
   if (gk->storage != PETSCGPUKIT_STORAGE_SINGLE || !n) {
@@ -788,7 +790,12 @@ PetscErrorCode MatSeqGKStorageValues_Private(Mat A, size_t n, const PetscScalar 
     PetscFunctionReturn(0);
   }
   if (!*sval) PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, sval));
-  PetscCall(GKDev->demote(n, val, *sval));
+  PetscCall(GKDev->demote(n, val, *sval, &ok));
+  if (!ok) PetscCall(GKFree(*sval));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FP,
+             "The %s matrix has a value beyond single precision's range (magnitude above %g), which -mat_gpukit_storage single cannot store: "
+             "use double storage (MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE)), or scale the matrix",
+             gk->fmt->name, (double)FLT_MAX);
   PetscFunctionReturn(0);
 }
 

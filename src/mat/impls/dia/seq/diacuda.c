@@ -88,10 +88,10 @@ static PetscErrorCode MatSeqDIABuild_Private(Mat A, PetscBool valuesonly)
   }
   PetscCall(GKDev->memzero(d->A.val, (size_t)d->A.ndiag * m * sizeof(PetscScalar)));
   PetscCall(GKDev->diafill(&d->A, dai, daj, daa));
-  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)d->A.ndiag * m, d->A.val, &d->A.sval));
   PetscCall(GKFree(dai));
   PetscCall(GKFree(daj));
   PetscCall(GKFree(daa));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)d->A.ndiag * m, d->A.val, &d->A.sval));
   gk->nnz   = ai[m];
   gk->bytes = (size_t)d->A.ndiag * (sizeof(PetscInt) + (size_t)m * (sizeof(PetscScalar) + (d->A.sval ? GK_SINGLE_SIZE : 0)));
   /* DIA reads every stored diagonal whole (Jost et al. 3.2), in the precision its products read */

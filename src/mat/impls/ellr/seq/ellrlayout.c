@@ -211,16 +211,17 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
   if (E->dcol) PetscCall(GKDev->memzero(E->dcol, (size_t)total * sizeof(short)));
   else PetscCall(GKDev->memzero(E->col, (size_t)total * sizeof(PetscInt)));
   PetscCall(GKDev->ellrfill(E, dai, daj, daa, PETSC_FALSE));
-  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)E->nval, E->val, &E->sval));
   if (!d) {
     PetscCall(GKFree(dai));
     PetscCall(GKFree(daj));
     PetscCall(GKFree(daa));
   }
   *bytes  = (size_t)(2 * ns + 1 + m + (E->dcol ? 0 : total) + (perm ? m : 0) + 2 * E->nwide) * sizeof(PetscInt) +
-            (size_t)total * (sizeof(PetscScalar) + (E->sval ? GK_SINGLE_SIZE : 0) + (E->dcol ? sizeof(short) : 0));
+            (size_t)total * (sizeof(PetscScalar) + (E->dcol ? sizeof(short) : 0));
   *stored = total;
   PetscCall(PetscFree(perm));
   PetscCall(PetscFree4(sp, wfirst, wide, wptr));
+  PetscCall(MatSeqGKStorageValues_Private(A, (size_t)E->nval, E->val, &E->sval)); /* last: it may refuse (values beyond single range) */
+  if (E->sval) *bytes += (size_t)total * GK_SINGLE_SIZE;
   PetscFunctionReturn(0);
 }
