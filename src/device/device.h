@@ -309,6 +309,7 @@ typedef struct {
   PetscInt     flagit; /* the iteration whose kernel set the flag */
 } GKKrylovState;
 
+#define GK_KRYLOV_SUMS 4              /* the sums krylovgetsums gives, no more: its callers' arrays hold so many */
 typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
 
 /* The device arrays of one fused solve. The direction has two buffers: step i writes p_i into
@@ -548,8 +549,8 @@ typedef struct {
      sums[3] */
   PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *,
                                   const PetscScalar *);
-  /* waits for the kernels so far and gives the sums they left: [0] dpi (the step's), [1] the
-     norm, [2] rho, [3] dpi (the off-diagonal block's) */
+  /* waits for the kernels so far and gives the GK_KRYLOV_SUMS sums they left: [0] dpi (the
+     step's), [1] the norm, [2] rho, [3] dpi (the off-diagonal block's) */
   PetscErrorCode (*krylovgetsums)(GKKrylov, PetscScalar *);
   /* dpi, the norm and rho summed over the processes: the later kernels use them in place of
      the sums of their own rows */

@@ -6,6 +6,8 @@
 */
 #include "gridsum.cuh"
 
+static_assert(GK_SLOTS >= GK_KRYLOV_SUMS, "krylovgetsums gives the first GK_KRYLOV_SUMS of the state's sums");
+
 PetscErrorCode GKCUDAKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, PetscBool nullconst, GKKrylov *K)
 {
   GKKrylovCUDA *k;
@@ -111,7 +113,7 @@ PetscErrorCode GKCUDAKrylovGetSums(GKKrylov K, PetscScalar *s)
   PetscFunctionBegin;
   GKCallCUDA(cudaEventRecord(k->copied, 0));
   GKWaitCUDA(cudaEventSynchronize(k->copied));
-  for (int j = 0; j < 4; j++) { /* the four device.h names; the last slot (the sum of z) is the kernels' own */
+  for (int j = 0; j < GK_KRYLOV_SUMS; j++) { /* device.h's; the last slot (the sum of z) is the kernels' own */
 #if defined(PETSC_USE_COMPLEX)
     s[j] = PetscCMPLX(h->sum[j][0], h->sum[j][1]);
 #else

@@ -544,7 +544,7 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
 static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
-  PetscScalar loc[4], dpi;
+  PetscScalar loc[GK_KRYLOV_SUMS], dpi;
   PetscBool   added;
 
   PetscFunctionBegin;
@@ -568,7 +568,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   GKOperator  Ad;
-  PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[4], nr[2];
+  PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[GK_KRYLOV_SUMS], nr[2];
   PetscBool   done, offdiag, queued = PETSC_FALSE;
 
   PetscFunctionBegin;
