@@ -634,9 +634,9 @@ typedef struct {
   PetscErrorCode (*smooth)(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
   /* Block size bs > 1 or nv > 1 near-null-space vectors (optional: NULL where the backend has
      none, and PETSc's host aggregation runs). collapse(A, bs, G): G the graph of A's bs x bs
-     blocks (A's columns ascending in each row, as strength's), G_IJ the sum of |Re a| over the entries of block (I, J), row by row (PETSc's
-     MatCreateGraph() with bs > 1, before its symmetrize, scale and filter), each row's columns
-     ascending, G's arrays allocated here. tentativeblock(nn, bs, nv, agg, nagg, b, p, r): the
+     blocks (A's columns ascending in each row, as strength's), G_IJ the sum of |Re a| over the
+     entries of block (I, J), row by row (PETSc's MatCreateGraph() with bs > 1, before its
+     symmetrize, scale and filter), each row's columns ascending, G's arrays allocated here. tentativeblock(nn, bs, nv, agg, nagg, b, p, r): the
      tentative prolongator of the nv vectors b (m = nn bs rows; vector k at b + k m) on the
      aggregates agg[] of the nn nodes: each aggregate's rows (its nodes ascending, a node's bs
      rows in order) padded with zero rows to nv where fewer, factored Q R by nv Householder steps

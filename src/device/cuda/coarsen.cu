@@ -263,33 +263,43 @@ __global__ void GKTentativeKernel(PetscInt nagg, const PetscInt *__restrict__ st
   }
 }
 
-PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p, PetscReal *r)
+/* The rows (or nodes) listed by aggregate: key and row, the first n entries of lists (4 n + nagg
+   + 1), as a list kernel wrote them, sorted by key into key + n and row + n (a stable radix sort:
+   each aggregate's rows ascending), and each list's start at lists + 4 n */
+static PetscErrorCode GKTentativeSort(PetscInt n, PetscInt nagg, PetscInt *lists)
 {
-  PetscInt *key, *row, *start;
+  PetscInt *key = lists, *row = lists + 2 * n;
   void     *tmp = NULL;
   size_t    bytes;
   int       bits = 1;
 
   PetscFunctionBegin;
-  if (!m) PetscFunctionReturn(0);
   while (bits < 31 && ((PetscInt)1 << bits) <= nagg) bits++; /* the keys' significant bits: 0 to nagg */
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * m + nagg + 1), (void **)&key));
-  row   = key + 2 * m;
-  start = key + 4 * m;
-  GKCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key + m, row, row + m, m, 0, bits, GKCUDAStream));
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key + n, row, row + n, n, 0, bits, GKCUDAStream));
   PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key + n, row, row + n, n, 0, bits, GKCUDAStream));
+  GKCounts.launches += 1;
+  PetscCall(GKBackendCUDA.free(tmp));
+  GKTentativeStartKernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(n, key + n, nagg, lists + 4 * n);
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDATentative(PetscInt m, const PetscInt *agg, PetscInt nagg, const PetscReal *b, PetscScalar *p, PetscReal *r)
+{
+  PetscInt *lists;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(0);
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * m + nagg + 1), (void **)&lists));
   GKCallCUDA(cudaMemsetAsync(p, 0, sizeof(PetscScalar) * (size_t)m, GKCUDAStream));
   GKCounts.launches += 1;
-  GKTentativeListKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, agg, nagg, key, row);
+  GKTentativeListKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, agg, nagg, lists, lists + 2 * m);
   GKCheckLaunch();
-  GKCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key + m, row, row + m, m, 0, bits, GKCUDAStream));
-  GKCounts.launches += 1;
-  GKTentativeStartKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, key + m, nagg, start);
+  PetscCall(GKTentativeSort(m, nagg, lists));
+  if (nagg) GKTentativeKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nagg, lists + 4 * m, lists + 3 * m, b, (GKScalar *)p, r);
   GKCheckLaunch();
-  if (nagg) GKTentativeKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nagg, start, row + m, b, (GKScalar *)p, r);
-  GKCheckLaunch();
-  PetscCall(GKBackendCUDA.free(tmp));
-  PetscCall(GKBackendCUDA.free(key));
+  PetscCall(GKBackendCUDA.free(lists));
   PetscFunctionReturn(0);
 }
 
@@ -371,32 +381,22 @@ PetscErrorCode GKCUDATentativeBlock(PetscInt nn, PetscInt bs, PetscInt nv, const
                                     PetscReal *r)
 {
   const PetscInt total = nv * (nn * bs + nagg * nv);
-  PetscInt      *key, *node, *start;
+  PetscInt      *lists;
   double        *work;
-  void          *tmp = NULL;
-  size_t         bytes;
-  int            bits = 1;
 
   PetscFunctionBegin;
   if (!nn) PetscFunctionReturn(0);
-  while (bits < 31 && ((PetscInt)1 << bits) <= nagg) bits++; /* the keys' significant bits: 0 to nagg */
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * nn + nagg + 1), (void **)&key));
-  node  = key + 2 * nn;
-  start = key + 4 * nn;
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(4 * nn + nagg + 1), (void **)&lists));
   PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)(2 * total + nagg * nv), (void **)&work));
-  GKCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, bytes, key, key + nn, node, node + nn, nn, 0, bits, GKCUDAStream));
-  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
-  GKTentativeBlockListKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, agg, nagg, key, node, (GKScalar *)p);
+  GKTentativeBlockListKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, agg, nagg, lists, lists + 2 * nn, (GKScalar *)p);
   GKCheckLaunch();
-  GKCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, bytes, key, key + nn, node, node + nn, nn, 0, bits, GKCUDAStream));
-  GKCounts.launches += 1;
-  GKTentativeStartKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, key + nn, nagg, start);
+  PetscCall(GKTentativeSort(nn, nagg, lists));
+  if (nagg)
+    GKTentativeBlockKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, nagg, lists + 4 * nn, lists + 3 * nn, b, (GKScalar *)p, r,
+                                                                          work);
   GKCheckLaunch();
-  if (nagg) GKTentativeBlockKernel<<<GKBlocks(nagg), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, nv, nagg, start, node + nn, b, (GKScalar *)p, r, work);
-  GKCheckLaunch();
-  PetscCall(GKBackendCUDA.free(tmp));
   PetscCall(GKBackendCUDA.free(work));
-  PetscCall(GKBackendCUDA.free(key));
+  PetscCall(GKBackendCUDA.free(lists));
   PetscFunctionReturn(0);
 }
 
@@ -499,8 +499,6 @@ PetscErrorCode GKCUDASmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const
 {
   const PetscInt m   = A->m;
   PetscInt       nnz = 0;
-  size_t         bytes;
-  void          *tmp = NULL;
 
   PetscFunctionBegin;
   P->m = m;
@@ -508,15 +506,9 @@ PetscErrorCode GKCUDASmoothBlock(const GKCsr *A, PetscInt bs, PetscInt nv, const
   P->j = NULL;
   P->a = NULL;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&P->i));
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
-  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
-  GKCallCUDA(cudaMemsetAsync(P->i, 0, sizeof(PetscInt), GKCUDAStream));
   if (m) GKSmoothCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, bs, nv, agg, P->i + 1);
   GKCheckLaunch();
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, P->i + 1, P->i + 1, m, GKCUDAStream));
-  GKCounts.launches += 1;
-  PetscCall(GKBackendCUDA.free(tmp));
-  GKWaitCUDA(cudaMemcpy(&nnz, P->i + m, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  PetscCall(GKCUDARowStarts(m, P->i, &nnz));
   P->nnz = nnz;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&P->j));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&P->a));

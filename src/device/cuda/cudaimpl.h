@@ -568,6 +568,7 @@ PETSC_INTERN PetscErrorCode GKCUDASpGEMMFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMNumeric(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMPlanFree(void **);
 PETSC_INTERN PetscErrorCode GKCUDACsrTranspose(const GKCsr *, GKCsr *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKCUDARowStarts(PetscInt, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKCUDAAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDATentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);

@@ -11,17 +11,24 @@
 
 static __device__ int gk_unmirrored;
 
-static __device__ __forceinline__ PetscInt GKFind(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt r, PetscInt c)
+/* the first position in [lo, hi) of the ascending aj whose column is c or more (hi: none) */
+static __device__ __forceinline__ PetscInt GKLowerBound(const PetscInt *__restrict__ aj, PetscInt lo, PetscInt hi, PetscInt c)
 {
-  PetscInt lo = ai[r], hi = ai[r + 1];
-
   while (lo < hi) {
     const PetscInt mid = lo + (hi - lo) / 2;
 
     if (aj[mid] < c) lo = mid + 1;
     else hi = mid;
   }
-  return lo < ai[r + 1] && aj[lo] == c ? lo : -1;
+  return lo;
+}
+
+/* where column c is in row r (columns ascending), or -1 */
+static __device__ __forceinline__ PetscInt GKFind(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt r, PetscInt c)
+{
+  const PetscInt k = GKLowerBound(aj, ai[r], ai[r + 1], c);
+
+  return k < ai[r + 1] && aj[k] == c ? k : -1;
 }
 
 static __device__ __forceinline__ double GKAbs(GKScalar a)
@@ -97,13 +104,29 @@ __global__ void GKStrengthFillKernel(PetscInt  m, const PetscInt *__restrict__ a
   }
 }
 
+/* CSR row starts from row counts: the counts a kernel wrote at i[1] ... i[n] summed in place by
+   CUB's scan, i[0] = 0; with total, i[n] read back (one wait) */
+PetscErrorCode GKCUDARowStarts(PetscInt n, PetscInt *i, PetscInt *total)
+{
+  size_t bytes;
+  void  *tmp = NULL;
+
+  PetscFunctionBegin;
+  GKCallCUDA(cudaMemsetAsync(i, 0, sizeof(PetscInt), GKCUDAStream));
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, i + 1, i + 1, n, GKCUDAStream));
+  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
+  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, i + 1, i + 1, n, GKCUDAStream));
+  GKCounts.launches += 1;
+  PetscCall(GKBackendCUDA.free(tmp));
+  if (total) GKWaitCUDA(cudaMemcpy(total, i + n, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
 {
   const PetscInt m    = A->m;
   int            flag = 0;
-  size_t         bytes;
-  void          *tmp = NULL;
-  PetscInt       nnz = 0;
+  PetscInt       nnz  = 0;
 
   PetscFunctionBegin;
   *mirrored = PETSC_TRUE;
@@ -113,16 +136,11 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
   G->j      = NULL;
   /* G->i: the counts at i + 1, then their scan in place (G->i[0] = 0) */
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&G->i));
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, G->i + 1, G->i + 1, m, GKCUDAStream));
-  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
-  GKCallCUDA(cudaMemsetAsync(G->i, 0, sizeof(PetscInt), GKCUDAStream));
   GKCallCUDA(cudaMemcpyToSymbolAsync(gk_unmirrored, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
   if (m) GKStrengthCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, G->i + 1);
   GKCheckLaunch();
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, G->i + 1, G->i + 1, m, GKCUDAStream));
-  GKCounts.launches += 1;
-  PetscCall(GKBackendCUDA.free(tmp));
+  PetscCall(GKCUDARowStarts(m, G->i, NULL)); /* the flag and the total read together below */
   GKCallCUDA(cudaMemcpyFromSymbolAsync(&flag, gk_unmirrored, sizeof(int), 0, cudaMemcpyDeviceToHost, GKCUDAStream));
   GKWaitCUDA(cudaMemcpyAsync(&nnz, G->i + m, sizeof(PetscInt), cudaMemcpyDeviceToHost, GKCUDAStream));
   GKCallCUDA(cudaStreamSynchronize(GKCUDAStream));
@@ -143,19 +161,8 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
    merges its bs rows' columns, each row's next block column found by binary search (the columns
    ascend), so the block columns come out ascending and each block's |Re a| are summed in the
    twin's order (row by row, each row's columns in order). Counted, scanned into the starts,
-   then written. */
-static __device__ __forceinline__ PetscInt GKLowerBound(const PetscInt *__restrict__ aj, PetscInt lo, PetscInt hi, PetscInt c)
-{
-  while (lo < hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-
-    if (aj[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/* the first block column above cur among node row u's rows (-1: none) */
+   then written. GKCollapseNext: the first block column above cur among node row u's rows (-1:
+   none). */
 static __device__ __forceinline__ PetscInt GKCollapseNext(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs, PetscInt u,
                                                           PetscInt cur)
 {
@@ -206,8 +213,6 @@ PetscErrorCode GKCUDACollapse(const GKCsr *A, PetscInt bs, GKCsr *G)
 {
   const PetscInt nn  = A->m / bs;
   PetscInt       nnz = 0;
-  size_t         bytes;
-  void          *tmp = NULL;
 
   PetscFunctionBegin;
   G->m = nn;
@@ -215,15 +220,9 @@ PetscErrorCode GKCUDACollapse(const GKCsr *A, PetscInt bs, GKCsr *G)
   G->j = NULL;
   G->a = NULL;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(nn + 1), (void **)&G->i));
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(NULL, bytes, G->i + 1, G->i + 1, nn, GKCUDAStream));
-  PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
-  GKCallCUDA(cudaMemsetAsync(G->i, 0, sizeof(PetscInt), GKCUDAStream));
   if (nn) GKCollapseCountKernel<<<GKBlocks(nn), GK_BLOCK, 0, GKCUDAStream>>>(nn, bs, A->i, A->j, G->i + 1);
   GKCheckLaunch();
-  GKCallCUDA(cub::DeviceScan::InclusiveSum(tmp, bytes, G->i + 1, G->i + 1, nn, GKCUDAStream));
-  GKCounts.launches += 1;
-  PetscCall(GKBackendCUDA.free(tmp));
-  GKWaitCUDA(cudaMemcpy(&nnz, G->i + nn, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  PetscCall(GKCUDARowStarts(nn, G->i, &nnz));
   G->nnz = nnz;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&G->j));
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&G->a));
