@@ -545,7 +545,9 @@ static PetscErrorCode ClearOptions(const char *opts)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *its, double *setup)
+/* Solves A x = b (b = 1, x_0 = 0) with the options opts: the solve's and the setup's times, the
+   iterations, and ||b - Aref x|| / ||b|| (Aref: A's values in double precision) */
+static PetscErrorCode TimeSolve(Mat A, Mat Aref, const char *opts, double *us, PetscInt *its, double *setup, double *truerel)
 {
   KSP                ksp;
   Vec                x, b;
@@ -577,6 +579,20 @@ static PetscErrorCode TimeSolve(Mat A, const char *opts, double *us, PetscInt *i
              *its);
   *us    = 1e6 * (t2 - t1);
   *setup = 1e6 * (t1 - t0);
+  {
+    Vec       r, xr;
+    PetscReal nr, nb;
+
+    PetscCall(MatCreateVecs(Aref, &xr, &r));
+    PetscCall(VecCopy(x, xr));
+    PetscCall(MatMult(Aref, xr, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &nr));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    *truerel = nr / nb;
+    PetscCall(VecDestroy(&r));
+    PetscCall(VecDestroy(&xr));
+  }
   PetscCall(ClearOptions(opts)); /* the next run sets only its own */
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
@@ -603,6 +619,9 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
     {"cggpu-ssor-natural-w1.9",       "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
     {"cg-ssor-neumann2-w1.0",
      "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"     },
+    /* to ||b - A x|| <= 1e-8 ||b||, the values stored in double and in single precision (-single) */
+    {"cggpu-jacobi-true",             "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
+    {"cggpu-jacobi-single-true",      "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
   };
   Problem P;
   Mat     A, D;
@@ -613,12 +632,16 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
   PetscCall(SeqAIJ(&P, &A));
   PetscCall(MatConvert(A, MATSEQDIACUDA, MAT_INITIAL_MATRIX, &D));
   for (size_t r = 0; r < PETSC_STATIC_ARRAY_LENGTH(runs); r++) {
-    double   us = 0.0, setup = 0.0;
+    double   us = 0.0, setup = 0.0, truerel = 0.0;
     PetscInt its;
 
     if (only[0] && !strstr(runs[r][0], only)) continue;
-    PetscCall(TimeSolve(D, runs[r][1], &us, &its, &setup));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s its=%d setup_us=%.0f", runs[r][0], (int)its, setup));
+    PetscCall(MatGPUKitSetStorage(D, strstr(runs[r][0], "-single") ? PETSCGPUKIT_STORAGE_SINGLE : PETSCGPUKIT_STORAGE_DOUBLE));
+    PetscCall(TimeSolve(D, A, runs[r][1], &us, &its, &setup, &truerel));
+    /* single storage converges on the true residual alone; double storage on its recursive one, a little away */
+    PetscCheck(!strstr(runs[r][0], "-single-true") || truerel <= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: true residual %g above 1e-8",
+               runs[r][0], (double)truerel);
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s its=%d setup_us=%.0f true=%.2e", runs[r][0], (int)its, setup, truerel));
     PetscCall(Record("ssor", &P, what, us, 0.0, PETSC_FALSE));
   }
   PetscCall(MatDestroy(&D));

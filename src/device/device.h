@@ -134,8 +134,8 @@ typedef struct {
    Single-precision storage (-mat_gpukit_storage single): a format's products (ellrmult, diamult,
    diamulttranspose) read sval, the values rounded to single precision (float; complex: float
    pairs, real part first), where it is set, and sum in the scalar type's precision into its
-   vectors; every other reader (diagonals, SOR, the fused Krylov kernels, the halo's gathers) reads
-   val, kept beside it. demote(n, x, y, ok) writes y[k] = x[k] rounded to single precision, *ok
+   vectors; so does the fused Krylov step where its operator says single (GKOperator); every other
+   reader (diagonals, SOR, the halo's gathers) reads val, kept beside it. demote(n, x, y, ok) writes y[k] = x[k] rounded to single precision, *ok
    false where a finite part of some x[k] is beyond single precision's range (its y infinite).
 */
 #if defined(PETSC_USE_COMPLEX)
@@ -253,10 +253,12 @@ typedef enum {
 } GKMemcpyKind;
 
 /* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
-   ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. */
+   ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. single: the
+   step's products read the format's sval (set, and CG or COCG) in place of val. */
 typedef struct {
   const GKEllr *ellr, *ellrt;
   const GKDia  *dia;
+  PetscBool     single;
 } GKOperator;
 
 /* The fused Krylov iterations (cggpu, bicggpu). Two kernels an iteration, i = 0, 1, ...:

@@ -6,14 +6,16 @@
 
 /* The step kernel of METHOD (CG or COCG) for the operator's layout: DIA with its diagonals known
    at compile time where there are few; ELLPACK-R in the paper's layout with its longest row
-   known where that is 5, 7 or 9 entries (the 2D and 3D stencils), else the general loop */
-template <GKKrylovMethod METHOD, bool PEERS>
+   known where that is 5, 7 or 9 entries (the 2D and 3D stencils), else the general loop; the
+   values in single precision with SINGLE (one process only: never with PEERS) */
+template <GKKrylovMethod METHOD, bool PEERS, bool SINGLE>
 static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
 {
+  static_assert(!(PEERS && SINGLE), "single-precision values on one process");
   GKStepKernelPtr kern = NULL;
 
   if (!A->ellr) {
-#define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND>, METHOD, PEERS>()
+#define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND, false, false, SINGLE>, METHOD, PEERS>()
     GKDiaDispatch(A->dia->ndiag, GK_DIA_STEP);
 #undef GK_DIA_STEP
     return kern;
@@ -23,10 +25,11 @@ static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
   const bool    dcol  = E.dcol != NULL;
 
   if (!plain)
-    return dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, METHOD, PEERS>()
-                : GKStepKernel<GKStepLayout<true, 0, false, false>, METHOD, PEERS>();
+    return dcol ? GKStepKernel<GKStepLayout<true, 0, false, true, SINGLE>, METHOD, PEERS>()
+                : GKStepKernel<GKStepLayout<true, 0, false, false, SINGLE>, METHOD, PEERS>();
 #define GK_ELLR_STEP(NZ) \
-  (dcol ? GKStepKernel<GKStepLayout<true, NZ, true, true>, METHOD, PEERS>() : GKStepKernel<GKStepLayout<true, NZ, true, false>, METHOD, PEERS>())
+  (dcol ? GKStepKernel<GKStepLayout<true, NZ, true, true, SINGLE>, METHOD, PEERS>() \
+        : GKStepKernel<GKStepLayout<true, NZ, true, false, SINGLE>, METHOD, PEERS>())
   switch (E.nz) {
   case 5:
     return GK_ELLR_STEP(5);
@@ -40,6 +43,17 @@ static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
 #undef GK_ELLR_STEP
 }
 
+/* the step kernel of METHOD for A: the sums kept on the GPUs (peers), or the values read in
+   single precision (A->single, with the format's copy there) */
+template <GKKrylovMethod METHOD>
+static GKStepKernelPtr GKStepKernelChoose(const GKOperator *A, bool peers)
+{
+  const bool single = A->single && (A->ellr ? A->ellr->sval : A->dia->sval);
+
+  if (peers) return GKStepKernelFor<METHOD, true, false>(A);
+  return single ? GKStepKernelFor<METHOD, false, true>(A) : GKStepKernelFor<METHOD, false, false>(A);
+}
+
 PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
 {
   GKKrylovCUDA   *k     = (GKKrylovCUDA *)K;
@@ -51,8 +65,7 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     PetscCall(GKCUDAKrylovStepBiCG_Private(k, i, rho0, last, A, v));
     PetscFunctionReturn(0);
   }
-  if (k->method == GK_KRYLOV_CG) kern = peers ? GKStepKernelFor<GK_KRYLOV_CG, true>(A) : GKStepKernelFor<GK_KRYLOV_CG, false>(A);
-  else kern = peers ? GKStepKernelFor<GK_KRYLOV_COCG, true>(A) : GKStepKernelFor<GK_KRYLOV_COCG, false>(A);
+  kern = k->method == GK_KRYLOV_CG ? GKStepKernelChoose<GK_KRYLOV_CG>(A, peers) : GKStepKernelChoose<GK_KRYLOV_COCG>(A, peers);
   PetscCall(GKStepLaunch(k, kern, i, rho0, last, A, v));
   PetscFunctionReturn(0);
 }

@@ -7,27 +7,30 @@
 #pragma once
 
 #include "gridsum.cuh"
+#include <type_traits>
 
 /* What the step kernel knows of the operator when it is compiled: its format (ELLPACK-R, else
    DIA), and N: for DIA the number of diagonals (0: any), for ELLPACK-R in the paper's layout the
    longest row's length, where the rows are loaded with every load first (0: the general loop);
    for ELLPACK-R also whether it is in the paper's layout (PLAIN: no slices, permutation or wide
-   rows) and whether its columns are 16-bit offsets (SHORT, device.h) */
-template <bool ELLR_, int N_, bool PLAIN_ = false, bool SHORT_ = false>
+   rows) and whether its columns are 16-bit offsets (SHORT, device.h); and whether the product
+   reads the values in single precision (SINGLE: the format's sval, GKOperator) */
+template <bool ELLR_, int N_, bool PLAIN_ = false, bool SHORT_ = false, bool SINGLE_ = false>
 struct GKStepLayout {
-  static constexpr bool ELLR  = ELLR_;
-  static constexpr int  N     = N_;
-  static constexpr bool PLAIN = PLAIN_;
-  static constexpr bool SHORT = SHORT_;
+  static constexpr bool                                                ELLR   = ELLR_;
+  static constexpr int                                                 N      = N_;
+  static constexpr bool                                                PLAIN  = PLAIN_;
+  static constexpr bool                                                SHORT  = SHORT_;
+  static constexpr bool                                                SINGLE = SINGLE_;
+  typedef typename std::conditional<SINGLE_, GKSingle, GKScalar>::type Value;
 };
 
 /* DIA's row i of the step, ND diagonals known, the offsets in registers: every load of the row
    issued before its first product (with GKDiaRow the compiler issued the loads a diagonal at a
    time, each waiting for its offset's load). The same
    sums in the same order: out of range adds 0 * 0. */
-template <int ND, class IN>
-static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscInt n, const PetscInt *off, const GKScalar *__restrict__ val,
-                                                              const IN &x)
+template <int ND, class IN, class V>
+static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscInt n, const PetscInt *off, const V *__restrict__ val, const IN &x)
 {
   GKScalar a[ND], v[ND], s = 0.0;
 
@@ -52,13 +55,14 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
   /* ELLPACK-R's rows with every load first, the length not read (cudaimpl.h): a padded entry
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
      not finite has already made p.w, and so the solve, fail */
-  if constexpr (L::ELLR && L::N)
-    return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+  typedef typename L::Value V;
+  const V                  *ev = (const V *)(L::SINGLE ? E.sval : (void *)E.val), *dv = (const V *)(L::SINGLE ? D.sval : (void *)D.val);
+
+  if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, ev, in);
   else if constexpr (L::ELLR)
-    return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol,
-                                                                    (const GKScalar *)E.val, in);
-  else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, (const GKScalar *)D.val, in);
-  else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, (const GKScalar *)D.val, in);
+    return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, ev, in);
+  else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, dv, in);
+  else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, dv, in);
 }
 
 /* Step i. Finishes the last update's sums: the norm, rho_i, b = rho_i/rho_i-1 (the breakdown
@@ -74,6 +78,7 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
+  static_assert(!L::SINGLE || METHOD != GK_KRYLOV_BICG, "single-precision values in CG's and COCG's step only");
 
   GKOverlapBegin();
   if (PEERS && g.np && i) a = GKMake(st->a[0], st->a[1]); /* in flight during the wait */

@@ -370,6 +370,109 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
   PetscFunctionReturn(0);
 }
 
+/*
+   An operator whose values are kept in single precision too (MatGPUKitSetStorage()): one
+   process's CG and COCG steps read those, half the bytes, and the solve still reaches the
+   double-precision answer by residual replacement (van der Vorst and Ye, "Residual replacement
+   strategies for Krylov subspace iterative methods for the convergence of true residuals", SISC
+   22, 2000; as "reliable updates" in mixed-precision lattice QCD solvers): the recursive residual
+   of the single-precision products drifts from b - A x, so whenever its norm has fallen tenfold
+   below the last true one, and whenever it would pass the convergence test, the next test
+   replaces r by b - A x computed with the double values, x and the direction kept, and that
+   norm is the one recorded and tested; so, too, when the recursion has not fallen tenfold in
+   four times the iterations the first replacement took. The solve converges only on a true
+   residual, and the last norm recorded is always one. A true residual that neither halves nor
+   stays near the recursive one, three replacements running, is the single-precision values'
+   limit (a condition number near 1/eps of single precision): the solve stops with
+   KSP_DIVERGED_BREAKDOWN and says so, rather than iterate on.
+*/
+#define GK_REPLACE_DROP  0.1 /* the recursive norm's fall since the last true one that asks for a replacement */
+#define GK_REPLACE_STALL 3   /* replacements running without progress that stop the solve */
+#define GK_REPLACE_WAIT  4   /* iterations since the last replacement, in the first one's, that ask for one */
+typedef struct {
+  const GKOperator  *op; /* the double values' arrays */
+  PetscInt           n;
+  const PetscScalar *b, *d;      /* b; the Jacobi scaling or NULL */
+  PetscScalar       *x, *r, *z;  /* z: where d .* r goes (the update recomputes it) */
+  PetscBool          pending;    /* replace at the next test (its update was not queued) */
+  PetscBool          waited;     /* that replacement asked for by the iterations since the last one */
+  PetscReal          last, trig; /* the last true norm; the recursive norm that asked for the pending replacement */
+  PetscInt           stalls;
+  PetscInt           lastits, window; /* the last replacement's iteration; GK_REPLACE_WAIT times the first's (0 before it) */
+} KSPGKReplace;
+
+/* r = b - A x with the operator's double-precision values, whatever its storage */
+static PetscErrorCode KSPGKResidualDouble_Private(const GKOperator *op, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (op->ellr) {
+    GKEllr E = *op->ellr;
+
+    E.sval = NULL;
+    PetscCall(GKDev->ellrmult(&E, PETSC_FALSE, x, b, PETSC_TRUE, r));
+  } else {
+    GKDia D = *op->dia;
+
+    D.sval = NULL;
+    PetscCall(GKDev->diamult(&D, x, b, PETSC_TRUE, r));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* r = b - A x in double precision, and its norm of the KSP's type (z = d .* r for the
+   preconditioned and natural norms); counts the replacement and its progress */
+static PetscErrorCode KSPGKReplace_Private(KSP ksp, KSPGKReplace *rep, PetscInt its, PetscReal *nrm)
+{
+  KSP_GK            *gk = (KSP_GK *)ksp->data;
+  const PetscScalar *z  = rep->r;
+  PetscReal          parts[3];
+
+  PetscFunctionBegin;
+  PetscCall(KSPGKResidualDouble_Private(rep->op, rep->b, rep->x, rep->r));
+  if (rep->d && ksp->normtype != KSP_NORM_UNPRECONDITIONED) {
+    PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, rep->z, rep->d, rep->r));
+    z = rep->z;
+  }
+  if (ksp->normtype == KSP_NORM_NATURAL) {
+    const PetscScalar *r[1] = {rep->r};
+    PetscScalar        rho;
+
+    PetscCall(GKDev->dots(rep->n, z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
+    *nrm = PetscSqrtReal(PetscAbsScalar(rho));
+  } else {
+    PetscCall(GKDev->norms(rep->n, ksp->normtype == KSP_NORM_UNPRECONDITIONED ? rep->r : z, GK_NORM_SQ, parts));
+    *nrm = PetscSqrtReal(parts[1]);
+  }
+  /* no progress: the true norm has not halved, and is not near the recursive one that asked (or
+     that one had not fallen tenfold either) */
+  if (*nrm > 0.5 * rep->last && (*nrm > 2.0 * rep->trig || rep->waited)) rep->stalls++;
+  else rep->stalls = 0;
+  PetscCall(PetscInfo(ksp, "Residual replaced by b - A x in double precision: norm %g (the recursion's %g)\n", (double)*nrm, (double)rep->trig));
+  rep->last    = *nrm;
+  rep->pending = PETSC_FALSE;
+  rep->waited  = PETSC_FALSE;
+  rep->lastits = its;
+  if (!rep->window) rep->window = GK_REPLACE_WAIT * its;
+  gk->replaced++;
+  PetscFunctionReturn(0);
+}
+
+/* Whether this solve's steps read the operator's single-precision values, with the residual
+   replacement (KSPGKReplace): CG and COCG on one process, the operator stored so, a norm to
+   test, no Eisenstat and no constants removed; elsewhere the fused kernels read its double values */
+static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
+{
+  KSP_GK            *gk = (KSP_GK *)ksp->data;
+  PetscGPUKitStorage st;
+
+  PetscFunctionBegin;
+  *single = PETSC_FALSE;
+  if (gk->mpi || gk->method == GK_KRYLOV_BICG || gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
+  PetscCall(MatGPUKitGetStorage(gk->Adev, &st));
+  *single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* The start, as KSPCG/KSPBICG: r = b - A x, z = B r (r~ = r, z~ = B^H r~), the first norm and
    its test, rho_0. Returns with ksp->reason set if the iterations need not run. */
 static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rho0)
@@ -393,7 +496,20 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
       ZT = w->zt;
     }
   }
-  if (!ksp->guess_zero) {
+  if (!ksp->guess_zero && gk->single) { /* r <- b - A x with the double values */
+    GKOperator         op;
+    const PetscScalar *b, *x;
+    PetscScalar       *r;
+
+    PetscCall(MatSeqGKGetOperator(gk->Adev, PETSC_FALSE, &op));
+    PetscCall(VecGPUKitGetDeviceArrayRead(Bv, &b));
+    PetscCall(VecGPUKitGetDeviceArrayRead(X, &x));
+    PetscCall(VecGPUKitGetDeviceArrayWrite(R, &r));
+    PetscCall(KSPGKResidualDouble_Private(&op, b, x, r));
+    PetscCall(VecGPUKitRestoreDeviceArrayWrite(R, &r));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(X, &x));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(Bv, &b));
+  } else if (!ksp->guess_zero) {
     PetscCall(MatMult(gk->Adev, X, R)); /* r <- b - A x */
     PetscCall(VecAYPX(R, -1.0, Bv));
   } else PetscCall(VecGKCopy_Private(Bv, R));                             /* r <- b (b may be PETSc's own VECCUDA) */
@@ -435,8 +551,9 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
   PetscFunctionReturn(0);
 }
 
-/* Tests the state the last step left (its = that step's iteration); done when the solve ends */
-static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, PetscBool last, PetscBool *done)
+/* Tests the state the last step left (its = that step's iteration); done when the solve ends.
+   rep: the residual replacement of single-precision values, else NULL. */
+static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, PetscBool last, KSPGKReplace *rep, PetscBool *done)
 {
   GKKrylovState S;
   PetscBool     ok;
@@ -472,8 +589,37 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
     }
     PetscFunctionReturn(0);
   }
-  PetscCall(KSPGKTest_Private(ksp, its, KSPGKNorm_Private(ksp, &S), &ok));
-  if (!ok || ksp->reason) PetscFunctionReturn(0);
+  {
+    PetscReal       nrm      = KSPGKNorm_Private(ksp, &S);
+    const PetscBool replaced = rep && (rep->pending || last) ? PETSC_TRUE : PETSC_FALSE;
+
+    if (replaced) {
+      if (!rep->pending) rep->trig = nrm;
+      PetscCall(KSPGKReplace_Private(ksp, rep, its, &nrm));
+    }
+    PetscCall(KSPGKTest_Private(ksp, its, nrm, &ok));
+    if (!ok) PetscFunctionReturn(0);
+    if (rep && !replaced && ksp->reason > 0) { /* the recursive norm passed: the true one is tested next */
+      ksp->reason  = KSP_CONVERGED_ITERATING;
+      rep->pending = PETSC_TRUE;
+      rep->trig    = nrm;
+    }
+    if (ksp->reason) PetscFunctionReturn(0);
+    if (rep && replaced && rep->stalls >= GK_REPLACE_STALL) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+                 "KSPSolve has not converged: with the operator's values in single precision the true residual stalls at %g (the matrix's "
+                 "condition number is beyond single precision); store them in double: -mat_gpukit_storage double or MatGPUKitSetStorage()",
+                 (double)nrm);
+      PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the operator's single-precision values: diverged (breakdown)\n", (double)nrm));
+      ksp->reason = KSP_DIVERGED_BREAKDOWN;
+      PetscFunctionReturn(0);
+    }
+    if (rep && !replaced && !rep->pending && (nrm <= GK_REPLACE_DROP * rep->last || (rep->window && its - rep->lastits >= rep->window))) {
+      rep->pending = PETSC_TRUE;
+      rep->waited  = nrm > GK_REPLACE_DROP * rep->last ? PETSC_TRUE : PETSC_FALSE;
+      rep->trig    = nrm;
+    }
+  }
   if (last) {
     ksp->reason = KSP_DIVERGED_ITS;
     PetscFunctionReturn(0);
@@ -510,7 +656,7 @@ static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const
    moves neither x nor the state the test reads: the device keeps working through the wait, and
    a solve that stops there loses nothing but that kernel's work. */
 static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every,
-                                        PetscLogDouble flops)
+                                        PetscLogDouble flops, KSPGKReplace *rep)
 {
   PetscBool queued = PETSC_FALSE, done;
 
@@ -525,13 +671,13 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
     /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
     PetscCall(KSPGKStep_Private(ksp, K, its, 0.0, last, op, v));
     PetscCall(PetscLogFlops(flops));
-    if (its % every && !last) continue;
+    if (its % every && !last && !(rep && rep->pending)) continue;
     PetscCall(GKDev->krylovstatebegin(K));
-    if (!last) { /* the next update, queued before the wait */
+    if (!last && !(rep && rep->pending)) { /* the next update, queued before the wait (not before a replacement of the r it reads) */
       PetscCall(KSPGKUpdate_Private(ksp, K, its, v));
       queued = PETSC_TRUE;
     }
-    PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
+    PetscCall(KSPGKCheck_Private(ksp, K, its, last, rep, &done));
     if (done) break;
   }
   PetscFunctionReturn(0);
@@ -609,7 +755,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
       PetscCall(GKDev->krylovupdate(K, its, v));
       queued = PETSC_TRUE;
     }
-    PetscCall(KSPGKCheck_Private(ksp, K, its, last, &done));
+    PetscCall(KSPGKCheck_Private(ksp, K, its, last, NULL, &done));
     if (done) break;
   }
   PetscFunctionReturn(0);
@@ -617,7 +763,7 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 
 /* The iterations, on the device arrays of the solve's vectors; the state is read every
    checkevery iterations (every iteration when monitors or a residual history want each norm) */
-static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
+static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar rho0)
 {
   KSP_GK            *gk    = (KSP_GK *)ksp->data;
   const PetscBool    bicg  = gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
@@ -632,6 +778,9 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscScalar      **to[10];
   PetscInt           nn = 0;
   GKKrylovVecs       v;
+  KSPGKReplace       rep;
+  const PetscScalar *b = NULL;
+  PetscErrorCode     ierr;
   PetscInt           n;
   MatInfo            info;
   PetscLogDouble     flops;
@@ -641,7 +790,10 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
     ksp->reason = KSP_DIVERGED_ITS;
     PetscFunctionReturn(0);
   }
-  if (!gk->mpi) PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
+  if (!gk->mpi) {
+    PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
+    op.single = gk->single;
+  }
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(PetscMemzero(&v, sizeof(v)));
   /* the work vectors this solve uses, each with its place in v: z where a preconditioner is
@@ -673,13 +825,29 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, PetscScalar rho0)
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
+  if (gk->single) {
+    PetscCall(VecGPUKitGetDeviceArrayRead(Bv, &b));
+    PetscCall(PetscMemzero(&rep, sizeof(rep)));
+    rep.op   = &op;
+    rep.n    = n;
+    rep.b    = b;
+    rep.d    = v.d;
+    rep.x    = v.x;
+    rep.r    = v.r;
+    rep.z    = v.z;
+    rep.last = ksp->rnorm; /* r_0's, in double (KSPGKStart_Private) */
+  }
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, gk->nullcnst, &K));
-  if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops));
-  else PetscCall(KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops));
+  /* the work space freed and the arrays given back also after an error in the loop (one of
+     KSPSetErrorIfNotConverged()'s), which is then passed on */
+  if (gk->mpi) ierr = KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops);
+  else ierr = KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops, gk->single ? &rep : NULL);
   PetscCall(GKDev->krylovdestroy(&K));
+  if (b) PetscCall(VecGPUKitRestoreDeviceArrayRead(Bv, &b));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
   for (PetscInt k = 0; k < nn; k++) PetscCall(VecGPUKitRestoreDeviceArray(*need[k], to[k]));
   if (v.d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &v.d));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -698,6 +866,9 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp, KSPCGGPU, &iscg));
   gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
+  gk->single   = PETSC_FALSE;
+  gk->replaced = 0;
+  if (!gk->general) PetscCall(KSPGKSingle_Private(ksp, &gk->single));
   /* b in and x in and out once per solve, when they are not device vectors */
   if (!VecIsGK(Bv)) {
     if (!gk->B) PetscCall(VecDuplicate(gk->work.r, &gk->B));
@@ -726,7 +897,7 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
     PetscFunctionReturn(0);
   }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
-  if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, rho0));
+  if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, Bv, rho0));
   if (gk->eis) PetscCall(gk->eis->end(ksp->pc, X)); /* Eisenstat: x = (D/w + U)^-1 x^ */
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
   PetscFunctionReturn(0);
@@ -772,6 +943,11 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
                                gk->devsums && gk->method != GK_KRYLOV_BICG ? (gk->transport.tried ? " (-info says why not on the GPUs)" : "") : ""));
   }
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", ((PetscObject)gk->Aconv)->type_name));
+  if (gk->single)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "  the operator's products read its values in single precision; the residual replaced by b - A x in double "
+                                     "precision %" PetscInt_FMT " time%s in the last solve, whose norms the convergence tests took\n",
+                                     gk->replaced, gk->replaced == 1 ? "" : "s"));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));

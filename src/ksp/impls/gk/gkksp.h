@@ -58,6 +58,8 @@ typedef struct {
   PetscBool          nullcnst;   /* the fused kernels remove the constants from z (the operator's null space) */
   KSP                inner;      /* that method, made and set up in the KSP's setup */
   PetscBool          graph;      /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
+  PetscBool          single;     /* the last solve's steps read the operator's single-precision values (gkksp.c, KSPGKReplace) */
+  PetscInt           replaced;   /* and replaced the residual by b - A x in double so many times */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
