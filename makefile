@@ -76,7 +76,7 @@ TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutoria
 
 BENCH := $(BUILD)/bench/bench
 
-.PHONY: all lib check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-resetup bench-needs-real plot install clean
+.PHONY: all lib print-config check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-resetup bench-needs-real plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -205,6 +205,14 @@ bench-needs-real:
 
 demo: lib $(TUTORIALS)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh tutorials/demo
+
+# what the library is built for, as key=value lines (setup.py keeps them with the Python package)
+print-config:
+	@echo PETSC_DIR=$(abspath $(PETSC_DIR))
+	@echo PETSC_ARCH=$(PETSC_ARCH)
+	@echo PETSC_VERSION=$(PETSC_VERSION)
+	@echo SCALAR=$(SCALAR)
+	@echo CUDA_DIR=$(CUDA_DIR)
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include

@@ -1,0 +1,121 @@
+"""pytest: the Python package petsc_gpukit as a petsc4py user meets it.
+
+Run by make check (tests/run) with the package from python/ and the build's library
+(PETSC_GPUKIT_LIBRARY), or against an installed package; PETSC_GPUKIT_TEST_ARGS holds PETSc
+options for the run (tests/run's: the backend, malloc checks).
+"""
+import os
+import sys
+
+import pytest
+
+import petsc_gpukit
+
+PETSc = petsc_gpukit.init([sys.argv[0]] + os.environ.get("PETSC_GPUKIT_TEST_ARGS", "").split())
+
+
+def laplacian(n, mat_type=None):
+    """The 5-point Laplacian on an n x n grid, AIJ or converted to mat_type"""
+    A = PETSc.Mat().createAIJ([n * n, n * n], nnz=5, comm=PETSc.COMM_WORLD)
+    r0, r1 = A.getOwnershipRange()
+    for r in range(r0, r1):
+        i, j = divmod(r, n)
+        A.setValue(r, r, 4.0)
+        for c, inside in ((r - n, i > 0), (r + n, i < n - 1), (r - 1, j > 0), (r + 1, j < n - 1)):
+            if inside:
+                A.setValue(r, c, -1.0)
+    A.assemble()
+    if mat_type:
+        B = A.convert(mat_type, PETSc.Mat())  # a new matrix: convert() with no target converts in place
+        A.destroy()
+        return B
+    return A
+
+
+def solve(A, ksp_type, pc_type="jacobi"):
+    ksp = PETSc.KSP().create(comm=A.getComm())
+    ksp.setOperators(A)
+    ksp.setType(ksp_type)
+    ksp.getPC().setType(pc_type)
+    ksp.setTolerances(rtol=1e-10)
+    x, b = A.createVecs()
+    b.set(1.0)
+    ksp.solve(b, x)
+    its, reason = ksp.getIterationNumber(), ksp.getConvergedReason()
+    ksp.destroy()
+    b.destroy()
+    return x, its, reason
+
+
+def test_types_after_init():
+    """the plug-in's types exist in petsc4py's PETSc after init(), with no option or path"""
+    A = PETSc.Mat().create()
+    A.setSizes([4, 4])
+    A.setType("ellrcuda")
+    assert A.getType() == "seqellrcuda"
+    v = PETSc.Vec().create()
+    v.setSizes(4)
+    v.setType("cuda")
+    assert v.getType() == "seqcuda"
+    ksp = PETSc.KSP().create()
+    ksp.setType("cggpu")
+    assert ksp.getType() == "cggpu"
+    ksp.getPC().setType("ssorgpu")
+    assert ksp.getPC().getType() == "ssorgpu"
+    for o in (A, v, ksp):
+        o.destroy()
+
+
+def test_cggpu_solves_as_cg():
+    """cggpu on ellrcuda: PETSc's cg's iterations on AIJ (within one) and its answer"""
+    A, D = laplacian(16), laplacian(16, "ellrcuda")
+    x, its, reason = solve(A, "cg")
+    y, its2, reason2 = solve(D, "cggpu")
+    assert reason > 0 and reason2 > 0
+    assert abs(its - its2) <= 1
+    y.axpy(-1.0, x)
+    assert y.norm() <= 1e-8 * x.norm()
+    for o in (A, D, x, y):
+        o.destroy()
+
+
+def test_options_choose_types():
+    """-ksp_type cggpu and -mat_type ellrcuda through the options database, as on the command line"""
+    opts = PETSc.Options()
+    opts["ksp_type"] = "cggpu"
+    opts["mat_type"] = "ellrcuda"
+    try:
+        A = PETSc.Mat().create()
+        A.setSizes([8, 8])
+        A.setFromOptions()
+        ksp = PETSc.KSP().create()
+        ksp.setFromOptions()
+        assert A.getType() == "seqellrcuda" and ksp.getType() == "cggpu"
+        A.destroy()
+        ksp.destroy()
+    finally:
+        del opts["ksp_type"]
+        del opts["mat_type"]
+
+
+def test_init_again():
+    """a second init() loads nothing again and returns the same module"""
+    lib = petsc_gpukit._lib
+    assert petsc_gpukit.init() is PETSc
+    assert petsc_gpukit._lib is lib
+
+
+def test_missing_library(monkeypatch):
+    """no library where the package looks: an ImportError that names the path"""
+    monkeypatch.setattr(petsc_gpukit, "_lib", None)
+    monkeypatch.setenv("PETSC_GPUKIT_LIBRARY", "/nonexistent/libpetscgpukit.so")
+    with pytest.raises(ImportError, match="/nonexistent/libpetscgpukit.so"):
+        petsc_gpukit.init()
+
+
+def test_other_petsc(monkeypatch):
+    """a library built for another PETSc version than petsc4py runs: an ImportError saying both"""
+    monkeypatch.setattr(petsc_gpukit, "_lib", None)
+    monkeypatch.setattr(petsc_gpukit, "config", lambda: {"PETSC_VERSION": "2.9"})
+    with pytest.raises(ImportError, match="built for PETSc 2.9"):
+        petsc_gpukit.init()
