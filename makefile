@@ -14,10 +14,14 @@ NVCC       ?= $(CUDA_DIR)/bin/nvcc
 # Hopper machine code, and PTX that the driver compiles for other GPUs from Ampere on
 CUDA_ARCH  ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 
-# PETSc and the CUDA toolkit first (not for clean or plot): installed here when missing (as root), or one line saying
-# what was found and what to set
-ifeq ($(filter clean plot,$(MAKECMDGOALS)),)
-DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA_DIR=$(CUDA_DIR) sh tools/ensure-deps 1>&2; echo $$?)
+# CUDA=yes builds the CUDA backend (the toolkit under CUDA_DIR), CUDA=no the host backend alone
+# (no GPU is used); by default yes where the toolkit is
+CUDA       ?= $(if $(and $(wildcard $(NVCC)),$(wildcard $(CUDA_DIR)/lib64/libcudart_static.a)),yes,no)
+
+# PETSc and the CUDA toolkit first (not for clean, plot or print-config): installed here when missing (as root), or one
+# line saying what was found and what to set
+ifeq ($(filter clean plot print-config,$(MAKECMDGOALS)),)
+DEPS_STATUS := $(shell PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA_DIR=$(CUDA_DIR) CUDA=$(CUDA) sh tools/ensure-deps 1>&2; echo $$?)
 ifneq ($(DEPS_STATUS),0)
 $(error petsc-gpukit: prerequisites missing, see above)
 endif
@@ -43,7 +47,7 @@ PETSC_VERSION := $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR) / {v = v (v ==
 SCALAR      := $(shell grep -qs 'define PETSC_USE_COMPLEX 1' $(PETSC_CONF) && echo complex || echo real)
 # a PETSc built with CUDA of its own (its VECCUDA; the shared CUDA runtime)
 PETSC_CUDA  := $(shell grep -qs 'define PETSC_HAVE_CUDA 1' $(PETSC_CONF) && echo yes)
-BUILD       ?= build/$(PETSC_VERSION)-$(SCALAR)$(if $(PETSC_CUDA),-cuda)
+BUILD       ?= build/$(PETSC_VERSION)-$(SCALAR)$(if $(PETSC_CUDA),-cuda)$(if $(filter no,$(CUDA)),-host)
 MPI_INC     := $(shell $(MPICC) --showme:incdirs 2>/dev/null)
 # the Python of tutorials/python: a pip-installed PETSc's own environment, else python3 (tests/run
 # takes the first whose petsc4py is this PETSc's, and skips the case where there is none)
@@ -59,14 +63,17 @@ PETSC_LINK  := -L$(PETSC_LIBDIR) -Wl,-rpath,$(abspath $(PETSC_LIBDIR)) -l$(PETSC
 # the static CUDA runtime: the library loads, and runs on the host backend, without a driver; a
 # PETSc built with CUDA brings the shared one, which the library then shares (one runtime, one
 # current device, PETSc's device arrays handed over)
-ifeq ($(PETSC_CUDA),yes)
+ifeq ($(CUDA),no)
+CUDA_LINK   := -lm
+else ifeq ($(PETSC_CUDA),yes)
 CUDA_LINK   := -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcudart -lstdc++ -lm
 else
 CUDA_LINK   := -L$(CUDA_DIR)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 endif
 
 LIB_C  := $(wildcard src/*.c src/sys/*.c src/device/host/*.c src/mat/impls/*/*.c src/mat/impls/*/seq/*.c src/vec/impls/*/*.c src/ksp/impls/*/*.c src/pc/*/*.c)
-LIB_CU := $(wildcard src/device/cuda/*.cu)
+LIB_CU := $(if $(filter no,$(CUDA)),,$(wildcard src/device/cuda/*.cu))
+LIB_C  += $(if $(filter no,$(CUDA)),src/device/nocuda.c)
 LIB_O  := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
 HDRS   := $(wildcard include/*.h src/include/*.h src/device/*.h src/device/cuda/*.h src/device/cuda/*.cuh src/mat/impls/*/*.h src/mat/impls/*/seq/*.h src/vec/impls/*/*.h src/ksp/impls/*/*.h src/device/host/*.h src/pc/*/*.h)
 
@@ -75,8 +82,10 @@ TESTS_STOCK  := $(patsubst tests/stock/%.c,$(BUILD)/tests/stock/%,$(wildcard tes
 TUTORIALS    := $(patsubst tutorials/%.c,$(BUILD)/tutorials/%,$(wildcard tutorials/*/*.c))
 
 BENCH := $(BUILD)/bench/bench
+# what a benchmark target needs: the real PETSc and the CUDA backend
+BENCH_DEP := $(if $(filter complex,$(SCALAR)),bench-needs-real,$(if $(filter no,$(CUDA)),bench-needs-cuda,$(BENCH)))
 
-.PHONY: all lib print-config check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-resetup bench-needs-real plot install clean
+.PHONY: all lib print-config check check-valgrind check-sanitizer check-matrices demo tests bench bench-mpi bench-ssor bench-vcycle bench-coo bench-mg bench-resetup bench-needs-real bench-needs-cuda plot install clean
 .DELETE_ON_ERROR:
 
 all: lib
@@ -158,23 +167,23 @@ $(BENCH): bench/bench.c bench/poisson.h $(BUILD)/bench/baseline.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(ALL_CFLAGS) $< $(BUILD)/bench/baseline.o -o $@ -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib) -lpetscgpukit $(PETSC_LINK) -L$(CUDA_DIR)/lib64 -Wl,-rpath,$(CUDA_DIR)/lib64 -lcusparse -lcublas -lcudart -lstdc++ -lm
 
-bench: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+bench: $(BENCH_DEP)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run
 
 # cggpu on several GPUs, one process each (two GPUs): bench/run-mpi, results in bench/
-bench-mpi: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+bench-mpi: $(BENCH_DEP)
 	@BUILD=$(BUILD) MPIEXEC=$(MPIEXEC) sh bench/run-mpi
 
 # time to solution with ssorgpu: bench/run-ssor, results in bench/
-bench-ssor: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+bench-ssor: $(BENCH_DEP)
 	@BUILD=$(BUILD) sh bench/run-ssor
 
 # one V-cycle of PCMG and PCGAMG against the sum of its levels' rooflines: bench/run-vcycle
-bench-vcycle: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+bench-vcycle: $(BENCH_DEP)
 	@BUILD=$(BUILD) sh bench/run-vcycle
 
 # COO assembly into SEQAIJ and the device types from host and device values: bench/run-coo
-bench-coo: $(if $(filter complex,$(SCALAR)),bench-needs-real,$(BENCH))
+bench-coo: $(BENCH_DEP)
 	@BUILD=$(BUILD) sh bench/run-coo
 
 # time to solution of PETSc's own ex50, ex45 and ex56, unmodified, built from the PETSc
@@ -200,6 +209,9 @@ PLOT_PYTHON ?= $(firstword $(foreach p,python3 /usr/bin/python3,$(if $(shell $(p
 plot:
 	@$(if $(PLOT_PYTHON),$(PLOT_PYTHON) bench/plot.py bench/results.csv bench/bandwidth.png && echo "make plot: bench/bandwidth.png",echo "make plot: needs matplotlib: apt-get install -y python3-matplotlib (or pip install matplotlib)"; exit 1)
 
+bench-needs-cuda:
+	@echo "make bench*: the benchmarks need the CUDA backend, and this build has none (CUDA=no: no CUDA toolkit under CUDA_DIR=$(CUDA_DIR))" >&2; exit 1
+
 bench-needs-real:
 	@echo "make bench compares with cuSPARSE's real double CSR: run it with the real PETSc (PETSC_DIR=/usr/lib/petsc)" >&2; exit 1
 
@@ -212,6 +224,7 @@ print-config:
 	@echo PETSC_ARCH=$(PETSC_ARCH)
 	@echo PETSC_VERSION=$(PETSC_VERSION)
 	@echo SCALAR=$(SCALAR)
+	@echo CUDA=$(CUDA)
 	@echo CUDA_DIR=$(CUDA_DIR)
 
 install: lib

@@ -3,7 +3,8 @@ of the environment pip installs into, and placed inside the package (petsc_gpuki
 
 The PETSc is PETSC_DIR (and PETSC_ARCH) where set; else PyPI's petsc (petsc.get_petsc_dir()) or
 petsc4py's own configuration, as the installing Python sees them outside pip's isolated build
-environment; else Debian's /usr/lib/petsc. The CUDA toolkit is CUDA_DIR (default /usr/local/cuda).
+environment; else Debian's /usr/lib/petsc. The CUDA toolkit is CUDA_DIR (default /usr/local/cuda);
+without one (or with CUDA=no) the library is built with its host backend alone, and says so.
 """
 import hashlib
 import os
@@ -12,6 +13,7 @@ import subprocess
 import sys
 
 from setuptools import setup
+from setuptools.dist import Distribution
 from setuptools.command.build_py import build_py
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
@@ -47,15 +49,16 @@ class BuildWithMake(build_py):
         petsc_dir, petsc_arch, how = find_petsc()
         cuda_dir = os.environ.get("CUDA_DIR", "/usr/local/cuda")
         print("petsc-gpukit: building for the PETSc at %s%s (%s)" % (petsc_dir, " PETSC_ARCH=" + petsc_arch if petsc_arch else "", how))
-        if not os.access(os.path.join(cuda_dir, "bin", "nvcc"), os.X_OK):
-            sys.exit("petsc-gpukit: no CUDA toolkit at CUDA_DIR=%s (no bin/nvcc): install it, or set CUDA_DIR" % cuda_dir)
+        toolkit = os.access(os.path.join(cuda_dir, "bin", "nvcc"), os.X_OK) and os.path.exists(os.path.join(cuda_dir, "lib64", "libcudart_static.a"))
+        cuda = os.environ.get("CUDA") or ("yes" if toolkit else "no")
+        if cuda == "no":
+            print("petsc-gpukit: %s: building the host backend alone; the library will use no GPU (install the CUDA toolkit, or set "
+                  "CUDA_DIR, and reinstall for one)" % ("CUDA=no" if toolkit else "no CUDA toolkit under CUDA_DIR=" + cuda_dir))
         # a build directory of this PETSc's own: objects of another are never mixed in
-        build = os.path.join("build", "pip-" + hashlib.sha1((petsc_dir + "|" + petsc_arch).encode()).hexdigest()[:10])
-        cmd = ["make", "-C", ROOT, "-j%d" % max(1, min(8, os.cpu_count() or 1)), "lib", "BUILD=" + build, "PETSC_DIR=" + petsc_dir,
-               "PETSC_ARCH=" + petsc_arch, "CUDA_DIR=" + cuda_dir]
-        subprocess.check_call(cmd)
-        out = subprocess.run(["make", "-s", "-C", ROOT, "print-config", "BUILD=" + build, "PETSC_DIR=" + petsc_dir, "PETSC_ARCH=" + petsc_arch,
-                              "CUDA_DIR=" + cuda_dir], capture_output=True, text=True, check=True).stdout
+        build = os.path.join("build", "pip-" + hashlib.sha1((petsc_dir + "|" + petsc_arch + "|" + cuda).encode()).hexdigest()[:10])
+        args = ["BUILD=" + build, "PETSC_DIR=" + petsc_dir, "PETSC_ARCH=" + petsc_arch, "CUDA_DIR=" + cuda_dir, "CUDA=" + cuda]
+        subprocess.check_call(["make", "-C", ROOT, "-j%d" % max(1, min(8, os.cpu_count() or 1)), "lib"] + args)
+        out = subprocess.run(["make", "-s", "-C", ROOT, "print-config"] + args, capture_output=True, text=True, check=True).stdout
         super().run()
         dest = os.path.join(self.build_lib, "petsc_gpukit", "lib")
         os.makedirs(dest, exist_ok=True)
@@ -64,4 +67,11 @@ class BuildWithMake(build_py):
             f.write(out)
 
 
-setup(cmdclass={"build_py": BuildWithMake})
+class NativeDistribution(Distribution):
+    """a wheel of this platform and Python (the package holds a compiled library), not py3-none-any"""
+
+    def has_ext_modules(self):
+        return True
+
+
+setup(cmdclass={"build_py": BuildWithMake}, distclass=NativeDistribution)
