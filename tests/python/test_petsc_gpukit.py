@@ -119,3 +119,107 @@ def test_other_petsc(monkeypatch):
     monkeypatch.setattr(petsc_gpukit, "config", lambda: {"PETSC_VERSION": "2.9"})
     with pytest.raises(ImportError, match="built for PETSc 2.9"):
         petsc_gpukit.init()
+
+
+def cuda_vec(n, values=None):
+    v = PETSc.Vec().create(comm=PETSc.COMM_SELF)
+    v.setSizes(n)
+    v.setType("cuda")
+    if values is not None:
+        v.setArray(values)
+    return v
+
+
+def as_array(view):
+    """the view as an array of the machine it lives on: CuPy on the GPU, NumPy on the host backend"""
+    if view.on_device:
+        cupy = pytest.importorskip("cupy")
+        return cupy.asarray(view)
+    import numpy
+
+    return numpy.asarray(view)
+
+
+def to_host(a):
+    return a.get() if hasattr(a, "get") else a
+
+
+def test_view_read():
+    """a read view: the vector's values, no copy of them, not writable"""
+    import numpy
+
+    v = cuda_vec(5, numpy.arange(5.0))
+    with petsc_gpukit.array_view(v, "r") as view:
+        a = as_array(view)
+        assert numpy.allclose(to_host(a), numpy.arange(5.0))
+        if not view.on_device:
+            assert not a.flags.writeable
+            with pytest.raises(AttributeError):
+                view.__cuda_array_interface__
+    v.destroy()
+
+
+def test_view_write_moves_state():
+    """a write through an rw view, released: PETSc sees it (its cached norm is not reused)"""
+    import numpy
+
+    v = cuda_vec(4, numpy.ones(4))
+    assert v.norm() == pytest.approx(2.0)  # the norm now cached by PETSc for this state
+    view = petsc_gpukit.array_view(v, "rw")
+    a = as_array(view)
+    a *= 3.0
+    view.release()
+    assert v.norm() == pytest.approx(6.0)
+    assert numpy.allclose(v.getArray(readonly=True), 3.0)
+    v.destroy()
+
+
+def test_view_write_only():
+    """a write-only view: every entry written, the vector holds them after the release"""
+    import numpy
+
+    v = cuda_vec(6)
+    with petsc_gpukit.array_view(v, "w") as view:
+        a = as_array(view)
+        a[:] = numpy.arange(6.0) if not view.on_device else pytest.importorskip("cupy").arange(6.0)
+    assert numpy.allclose(v.getArray(readonly=True), numpy.arange(6.0))
+    v.destroy()
+
+
+def test_view_errors():
+    """a vector of another type, a mode that is none, a released view: clear Python exceptions"""
+    w = PETSc.Vec().createSeq(3)
+    with pytest.raises(TypeError, match="create it with type 'cuda'"):
+        petsc_gpukit.array_view(w)
+    w.destroy()
+    v = cuda_vec(3)
+    with pytest.raises(ValueError, match="mode"):
+        petsc_gpukit.array_view(v, "x")
+    with pytest.raises(TypeError, match="petsc4py Vec"):
+        petsc_gpukit.array_view([1.0, 2.0])
+    view = petsc_gpukit.array_view(v, "r")
+    view.release()
+    view.release()  # a second release does nothing
+    with pytest.raises(ValueError, match="released"):
+        view._interface()
+    del view
+    v.destroy()
+
+
+def test_view_outlives_destroy():
+    """an array made from a view stays valid after vec.destroy(): the view holds the vector until
+    it is collected, and then frees it (-malloc_dump: nothing leaks)"""
+    import gc
+
+    import numpy
+
+    v = cuda_vec(3, numpy.array([1.0, 2.0, 3.0]))
+    view = petsc_gpukit.array_view(v, "r")
+    a = as_array(view)
+    view.release()
+    del view
+    v.destroy()
+    gc.collect()
+    assert numpy.allclose(to_host(a), [1.0, 2.0, 3.0])
+    del a
+    gc.collect()
