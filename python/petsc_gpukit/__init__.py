@@ -20,7 +20,7 @@ Interface); PETSc's state of the vector moves on when the view is released, as a
 import ctypes
 import os
 
-__all__ = ["init", "library_path", "config", "ArrayView", "array_view"]
+__all__ = ["init", "library_path", "config", "backend", "ArrayView", "array_view", "set_preallocation_coo", "set_values_coo", "transfer_counts"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _lib = None
@@ -80,6 +80,16 @@ _VIEW_CALLS = {"r": ("VecGPUKitGetDeviceArrayRead", "VecGPUKitRestoreDeviceArray
                "w": ("VecGPUKitGetDeviceArrayWrite", "VecGPUKitRestoreDeviceArrayWrite"),
                "rw": ("VecGPUKitGetDeviceArray", "VecGPUKitRestoreDeviceArray")}
 _BACKEND_CUDA = 1  # PetscGPUKitBackendType: PETSCGPUKIT_BACKEND_CUDA
+
+
+def backend():
+    """Where the library runs in this process: "cuda" (a GPU) or "host" (its host backend), chosen
+    now if nothing has needed it yet"""
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
+    b = ctypes.c_int()
+    _call("PetscGPUKitGetBackend", ctypes.byref(b))
+    return "cuda" if b.value == _BACKEND_CUDA else "host"
 
 
 class ArrayView:
@@ -191,3 +201,87 @@ def _call(name, *args):
         from petsc4py import PETSc
 
         raise PETSc.Error(err)
+
+
+_COO_ATTR = "petsc_gpukit_coo_n"
+_DEVICE_MATS = ("seqellrcuda", "mpiellrcuda", "seqdiacuda", "mpidiacuda")
+
+
+def set_preallocation_coo(mat, i, j):
+    """MatSetPreallocationCOO() with the host arrays i and j of this process's entries' rows and
+    columns, the entries' count kept with the matrix for set_values_coo to check the values'
+    length against"""
+    import numpy
+    from petsc4py import PETSc
+
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
+    i = numpy.array(i, dtype=PETSc.IntType)  # copies: MatSetPreallocationCOO() may change them
+    j = numpy.array(j, dtype=PETSc.IntType)
+    if i.ndim != 1 or i.shape != j.shape:
+        raise ValueError("petsc_gpukit.set_preallocation_coo: i and j must be 1-D and of one length, not %s and %s" % (i.shape, j.shape))
+    # through C: petsc4py's setPreallocationCOO() is not in every release
+    _call("MatSetPreallocationCOO", ctypes.c_void_p(mat.handle), ctypes.c_int64(len(i)), ctypes.c_void_p(i.ctypes.data), ctypes.c_void_p(j.ctypes.data))
+    mat.setAttr(_COO_ATTR, len(i))
+
+
+def _buffer(values):
+    """(address, length, dtype, on the device) of a 1-D contiguous array: one with the CUDA Array
+    Interface (CuPy, PyTorch, Numba, ArrayView), or anything NumPy takes without a copy"""
+    import numpy
+
+    cai = getattr(values, "__cuda_array_interface__", None)
+    if cai is not None:
+        dtype = numpy.dtype(cai["typestr"])
+        shape = tuple(cai["shape"])
+        strides = cai.get("strides")
+        if len(shape) != 1 or (strides is not None and strides[0] != dtype.itemsize and shape[0] > 1):
+            raise ValueError("petsc_gpukit: a 1-D contiguous array is needed, not shape %s strides %s" % (shape, strides))
+        return cai["data"][0], shape[0], dtype, True
+    a = values if isinstance(values, numpy.ndarray) else numpy.asarray(values)
+    if a.ndim != 1 or not a.flags.c_contiguous:
+        raise ValueError("petsc_gpukit: a 1-D contiguous array is needed, not shape %s %s" % (a.shape, "contiguous" if a.flags.c_contiguous else "strided"))
+    return a.ctypes.data, a.shape[0], a.dtype, False
+
+
+def set_values_coo(mat, values, addv=False):
+    """MatSetValuesCOO() with values straight from a CuPy or PyTorch device array (no host copy) or a
+    NumPy one: this process's entries' values in the order of set_preallocation_coo's (i, j),
+    inserted, or added with addv. The values must be PETSc's scalar type, 1-D, contiguous and as
+    many as the entries; device arrays go to the library's device matrices (ellrcuda, diacuda)
+    while it runs on the GPU, on CUDA's legacy default stream (CuPy's and PyTorch's default)."""
+    import numpy
+    from petsc4py import PETSc
+
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
+    n = mat.getAttr(_COO_ATTR)
+    if n is None:
+        raise ValueError("petsc_gpukit.set_values_coo: preallocate the matrix with petsc_gpukit.set_preallocation_coo(mat, i, j) first")
+    ptr, length, dtype, device = _buffer(values)
+    if dtype != numpy.dtype(PETSc.ScalarType):
+        raise TypeError("petsc_gpukit.set_values_coo: values of %s, and PETSc's scalars are %s" % (dtype, numpy.dtype(PETSc.ScalarType)))
+    if length != n:
+        raise ValueError("petsc_gpukit.set_values_coo: %d values for the %d entries set_preallocation_coo gave" % (length, n))
+    if device:
+        backend = ctypes.c_int()
+        _call("PetscGPUKitGetBackend", ctypes.byref(backend))
+        if backend.value != _BACKEND_CUDA or mat.getType() not in _DEVICE_MATS:
+            raise TypeError("petsc_gpukit.set_values_coo: device values need one of the library's device matrices (%s, not %s) while it runs on "
+                            "the GPU" % (", ".join(_DEVICE_MATS), mat.getType()))
+    mode = PETSc.InsertMode.ADD_VALUES if addv else PETSc.InsertMode.INSERT_VALUES
+    _call("MatSetValuesCOO", ctypes.c_void_p(mat.handle), ctypes.c_void_p(ptr), ctypes.c_int(int(mode)))
+
+
+class _Transfers(ctypes.Structure):
+    _fields_ = [("h2d_count", ctypes.c_double), ("h2d_bytes", ctypes.c_double), ("d2h_count", ctypes.c_double), ("d2h_bytes", ctypes.c_double)]
+
+
+def transfer_counts():
+    """The host/device copies the library has made (PetscGPUKitGetTransferCounts()): a dict of
+    h2d_count, h2d_bytes, d2h_count, d2h_bytes"""
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
+    t = _Transfers()
+    _call("PetscGPUKitGetTransferCounts", ctypes.byref(t))
+    return {k: getattr(t, k) for k, _ in _Transfers._fields_}

@@ -223,3 +223,77 @@ def test_view_outlives_destroy():
     assert numpy.allclose(to_host(a), [1.0, 2.0, 3.0])
     del a
     gc.collect()
+
+
+def laplacian_coo(n):
+    """the 5-point Laplacian's COO entries on an n x n grid: rows, columns, values"""
+    import numpy
+
+    rows, cols, vals = [], [], []
+    for r in range(n * n):
+        i, j = divmod(r, n)
+        for c, inside, v in ((r, True, 4.0), (r - n, i > 0, -1.0), (r + n, i < n - 1, -1.0), (r - 1, j > 0, -1.0), (r + 1, j < n - 1, -1.0)):
+            if inside:
+                rows.append(r)
+                cols.append(c)
+                vals.append(v)
+    return numpy.array(rows), numpy.array(cols), numpy.array(vals, dtype=PETSc.ScalarType)
+
+
+def test_coo_assembly():
+    """set_preallocation_coo and set_values_coo (inserted, then added) give AIJ's matrix; values
+    from CuPy on the GPU, NumPy on the host backend"""
+    i, j, v = laplacian_coo(6)
+    A = laplacian(6)
+    M = PETSc.Mat().create(comm=PETSc.COMM_SELF)
+    M.setSizes([36, 36])
+    M.setType("ellrcuda")
+    petsc_gpukit.set_preallocation_coo(M, i, j)
+    vals = pytest.importorskip("cupy").asarray(v) if petsc_gpukit.backend() == "cuda" else v
+    petsc_gpukit.set_values_coo(M, vals)
+    assert M.equal(A.convert("ellrcuda", PETSc.Mat()))
+    petsc_gpukit.set_values_coo(M, vals, addv=True)
+    A.scale(2.0)
+    B = A.convert("ellrcuda", PETSc.Mat())
+    assert M.equal(B)
+    for o in (A, B, M):
+        o.destroy()
+
+
+def test_coo_errors():
+    """values of another type, strided, too few, a matrix not preallocated by the package: clear
+    Python exceptions, nothing read out of bounds"""
+    import numpy
+
+    i, j, v = laplacian_coo(3)
+    M = PETSc.Mat().create(comm=PETSc.COMM_SELF)
+    M.setSizes([9, 9])
+    M.setType("ellrcuda")
+    with pytest.raises(ValueError, match="set_preallocation_coo"):
+        petsc_gpukit.set_values_coo(M, v)
+    petsc_gpukit.set_preallocation_coo(M, i, j)
+    with pytest.raises(TypeError, match="values of float32"):
+        petsc_gpukit.set_values_coo(M, v.astype(numpy.float32))
+    with pytest.raises(ValueError, match="contiguous"):
+        petsc_gpukit.set_values_coo(M, numpy.repeat(v, 2)[::2])
+    with pytest.raises(ValueError, match="values for the"):
+        petsc_gpukit.set_values_coo(M, v[:-1])
+    with pytest.raises(ValueError, match="one length"):
+        petsc_gpukit.set_preallocation_coo(M, i, j[:-1])
+    M.destroy()
+
+
+def test_transfer_counts():
+    """the copies' counts: a host read of a cuda vector's values after a device write is one copy
+    to the host (the host backend counts the copies the GPU would make)"""
+    import numpy
+
+    v = cuda_vec(8)
+    view = petsc_gpukit.array_view(v, "w")
+    as_array(view)[:] = 1.0
+    view.release()
+    c0 = petsc_gpukit.transfer_counts()
+    assert numpy.allclose(v.getArray(readonly=True), 1.0)
+    c1 = petsc_gpukit.transfer_counts()
+    assert c1["d2h_count"] - c0["d2h_count"] == 1 and c1["h2d_count"] == c0["h2d_count"]
+    v.destroy()
