@@ -218,6 +218,8 @@ PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArray(Vec, PetscScalar **);
 PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArray(Vec, PetscScalar **);
 PETSC_EXTERN PetscErrorCode VecGPUKitGetDeviceArrayWrite(Vec, PetscScalar **);
 PETSC_EXTERN PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec, PetscScalar **);
+PETSC_EXTERN PetscErrorCode VecGPUKitPlaceDeviceArray(Vec, PetscScalar *);
+PETSC_EXTERN PetscErrorCode VecGPUKitResetDeviceArray(Vec);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);

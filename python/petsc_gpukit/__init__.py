@@ -20,7 +20,7 @@ Interface); PETSc's state of the vector moves on when the view is released, as a
 import ctypes
 import os
 
-__all__ = ["init", "library_path", "config", "backend", "ArrayView", "array_view", "set_preallocation_coo", "set_values_coo", "transfer_counts"]
+__all__ = ["init", "library_path", "config", "backend", "ArrayView", "array_view", "set_preallocation_coo", "set_values_coo", "transfer_counts", "vec_from_array"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _lib = None
@@ -285,3 +285,38 @@ def transfer_counts():
     t = _Transfers()
     _call("PetscGPUKitGetTransferCounts", ctypes.byref(t))
     return {k: getattr(t, k) for k, _ in _Transfers._fields_}
+
+
+_BUFFER_ATTR = "petsc_gpukit_buffer"
+
+
+def vec_from_array(array, comm=None):
+    """A cuda vector whose values are array's own memory, with no copy (VecGPUKitPlaceDeviceArray()):
+    a CuPy or PyTorch array on the GPU while the library runs there (any object with the CUDA
+    Array Interface), a NumPy array on its host backend. The array must be PETSc's scalar type,
+    1-D and contiguous; it is this process's part of the vector (comm: its communicator, default
+    one process). The vector keeps the array alive until it is destroyed. Written directly
+    (not through PETSc or array_view), the vector needs vec.stateIncrease() before PETSc reads it."""
+    import numpy
+    from petsc4py import PETSc
+
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
+    ptr, n, dtype, device = _buffer(array)
+    if dtype != numpy.dtype(PETSc.ScalarType):
+        raise TypeError("petsc_gpukit.vec_from_array: an array of %s, and PETSc's scalars are %s" % (dtype, numpy.dtype(PETSc.ScalarType)))
+    where = backend()
+    if device != (where == "cuda"):
+        raise TypeError("petsc_gpukit.vec_from_array: a %s array, and the library runs on %s: give it a %s array"
+                        % ("device" if device else "host", "the GPU" if where == "cuda" else "its host backend",
+                           "device (CuPy, PyTorch)" if where == "cuda" else "host (NumPy)"))
+    v = PETSc.Vec().create(comm=comm if comm is not None else PETSc.COMM_SELF)
+    v.setSizes((n, PETSc.DECIDE))
+    v.setType("cuda")
+    try:
+        _call("VecGPUKitPlaceDeviceArray", ctypes.c_void_p(v.handle), ctypes.c_void_p(ptr))
+    except Exception:
+        v.destroy()
+        raise
+    v.setAttr(_BUFFER_ATTR, array)
+    return v

@@ -297,3 +297,44 @@ def test_transfer_counts():
     c1 = petsc_gpukit.transfer_counts()
     assert c1["d2h_count"] - c0["d2h_count"] == 1 and c1["h2d_count"] == c0["h2d_count"]
     v.destroy()
+
+
+def test_vec_from_array():
+    """a vector on an array's own memory: PETSc's operations read and write it, the array sees
+    them, and the vector keeps it alive; a wrong dtype, a strided array, an array of the other
+    machine: TypeError or ValueError"""
+    import gc
+
+    import numpy
+
+    on_gpu = petsc_gpukit.backend() == "cuda"
+    xp = pytest.importorskip("cupy") if on_gpu else numpy
+    a = xp.arange(4, dtype=PETSc.ScalarType)
+    v = petsc_gpukit.vec_from_array(a)
+    assert v.getSize() == 4 and v.getType() == "seqcuda"
+    assert v.norm() == pytest.approx(numpy.sqrt(14.0))
+    v.scale(2.0)
+    assert numpy.allclose(to_host(a), [0.0, 2.0, 4.0, 6.0])
+    v.set(0.0)
+    a[:] = 5.0  # written by its owner: PETSc told so
+    v.stateIncrease()
+    v.set(0.0)  # not skipped as a set to the value the vector already had
+    assert numpy.allclose(to_host(a), 0.0)
+    w = v.duplicate()
+    w.set(1.0)
+    v.axpy(1.0, w)
+    assert numpy.allclose(to_host(a), 1.0)
+    assert numpy.allclose(v.getArray(readonly=True), 1.0)
+    del a
+    gc.collect()
+    assert v.sum() == pytest.approx(4.0)  # the vector still holds the array
+    for o in (v, w):
+        o.destroy()
+    with pytest.raises(TypeError, match="scalars are"):
+        petsc_gpukit.vec_from_array(xp.zeros(3, dtype=numpy.float32))
+    with pytest.raises(ValueError, match="contiguous"):
+        petsc_gpukit.vec_from_array(numpy.zeros(6, dtype=PETSc.ScalarType)[::2])
+    other = numpy.zeros(3, dtype=PETSc.ScalarType) if on_gpu else None
+    if other is not None:
+        with pytest.raises(TypeError, match="host array"):
+            petsc_gpukit.vec_from_array(other)

@@ -716,6 +716,86 @@ PetscErrorCode VecGPUKitRestoreDeviceArrayWrite(Vec v, PetscScalar **d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   VecGPUKitPlaceDeviceArray - Makes an array of the caller's the vector's values, with no copy,
+   until `VecGPUKitResetDeviceArray()`: device memory while the library runs on a GPU, host memory
+   on its host backend; the vector's own values are set aside meanwhile
+
+   Not Collective
+
+   Input Parameters:
++  v - one of the library's vectors (`VECGKCUDA`; in a PETSc without CUDA, `VECCUDA`)
+-  a - at least the vector's local length of scalars; it stays the caller's, never freed by the
+       vector, and must outlive the placement
+
+   Level: advanced
+
+   Notes:
+   The array's contents are the vector's values from now on, as after a write of them: the
+   vector's state moves on. A host copy, when a host operation asks for one, is made from it.
+   Written by its owner outside PETSc, the vector's state must be moved on
+   (`PetscObjectStateIncrease()`) before PETSc reads it again. `VecDestroy()` of a vector with a
+   placed array leaves the array alone.
+
+.seealso: `VecGPUKitResetDeviceArray()`, `VecGPUKitGetDeviceArray()`, `VecPlaceArray()`
+@*/
+PetscErrorCode VecGPUKitPlaceDeviceArray(Vec v, PetscScalar *a)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitCheck_Private(v));
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCheck(!g->lent, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+             "The vector's device array is replaced already (VecGPUKitPlaceDeviceArray() or VecGetLocalVector()): reset or restore it first");
+  PetscCheck(a || !v->map->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No array given for a vector of local length %" PetscInt_FMT, v->map->n);
+  PetscCall(VecGKCopyToDevice_Private(v, g)); /* the own values set aside on the device: the host copy will be the placed array's */
+  g->down       = g->d;
+  g->maskown    = PETSC_OFFLOAD_GPU;
+  g->isconstown = g->isconst;
+  g->cvalown    = g->cval;
+  g->d          = a;
+  g->mask       = PETSC_OFFLOAD_GPU;
+  g->isconst    = PETSC_FALSE;
+  g->lent       = PETSC_TRUE;
+  g->placed     = PETSC_TRUE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   VecGPUKitResetDeviceArray - Gives the vector its own values back after
+   `VecGPUKitPlaceDeviceArray()`; the placed array keeps the values the vector had last
+
+   Not Collective
+
+   Input Parameter:
+.  v - the vector
+
+   Level: advanced
+
+.seealso: `VecGPUKitPlaceDeviceArray()`
+@*/
+PetscErrorCode VecGPUKitResetDeviceArray(Vec v)
+{
+  Vec_GK *g;
+
+  PetscFunctionBegin;
+  PetscCall(VecGPUKitCheck_Private(v));
+  PetscCall(VecGKGetData_Private(v, &g));
+  PetscCheck(g->placed, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The vector has no array placed by VecGPUKitPlaceDeviceArray()");
+  PetscCall(VecGKCopyToDevice_Private(v, g)); /* into the placed array, where the host copy holds the values */
+  g->d       = g->down;
+  g->mask    = g->maskown;
+  g->isconst = g->isconstown;
+  g->cval    = g->cvalown;
+  g->down    = NULL;
+  g->lent    = PETSC_FALSE;
+  g->placed  = PETSC_FALSE;
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode VecGKDefaultType_Private(VecType *type)
 {
   PetscFunctionBegin;

@@ -13,6 +13,7 @@ typedef struct {
   /* VecGetLocalVector(): lent, d is another vector's device array, and this vector's own device
      array and state are set aside here until it is given back */
   PetscBool        lent;
+  PetscBool        placed; /* lent by VecGPUKitPlaceDeviceArray(): the caller's array */
   PetscScalar     *down;
   PetscOffloadMask maskown;
   PetscBool        isconstown;

@@ -50,7 +50,8 @@ static PetscErrorCode VecSet_GK(Vec x, PetscScalar alpha)
      after PCMG's VecZeroEntries() of a level's solution, which its smoother's KSPSolve() sets
      to zero again */
   PetscCall(PetscMemcmp(&g->cval, &alpha, sizeof(alpha), &same));
-  if (same && g->isconst && (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH)) PetscFunctionReturn(0);
+  if (same && g->isconst && !g->placed && (g->mask == PETSC_OFFLOAD_GPU || g->mask == PETSC_OFFLOAD_BOTH))
+    PetscFunctionReturn(0); /* a placed array: its owner may have written it */
   PetscCall(VecGKUpdate_Private(x, 0.0, NULL, 0.0, NULL, 0.0, alpha));
   g->isconst = PETSC_TRUE;
   g->cval    = alpha;
