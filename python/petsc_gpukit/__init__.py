@@ -80,6 +80,7 @@ _VIEW_CALLS = {"r": ("VecGPUKitGetDeviceArrayRead", "VecGPUKitRestoreDeviceArray
                "w": ("VecGPUKitGetDeviceArrayWrite", "VecGPUKitRestoreDeviceArrayWrite"),
                "rw": ("VecGPUKitGetDeviceArray", "VecGPUKitRestoreDeviceArray")}
 _BACKEND_CUDA = 1  # PetscGPUKitBackendType: PETSCGPUKIT_BACKEND_CUDA
+_DL_CPU, _DL_CUDA = 1, 2  # DLPack's kDLCPU, kDLCUDA
 
 
 def backend():
@@ -157,6 +158,23 @@ class ArrayView:
         if self.on_device:
             raise AttributeError("petsc_gpukit.ArrayView: the array is device memory: take it with CuPy or PyTorch (__cuda_array_interface__)")
         return self._interface()
+
+    def __dlpack_device__(self):
+        """(kDLCUDA, the device) on the GPU, (kDLCPU, 0) on the host backend"""
+        if not self.on_device:
+            return (_DL_CPU, 0)
+        dev = ctypes.c_int()
+        _call("PetscGPUKitGetDevice", ctypes.byref(dev))
+        return (_DL_CUDA, dev.value)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        """A DLPack capsule of the array (numpy.from_dlpack, cupy.from_dlpack, torch.from_dlpack):
+        the array itself, no copy; it holds the view (and so the vector) until its consumer lets
+        it go. The library's kernels run on CUDA's legacy default stream, which orders itself
+        with the consumer's blocking streams; a read view is not marked read-only (DLPack before
+        1.0 cannot say so)."""
+        self._interface()  # not released
+        return _dlpack_capsule(self)
 
     def release(self):
         """Gives the array back to the vector (its state moves on after a write); arrays made from
@@ -320,3 +338,86 @@ def vec_from_array(array, comm=None):
         raise
     v.setAttr(_BUFFER_ATTR, array)
     return v
+
+
+# DLPack (dlpack.h, before its version 1.0: the "dltensor" capsule): the structures, and the
+# capsules' owners kept here until their deleter runs
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DLDeleter)]
+_dl_owners = {}  # the managed tensor's address: what it holds (the view, the structure, the shape)
+
+
+def _dl_make_deleter(owners, cast=ctypes.cast, voidp=ctypes.c_void_p):
+    """the deleter a consumer calls: it reaches only what it closes over, which stays valid while
+    the interpreter tears the module down"""
+
+    def delete(managed):
+        owners.pop(cast(managed, voidp).value, None)
+
+    return delete
+
+
+_dl_deleter = _DLDeleter(_dl_make_deleter(_dl_owners))
+# the capsule as a bare pointer: a py_object would take a new reference to a capsule being freed
+_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_dl_name = b"dltensor"
+_capsule_get = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get.restype, _capsule_get.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
+_capsule_valid = ctypes.pythonapi.PyCapsule_IsValid
+_capsule_valid.restype, _capsule_valid.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
+
+
+def _dl_make_destructor(owners, valid, get, name):
+    """a capsule no consumer took (still named dltensor): its tensor freed when the capsule goes"""
+
+    def destroy(capsule):
+        if valid(capsule, name):
+            owners.pop(get(capsule, name), None)
+
+    return destroy
+
+
+_dl_capsule_destructor_c = _CapsuleDestructor(_dl_make_destructor(_dl_owners, _capsule_valid, _capsule_get, _dl_name))
+# the two callbacks are never freed: a consumer may call them while the interpreter exits, after
+# this module's objects are gone, and a freed callback would crash it
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_dl_deleter))
+ctypes.pythonapi.Py_IncRef(ctypes.py_object(_dl_capsule_destructor_c))
+
+
+def _dlpack_capsule(view):
+    import numpy
+
+    dt = numpy.dtype(view._dtype)
+    shape = (ctypes.c_int64 * 1)(view._n)
+    m = _DLManagedTensor()
+    m.dl_tensor.data = view._ptr.value
+    m.dl_tensor.device = _DLDevice(*view.__dlpack_device__())
+    m.dl_tensor.ndim = 1
+    m.dl_tensor.dtype = _DLDataType(5 if dt.kind == "c" else 2, dt.itemsize * 8, 1)  # kDLComplex, kDLFloat
+    m.dl_tensor.shape = shape
+    m.dl_tensor.strides = None
+    m.dl_tensor.byte_offset = 0
+    m.manager_ctx = None
+    m.deleter = _dl_deleter
+    addr = ctypes.addressof(m)
+    _dl_owners[addr] = (view, m, shape)
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, _CapsuleDestructor]
+    return new(addr, _dl_name, _dl_capsule_destructor_c)

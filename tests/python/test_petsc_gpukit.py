@@ -338,3 +338,33 @@ def test_vec_from_array():
     if other is not None:
         with pytest.raises(TypeError, match="host array"):
             petsc_gpukit.vec_from_array(other)
+
+
+def test_view_dlpack():
+    """DLPack: numpy.from_dlpack (host backend) or cupy.from_dlpack (GPU) of a view is the
+    vector's own array; an untaken capsule, and a taken one once its array goes, free what they
+    hold (nothing left behind)"""
+    import gc
+
+    import numpy
+
+    v = cuda_vec(4, numpy.arange(4.0))
+    with petsc_gpukit.array_view(v, "rw") as view:
+        dev = view.__dlpack_device__()
+        if view.on_device:
+            a = pytest.importorskip("cupy").from_dlpack(view)
+            assert dev[0] == 2
+            a[1] = 10.0
+        else:  # NumPy makes a DLPack array read-only: written through the view's NumPy array
+            a = numpy.from_dlpack(view)
+            assert dev == (1, 0)
+            assert numpy.allclose(a, [0.0, 1.0, 2.0, 3.0])
+            numpy.asarray(view)[1] = 10.0
+        assert float(a[1]) == 10.0  # the same memory
+        capsule = view.__dlpack__()  # never taken
+        del capsule
+    assert numpy.allclose(v.getArray(readonly=True), [0.0, 10.0, 2.0, 3.0])
+    del a, view
+    gc.collect()
+    assert not petsc_gpukit._dl_owners
+    v.destroy()
