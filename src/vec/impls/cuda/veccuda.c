@@ -238,6 +238,34 @@ static PetscErrorCode VecResetArray_GK(Vec v)
   PetscFunctionReturn(0);
 }
 
+/* g's own device array and its state set aside, d (another's, current on the device, every
+   entry cval where isconst) its array meanwhile: VecGetLocalVector()'s lending and
+   VecGPUKitPlaceDeviceArray() */
+static void VecGKLend_Private(Vec_GK *g, PetscScalar *d, PetscBool isconst, PetscScalar cval)
+{
+  g->down       = g->d;
+  g->maskown    = g->mask;
+  g->isconstown = g->isconst;
+  g->cvalown    = g->cval;
+  g->d          = d;
+  g->mask       = PETSC_OFFLOAD_GPU;
+  g->isconst    = isconst;
+  g->cval       = cval;
+  g->lent       = PETSC_TRUE;
+}
+
+/* g's own device array and its state back */
+static void VecGKTakeBack_Private(Vec_GK *g)
+{
+  g->d       = g->down;
+  g->mask    = g->maskown;
+  g->isconst = g->isconstown;
+  g->cval    = g->cvalown;
+  g->down    = NULL;
+  g->lent    = PETSC_FALSE;
+  g->placed  = PETSC_FALSE;
+}
+
 /* VecGetLocalVector() and VecGetLocalVectorRead() (PCBJACOBI's block vectors, among others): where
    both vectors are the library's own and v's values are on the device, w is lent v's device array
    (its own set aside), so that the block's solve runs on the device; else PETSc's way, v's host
@@ -255,15 +283,7 @@ static PetscErrorCode VecGetLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
     PetscCall(VecGKGetData_Private(w, &gw));
     PetscCheck(!gw->lent, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The local vector is lent already; restore it first");
     PetscCall(VecGKCopyToDevice_Private(v, gv));
-    gw->down       = gw->d;
-    gw->maskown    = gw->mask;
-    gw->isconstown = gw->isconst;
-    gw->cvalown    = gw->cval;
-    gw->d          = gv->d;
-    gw->mask       = PETSC_OFFLOAD_GPU;
-    gw->isconst    = gv->isconst;
-    gw->cval       = gv->cval;
-    gw->lent       = PETSC_TRUE;
+    VecGKLend_Private(gw, gv->d, gv->isconst, gv->cval);
   } else {
     PetscScalar *a;
 
@@ -287,12 +307,7 @@ static PetscErrorCode VecRestoreLocalVectorAny_GK(Vec v, Vec w, PetscBool write)
       gv->mask    = PETSC_OFFLOAD_GPU;
       gv->isconst = PETSC_FALSE;
     }
-    gw->d       = gw->down;
-    gw->mask    = gw->maskown;
-    gw->isconst = gw->isconstown;
-    gw->cval    = gw->cvalown;
-    gw->down    = NULL;
-    gw->lent    = PETSC_FALSE;
+    VecGKTakeBack_Private(gw);
   } else {
     PetscScalar *a;
 
@@ -749,16 +764,10 @@ PetscErrorCode VecGPUKitPlaceDeviceArray(Vec v, PetscScalar *a)
   PetscCheck(!g->lent, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
              "The vector's device array is replaced already (VecGPUKitPlaceDeviceArray() or VecGetLocalVector()): reset or restore it first");
   PetscCheck(a || !v->map->n, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "No array given for a vector of local length %" PetscInt_FMT, v->map->n);
-  PetscCall(VecGKCopyToDevice_Private(v, g)); /* the own values set aside on the device: the host copy will be the placed array's */
-  g->down       = g->d;
-  g->maskown    = PETSC_OFFLOAD_GPU;
-  g->isconstown = g->isconst;
-  g->cvalown    = g->cval;
-  g->d          = a;
-  g->mask       = PETSC_OFFLOAD_GPU;
-  g->isconst    = PETSC_FALSE;
-  g->lent       = PETSC_TRUE;
-  g->placed     = PETSC_TRUE;
+  PetscCall(VecGKCopyToDevice_Private(v, g)); /* the own values set aside on the device */
+  VecGKLend_Private(g, a, PETSC_FALSE, 0.0);
+  g->maskown = PETSC_OFFLOAD_GPU; /* the host copy will be the placed array's */
+  g->placed  = PETSC_TRUE;
   PetscCall(PetscObjectStateIncrease((PetscObject)v));
   PetscFunctionReturn(0);
 }
@@ -785,13 +794,7 @@ PetscErrorCode VecGPUKitResetDeviceArray(Vec v)
   PetscCall(VecGKGetData_Private(v, &g));
   PetscCheck(g->placed, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "The vector has no array placed by VecGPUKitPlaceDeviceArray()");
   PetscCall(VecGKCopyToDevice_Private(v, g)); /* into the placed array, where the host copy holds the values */
-  g->d       = g->down;
-  g->mask    = g->maskown;
-  g->isconst = g->isconstown;
-  g->cval    = g->cvalown;
-  g->down    = NULL;
-  g->lent    = PETSC_FALSE;
-  g->placed  = PETSC_FALSE;
+  VecGKTakeBack_Private(g);
   PetscCall(PetscObjectStateIncrease((PetscObject)v));
   PetscFunctionReturn(0);
 }
