@@ -86,8 +86,6 @@ _DL_CPU, _DL_CUDA = 1, 2  # DLPack's kDLCPU, kDLCUDA
 def backend():
     """Where the library runs in this process: "cuda" (a GPU) or "host" (its host backend), chosen
     now if nothing has needed it yet"""
-    if _lib is None:
-        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     b = ctypes.c_int()
     _call("PetscGPUKitGetBackend", ctypes.byref(b))
     return "cuda" if b.value == _BACKEND_CUDA else "host"
@@ -111,8 +109,6 @@ class ArrayView:
     def __init__(self, vec, mode="rw"):
         from petsc4py import PETSc
 
-        if _lib is None:
-            raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
         if mode not in _VIEW_CALLS:
             raise ValueError("petsc_gpukit.ArrayView: mode %r: use 'r', 'w' or 'rw'" % (mode,))
         if not isinstance(vec, PETSc.Vec):
@@ -132,9 +128,7 @@ class ArrayView:
         self._held = True
         _call(_VIEW_CALLS[mode][0], self._handle, ctypes.byref(self._ptr))
         self._live = True
-        backend = ctypes.c_int()
-        _call("PetscGPUKitGetBackend", ctypes.byref(backend))
-        self.on_device = backend.value == _BACKEND_CUDA
+        self.on_device = backend() == "cuda"
 
     def _interface(self):
         import numpy
@@ -211,7 +205,9 @@ def array_view(vec, mode="rw"):
 
 def _call(name, *args):
     """Calls the C function name of the library (or of the PETSc it links) and raises PETSc.Error
-    on an error code"""
+    on an error code; RuntimeError before init()"""
+    if _lib is None:
+        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     f = getattr(_lib, name)
     f.restype = ctypes.c_int
     err = f(*args)
@@ -232,8 +228,6 @@ def set_preallocation_coo(mat, i, j):
     import numpy
     from petsc4py import PETSc
 
-    if _lib is None:
-        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     i = numpy.array(i, dtype=PETSc.IntType)  # copies: MatSetPreallocationCOO() may change them
     j = numpy.array(j, dtype=PETSc.IntType)
     if i.ndim != 1 or i.shape != j.shape:
@@ -262,29 +256,32 @@ def _buffer(values):
     return a.ctypes.data, a.shape[0], a.dtype, False
 
 
+def _check_scalars(dtype, what):
+    """TypeError unless dtype is PETSc's scalar type: "<what> of <dtype>, and PETSc's scalars are ..." """
+    import numpy
+    from petsc4py import PETSc
+
+    if dtype != numpy.dtype(PETSc.ScalarType):
+        raise TypeError("%s of %s, and PETSc's scalars are %s" % (what, dtype, numpy.dtype(PETSc.ScalarType)))
+
+
 def set_values_coo(mat, values, addv=False):
     """MatSetValuesCOO() with values straight from a CuPy or PyTorch device array (no host copy) or a
     NumPy one: this process's entries' values in the order of set_preallocation_coo's (i, j),
     inserted, or added with addv. The values must be PETSc's scalar type, 1-D, contiguous and as
     many as the entries; device arrays go to the library's device matrices (ellrcuda, diacuda)
     while it runs on the GPU, on CUDA's legacy default stream (CuPy's and PyTorch's default)."""
-    import numpy
     from petsc4py import PETSc
 
-    if _lib is None:
-        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     n = mat.getAttr(_COO_ATTR)
     if n is None:
         raise ValueError("petsc_gpukit.set_values_coo: preallocate the matrix with petsc_gpukit.set_preallocation_coo(mat, i, j) first")
     ptr, length, dtype, device = _buffer(values)
-    if dtype != numpy.dtype(PETSc.ScalarType):
-        raise TypeError("petsc_gpukit.set_values_coo: values of %s, and PETSc's scalars are %s" % (dtype, numpy.dtype(PETSc.ScalarType)))
+    _check_scalars(dtype, "petsc_gpukit.set_values_coo: values")
     if length != n:
         raise ValueError("petsc_gpukit.set_values_coo: %d values for the %d entries set_preallocation_coo gave" % (length, n))
     if device:
-        backend = ctypes.c_int()
-        _call("PetscGPUKitGetBackend", ctypes.byref(backend))
-        if backend.value != _BACKEND_CUDA or mat.getType() not in _DEVICE_MATS:
+        if backend() != "cuda" or mat.getType() not in _DEVICE_MATS:
             raise TypeError("petsc_gpukit.set_values_coo: device values need one of the library's device matrices (%s, not %s) while it runs on "
                             "the GPU" % (", ".join(_DEVICE_MATS), mat.getType()))
     mode = PETSc.InsertMode.ADD_VALUES if addv else PETSc.InsertMode.INSERT_VALUES
@@ -298,8 +295,6 @@ class _Transfers(ctypes.Structure):
 def transfer_counts():
     """The host/device copies the library has made (PetscGPUKitGetTransferCounts()): a dict of
     h2d_count, h2d_bytes, d2h_count, d2h_bytes"""
-    if _lib is None:
-        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     t = _Transfers()
     _call("PetscGPUKitGetTransferCounts", ctypes.byref(t))
     return {k: getattr(t, k) for k, _ in _Transfers._fields_}
@@ -315,14 +310,10 @@ def vec_from_array(array, comm=None):
     1-D and contiguous; it is this process's part of the vector (comm: its communicator, default
     one process). The vector keeps the array alive until it is destroyed. Written directly
     (not through PETSc or array_view), the vector needs vec.stateIncrease() before PETSc reads it."""
-    import numpy
     from petsc4py import PETSc
 
-    if _lib is None:
-        raise RuntimeError("petsc_gpukit: call petsc_gpukit.init() first")
     ptr, n, dtype, device = _buffer(array)
-    if dtype != numpy.dtype(PETSc.ScalarType):
-        raise TypeError("petsc_gpukit.vec_from_array: an array of %s, and PETSc's scalars are %s" % (dtype, numpy.dtype(PETSc.ScalarType)))
+    _check_scalars(dtype, "petsc_gpukit.vec_from_array: an array")
     where = backend()
     if device != (where == "cuda"):
         raise TypeError("petsc_gpukit.vec_from_array: a %s array, and the library runs on %s: give it a %s array"
