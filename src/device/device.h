@@ -132,11 +132,12 @@ typedef struct {
 
 /*
    Single-precision storage (-mat_gpukit_storage single): a format's products (ellrmult, diamult,
-   diamulttranspose) read sval, the values rounded to single precision (float; complex: float
-   pairs, real part first), where it is set, and sum in the scalar type's precision into its
-   vectors; so does the fused Krylov step where its operator says single (GKOperator); every other
-   reader (diagonals, SOR, the halo's gathers) reads val, kept beside it. demote(n, x, y, ok) writes y[k] = x[k] rounded to single precision, *ok
-   false where a finite part of some x[k] is beyond single precision's range (its y infinite).
+   diamulttranspose) read sval, the values rounded to single precision (float; complex: float pairs,
+   real part first), where it is set, and sum in the scalar type's precision into its vectors; so
+   does the fused Krylov step where its operator says single (GKOperator); every other reader
+   (diagonals, SOR, the halo's gathers) reads val, kept beside it. demote(n, x, y, ok) writes y[k] =
+   x[k] rounded to single precision, *ok false where a finite part of some x[k] is beyond single
+   precision's range (its y infinite).
 */
 #if defined(PETSC_USE_COMPLEX)
   #define GK_SINGLE_SIZE (2 * sizeof(float))
@@ -634,20 +635,20 @@ typedef struct {
      p0[k] over the columns k of row i in aggregate c, in A's order, times alpha, plus p0[i]
      where c = agg[i]; P's arrays (m rows, n columns: the aggregates' count) allocated here */
   PetscErrorCode (*smooth)(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
-  /* Block size bs > 1 or nv > 1 near-null-space vectors (optional: NULL where the backend has
-     none, and PETSc's host aggregation runs). collapse(A, bs, G): G the graph of A's bs x bs
-     blocks (A's columns ascending in each row, as strength's), G_IJ the sum of |Re a| over the
-     entries of block (I, J), row by row (PETSc's MatCreateGraph() with bs > 1, before its
-     symmetrize, scale and filter), each row's columns ascending, G's arrays allocated here. tentativeblock(nn, bs, nv, agg, nagg, b, p, r): the
-     tentative prolongator of the nv vectors b (m = nn bs rows; vector k at b + k m) on the
-     aggregates agg[] of the nn nodes: each aggregate's rows (its nodes ascending, a node's bs
-     rows in order) padded with zero rows to nv where fewer, factored Q R by nv Householder steps
-     as LAPACK's geqr2 and org2r take them; p the m x nv values of Q by rows (row i's in the
-     columns agg[i / bs] nv .. agg[i / bs] nv + nv - 1; zero where the node is in no aggregate), r
-     the coarse vectors, aggregate a's R in rows a nv .. a nv + nv - 1 of the nagg nv x nv
-     matrix r (vector k at r + k nagg nv, 0 below R's diagonal). smoothblock(A, bs, nv, agg, p0,
-     nagg, alpha, P): smooth's step for that P0, row i's columns the nv columns of each aggregate
-     its entries reach (and its own), ascending. */
+  /* Block size bs > 1 or nv > 1 near-null-space vectors (optional: NULL where the backend has none,
+     and PETSc's host aggregation runs). collapse(A, bs, G): G the graph of A's bs x bs blocks (A's
+     columns ascending in each row, as strength's), G_IJ the sum of |Re a| over the entries of block
+     (I, J), row by row (PETSc's MatCreateGraph() with bs > 1, before its symmetrize, scale and
+     filter), each row's columns ascending, G's arrays allocated here. tentativeblock(nn, bs, nv,
+     agg, nagg, b, p, r): the tentative prolongator of the nv vectors b (m = nn bs rows; vector k at
+     b + k m) on the aggregates agg[] of the nn nodes: each aggregate's rows (its nodes ascending, a
+     node's bs rows in order) padded with zero rows to nv where fewer, factored Q R by nv
+     Householder steps as LAPACK's geqr2 and org2r take them; p the m x nv values of Q by rows (row
+     i's in the columns agg[i / bs] nv .. agg[i / bs] nv + nv - 1; zero where the node is in no
+     aggregate), r the coarse vectors, aggregate a's R in rows a nv .. a nv + nv - 1 of the nagg nv
+     x nv matrix r (vector k at r + k nagg nv, 0 below R's diagonal). smoothblock(A, bs, nv, agg,
+     p0, nagg, alpha, P): smooth's step for that P0, row i's columns the nv columns of each
+     aggregate its entries reach (and its own), ascending. */
   PetscErrorCode (*collapse)(const GKCsr *, PetscInt, GKCsr *);
   PetscErrorCode (*tentativeblock)(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
   PetscErrorCode (*smoothblock)(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
