@@ -614,10 +614,14 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       PetscFunctionReturn(0);
     }
-    if (rep && !replaced && !rep->pending && (nrm <= GK_REPLACE_DROP * rep->last || (rep->window && its - rep->lastits >= rep->window))) {
-      rep->pending = PETSC_TRUE;
-      rep->waited  = nrm > GK_REPLACE_DROP * rep->last ? PETSC_TRUE : PETSC_FALSE;
-      rep->trig    = nrm;
+    if (rep && !replaced && !rep->pending) {
+      const PetscBool dropped = nrm <= GK_REPLACE_DROP * rep->last ? PETSC_TRUE : PETSC_FALSE;
+
+      if (dropped || (rep->window && its - rep->lastits >= rep->window)) {
+        rep->pending = PETSC_TRUE;
+        rep->waited  = dropped ? PETSC_FALSE : PETSC_TRUE;
+        rep->trig    = nrm;
+      }
     }
   }
   if (last) {
