@@ -161,14 +161,20 @@ class ArrayView:
         _call("PetscGPUKitGetDevice", ctypes.byref(dev))
         return (_DL_CUDA, dev.value)
 
-    def __dlpack__(self, stream=None, **kwargs):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the array (numpy.from_dlpack, cupy.from_dlpack, torch.from_dlpack):
         the array itself, no copy; it holds the view (and so the vector) until its consumer lets
-        it go. The library's kernels run on CUDA's legacy default stream, which orders itself
-        with the consumer's blocking streams; a read view is not marked read-only (DLPack before
-        1.0 cannot say so)."""
+        it go. A consumer that takes DLPack 1.0 (max_version (1, 0) or later) gets the versioned
+        capsule, a read view's marked read-only; an older one the unversioned capsule. copy=True,
+        or a dl_device other than the array's, raises BufferError (the view never copies). The
+        library's kernels run on CUDA's legacy default stream, which orders itself with the
+        consumer's blocking streams."""
         self._interface()  # not released
-        return _dlpack_capsule(self)
+        if copy:
+            raise BufferError("petsc_gpukit.ArrayView: the view is the vector's own array and never a copy: copy it after taking it")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError("petsc_gpukit.ArrayView: the array is on DLPack device %s, not %s" % (self.__dlpack_device__(), tuple(dl_device)))
+        return _dlpack_capsule(self, max_version is not None and tuple(max_version) >= (1, 0))
 
     def release(self):
         """Gives the array back to the vector (its state moves on after a write); arrays made from
@@ -331,8 +337,8 @@ def vec_from_array(array, comm=None):
     return v
 
 
-# DLPack (dlpack.h, before its version 1.0: the "dltensor" capsule): the structures, and the
-# capsules' owners kept here until their deleter runs
+# DLPack (dlpack.h: the "dltensor" capsule of the versions before 1.0, and 1.0's
+# "dltensor_versioned"): the structures, and the capsules' owners kept here until their deleter runs
 class _DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
@@ -346,21 +352,33 @@ class _DLTensor(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
 
 
+# the deleter takes the managed tensor (either structure) as a bare pointer: it needs its address only
+_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
 class _DLManagedTensor(ctypes.Structure):
-    pass
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DLDeleter)]
 
 
-_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
-_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DLDeleter)]
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p), ("deleter", _DLDeleter), ("flags", ctypes.c_uint64),
+                ("dl_tensor", _DLTensor)]
+
+
+_DL_READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
 _dl_owners = {}  # the managed tensor's address: what it holds (the view, the structure, the shape)
 
 
-def _dl_make_deleter(owners, cast=ctypes.cast, voidp=ctypes.c_void_p):
+def _dl_make_deleter(owners):
     """the deleter a consumer calls: it reaches only what it closes over, which stays valid while
     the interpreter tears the module down"""
 
     def delete(managed):
-        owners.pop(cast(managed, voidp).value, None)
+        owners.pop(managed, None)
 
     return delete
 
@@ -368,15 +386,15 @@ def _dl_make_deleter(owners, cast=ctypes.cast, voidp=ctypes.c_void_p):
 _dl_deleter = _DLDeleter(_dl_make_deleter(_dl_owners))
 # the capsule as a bare pointer: a py_object would take a new reference to a capsule being freed
 _CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-_dl_name = b"dltensor"
-_capsule_get = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_get.restype, _capsule_get.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_char_p]
-_capsule_valid = ctypes.pythonapi.PyCapsule_IsValid
-_capsule_valid.restype, _capsule_valid.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]
+# the C API's functions as prototypes of the module's own: ctypes.pythonapi's attributes are
+# shared, and another module may give them other argument types
+_capsule_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+_capsule_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", ctypes.pythonapi))
+_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, _CapsuleDestructor)(("PyCapsule_New", ctypes.pythonapi))
 
 
 def _dl_make_destructor(owners, valid, get, name):
-    """a capsule no consumer took (still named dltensor): its tensor freed when the capsule goes"""
+    """a capsule no consumer took (still named as made): its tensor freed when the capsule goes"""
 
     def destroy(capsule):
         if valid(capsule, name):
@@ -385,19 +403,29 @@ def _dl_make_destructor(owners, valid, get, name):
     return destroy
 
 
-_dl_capsule_destructor_c = _CapsuleDestructor(_dl_make_destructor(_dl_owners, _capsule_valid, _capsule_get, _dl_name))
-# the two callbacks are never freed: a consumer may call them while the interpreter exits, after
-# this module's objects are gone, and a freed callback would crash it
+# per capsule name, its destructor; the callbacks are never freed: a consumer may call them while
+# the interpreter exits, after this module's objects are gone, and a freed callback would crash it
+_dl_kinds = {}
+for _name in (b"dltensor", b"dltensor_versioned"):
+    _dl_kinds[_name] = _CapsuleDestructor(_dl_make_destructor(_dl_owners, _capsule_valid, _capsule_get, _name))
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(_dl_kinds[_name]))
+del _name
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(_dl_deleter))
-ctypes.pythonapi.Py_IncRef(ctypes.py_object(_dl_capsule_destructor_c))
 
 
-def _dlpack_capsule(view):
+def _dlpack_capsule(view, versioned):
     import numpy
 
     dt = numpy.dtype(view._dtype)
     shape = (ctypes.c_int64 * 1)(view._n)
-    m = _DLManagedTensor()
+    if versioned:
+        m = _DLManagedTensorVersioned()
+        m.version = _DLPackVersion(1, 0)
+        m.flags = _DL_READ_ONLY if view._mode == "r" else 0
+        name = b"dltensor_versioned"
+    else:
+        m = _DLManagedTensor()
+        name = b"dltensor"
     m.dl_tensor.data = view._ptr.value
     m.dl_tensor.device = _DLDevice(*view.__dlpack_device__())
     m.dl_tensor.ndim = 1
@@ -409,6 +437,4 @@ def _dlpack_capsule(view):
     m.deleter = _dl_deleter
     addr = ctypes.addressof(m)
     _dl_owners[addr] = (view, m, shape)
-    new = ctypes.pythonapi.PyCapsule_New
-    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, _CapsuleDestructor]
-    return new(addr, _dl_name, _dl_capsule_destructor_c)
+    return _capsule_new(addr, name, _dl_kinds[name])

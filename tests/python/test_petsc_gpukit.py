@@ -368,3 +368,69 @@ def test_view_dlpack():
     gc.collect()
     assert not petsc_gpukit._dl_owners
     v.destroy()
+
+
+def test_view_dlpack_versioned():
+    """DLPack 1.0: a consumer that asks for it (max_version) gets a "dltensor_versioned" capsule
+    of version 1.0 on the vector's own array, a read view's marked read-only and a write view's
+    not; copy=True and another device are refused (BufferError); an untaken capsule frees what it
+    holds"""
+    import ctypes
+    import gc
+
+    import numpy
+
+    valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_IsValid", ctypes.pythonapi))
+    get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_GetPointer", ctypes.pythonapi))
+    v = cuda_vec(3, numpy.arange(3.0))
+    for mode, flags in (("r", 1), ("rw", 0), ("w", 0)):
+        with petsc_gpukit.array_view(v, mode) as view:
+            old = view.__dlpack__(max_version=(0, 8))
+            assert valid(old, b"dltensor") and not valid(old, b"dltensor_versioned")
+            cap = view.__dlpack__(max_version=(1, 1), dl_device=view.__dlpack_device__())
+            assert valid(cap, b"dltensor_versioned")
+            m = petsc_gpukit._DLManagedTensorVersioned.from_address(get(cap, b"dltensor_versioned"))
+            assert (m.version.major, m.version.minor, m.flags) == (1, 0, flags)
+            assert m.dl_tensor.data == view._ptr.value and m.dl_tensor.shape[0] == 3
+            assert tuple((m.dl_tensor.device.device_type, m.dl_tensor.device.device_id)) == view.__dlpack_device__()
+            with pytest.raises(BufferError, match="never a copy"):
+                view.__dlpack__(max_version=(1, 0), copy=True)
+            with pytest.raises(BufferError, match="DLPack device"):
+                view.__dlpack__(max_version=(1, 0), dl_device=(3 - view.__dlpack_device__()[0], 0))
+            del m, cap, old
+    gc.collect()
+    assert not petsc_gpukit._dl_owners
+    v.destroy()
+
+
+def test_torch():
+    """PyTorch: torch.from_dlpack() of a view is the vector's own array (a CUDA tensor on the GPU,
+    a CPU one on the host backend), and a write through it reaches PETSc after the release; a
+    vector made on a tensor (vec_from_array) is the tensor's memory both ways"""
+    import numpy
+
+    torch = pytest.importorskip("torch")
+    device = "cuda" if petsc_gpukit.backend() == "cuda" else "cpu"
+    dtype = torch.from_numpy(numpy.zeros(1, dtype=PETSc.ScalarType)).dtype
+    v = cuda_vec(4, numpy.arange(4.0))
+    with petsc_gpukit.array_view(v, "rw") as view:
+        t = torch.from_dlpack(view)
+        assert t.device.type == device and t.dtype == dtype
+        assert numpy.allclose(t.cpu().numpy(), [0.0, 1.0, 2.0, 3.0])
+        t.mul_(3.0)
+        if device == "cuda":  # the CUDA Array Interface too
+            u = torch.as_tensor(view, device="cuda")
+            assert u.data_ptr() == t.data_ptr()
+        del t
+    assert v.sum() == pytest.approx(18.0)
+    v.destroy()
+    t = torch.arange(5, dtype=dtype, device=device)
+    w = petsc_gpukit.vec_from_array(t)
+    assert w.getSize() == 5 and w.sum() == pytest.approx(10.0)
+    w.scale(2.0)  # PETSc writes the tensor's memory
+    assert float(t.sum().real) == pytest.approx(20.0)
+    t.add_(1.0)  # and reads it, once told
+    w.stateIncrease()
+    assert w.sum() == pytest.approx(25.0)
+    w.destroy()
+    assert float(t.sum().real) == pytest.approx(25.0)  # the tensor outlives the vector
