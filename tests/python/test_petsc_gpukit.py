@@ -12,11 +12,12 @@ import pytest
 import petsc_gpukit
 
 PETSc = petsc_gpukit.init([sys.argv[0]] + os.environ.get("PETSC_GPUKIT_TEST_ARGS", "").split())
+KIND = "seq" if PETSc.COMM_WORLD.getSize() == 1 else "mpi"  # the types' prefix on all processes (under mpiexec)
 
 
-def laplacian(n, mat_type=None):
-    """The 5-point Laplacian on an n x n grid, AIJ or converted to mat_type"""
-    A = PETSc.Mat().createAIJ([n * n, n * n], nnz=5, comm=PETSc.COMM_WORLD)
+def laplacian(n, mat_type=None, comm=None):
+    """The 5-point Laplacian on an n x n grid, AIJ or converted to mat_type (on all processes, or comm)"""
+    A = PETSc.Mat().createAIJ([n * n, n * n], nnz=5, comm=comm or PETSc.COMM_WORLD)
     r0, r1 = A.getOwnershipRange()
     for r in range(r0, r1):
         i, j = divmod(r, n)
@@ -52,11 +53,11 @@ def test_types_after_init():
     A = PETSc.Mat().create()
     A.setSizes([4, 4])
     A.setType("ellrcuda")
-    assert A.getType() == "seqellrcuda"
+    assert A.getType() == KIND + "ellrcuda"
     v = PETSc.Vec().create()
     v.setSizes(4)
     v.setType("cuda")
-    assert v.getType() == "seqcuda"
+    assert v.getType() == KIND + "cuda"
     ksp = PETSc.KSP().create()
     ksp.setType("cggpu")
     assert ksp.getType() == "cggpu"
@@ -90,7 +91,7 @@ def test_options_choose_types():
         A.setFromOptions()
         ksp = PETSc.KSP().create()
         ksp.setFromOptions()
-        assert A.getType() == "seqellrcuda" and ksp.getType() == "cggpu"
+        assert A.getType() == KIND + "ellrcuda" and ksp.getType() == "cggpu"
         A.destroy()
         ksp.destroy()
     finally:
@@ -244,7 +245,7 @@ def test_coo_assembly():
     """set_preallocation_coo and set_values_coo (inserted, then added) give AIJ's matrix; values
     from CuPy on the GPU, NumPy on the host backend"""
     i, j, v = laplacian_coo(6)
-    A = laplacian(6)
+    A = laplacian(6, comm=PETSc.COMM_SELF)
     M = PETSc.Mat().create(comm=PETSc.COMM_SELF)
     M.setSizes([36, 36])
     M.setType("ellrcuda")
@@ -434,3 +435,36 @@ def test_torch():
     assert w.sum() == pytest.approx(25.0)
     w.destroy()
     assert float(t.sum().real) == pytest.approx(25.0)  # the tensor outlives the vector
+
+
+def test_vec_from_array_all_processes():
+    """vec_from_array on every process (comm): each process's array is its part of one vector,
+    and a solve with cggpu on the processes' ellrcuda matrix reads b from the arrays and writes
+    x into them, PETSc's cg's answer on AIJ"""
+    import numpy
+
+    comm = PETSc.COMM_WORLD
+    rank, size = comm.getRank(), comm.getSize()
+    on_gpu = petsc_gpukit.backend() == "cuda"
+    xp = pytest.importorskip("cupy") if on_gpu else numpy
+    a = xp.full(rank + 2, rank + 1.0, dtype=PETSc.ScalarType)
+    v = petsc_gpukit.vec_from_array(a, comm=comm)
+    assert v.getSize() == sum(r + 2 for r in range(size)) and v.getLocalSize() == rank + 2
+    assert v.sum() == pytest.approx(sum((r + 1.0) * (r + 2) for r in range(size)))
+    v.destroy()
+    A, D = laplacian(12), laplacian(12, "ellrcuda")
+    x, its, reason = solve(A, "cg")
+    lo, hi = D.getOwnershipRange()
+    ab, ax = xp.ones(hi - lo, dtype=PETSc.ScalarType), xp.zeros(hi - lo, dtype=PETSc.ScalarType)
+    b, y = petsc_gpukit.vec_from_array(ab, comm=comm), petsc_gpukit.vec_from_array(ax, comm=comm)
+    ksp = PETSc.KSP().create(comm=comm)
+    ksp.setOperators(D)
+    ksp.setType("cggpu")
+    ksp.getPC().setType("jacobi")
+    ksp.setTolerances(rtol=1e-10)
+    ksp.solve(b, y)
+    assert ksp.getConvergedReason() > 0 and abs(ksp.getIterationNumber() - its) <= 1
+    host = xp.asnumpy(ax) if on_gpu else ax  # the solution is in the array
+    assert numpy.allclose(host, x.getArray(readonly=True), rtol=1e-8, atol=1e-10)
+    for o in (ksp, A, D, x, b, y):
+        o.destroy()
