@@ -10,7 +10,7 @@
 
 PETSC_EXTERN PetscClassId  GK_CLASSID;
 PETSC_EXTERN PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR,
-  GK_DeviceInit, GK_SpGEMM;
+  GK_DeviceInit, GK_SpGEMM, GK_MatFromDevice;
 
 /* The backend this process runs on; set by PetscGPUKitBackendSetUp_Private() */
 PETSC_EXTERN const GKBackendOps *GKDev;

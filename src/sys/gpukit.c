@@ -18,7 +18,7 @@ const char *const PetscGPUKitStorages[]     = {"double", "single", "PetscGPUKitS
 
 PetscClassId  GK_CLASSID;
 PetscLogEvent GK_MatMult, GK_MatMultT, GK_MatGetDiag, GK_MatToDevice, GK_MemcpyH2D, GK_MemcpyD2H, GK_VecOp, GK_VecReduce, GK_SSOR, GK_DeviceInit,
-  GK_SpGEMM;
+  GK_SpGEMM, GK_MatFromDevice;
 const GKBackendOps *GKDev = NULL;
 
 static PetscBool                 gk_initialized = PETSC_FALSE;
@@ -108,6 +108,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   PetscCall(PetscLogEventRegister("GKVecReduce", GK_CLASSID, &GK_VecReduce));
   PetscCall(PetscLogEventRegister("GKSSOR", GK_CLASSID, &GK_SSOR));
   PetscCall(PetscLogEventRegister("GKSpGEMM", GK_CLASSID, &GK_SpGEMM));
+  PetscCall(PetscLogEventRegister("GKMatFromDevice", GK_CLASSID, &GK_MatFromDevice)); /* a host matrix's pattern from a device CSR */
   PetscCallMPI(MPI_Comm_split_type(PETSC_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_rank(node, &gk_localrank));
   PetscCallMPI(MPI_Comm_size(node, &gk_localsize));

@@ -271,6 +271,7 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   PetscBool       done;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(GK_MatFromDevice, M, 0, 0, 0));
   *adopted = PETSC_FALSE;
   PetscCall(PetscMalloc1(d->m + 1, &len));
   PetscCall(GKMemcpyD2H(len, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
@@ -300,6 +301,7 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
     PetscCall(MatSeqGKKeepCsr_Private(M, d));
     PetscCall(MatSeqGKHostBehind_Private(M));
   }
+  PetscCall(PetscLogEventEnd(GK_MatFromDevice, M, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
