@@ -287,6 +287,14 @@ def mg_section(path):
                 its, ref = str(r["iterations"]).split("-")[-1], str(cg[0]["iterations"]).split("-")[-1]
                 if its.isdigit() and ref.isdigit():
                     checks.append(["%s: %s iterations within 15%% of PETSc's GAMG on AIJ (%s)" % (problem, r["config"], ref), its, "met" if int(its) <= 1.15 * int(ref) else "**missed**"])
+        for r in pr:  # the hierarchy in single-precision storage against the same solver's double one
+            d = [q for q in pr if q["where"] == r["where"] and q["ranks"] == r["ranks"] and q["config"] + "(single)" == r["config"]]
+            if r["config"].endswith("(single)") and d and num(r, "solve_s") and num(d[0], "solve_s"):
+                sp = num(d[0], "solve_s") / num(r, "solve_s")
+                its, ref = str(r["iterations"]).split("-")[-1], str(d[0]["iterations"]).split("-")[-1]
+                ok = sp >= 1.3 and its.isdigit() and ref.isdigit() and int(its) <= int(ref) + 1
+                checks.append(["%s: %s solve >= 1.3x faster than the double hierarchy's, iterations within +1 (%s)" % (problem, r["config"], ref),
+                               "%.2fx, %s iterations" % (sp, its), "met" if ok else "**missed**"])
         gw = [r for r in pr if r["where"] == "gpu" and num(r, "whole_s") and num(r, "solve_s")]
         if gw and best_whole:
             w = min(gw, key=lambda r: num(r, "whole_s"))

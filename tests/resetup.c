@@ -188,7 +188,7 @@ int main(int argc, char **argv)
   # the KSP's view after each solve says how many setups kept the aggregates
   testset:
     args: -n 48 -reuse_pc_gamg_type agggpu -full_pc_gamg_type agggpu -reuse_ksp_view -gpukit_backend {{host cuda}shared output}
-    filter: grep -E "^(first )?matrix|setups of the last"
+    filter: grep -E "^(first )?matrix|setups of the last|Hierarchy in single"
     # PETSc's default (-pc_gamg_reuse_interpolation): the prolongators kept whole, the Galerkin
     # products' numeric steps in place on the device
     test:
@@ -202,5 +202,10 @@ int main(int argc, char **argv)
     test:
       suffix: full
       args: -reuse_pc_gamg_reuse_interpolation 0 -change scale
+    # the hierarchy in single-precision storage (both KSPs): the products' new values made single
+    # in place, as the full setup makes them
+    test:
+      suffix: single
+      args: -reuse_pc_mg_gpukit_storage single -full_pc_mg_gpukit_storage single -change {{scale coefficient}separate output}
 
 TEST*/

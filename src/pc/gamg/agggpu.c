@@ -66,6 +66,10 @@ typedef struct {
   PetscBool  reuse;   /* the option */
   PetscBool  cached;  /* this setup runs from the levels kept (decided at the finest level) */
   PetscInt   nreused; /* setups run from them since the last full one */
+  /* -pc_mg_gpukit_storage: the precision the hierarchy's products read (the prolongators' and
+     the coarse operators' values); nsingle: the levels of the last setup stored so */
+  PetscGPUKitStorage storage;
+  PetscInt           nsingle, nlevels;
   GKAggLevel lev[PETSC_MG_MAXLEVELS];
 } PC_GAMG_AGGGPU;
 
@@ -575,6 +579,24 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscFunctionReturn(0);
 }
 
+/* -pc_mg_gpukit_storage single: M (a level's prolongator, level l from the finest, or with l < 0
+   a coarse operator) in single-precision storage for its products, its device copies made so
+   from the device CSR it keeps; the levels whose prolongator is a device matrix counted */
+static PetscErrorCode PCGAMGAggGPUStorage(PC_GAMG_AGGGPU *ctx, PetscInt l, Mat M)
+{
+  PetscBool seq, mpi;
+
+  PetscFunctionBegin;
+  if (!l) ctx->nsingle = ctx->nlevels = 0;
+  if (l >= 0) ctx->nlevels++;
+  if (ctx->storage != PETSCGPUKIT_STORAGE_SINGLE) PetscFunctionReturn(0);
+  PetscCall(GKMatIsDevice_Private(M, &seq, &mpi));
+  if (!seq && !mpi) PetscFunctionReturn(0);
+  PetscCall(MatGPUKitSetStorage(M, PETSCGPUKIT_STORAGE_SINGLE));
+  if (l >= 0) ctx->nsingle++;
+  PetscFunctionReturn(0);
+}
+
 /* The Galerkin product (PETSc's createlevel); then the level's matrix and its prolongator drop
    the device CSR they kept for it (the coarse matrix keeps its own for the next level) */
 static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P, Mat *Ac, PetscMPIInt *nactive, IS *perm, PetscBool last)
@@ -596,10 +618,12 @@ static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P
     *nactive = 1;
     ctx->nreused += !pc_gamg->current_level;
   } else {
+    PetscCall(PCGAMGAggGPUStorage(ctx, pc_gamg->current_level, *P)); /* before the product, which makes P's device copies */
     PetscCall(ctx->createlevel(pc, A, bs, P, Ac, nactive, perm, last));
     if (ctx->device && ctx->reuse && lv->P == *P) PetscCall(PCGAMGAggGPUKeepMat(*Ac, &lv->Ac));
     else PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
     if (!pc_gamg->current_level) ctx->nreused = 0;
+    if (*Ac) PetscCall(PCGAMGAggGPUStorage(ctx, -1, *Ac));
   }
   /* the device CSR kept for this product dropped, unless it holds the values a matrix's host
      arrays are behind; the prolongator's kept where PETSc's setup for a new matrix of the same
@@ -632,6 +656,11 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                                      ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
+  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "        Hierarchy in single-precision storage (-pc_mg_gpukit_storage single): the prolongators and coarse operators "
+                                     "of %" PetscInt_FMT " of %" PetscInt_FMT " coarse levels, their products summing in double\n",
+                                     ctx->nsingle, ctx->nlevels));
   if (ctx->reuse)
     PetscCall(
       PetscViewerASCIIPrintf(viewer,
@@ -654,6 +683,10 @@ static PetscErrorCode PCSetFromOptions_GAMG_AGGGPU(PC pc, GKOptionItems PetscOpt
                              "A new matrix of the same nonzero pattern keeps the aggregates: only the prolongators' values and the Galerkin products "
                              "are made again, on the device",
                              "PCGAMGAGGGPU", ctx->reuse, &ctx->reuse, NULL));
+  PetscCall(PetscOptionsEnum("-pc_mg_gpukit_storage",
+                             "Precision the hierarchy's prolongators and coarse operators store their values in for their products (the finest "
+                             "operator keeps its own)",
+                             "MatGPUKitSetStorage", PetscGPUKitStorages, (PetscEnum)ctx->storage, (PetscEnum *)&ctx->storage, NULL));
   PetscOptionsHeadEnd();
   if (!ctx->reuse) PetscCall(PCGAMGAggGPUForget(ctx, 0));
   PetscFunctionReturn(0);

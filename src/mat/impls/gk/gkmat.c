@@ -386,7 +386,11 @@ static PetscErrorCode MatGPUKitSetStorage_SeqGK(Mat A, PetscGPUKitStorage storag
   PetscFunctionBegin;
   if (gk->storage == storage) PetscFunctionReturn(0);
   gk->storage = storage;
-  PetscCall(MatSeqGKInvalidate_Private(A)); /* the values made again in that precision at the next use */
+  /* the values made again in that precision at the next use: from the device CSR the matrix
+     keeps where its host values are behind it (a prolongator or a Galerkin product made on the
+     device: nothing comes down), else from the host matrix */
+  if (MatSeqGKBehindCsr(gk) && gk->csr.i) gk->nzstate = -1;
+  else PetscCall(MatSeqGKInvalidate_Private(A));
   PetscFunctionReturn(0);
 }
 
