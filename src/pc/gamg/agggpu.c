@@ -63,14 +63,14 @@ typedef struct {
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
   PetscErrorCode (*setfromoptions)(PC, GKOptionItems);
-  PetscBool  reuse;   /* the option */
-  PetscBool  cached;  /* this setup runs from the levels kept (decided at the finest level) */
-  PetscInt   nreused; /* setups run from them since the last full one */
+  PetscBool reuse;   /* the option */
+  PetscBool cached;  /* this setup runs from the levels kept (decided at the finest level) */
+  PetscInt  nreused; /* setups run from them since the last full one */
   /* -pc_mg_gpukit_storage: the precision the hierarchy's products read (the prolongators' and
      the coarse operators' values); nsingle: the levels of the last setup stored so */
   PetscGPUKitStorage storage;
   PetscInt           nsingle, nlevels;
-  GKAggLevel lev[PETSC_MG_MAXLEVELS];
+  GKAggLevel         lev[PETSC_MG_MAXLEVELS];
 } PC_GAMG_AGGGPU;
 
 static PetscErrorCode PCGAMGAggGPUGet(PC pc, PC_GAMG **pc_gamg, PC_GAMG_AGGGPU **ctx)
@@ -657,10 +657,11 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)
-    PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "        Hierarchy in single-precision storage (-pc_mg_gpukit_storage single): the prolongators and coarse operators "
-                                     "of %" PetscInt_FMT " of %" PetscInt_FMT " coarse levels, their products summing in double\n",
-                                     ctx->nsingle, ctx->nlevels));
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer,
+                             "        Hierarchy in single-precision storage (-pc_mg_gpukit_storage single): the prolongators and coarse operators "
+                             "of %" PetscInt_FMT " of %" PetscInt_FMT " coarse levels, their products summing in double\n",
+                             ctx->nsingle, ctx->nlevels));
   if (ctx->reuse)
     PetscCall(
       PetscViewerASCIIPrintf(viewer,
