@@ -136,18 +136,23 @@ static PetscBool Blank(const char *p)
   return *p ? PETSC_FALSE : PETSC_TRUE;
 }
 
-/* A Matrix Market coordinate file into A (type from the options): process 0 reads and sets every
-   entry, which PETSc's assembly sends to its owner. Every departure from the format is an error
-   naming the line: sizes beyond PetscInt, indices outside the matrix, entries missing or beyond
-   the count announced, values that are not numbers. */
+/* A Matrix Market coordinate file into A (type from the options): process 0 reads every entry
+   (a symmetric file's mirrored too) and gives them all to MatSetPreallocationCOO() and
+   MatSetValuesCOO(), which send each to its owner and sum repeated ones: the matrix is allocated
+   once, whatever its rows' lengths (entry by entry into a matrix with no preallocation, a
+   process's rows would grow one reallocation at a time). Every departure from the format is an
+   error naming the line: sizes beyond PetscInt, indices outside the matrix, entries missing or
+   beyond the count announced, values that are not numbers. */
 static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
 {
-  PetscMPIInt rank;
-  PetscInt    dims[3] = {0, 0, 0};
-  char        line[1024], field[32] = "", sym[32] = "";
-  FILE       *fp        = NULL;
-  PetscBool   symmetric = PETSC_FALSE, hermitian = PETSC_FALSE;
-  int         nvalues = 1;
+  PetscMPIInt  rank;
+  PetscInt     dims[3] = {0, 0, 0};
+  char         line[1024], field[32] = "", sym[32] = "";
+  FILE        *fp        = NULL;
+  PetscBool    symmetric = PETSC_FALSE, hermitian = PETSC_FALSE;
+  int          nvalues = 1;
+  PetscInt    *ci = NULL, *cj = NULL, n = 0;
+  PetscScalar *cv = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
@@ -189,14 +194,17 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, dims[0], dims[1]));
   PetscCall(MatSetFromOptions(*A));
-  PetscCall(MatSetUp(*A));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   if (!rank) {
     symmetric = strcmp(sym, "general") ? PETSC_TRUE : PETSC_FALSE;
     hermitian = strcmp(sym, "hermitian") ? PETSC_FALSE : PETSC_TRUE;
     nvalues   = !strcmp(field, "pattern") ? 0 : !strcmp(field, "complex") ? 2 : 1;
     PetscCheck(!symmetric || dims[0] == dims[1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                "%s: a %s matrix of %" PetscInt_FMT " x %" PetscInt_FMT " is not square", file, sym, dims[0], dims[1]);
+    PetscCheck(!symmetric || dims[2] <= PETSC_MAX_INT / 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
+               "%s: %" PetscInt_FMT " entries of a %s matrix, mirrored, are more than this PETSc's PetscInt counts: use a PETSc configured "
+               "--with-64-bit-indices",
+               file, dims[2], sym);
+    PetscCall(PetscMalloc3(dims[2] * (symmetric ? 2 : 1), &ci, dims[2] * (symmetric ? 2 : 1), &cj, dims[2] * (symmetric ? 2 : 1), &cv));
     for (PetscInt k = 0; k < dims[2]; k++) {
       long long   ij[2];
       double      val[2] = {1.0, 0.0};
@@ -228,14 +236,23 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
 #else
       v = val[0];
 #endif
-      PetscCall(MatSetValue(*A, (PetscInt)ij[0] - 1, (PetscInt)ij[1] - 1, v, ADD_VALUES));
-      if (ij[0] != ij[1] && symmetric) PetscCall(MatSetValue(*A, (PetscInt)ij[1] - 1, (PetscInt)ij[0] - 1, hermitian ? PetscConj(v) : v, ADD_VALUES));
+      ci[n]   = (PetscInt)ij[0] - 1;
+      cj[n]   = (PetscInt)ij[1] - 1;
+      cv[n++] = v;
+      if (ij[0] != ij[1] && symmetric) {
+        ci[n]   = (PetscInt)ij[1] - 1;
+        cj[n]   = (PetscInt)ij[0] - 1;
+        cv[n++] = hermitian ? PetscConj(v) : v;
+      }
     }
     while (fgets(line, sizeof(line), fp))
       PetscCheck(line[0] == '%' || Blank(line), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED,
                  "%s: more entries than the %" PetscInt_FMT " announced: %s", file, dims[2], line);
     fclose(fp);
   }
+  PetscCall(MatSetPreallocationCOO(*A, n, ci, cj));
+  PetscCall(MatSetValuesCOO(*A, cv, ADD_VALUES));
+  PetscCall(PetscFree3(ci, cj, cv));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
