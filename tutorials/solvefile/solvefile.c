@@ -11,7 +11,9 @@ Options:\n\
                             (Wathen 1987; random densities, seeded) to -o <file>: Matrix Market when\n\
                             the name ends in .mtx, else PETSc binary\n\
   -save <file>            : write the matrix read in PETSc's binary format\n\
-  -timing                 : print the solve's time (not stable across machines)\n\n";
+  -timing                 : print the solve's time (not stable across machines)\n\
+  -residual_aij           : the residual printed, |b - A x|, with PETSc's AIJ copy of A (its host values,\n\
+                            whatever precision the matrix type's own products read)\n\n";
 
 #include <petscksp.h>
 #include <errno.h>
@@ -303,7 +305,7 @@ static PetscErrorCode Exact(Vec v)
 int main(int argc, char **argv)
 {
   char               file[PETSC_MAX_PATH_LEN] = "", out[PETSC_MAX_PATH_LEN] = "", save[PETSC_MAX_PATH_LEN] = "";
-  PetscBool          isbin, ismm, hasout, hassave, timing = PETSC_FALSE;
+  PetscBool          isbin, ismm, hasout, hassave, timing = PETSC_FALSE, raij = PETSC_FALSE;
   PetscInt           wathen[2] = {0, 0}, nw = 2, M, N, its;
   Mat                A;
   Vec                x, b, one;
@@ -325,6 +327,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-save", save, sizeof(save), &hassave));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-write_wathen", wathen, &nw, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-timing", &timing, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-residual_aij", &raij, NULL));
   if (nw && wathen[0] > 0) {
     PetscCheck(hasout, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-write_wathen needs -o <file>");
     PetscCall(WriteWathen(wathen[0], nw > 1 && wathen[1] > 0 ? wathen[1] : wathen[0], out));
@@ -373,7 +376,19 @@ int main(int argc, char **argv)
   PetscCall(PetscTime(&t1));
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
-  PetscCall(MatMult(A, x, one));
+  if (raij) { /* PETSc's own product, AIJ's, on the matrix's host values */
+    Mat R;
+    Vec xr, rr;
+
+    PetscCall(MatConvert(A, MATAIJ, MAT_INITIAL_MATRIX, &R));
+    PetscCall(MatCreateVecs(R, &xr, &rr));
+    PetscCall(VecCopy(x, xr));
+    PetscCall(MatMult(R, xr, rr));
+    PetscCall(VecCopy(rr, one));
+    PetscCall(VecDestroy(&xr));
+    PetscCall(VecDestroy(&rr));
+    PetscCall(MatDestroy(&R));
+  } else PetscCall(MatMult(A, x, one));
   PetscCall(VecAYPX(one, -1.0, b));
   PetscCall(VecNorm(one, NORM_2, &nr));
   PetscCall(VecNorm(b, NORM_2, &nb));
