@@ -399,6 +399,11 @@ typedef struct {
   PetscReal          last, trig; /* the last true norm; the recursive norm that asked for the pending replacement */
   PetscInt           stalls;
   PetscInt           lastits, window; /* the last replacement's iteration; GK_REPLACE_WAIT times the first's (0 before it) */
+  /* once the direction kept across replacements stalls, each replacement restarts CG from the true
+     residual (iterative refinement, each phase a CG on the single-precision operator): restart
+     says so, restartnow that the loop ended for one, its0 the iterations before this phase */
+  PetscBool restart, restartnow;
+  PetscInt  its0;
 } KSPGKReplace;
 
 /* r = b - A x with the operator's double-precision values, whatever its storage */
@@ -565,6 +570,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
              "KSP %s waited a minute on this process's GPU for the sums of process %" PetscInt_FMT
              ", which never came: is that process still in KSPSolve? -ksp_%s_device_sums 0 sums through MPI instead",
              ((PetscObject)ksp)->type_name, -1 - S.flagit, ((PetscObject)ksp)->type_name);
+  if (rep) S.flagit += rep->its0;                                           /* the phase's iterations counted from the solve's start */
   if (S.flag == GK_KRYLOV_INDEFINITE_MAT || S.flag == GK_KRYLOV_ZERO_DPI) { /* in the update of iteration flagit: x kept */
     PetscCheck(!ksp->errorifnotconverged || S.flag != GK_KRYLOV_INDEFINITE_MAT, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
                "Diverged due to an indefinite matrix: p^H A p is 0 or changed sign in iteration %" PetscInt_FMT, S.flagit + 1);
@@ -605,6 +611,13 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
       rep->trig    = nrm;
     }
     if (ksp->reason) PetscFunctionReturn(0);
+    if (rep && replaced && rep->stalls >= GK_REPLACE_STALL && !rep->restart && !last) {
+      PetscCall(
+        PetscInfo(ksp, "The true residual stalls at %g with the direction kept: CG restarted from each true residual from now on\n", (double)nrm));
+      rep->restart = PETSC_TRUE;
+      rep->stalls  = 0;
+      rep->window  = PetscMax(rep->window, rep->n); /* a phase may take CG's n steps to fall tenfold */
+    }
     if (rep && replaced && rep->stalls >= GK_REPLACE_STALL) {
       PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
                  "KSPSolve has not converged: with the operator's values in single precision the true residual stalls at %g (the matrix's "
@@ -612,6 +625,10 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
                  (double)nrm);
       PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the operator's single-precision values: diverged (breakdown)\n", (double)nrm));
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
+      PetscFunctionReturn(0);
+    }
+    if (rep && replaced && rep->restart && !last) { /* the loop ends; KSPGKIterate_Private starts the next phase */
+      rep->restartnow = PETSC_TRUE;
       PetscFunctionReturn(0);
     }
     if (rep && !replaced && !rep->pending) {
@@ -662,23 +679,24 @@ static PetscErrorCode KSPGKUpdate_Private(KSP ksp, GKKrylov K, PetscInt i, const
 static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *op, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every,
                                         PetscLogDouble flops, KSPGKReplace *rep)
 {
-  PetscBool queued = PETSC_FALSE, done;
+  PetscBool      queued = PETSC_FALSE, done;
+  const PetscInt its0   = rep ? rep->its0 : 0; /* a restarted phase's steps count on from the iterations before it */
 
   PetscFunctionBegin;
   PetscCall(KSPGKStep_Private(ksp, K, 0, rho0, PETSC_FALSE, op, v)); /* p_0 = z, w = A p_0 */
   for (PetscInt i = 0;; i++) {
-    const PetscInt  its  = i + 1;
+    const PetscInt  its  = its0 + i + 1;
     const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
     if (!queued) PetscCall(KSPGKUpdate_Private(ksp, K, i, v)); /* r -= a w, z = B r */
     queued = PETSC_FALSE;
     /* x += a p_i, p_i+1 = z + b p_i, w = A p_i+1 */
-    PetscCall(KSPGKStep_Private(ksp, K, its, 0.0, last, op, v));
+    PetscCall(KSPGKStep_Private(ksp, K, i + 1, 0.0, last, op, v));
     PetscCall(PetscLogFlops(flops));
     if (its % every && !last && !(rep && rep->pending)) continue;
     PetscCall(GKDev->krylovstatebegin(K));
     if (!last && !(rep && rep->pending)) { /* the next update, queued before the wait (not before a replacement of the r it reads) */
-      PetscCall(KSPGKUpdate_Private(ksp, K, its, v));
+      PetscCall(KSPGKUpdate_Private(ksp, K, i + 1, v));
       queued = PETSC_TRUE;
     }
     PetscCall(KSPGKCheck_Private(ksp, K, its, last, rep, &done));
@@ -767,6 +785,28 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 
 /* The iterations, on the device arrays of the solve's vectors; the state is read every
    checkevery iterations (every iteration when monitors or a residual history want each norm) */
+/* The next phase of a solve restarted at a replacement (KSPGKReplace's restart): r is b - A x in
+   double precision, z = B r and rho = r^H z (r^T z for COCG) made from it, and CG runs again from
+   p = z with a new state, its iterations counted on */
+static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperator *op, const GKKrylovVecs *v, KSPGKReplace *rep, PetscInt every,
+                                           PetscLogDouble flops, GKKrylovNorm norm)
+{
+  KSP_GK            *gk   = (KSP_GK *)ksp->data;
+  const PetscScalar *r[1] = {v->r};
+  PetscScalar        rho;
+
+  PetscFunctionBegin;
+  rep->restartnow = PETSC_FALSE;
+  rep->its0       = ksp->its;
+  gk->restarts++;
+  if (v->d) PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, v->z, v->d, v->r));
+  PetscCall(GKDev->dots(rep->n, v->z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
+  PetscCall(GKDev->krylovdestroy(K));
+  PetscCall(GKDev->krylovcreate(rep->n, gk->method, norm, gk->nullcnst, K));
+  PetscCall(KSPGKLoop_Private(ksp, *K, op, v, rho, every, flops, rep));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar rho0)
 {
   KSP_GK            *gk    = (KSP_GK *)ksp->data;
@@ -846,6 +886,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar r
      KSPSetErrorIfNotConverged()'s), which is then passed on */
   if (gk->mpi) ierr = KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops);
   else ierr = KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops, gk->single ? &rep : NULL);
+  while (!ierr && gk->single && rep.restartnow && !ksp->reason) ierr = KSPGKRestart_Private(ksp, &K, &op, &v, &rep, every, flops, norm);
   PetscCall(GKDev->krylovdestroy(&K));
   if (b) PetscCall(VecGPUKitRestoreDeviceArrayRead(Bv, &b));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
@@ -872,6 +913,7 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
   gk->single   = PETSC_FALSE;
   gk->replaced = 0;
+  gk->restarts = 0;
   if (!gk->general) PetscCall(KSPGKSingle_Private(ksp, &gk->single));
   /* b in and x in and out once per solve, when they are not device vectors */
   if (!VecIsGK(Bv)) {
@@ -950,8 +992,9 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (gk->single)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  the operator's products read its values in single precision; the residual replaced by b - A x in double "
-                                     "precision %" PetscInt_FMT " time%s in the last solve, whose norms the convergence tests took\n",
-                                     gk->replaced, gk->replaced == 1 ? "" : "s"));
+                                     "precision %" PetscInt_FMT " time%s in the last solve (CG restarted from it %" PetscInt_FMT
+                                     " of them: iterative refinement), whose norms the convergence tests took\n",
+                                     gk->replaced, gk->replaced == 1 ? "" : "s", gk->restarts));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));

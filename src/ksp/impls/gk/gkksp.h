@@ -60,6 +60,7 @@ typedef struct {
   PetscBool          graph;      /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
   PetscBool          single;     /* the last solve's steps read the operator's single-precision values (gkksp.c, KSPGKReplace) */
   PetscInt           replaced;   /* and replaced the residual by b - A x in double so many times */
+  PetscInt           restarts;   /* restarting CG from it so many of them (iterative refinement) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
