@@ -166,22 +166,16 @@ static PetscErrorCode Stall(const char *type, PetscReal shift)
                "cggpu on single storage, condition number near 1e7: %s, true residual %g of %g", KSPConvergedReasons[reason], (double)tnorm,
                (double)bnorm);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a condition number near 1e7: cggpu on single storage reaches the double answer\n"));
-    PetscCall(KSPDestroy(&ksp));
-    PetscCall(VecDestroy(&b));
-    PetscCall(VecDestroy(&x));
-    PetscCall(VecDestroy(&r));
-    PetscCall(MatDestroy(&S));
-    PetscCall(MatDestroy(&A));
-    PetscFunctionReturn(0);
+  } else {
+    PetscCheck(reason == KSP_DIVERGED_BREAKDOWN, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cggpu beyond single precision ended %s, not DIVERGED_BREAKDOWN",
+               KSPConvergedReasons[reason]);
+    PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = KSPSolve(ksp, b, x);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr == PETSC_ERR_NOT_CONVERGED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSetErrorIfNotConverged gave error %d", (int)ierr);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "beyond single precision: cggpu stops, says so, and reports the true residual\n"));
   }
-  PetscCheck(reason == KSP_DIVERGED_BREAKDOWN, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cggpu beyond single precision ended %s, not DIVERGED_BREAKDOWN",
-             KSPConvergedReasons[reason]);
-  PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
-  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-  ierr = KSPSolve(ksp, b, x);
-  PetscCall(PetscPopErrorHandler());
-  PetscCheck(ierr == PETSC_ERR_NOT_CONVERGED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSetErrorIfNotConverged gave error %d", (int)ierr);
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "beyond single precision: cggpu stops, says so, and reports the true residual\n"));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
