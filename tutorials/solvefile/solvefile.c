@@ -153,7 +153,7 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
   FILE        *fp        = NULL;
   PetscBool    symmetric = PETSC_FALSE, hermitian = PETSC_FALSE;
   int          nvalues = 1;
-  PetscInt    *ci = NULL, *cj = NULL, n = 0;
+  PetscInt    *ci = NULL, *cj = NULL, n = 0, cap;
   PetscScalar *cv = NULL;
 
   PetscFunctionBegin;
@@ -206,7 +206,8 @@ static PetscErrorCode ReadMatrixMarket(const char *file, Mat *A)
                "%s: %" PetscInt_FMT " entries of a %s matrix, mirrored, are more than this PETSc's PetscInt counts: use a PETSc configured "
                "--with-64-bit-indices",
                file, dims[2], sym);
-    PetscCall(PetscMalloc3(dims[2] * (symmetric ? 2 : 1), &ci, dims[2] * (symmetric ? 2 : 1), &cj, dims[2] * (symmetric ? 2 : 1), &cv));
+    cap = dims[2] * (symmetric ? 2 : 1); /* a symmetric file's entries mirrored */
+    PetscCall(PetscMalloc3(cap, &ci, cap, &cj, cap, &cv));
     for (PetscInt k = 0; k < dims[2]; k++) {
       long long   ij[2];
       double      val[2] = {1.0, 0.0};

@@ -579,21 +579,19 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscFunctionReturn(0);
 }
 
-/* -pc_mg_gpukit_storage single: M (a level's prolongator, level l from the finest, or with l < 0
-   a coarse operator) in single-precision storage for its products, its device copies made so
-   from the device CSR it keeps; the levels whose prolongator is a device matrix counted */
-static PetscErrorCode PCGAMGAggGPUStorage(PC_GAMG_AGGGPU *ctx, PetscInt l, Mat M)
+/* -pc_mg_gpukit_storage single: M in single-precision storage for its products, its device
+   copies made so from the device CSR it keeps (MatGPUKitSetStorage() leaves other types alone);
+   *single whether it took it */
+static PetscErrorCode PCGAMGAggGPUStorage(PC_GAMG_AGGGPU *ctx, Mat M, PetscBool *single)
 {
-  PetscBool seq, mpi;
+  PetscGPUKitStorage st = PETSCGPUKIT_STORAGE_DOUBLE;
 
   PetscFunctionBegin;
-  if (!l) ctx->nsingle = ctx->nlevels = 0;
-  if (l >= 0) ctx->nlevels++;
-  if (ctx->storage != PETSCGPUKIT_STORAGE_SINGLE) PetscFunctionReturn(0);
-  PetscCall(GKMatIsDevice_Private(M, &seq, &mpi));
-  if (!seq && !mpi) PetscFunctionReturn(0);
-  PetscCall(MatGPUKitSetStorage(M, PETSCGPUKIT_STORAGE_SINGLE));
-  if (l >= 0) ctx->nsingle++;
+  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE) {
+    PetscCall(MatGPUKitSetStorage(M, PETSCGPUKIT_STORAGE_SINGLE));
+    PetscCall(MatGPUKitGetStorage(M, &st));
+  }
+  if (single) *single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -618,12 +616,17 @@ static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P
     *nactive = 1;
     ctx->nreused += !pc_gamg->current_level;
   } else {
-    PetscCall(PCGAMGAggGPUStorage(ctx, pc_gamg->current_level, *P)); /* before the product, which makes P's device copies */
+    PetscBool single;
+
+    if (!pc_gamg->current_level) ctx->nsingle = ctx->nlevels = 0;
+    PetscCall(PCGAMGAggGPUStorage(ctx, *P, &single)); /* before the product, which makes P's device copies */
+    ctx->nlevels++;
+    ctx->nsingle += single;
     PetscCall(ctx->createlevel(pc, A, bs, P, Ac, nactive, perm, last));
     if (ctx->device && ctx->reuse && lv->P == *P) PetscCall(PCGAMGAggGPUKeepMat(*Ac, &lv->Ac));
     else PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
     if (!pc_gamg->current_level) ctx->nreused = 0;
-    if (*Ac) PetscCall(PCGAMGAggGPUStorage(ctx, -1, *Ac));
+    if (*Ac) PetscCall(PCGAMGAggGPUStorage(ctx, *Ac, NULL));
   }
   /* the device CSR kept for this product dropped, unless it holds the values a matrix's host
      arrays are behind; the prolongator's kept where PETSc's setup for a new matrix of the same

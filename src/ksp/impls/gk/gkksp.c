@@ -783,8 +783,6 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
   PetscFunctionReturn(0);
 }
 
-/* The iterations, on the device arrays of the solve's vectors; the state is read every
-   checkevery iterations (every iteration when monitors or a residual history want each norm) */
 /* The next phase of a solve restarted at a replacement (KSPGKReplace's restart): r is b - A x in
    double precision, z = B r and rho = r^H z (r^T z for COCG) made from it, and CG runs again from
    p = z with a new state, its iterations counted on */
@@ -807,6 +805,8 @@ static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperato
   PetscFunctionReturn(0);
 }
 
+/* The iterations, on the device arrays of the solve's vectors; the state is read every
+   checkevery iterations (every iteration when monitors or a residual history want each norm) */
 static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar rho0)
 {
   KSP_GK            *gk    = (KSP_GK *)ksp->data;
