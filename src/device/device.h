@@ -434,6 +434,9 @@ typedef struct {
   /* checkcols(nnz, n, aj, ok): whether every one of the nnz columns aj (device) lies in [0, n),
      before a format's build places anything by them */
   PetscErrorCode (*checkcols)(PetscInt, PetscInt, const PetscInt *, PetscBool *);
+  /* csrsorted(m, ai, aj, sorted): whether each of the m rows of the CSR pattern ai, aj (device)
+     has its columns ascending (a product's result, whose host pattern can then be left unmade) */
+  PetscErrorCode (*csrsorted)(PetscInt, const PetscInt *, const PetscInt *, PetscBool *);
   PetscErrorCode (*ellrfill)(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
   PetscErrorCode (*diafill)(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);
   /* diaoffsets(m, ai, aj, flag): flag[j - i + m - 1] = 1 for every entry (i, j) (flag zeroed) */

@@ -537,6 +537,7 @@ const GKBackendOps GKBackendCUDA = {
   .diagetdiagonal     = GKCUDADiaGetDiagonal,
   .ellrshortfits      = GKCUDAEllrShortFits,
   .checkcols          = GKCUDACheckCols,
+  .csrsorted          = GKCUDACsrSorted,
   .ellrfill           = GKCUDAEllrFill,
   .diafill            = GKCUDADiaFill,
   .diaoffsets         = GKCUDADiaOffsets,

@@ -536,6 +536,7 @@ PETSC_INTERN PetscErrorCode GKCUDADiaMultTranspose(const GKDia *A, PetscBool con
 PETSC_INTERN PetscErrorCode GKCUDADiaGetDiagonal(const GKDia *A, PetscScalar *diag);
 PETSC_INTERN PetscErrorCode GKCUDAEllrShortFits(const GKEllr *E, const PetscInt *ai, const PetscInt *aj, PetscBool *fits);
 PETSC_INTERN PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, PetscBool *ok);
+PETSC_INTERN PetscErrorCode GKCUDACsrSorted(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscBool *sorted);
 PETSC_INTERN PetscErrorCode GKCUDAEllrFill(GKEllr *E, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, PetscBool valuesonly);
 PETSC_INTERN PetscErrorCode GKCUDADiaOffsets(PetscInt m, const PetscInt *ai, const PetscInt *aj, char *flag);
 PETSC_INTERN PetscErrorCode GKCUDADiaFill(GKDia *D, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa);

@@ -1,5 +1,5 @@
 /*
-   The formats filled on the device from CSR arrays (device.h: ellrshortfits, checkcols, ellrfill,
+   The formats filled on the device from CSR arrays (device.h: ellrshortfits, checkcols, csrsorted, ellrfill,
    diaoffsets, diafill) and COO assembly's sums (cooscatter). Their twins are in host/fill.c.
 */
 #include <limits.h>
@@ -56,6 +56,34 @@ PetscErrorCode GKCUDACheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, Pet
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
   *ok = flag ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+__global__ void GKCsrSortedKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m)
+    for (PetscInt k = ai[i] + 1; k < ai[i + 1]; k++)
+      if (aj[k - 1] > aj[k]) {
+        gk_flag = 1;
+        break;
+      }
+}
+
+PetscErrorCode GKCUDACsrSorted(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscBool *sorted)
+{
+  int flag = 0;
+
+  PetscFunctionBegin;
+  *sorted = PETSC_TRUE;
+  if (!m) PetscFunctionReturn(0);
+  GKCallCUDA(cudaMemcpyToSymbolAsync(gk_flag, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
+  GKCounts.launches += 1;
+  GKCsrSortedKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj);
+  GKCheckLaunch();
+  GKWaitCUDA(cudaMemcpyFromSymbol(&flag, gk_flag, sizeof(int)));
+  *sorted = flag ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

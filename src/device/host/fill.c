@@ -1,5 +1,5 @@
 /*
-   The host backend: the formats filled from CSR arrays, the column checks, COO assembly's sums (cuda/fill.cu's twins)
+   The host backend: the formats filled from CSR arrays, the column and row-order checks, COO assembly's sums (cuda/fill.cu's twins)
 */
 #include <limits.h>
 #include <stdlib.h>
@@ -30,6 +30,22 @@ PetscErrorCode GKHostCheckCols(PetscInt nnz, PetscInt n, const PetscInt *aj, Pet
   GKCounts.syncs += 1;
   for (PetscInt k = 0; k < nnz; k++)
     if (aj[k] < 0 || aj[k] >= n) *ok = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostCsrSorted(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscBool *sorted)
+{
+  PetscFunctionBegin;
+  *sorted = PETSC_TRUE;
+  if (!m) PetscFunctionReturn(0);
+  GKCounts.launches += 2; /* the CUDA backend's: the flag set, the test; then it waits for the flag */
+  GKCounts.syncs += 1;
+  for (PetscInt i = 0; i < m && *sorted; i++)
+    for (PetscInt k = ai[i] + 1; k < ai[i + 1]; k++)
+      if (aj[k - 1] > aj[k]) {
+        *sorted = PETSC_FALSE;
+        break;
+      }
   PetscFunctionReturn(0);
 }
 

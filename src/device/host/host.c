@@ -209,6 +209,7 @@ const GKBackendOps GKBackendHost = {
   .diagetdiagonal     = GKHostDiaGetDiagonal,
   .ellrshortfits      = GKHostEllrShortFits,
   .checkcols          = GKHostCheckCols,
+  .csrsorted          = GKHostCsrSorted,
   .ellrfill           = GKHostEllrFill,
   .diafill            = GKHostDiaFill,
   .diaoffsets         = GKHostDiaOffsets,

@@ -65,6 +65,7 @@ PETSC_INTERN PetscErrorCode GKHostDiaMult(const GKDia *, const PetscScalar *, co
 PETSC_INTERN PetscErrorCode GKHostDiaMultTranspose(const GKDia *, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostEllrShortFits(const GKEllr *, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostCheckCols(PetscInt, PetscInt, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKHostCsrSorted(PetscInt, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostEllrFill(GKEllr *, const PetscInt *, const PetscInt *, const PetscScalar *, PetscBool);
 PETSC_INTERN PetscErrorCode GKHostDiaOffsets(PetscInt, const PetscInt *, const PetscInt *, char *);
 PETSC_INTERN PetscErrorCode GKHostDiaFill(GKDia *, const PetscInt *, const PetscInt *, const PetscScalar *);

@@ -331,8 +331,9 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
   PetscFunctionReturn(0);
 }
 
-/* A device matrix of A's type made from the CSR d in device memory (its host CSR copied down),
-   of block sizes rbs x cbs, which keeps d for the Galerkin product */
+/* A device matrix of A's type made from the CSR d in device memory (smooth's: each row
+   ascending), of block sizes rbs x cbs, which keeps d for the Galerkin product and its own device
+   copies; its host matrix made from d only where a host operation asks for it */
 static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, PetscInt rbs, PetscInt cbs, Mat *P, PetscBool *sorted_out)
 {
   PetscBool sorted, adopted;
@@ -342,7 +343,7 @@ static PetscErrorCode GKMatFromDeviceCsr(Mat A, GKCsr *d, PetscInt rbs, PetscInt
   PetscCall(MatSetSizes(*P, d->m, d->n, d->m, d->n));
   PetscCall(MatSetBlockSizes(*P, rbs, cbs));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, &sorted, &adopted));
+  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, d, PETSC_TRUE, &sorted, &adopted)); /* smooth's rows come ascending */
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
   if (d->i && sorted) PetscCall(MatSeqGKKeepCsr_Private(*P, d)); /* adopted: d is P's already, its arrays NULL here */

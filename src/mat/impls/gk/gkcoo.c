@@ -277,6 +277,7 @@ PetscErrorCode MatSeqGKHostSync_Private(Mat A, PetscBool copy)
   gk->behind = PETSC_FALSE;
   PetscCall(MatGKHostUnwrap_Private(A, &gk->own));
   PetscCall(MatGKHostComposed_Private(A, PETSC_FALSE, gk->owncomposed));
+  PetscCall(MatSeqGKMakeHostPattern_Private(A)); /* where it has none yet: the values' place, whoever writes them */
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (!copy || (gk->coo && (gk->state != state || gk->nzstate != A->nonzerostate))) PetscFunctionReturn(0);
   PetscCall(PetscInfo(A, "The host values of the %s matrix brought up to date from its device copy\n", gk->fmt->type));

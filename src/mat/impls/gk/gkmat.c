@@ -78,7 +78,7 @@ PetscErrorCode MatSeqGKBuildDevice_Private(Mat A)
     PetscCall(MatSeqGKHostSync_Private(A, PETSC_FALSE));
   }
   PetscCall(PetscLogEventBegin(GK_MatToDevice, A, 0, 0, 0));
-  if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE));
+  if (gk->nzstate != A->nonzerostate && !gk->rowstarts) PetscCall(MatSeqGKCheckCSR_Private(A, PETSC_FALSE)); /* none: rows made on the device */
   PetscCall(gk->fmt->build(A, gk->nzstate == A->nonzerostate ? PETSC_TRUE : PETSC_FALSE));
   if (gk->nzstate != A->nonzerostate) PetscCall(MatSeqGKSORInvalidate_Private(A)); /* its lists name the old layout's slots */
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
@@ -441,6 +441,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatRetrieveValues_C", destroy ? NULL : gk->retrieve));
   PetscCall(gk->fmt->reset(A));
   PetscCall(PetscFree(gk->data));
+  PetscCall(PetscFree(gk->rowstarts));
   PetscCall(GKFree(gk->dx));
   PetscCall(GKFree(gk->dy));
   PetscCall(MatSeqGKSORReset_Private(A));
@@ -456,6 +457,7 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   A->ops->multhermitiantransposeadd = gk->base.multhermitiantransposeadd;
   A->ops->getdiagonal               = gk->base.getdiagonal;
   A->ops->view                      = gk->base.view;
+  A->ops->getinfo                   = gk->base.getinfo;
   A->ops->setfromoptions            = gk->base.setfromoptions;
   A->ops->duplicate                 = gk->base.duplicate;
   A->ops->transpose                 = gk->base.transpose;
@@ -642,6 +644,20 @@ static PetscErrorCode MatSeqGKFit_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* SEQAIJ's, counting the nonzeros of the device CSR a matrix with no host pattern yet keeps */
+static PetscErrorCode MatGetInfo_SeqGK(Mat A, MatInfoType flag, MatInfo *info)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(gk->base.getinfo(A, flag, info));
+  if (gk->rowstarts) {
+    info->nz_allocated = info->nz_used = (PetscLogDouble)gk->rowstarts[A->rmap->n];
+    info->nz_unneeded                  = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
    interpolations for PCMG */
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
@@ -652,7 +668,7 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state0));
-  PetscCall(gk->base.assemblyend(A, mode));
+  if (!gk->rowstarts) PetscCall(gk->base.assemblyend(A, mode)); /* none without a host pattern: SEQAIJ's when one is made */
   if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->coo && gk->coo->pending) { /* MatSetValuesCOO_SeqGK's: the device copy holds the values */
@@ -718,6 +734,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->multhermitiantransposeadd = MatMultHermitianTransposeAdd_SeqGK;
   B->ops->getdiagonal               = MatGetDiagonal_SeqGK;
   B->ops->view                      = MatView_SeqGK;
+  B->ops->getinfo                   = MatGetInfo_SeqGK;
   B->ops->setfromoptions            = MatSetFromOptions_SeqGK;
   B->ops->duplicate                 = MatDuplicate_SeqGK;
   B->ops->transpose                 = MatTranspose_SeqGK;

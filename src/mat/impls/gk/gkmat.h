@@ -116,6 +116,7 @@ typedef struct {
   GKCoo             *coo;       /* COO assembly's lists, made by MatSetPreallocationCOO */
   struct _MatOps     base;      /* SEQAIJ's operations, called through and restored on conversion back */
   PetscBool          behind;    /* the host values are behind the device copy's (MatSetValuesCOO() from device memory) */
+  PetscInt          *rowstarts; /* while behind with no host pattern yet (MatSeqGKSetFromDeviceCsr_Private): the kept CSR's row starts, on the host */
   struct _MatOps     own;       /* while behind: the operations the wrappers give back (gkhost.c) */
   PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
   PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
@@ -293,7 +294,10 @@ PETSC_INTERN PetscErrorCode MatSeqGKReleaseCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKKeepCsr_Private(Mat, GKCsr *);
 PETSC_INTERN PetscErrorCode MatSeqGKDropCsr_Private(Mat);
 PETSC_INTERN PetscErrorCode MatSeqGKKeptCsr_Private(Mat, const GKCsr **);
-PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, GKCsr *, PetscBool *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat, GKCsr *, PetscBool, PetscBool *, PetscBool *);
+/* the host matrix's row starts: its own, or while it has no pattern yet the kept CSR's */
+PETSC_INTERN PetscErrorCode MatSeqGKRowStarts_Private(Mat, const PetscInt **);
+PETSC_INTERN PetscErrorCode MatSeqGKMakeHostPattern_Private(Mat);
 /* new values of a sequential device matrix from a device CSR of its pattern, in its host order:
    the device copy's set, d kept, the host values left behind (copied down from d at their first
    use on the host) */

@@ -205,19 +205,20 @@ PetscErrorCode MatSeqGKTrimCsr_Private(Mat M)
 PetscErrorCode MatSeqGKSetValuesFromDevice_Private(Mat M, GKCsr *d)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
-  const PetscInt *ai, *aj;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
+  const PetscInt *ai;
 
   PetscFunctionBegin;
-  PetscCall(MatSeqAIJGetCSRAndMemType(M, &ai, &aj, &aa, &mtype));
+  PetscCall(MatSeqGKRowStarts_Private(M, &ai));
   PetscCheck(d->m == M->rmap->n && d->n == M->cmap->n && d->nnz == ai[M->rmap->n], PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "New values of a %" PetscInt_FMT " x %" PetscInt_FMT " matrix with %" PetscInt_FMT " nonzeros for a %" PetscInt_FMT " x %" PetscInt_FMT
              " %s matrix with %" PetscInt_FMT,
              d->m, d->n, d->nnz, M->rmap->n, M->cmap->n, ((PetscObject)M)->type_name, ai[M->rmap->n]);
   PetscCheck(!gk->coo, PETSC_COMM_SELF, PETSC_ERR_PLIB, "New values from the device for a matrix assembled with MatSetValuesCOO()");
-  PetscCall(MatSeqGKSyncDevice_Private(M));            /* the device copy of M's pattern */
-  PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE)); /* values left behind before: replaced whole, as is a CSR kept (below) */
+  PetscCall(MatSeqGKSyncDevice_Private(M)); /* the device copy of M's pattern */
+  /* values left behind before: replaced whole, as is a CSR kept (below); with no host pattern yet,
+     the CSR kept goes (d has its pattern) and none is made */
+  if (gk->rowstarts) PetscCall(GKCsrFree_Private(&gk->csr));
+  else PetscCall(MatSeqGKHostSync_Private(M, PETSC_FALSE));
   PetscCall(gk->fmt->setvalues(M, d->i, d->j, d->a));
   PetscCall(PetscObjectStateIncrease((PetscObject)M));
   PetscCall(PetscObjectStateGet((PetscObject)M, &gk->state));
@@ -261,8 +262,12 @@ static PetscErrorCode GKCsrSortRows_Private(PetscInt m, const PetscInt *i, Petsc
    where it is not (*sorted false). Where M's format builds from a device CSR M keeps (ELLPACK-R)
    and d's rows come in order, the values do not come down: M keeps d, its host values left behind
    (copied down from d only where a host operation reads them), and *adopted is set: d is M's.
-   M's assembly is the caller's. */
-PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sorted, PetscBool *adopted)
+   Where the caller knows each of d's rows ascending (ascending: PCGAMG's smoothed prolongator) and
+   M's format builds from d, nothing of the pattern comes down but the row starts: M's host matrix
+   has no arrays (SEQAIJ's preallocation skipped, its assembly too) until a host operation asks
+   for them, which makes them from d (MatSeqGKHostSync_Private()); MatGetInfo() counts d's
+   nonzeros meanwhile. M's assembly is the caller's. */
+PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool ascending, PetscBool *sorted, PetscBool *adopted)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
   PetscInt       *len, m;
@@ -275,6 +280,17 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   *adopted = PETSC_FALSE;
   PetscCall(PetscMalloc1(d->m + 1, &len));
   PetscCall(GKMemcpyD2H(len, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
+  if (ascending && gk->fmt->devicecsr && !gk->coo) {
+    PetscCall(PetscFree(gk->rowstarts));
+    gk->rowstarts = len;
+    *sorted = *adopted = PETSC_TRUE;
+    PetscCall(MatSeqAIJSetPreallocation(M, MAT_SKIP_ALLOCATION, NULL));
+    PetscCall(MatSetOption(M, MAT_USE_INODES, PETSC_FALSE));
+    PetscCall(MatSeqGKKeepCsr_Private(M, d));
+    PetscCall(MatSeqGKHostBehind_Private(M));
+    PetscCall(PetscLogEventEnd(GK_MatFromDevice, M, 0, 0, 0));
+    PetscFunctionReturn(0);
+  }
   for (PetscInt r = 0; r < d->m; r++) len[r] = len[r + 1] - len[r];
   PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
   PetscCall(PetscFree(len));
@@ -305,6 +321,57 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
   PetscFunctionReturn(0);
 }
 
+/* The host pattern of M, which has none yet (rowstarts set): SEQAIJ's arrays preallocated from
+   the row starts, the kept CSR's columns copied into them and SEQAIJ's assembly, M's object and
+   nonzero states kept as they were (its pattern and values are those it had all along) */
+PetscErrorCode MatSeqGKMakeHostPattern_Private(Mat M)
+{
+  Mat_SeqGK       *gk = (Mat_SeqGK *)M->spptr;
+  const PetscInt   m  = M->rmap->n;
+  PetscInt        *len, mm;
+  const PetscInt  *ia, *ja;
+  PetscBool        done;
+  PetscObjectState state, nzstate = M->nonzerostate;
+
+  PetscFunctionBegin;
+  if (!gk->rowstarts) PetscFunctionReturn(0);
+  PetscCheck(gk->csr.i && gk->csr.m == m && gk->csr.nnz == gk->rowstarts[m], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "The %s matrix has no host pattern and no device CSR to make it from", gk->fmt->type);
+  PetscCall(PetscLogEventBegin(GK_MatFromDevice, M, 0, 0, 0));
+  PetscCall(PetscInfo(M, "The host pattern of the %s matrix made from its device CSR (%" PetscInt_FMT " nonzeros)\n", gk->fmt->type, gk->csr.nnz));
+  PetscCall(PetscObjectStateGet((PetscObject)M, &state));
+  PetscCall(PetscMalloc1(m, &len));
+  for (PetscInt r = 0; r < m; r++) len[r] = gk->rowstarts[r + 1] - gk->rowstarts[r];
+  PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
+  PetscCall(PetscFree(len));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ia, &ja, &done));
+  PetscCheck(done && mm == m && ia[m] == gk->csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix's host pattern has other row arrays");
+  PetscCall(GKMemcpyD2H((PetscInt *)ja, gk->csr.j, sizeof(PetscInt) * (size_t)gk->csr.nnz));
+  PetscCall(MatSeqAIJSetColumnIndices(M, (PetscInt *)ja)); /* onto itself: the rows' lengths set */
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ia, &ja, &done));
+  PetscCall(PetscFree(gk->rowstarts));
+  PetscCall(gk->base.assemblyend(M, MAT_FINAL_ASSEMBLY)); /* SEQAIJ's alone: the device copy is M's already */
+  M->assembled            = PETSC_TRUE;
+  M->nonzerostate         = nzstate;
+  M->ass_nonzerostate     = nzstate;
+  ((PetscObject)M)->state = state;
+  PetscCall(PetscLogEventEnd(GK_MatFromDevice, M, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MatSeqGKRowStarts_Private(Mat M, const PetscInt **ai)
+{
+  Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
+  const PetscInt *aj;
+  PetscScalar    *aa;
+  PetscMemType    mtype;
+
+  PetscFunctionBegin;
+  if (gk->rowstarts) *ai = gk->rowstarts;
+  else PetscCall(MatSeqAIJGetCSRAndMemType(M, ai, &aj, &aa, &mtype));
+  PetscFunctionReturn(0);
+}
+
 /* A numeric step's result dC whose values can go straight into C's device copy: C's pattern
    (the row starts compared where rows: not for a plan's later results, whose first was; the
    columns follow from the operands', whose patterns are unchanged
@@ -314,14 +381,12 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool *sort
 static PetscErrorCode MatSeqGKProductInPlace_Private(Mat C, const GKCsr *dC, PetscBool rows, PetscBool *inplace)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)C->spptr;
-  const PetscInt *ai, *aj;
-  PetscScalar    *aa;
-  PetscMemType    mtype;
+  const PetscInt *ai;
   PetscInt       *ci;
 
   PetscFunctionBegin;
   *inplace = PETSC_FALSE;
-  PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, &aj, &aa, &mtype));
+  PetscCall(MatSeqGKRowStarts_Private(C, &ai));
   if (!gk->prodsorted || gk->coo || dC->m != C->rmap->n || dC->n != C->cmap->n || dC->nnz != ai[C->rmap->n] || gk->nzstate != C->nonzerostate)
     PetscFunctionReturn(0);
   *inplace = PETSC_TRUE;
@@ -379,7 +444,7 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
   Mat          A = p->A, P = p->B;
   PetscBool    ptap = (PetscBool)(p->type == MATPRODUCT_PtAP);
   GKCsr        dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA, dC = dA;
-  PetscBool    keep, sorted = PETSC_FALSE, inplace = PETSC_FALSE, adopted, plan, fresh = PETSC_FALSE;
+  PetscBool    keep, sorted = PETSC_FALSE, inplace = PETSC_FALSE, adopted, plan, fresh = PETSC_FALSE, ascending = PETSC_FALSE;
   char         why[256] = "";
 
   PetscFunctionBegin;
@@ -407,8 +472,9 @@ static PetscErrorCode MatProductGKDeviceSeq_Private(Mat C, PetscBool symbolic, P
     PetscCall(MatSetSizes(C, dC.m, dC.n, dC.m, dC.n));
     if (ptap) PetscCall(MatSetBlockSizes(C, PetscAbs(P->cmap->bs), PetscAbs(P->cmap->bs)));
     else PetscCall(MatSetBlockSizesFromMats(C, A, P));
-    PetscCall(MatSetType(C, ((PetscObject)A)->type_name));                  /* DIA's product is made ELLPACK-R */
-    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, &sorted, &adopted)); /* adopted: dC is C's, its arrays NULL here */
+    PetscCall(MatSetType(C, ((PetscObject)A)->type_name));                             /* DIA's product is made ELLPACK-R */
+    if (GKDev->csrsorted) PetscCall(GKDev->csrsorted(dC.m, dC.i, dC.j, &ascending));   /* then C's host pattern waits until asked for */
+    PetscCall(MatSeqGKSetFromDeviceCsr_Private(C, &dC, ascending, &sorted, &adopted)); /* adopted: dC is C's, its arrays NULL here */
     ((Mat_SeqGK *)C->spptr)->prodsorted = sorted;
   } else if (inplace) { /* the same pattern, new values, in the order the symbolic step found */
     PetscCall(

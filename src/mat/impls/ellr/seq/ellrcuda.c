@@ -158,6 +158,7 @@ static PetscErrorCode MatSeqELLRBuild_Private(Mat A, PetscBool valuesonly)
   PetscFunctionBegin;
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCall(MatSeqGKKeptCsr_Private(A, &d));
+  if (gk->rowstarts) ai = gk->rowstarts; /* no host pattern yet: the layout from the kept CSR's rows, the entries from d */
   PetscCall(MatSeqELLRBuildCopy_Private(A, "ELLPACK-R", m, n, ai, aj, aa, d, valuesonly, &e->A, &e->bytesA, &e->storedA, e->layA, &e->autoA));
   PetscCall(MatSeqELLRDropTranspose_Private(A));
   gk->nnz       = ai[m];
