@@ -65,8 +65,8 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < 2; t++) PetscCall(DMCreateInterpolation(dac[t], daf[t], &P[t], &scale[t]));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)P[1], &isdev, MATSEQELLRCUDA, MATMPIELLRCUDA, ""));
   PetscCheck(isdev, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation is not a device matrix");
-  /* the library's own wraps arrays that it composes on the matrix */
-  PetscCall(PetscObjectQuery((PetscObject)P[1], "GKInterpolationArrays", &arrays));
+  /* the library's own says so by what it composes on the matrix */
+  PetscCall(PetscObjectQuery((PetscObject)P[1], "GKInterpolationQ1", &arrays));
   PetscCheck(!arrays == !own, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The interpolation was %s, not %s", arrays ? "the library's own" : "PETSc's",
              own ? "the library's own" : "PETSc's");
   /* entry by entry (a MAIJ of PETSc's expanded as the library expands it) */
