@@ -174,8 +174,9 @@ static PetscErrorCode GKQ1BlockCompose_Private(Mat P, const char *name, GKQ1Bloc
 
 /* DMDA's Q1 interpolation (the same entries and values as PETSc's) written as CSR arrays
    directly, where PETSc sets each row with MatSetValues: the process's fine points' rows, split
-   between the coarse columns it owns (local numbers) and the others (global numbers), wrapped
-   by a SEQAIJ on one process and an MPIAIJ on several, as PETSc's is for these types. Each pass
+   between the coarse columns it owns (local numbers) and the others (global numbers): on one
+   process copied up and made the device matrix (its scale vector summed from them as PETSc's
+   restriction sums it), on several wrapped by an MPIAIJ, as PETSc's is for this type. Each pass
    over the fine points (their rows' entries counted in each block, then written) is spread over
    the host's threads (gkthreads.c) by lines of points (a j and an l each): a row is one point's. */
 typedef struct {
@@ -240,7 +241,7 @@ static void GKDMDAQ1Part(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
   }
 }
 
-static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P)
+static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P, Vec *scale)
 {
   MPI_Comm               comm = PetscObjectComm((PetscObject)dmf);
   ISLocalToGlobalMapping ltogf, ltogc;
@@ -317,6 +318,18 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
     GKCsr     d;
     PetscBool sorted, adopted;
 
+    if (scale) { /* DMCreateInterpolationScale()'s, 1 / (P^T 1), summed as SEQAIJ's MatMultTranspose() sums */
+      PetscScalar *s;
+
+      PetscCall(DMCreateGlobalVector(dmc, scale));
+      PetscCall(VecGetArrayWrite(*scale, &s));
+      PetscCall(PetscArrayzero(s, ncols));
+      for (PetscInt r = 0; r < x.nrows; r++)
+        for (PetscInt k = D.i[r]; k < D.i[r + 1]; k++) s[D.j[k]] += D.a[k];
+      for (PetscInt c = 0; c < ncols; c++)
+        if (s[c] != 0.0) s[c] = 1.0 / s[c];
+      PetscCall(VecRestoreArrayWrite(*scale, &s));
+    }
     PetscCall(PetscGPUKitBackendSetUp_Private());
     PetscCall(GKCsrToDevice_Private(x.nrows, ncols, D.i, D.j, D.a, &d));
     PetscCall(PetscFree(D.mem));
@@ -332,6 +345,7 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
     PetscCall(MatCreateMPIAIJWithSplitArrays(comm, x.nrows, ncols, Mf[0] * Mf[1] * Mf[2], Mc[0] * Mc[1] * Mc[2], D.i, D.j, D.a, O.i, O.j, O.a, P));
     PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArrays", &D));
     if (O.mem) PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArraysOff", &O));
+    if (scale) PetscCall(DMCreateInterpolationScale(dmc, dmf, *P, scale));
   }
   { /* what says the library made it (tests/interp) */
     PetscContainer c;
@@ -734,8 +748,7 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   PetscCall(GKDMHasDeviceMatType_Private(dmf, &ours));
   PetscCall(GKDMDAQ1Fits_Private(dmc, dmf, &dim, ratio, &fits));
   if (ours && fits) {
-    PetscCall(GKDMDAInterpolationQ1_Private(dmc, dmf, dim, ratio, P));
-    if (scale) PetscCall(DMCreateInterpolationScale(dmc, dmf, *P, scale));
+    PetscCall(GKDMDAInterpolationQ1_Private(dmc, dmf, dim, ratio, P, scale));
   } else PetscCall((*base)(dmc, dmf, P, scale));
   if (!ours || !*P) PetscFunctionReturn(0);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)*P, &ismaij, MATSEQMAIJ, MATMPIMAIJ, ""));
