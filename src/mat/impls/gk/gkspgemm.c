@@ -255,6 +255,29 @@ static PetscErrorCode GKCsrSortRows_Private(PetscInt m, const PetscInt *i, Petsc
   PetscFunctionReturn(0);
 }
 
+/* M's SEQAIJ arrays preallocated from the row starts rs (host) and the nnz columns dj (device)
+   copied straight into them (no second array of the pattern's size, whose first touch would cost
+   as much as the copy); *ia and *ja are MatGetRowIJ()'s, given back by the caller once
+   MatSeqAIJSetColumnIndices() has set the rows' lengths */
+static PetscErrorCode MatSeqGKPatternFromDevice_Private(Mat M, const PetscInt *rs, const PetscInt *dj, PetscInt nnz, const PetscInt **ia,
+                                                        const PetscInt **ja)
+{
+  const PetscInt m = M->rmap->n;
+  PetscInt      *len, mm;
+  PetscBool      done;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m, &len));
+  for (PetscInt r = 0; r < m; r++) len[r] = rs[r + 1] - rs[r];
+  PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
+  PetscCall(PetscFree(len));
+  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &mm, ia, ja, &done));
+  PetscCheck(done && mm == m && (*ia)[m] == nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", m, nnz);
+  PetscCall(GKMemcpyD2H((PetscInt *)*ja, dj, sizeof(PetscInt) * (size_t)nnz));
+  PetscFunctionReturn(0);
+}
+
 /* M, a new sequential device matrix of d's sizes with its type set, given d's pattern and values
    (d in device memory): its rows' lengths from d's row starts, which alone come down first; then
    d's columns and values straight into the arrays M's preallocation made (no second copy of the
@@ -270,7 +293,7 @@ static PetscErrorCode GKCsrSortRows_Private(PetscInt m, const PetscInt *i, Petsc
 PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool ascending, PetscBool *sorted, PetscBool *adopted)
 {
   Mat_SeqGK      *gk = (Mat_SeqGK *)M->spptr;
-  PetscInt       *len, m;
+  PetscInt       *rs, m;
   const PetscInt *ia, *ja;
   PetscScalar    *v;
   PetscBool       done;
@@ -278,11 +301,11 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool ascen
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(GK_MatFromDevice, M, 0, 0, 0));
   *adopted = PETSC_FALSE;
-  PetscCall(PetscMalloc1(d->m + 1, &len));
-  PetscCall(GKMemcpyD2H(len, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
+  PetscCall(PetscMalloc1(d->m + 1, &rs));
+  PetscCall(GKMemcpyD2H(rs, d->i, sizeof(PetscInt) * (size_t)(d->m + 1)));
   if (ascending && gk->fmt->devicecsr && !gk->coo) {
     PetscCall(PetscFree(gk->rowstarts));
-    gk->rowstarts = len;
+    gk->rowstarts = rs;
     *sorted = *adopted = PETSC_TRUE;
     PetscCall(MatSeqAIJSetPreallocation(M, MAT_SKIP_ALLOCATION, NULL));
     PetscCall(MatSetOption(M, MAT_USE_INODES, PETSC_FALSE));
@@ -291,13 +314,9 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool ascen
     PetscCall(PetscLogEventEnd(GK_MatFromDevice, M, 0, 0, 0));
     PetscFunctionReturn(0);
   }
-  for (PetscInt r = 0; r < d->m; r++) len[r] = len[r + 1] - len[r];
-  PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
-  PetscCall(PetscFree(len));
-  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCheck(done && m == d->m && ia[m] == d->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "A device matrix preallocated for %" PetscInt_FMT " rows and %" PetscInt_FMT " nonzeros has other row arrays", d->m, d->nnz);
-  PetscCall(GKMemcpyD2H((PetscInt *)ja, d->j, sizeof(PetscInt) * (size_t)d->nnz));
+  PetscCall(MatSeqGKPatternFromDevice_Private(M, rs, d->j, d->nnz, &ia, &ja));
+  PetscCall(PetscFree(rs));
+  m = d->m;
   if (gk->fmt->devicecsr && !gk->coo) { /* the values may stay on the device where every row comes in order */
     *adopted = PETSC_TRUE;
     for (PetscInt r = 0; r < m && *adopted; r++)
@@ -327,8 +346,7 @@ PetscErrorCode MatSeqGKSetFromDeviceCsr_Private(Mat M, GKCsr *d, PetscBool ascen
 PetscErrorCode MatSeqGKMakeHostPattern_Private(Mat M)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)M->spptr;
-  const PetscInt   m  = M->rmap->n;
-  PetscInt        *len, mm;
+  PetscInt         m  = M->rmap->n;
   const PetscInt  *ia, *ja;
   PetscBool        done;
   PetscObjectState state, nzstate = M->nonzerostate;
@@ -340,15 +358,9 @@ PetscErrorCode MatSeqGKMakeHostPattern_Private(Mat M)
   PetscCall(PetscLogEventBegin(GK_MatFromDevice, M, 0, 0, 0));
   PetscCall(PetscInfo(M, "The host pattern of the %s matrix made from its device CSR (%" PetscInt_FMT " nonzeros)\n", gk->fmt->type, gk->csr.nnz));
   PetscCall(PetscObjectStateGet((PetscObject)M, &state));
-  PetscCall(PetscMalloc1(m, &len));
-  for (PetscInt r = 0; r < m; r++) len[r] = gk->rowstarts[r + 1] - gk->rowstarts[r];
-  PetscCall(MatSeqAIJSetPreallocation(M, 0, len));
-  PetscCall(PetscFree(len));
-  PetscCall(MatGetRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ia, &ja, &done));
-  PetscCheck(done && mm == m && ia[m] == gk->csr.nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A device matrix's host pattern has other row arrays");
-  PetscCall(GKMemcpyD2H((PetscInt *)ja, gk->csr.j, sizeof(PetscInt) * (size_t)gk->csr.nnz));
+  PetscCall(MatSeqGKPatternFromDevice_Private(M, gk->rowstarts, gk->csr.j, gk->csr.nnz, &ia, &ja));
   PetscCall(MatSeqAIJSetColumnIndices(M, (PetscInt *)ja)); /* onto itself: the rows' lengths set */
-  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &mm, &ia, &ja, &done));
+  PetscCall(MatRestoreRowIJ(M, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
   PetscCall(PetscFree(gk->rowstarts));
   PetscCall(gk->base.assemblyend(M, MAT_FINAL_ASSEMBLY)); /* SEQAIJ's alone: the device copy is M's already */
   M->assembled            = PETSC_TRUE;
