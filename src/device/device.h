@@ -253,6 +253,10 @@ typedef enum {
   GK_MEMCPY_D2D
 } GKMemcpyKind;
 
+/* the staging of large copies (GKBackendOps' stagebuffer): the buffers' count and size */
+#define GK_STAGE_PIECES 2
+#define GK_STAGE_BYTES  ((size_t)16 << 20)
+
 /* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
    ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. single: the
    step's products read the format's sval (set, and CG or COCG) in place of val. */
@@ -491,6 +495,18 @@ typedef struct {
      place of device memory (host: ordinary memory); malloc of 0 bytes gives NULL */
   PetscErrorCode (*hostmalloc)(size_t, void **);
   PetscErrorCode (*hostfree)(void *);
+  /* optional (NULL: a copy between host and device memory is memcpy's alone): a large copy to or
+     from pageable host memory staged by the caller (GKMemcpyH2D, GKMemcpyD2H) in pieces of
+     GK_STAGE_BYTES through GK_STAGE_PIECES page-locked buffers, the host's threads filling or
+     emptying one while another's transfer runs. pageable(p, &flg): whether host memory p is
+     pageable (CUDA's "unregistered"; the host backend's: all of it); stagebuffer(k, &buf): buffer
+     k (made on the early start's thread, else at the first call; NULL where none can be made);
+     stagecopy(k, dev, bytes, kind): the transfer of bytes between buffer k and dev queued on the
+     stream, in the direction kind; stagewait(k): the host waits for buffer k's last transfer */
+  PetscErrorCode (*pageable)(const void *, PetscBool *);
+  PetscErrorCode (*stagebuffer)(int, void **);
+  PetscErrorCode (*stagecopy)(int, void *, size_t, GKMemcpyKind);
+  PetscErrorCode (*stagewait)(int);
   /* SSOR and MatSOR (cuda/sor.cu, host/sor.c) */
   /* an SSOR step (above) on rows[0..nrows-1] (device; NULL: all m rows): step, omega, b, xin, xout */
   PetscErrorCode (*ssorrows)(const GKSsor *, GKSsorStep, PetscInt, const PetscInt *, PetscReal, const PetscScalar *, const PetscScalar *,

@@ -24,9 +24,10 @@ const GKBackendOps *GKDev = NULL;
 static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
-static PetscBool                 gk_early         = PETSC_FALSE; /* the CUDA backend's early start is under way */
-static PetscBool                 gk_aware         = PETSC_FALSE; /* MPI takes device memory */
-static PetscBool                 gk_gpu_time      = PETSC_FALSE; /* -log_view_gpu_time: the events wait for the device */
+static PetscBool                 gk_early         = PETSC_FALSE;              /* the CUDA backend's early start is under way */
+static PetscBool                 gk_aware         = PETSC_FALSE;              /* MPI takes device memory */
+static PetscBool                 gk_gpu_time      = PETSC_FALSE;              /* -log_view_gpu_time: the events wait for the device */
+static PetscInt                  gk_staged_min    = (PetscInt)GK_STAGE_BYTES; /* -gpukit_staged_copy_min: the smallest copy staged */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 PetscBool                        GKDevicePool     = PETSC_TRUE;
 PetscInt                         GKDenseSolveMax  = 1024;
@@ -77,6 +78,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_device        = -1;
   gk_aware         = PETSC_FALSE;
   gk_gpu_time      = PETSC_FALSE;
+  gk_staged_min    = (PetscInt)GK_STAGE_BYTES;
   GKOverlapKernels = PETSC_TRUE;
   GKDevicePool     = PETSC_TRUE;
   GKDenseSolveMax  = 1024;
@@ -200,6 +202,10 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
                             "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values; default 0: "
                             "the cores this process may run on, one under mpiexec --bind-to core)",
                             NULL, threads, &threads, NULL));
+  PetscCall(PetscOptionsInt("-gpukit_staged_copy_min",
+                            "Copies between pageable host memory and the device of at least this many bytes go in pieces through page-locked "
+                            "buffers that the host's threads (-gpukit_host_threads) fill or empty while the other pieces travel (0: none)",
+                            NULL, gk_staged_min, &gk_staged_min, NULL));
   PetscCall(PetscOptionsBool("-gpukit_cuda_aware_mpi",
                              "Hand device buffers to MPI in the halo exchanges instead of staging them through pinned host memory (the MPI must be "
                              "CUDA-aware)",
@@ -437,14 +443,87 @@ PetscErrorCode GKFree_Private(void *addr)
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  char       *dst;
+  const char *src;
+} GKHostCopy;
+
+static void GKHostCopyRange(void *ctx, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  GKHostCopy *c = (GKHostCopy *)ctx;
+
+  (void)part;
+  memcpy(c->dst + lo, c->src + lo, (size_t)(hi - lo));
+}
+
+/* A copy between pageable host memory and the device in pieces through the backend's
+   page-locked buffers (device.h, stagebuffer), the host's threads copying a piece into or out of
+   one buffer while the other's transfer runs: the driver's own staging of pageable memory copies
+   on one thread, at a fraction of the bus's speed, and a new host array's first touch is spread
+   over the threads too. *done false where it does not apply: a small copy, page-locked host
+   memory, one thread, no buffers */
+static PetscErrorCode GKMemcpyStaged_Private(void *dst, const void *src, size_t bytes, GKMemcpyKind kind, PetscBool *done)
+{
+  const size_t piece = GK_STAGE_BYTES, npieces = (bytes + piece - 1) / piece;
+  void        *buf[GK_STAGE_PIECES];
+  PetscBool    pageable;
+  PetscInt     nt;
+  GKHostCopy   c;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (kind == GK_MEMCPY_D2D || gk_staged_min <= 0 || bytes < (size_t)gk_staged_min || !GKDev->stagebuffer) PetscFunctionReturn(0);
+  PetscCall(GKDev->pageable(kind == GK_MEMCPY_H2D ? src : dst, &pageable));
+  if (!pageable) PetscFunctionReturn(0);
+  PetscCall(GKHostThreads_Private((PetscInt)piece, (PetscInt)(piece / 8), &nt));
+  if (nt < 2) PetscFunctionReturn(0);
+  for (int k = 0; k < GK_STAGE_PIECES; k++) {
+    PetscCall(GKDev->stagebuffer(k, &buf[k]));
+    if (!buf[k]) PetscFunctionReturn(0);
+  }
+  if (kind == GK_MEMCPY_H2D) {
+    for (size_t p = 0; p < npieces; p++) { /* a buffer filled once its last transfer has ended */
+      const int    k   = (int)(p % GK_STAGE_PIECES);
+      const size_t off = p * piece, m = PetscMin(piece, bytes - off);
+
+      PetscCall(GKDev->stagewait(k));
+      c.dst = (char *)buf[k];
+      c.src = (const char *)src + off;
+      PetscCall(GKParallelFor_Private((PetscInt)m, nt, GKHostCopyRange, &c));
+      PetscCall(GKDev->stagecopy(k, (char *)dst + off, m, kind));
+    }
+    for (int k = 0; k < GK_STAGE_PIECES; k++) PetscCall(GKDev->stagewait(k)); /* src may change once this returns */
+  } else {
+    for (size_t p = 0; p < PetscMin(npieces, (size_t)GK_STAGE_PIECES); p++)
+      PetscCall(GKDev->stagecopy((int)p, (char *)src + p * piece, PetscMin(piece, bytes - p * piece), kind));
+    for (size_t p = 0; p < npieces; p++) { /* a buffer emptied once its transfer has ended, then given the piece after next */
+      const int    k   = (int)(p % GK_STAGE_PIECES);
+      const size_t off = p * piece, next = off + GK_STAGE_PIECES * piece;
+
+      PetscCall(GKDev->stagewait(k));
+      c.dst = (char *)dst + off;
+      c.src = (const char *)buf[k];
+      PetscCall(GKParallelFor_Private((PetscInt)PetscMin(piece, bytes - off), nt, GKHostCopyRange, &c));
+      if (next < bytes) PetscCall(GKDev->stagecopy(k, (char *)src + next, PetscMin(piece, bytes - next), kind));
+    }
+  }
+  PetscCall(PetscInfo(NULL, "petsc-gpukit: %s copy of %zu bytes staged in %zu pieces by %" PetscInt_FMT " threads\n",
+                      kind == GK_MEMCPY_H2D ? "host to device" : "device to host", bytes, npieces, nt));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* A copy across the host/device boundary: logged in its event, counted with its bytes */
 static PetscErrorCode GKMemcpyCounted_Private(void *dst, const void *src, size_t bytes, GKMemcpyKind kind, PetscLogEvent event, PetscLogDouble *count,
                                               PetscLogDouble *total)
 {
+  PetscBool staged;
+
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(0);
   PetscCall(PetscLogEventBegin(event, 0, 0, 0, 0));
-  PetscCall(GKDev->memcpy(dst, src, bytes, kind));
+  PetscCall(GKMemcpyStaged_Private(dst, src, bytes, kind, &staged));
+  if (!staged) PetscCall(GKDev->memcpy(dst, src, bytes, kind));
   PetscCall(PetscLogEventEnd(event, 0, 0, 0, 0));
   *count += 1;
   *total += (PetscLogDouble)bytes;

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include "cudaimpl.h"
 
 /* The early start (device.h, earlystart): a thread of its own counts the devices, reads the
@@ -38,6 +39,42 @@ static void GKCUDAStayLoaded(void)
   if (dladdr((void *)GKCUDAStayLoaded, &info) && info.dli_fname) (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
+/* The staging buffers of large copies (device.h, stagebuffer): page-locked host memory and an
+   event a buffer. Made once: on the early start's thread where this process may run on more than
+   one core (the threads that fill them need cores), else at the first staged copy; tried no more
+   where CUDA refused them. No PETSc call (the early start's thread). */
+static struct {
+  void       *buf[GK_STAGE_PIECES];
+  cudaEvent_t ev[GK_STAGE_PIECES];
+  int         tried, made;
+} gk_stage;
+
+static void GKCUDAStageFree(void)
+{
+  for (int k = 0; k < GK_STAGE_PIECES; k++) {
+    if (gk_stage.ev[k]) (void)cudaEventDestroy(gk_stage.ev[k]);
+    if (gk_stage.buf[k]) (void)cudaFreeHost(gk_stage.buf[k]);
+    gk_stage.ev[k]  = NULL;
+    gk_stage.buf[k] = NULL;
+  }
+  gk_stage.made = 0;
+}
+
+static void GKCUDAStageMake(void)
+{
+  if (gk_stage.tried) return;
+  gk_stage.tried = 1;
+  for (int k = 0; k < GK_STAGE_PIECES; k++) {
+    if (cudaHostAlloc(&gk_stage.buf[k], GK_STAGE_BYTES, cudaHostAllocPortable) != cudaSuccess ||
+        cudaEventCreateWithFlags(&gk_stage.ev[k], cudaEventDisableTiming) != cudaSuccess) {
+      (void)cudaGetLastError();
+      GKCUDAStageFree();
+      return;
+    }
+  }
+  gk_stage.made = 1;
+}
+
 static void *GKCUDAEarlyStart_Thread(void *arg)
 {
   int         n   = 0, dev;
@@ -57,7 +94,13 @@ static void *GKCUDAEarlyStart_Thread(void *arg)
   gk_early.counted = 1;
   pthread_cond_broadcast(&gk_early.found);
   pthread_mutex_unlock(&gk_early.lock);
-  if (dev >= 0 && dev < n && cudaSetDevice(dev) == cudaSuccess && cudaFree(NULL) == cudaSuccess) GKCUDAStayLoaded();
+  if (dev >= 0 && dev < n && cudaSetDevice(dev) == cudaSuccess && cudaFree(NULL) == cudaSuccess) {
+    cpu_set_t set;
+
+    GKCUDAStayLoaded();
+    CPU_ZERO(&set);
+    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1) GKCUDAStageMake();
+  }
   return NULL;
 }
 
@@ -222,6 +265,9 @@ static PetscErrorCode GKCUDAFinalizeAll(void)
   PetscFunctionBegin;
   PetscCall(GKCUDAFinalize());
   PetscCall(GKCUDASpGEMMFinalize());
+  if (gk_stage.made) GKWaitCUDA(cudaStreamSynchronize(0));
+  GKCUDAStageFree();
+  gk_stage.tried = 0;
   if (gk_pool > 0) {
     GKCallCUDA(cudaStreamSynchronize(0));
     GKCallCUDA(cudaMemPoolTrimTo(gk_mempool, 0));
@@ -494,6 +540,45 @@ static PetscErrorCode GKCUDAHostUnregister(void *p)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode GKCUDAPageable(const void *p, PetscBool *flg)
+{
+  cudaPointerAttributes attr;
+
+  PetscFunctionBegin;
+  *flg = PETSC_FALSE;
+  if (!p) PetscFunctionReturn(0);
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) (void)cudaGetLastError();
+  else *flg = attr.type == cudaMemoryTypeUnregistered ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAStageBuffer(int k, void **buf)
+{
+  PetscFunctionBegin;
+  PetscCall(GKCUDAReady()); /* the early start's thread may be making them */
+  GKCUDAStageMake();
+  *buf = gk_stage.made && k >= 0 && k < GK_STAGE_PIECES ? gk_stage.buf[k] : NULL;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAStageCopy(int k, void *dev, size_t bytes, GKMemcpyKind kind)
+{
+  PetscFunctionBegin;
+  PetscCheck(gk_stage.made && k >= 0 && k < GK_STAGE_PIECES && bytes <= GK_STAGE_BYTES && kind != GK_MEMCPY_D2D, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "No staging buffer %d for %zu bytes", k, bytes);
+  if (kind == GK_MEMCPY_H2D) GKCallCUDA(cudaMemcpyAsync(dev, gk_stage.buf[k], bytes, cudaMemcpyHostToDevice, GKCUDAStream));
+  else GKCallCUDA(cudaMemcpyAsync(gk_stage.buf[k], dev, bytes, cudaMemcpyDeviceToHost, GKCUDAStream));
+  GKCallCUDA(cudaEventRecord(gk_stage.ev[k], GKCUDAStream));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAStageWait(int k)
+{
+  PetscFunctionBegin;
+  if (gk_stage.made && k >= 0 && k < GK_STAGE_PIECES) GKWaitCUDA(cudaEventSynchronize(gk_stage.ev[k]));
+  PetscFunctionReturn(0);
+}
+
 /* y[idx[k]] += buf[k], the indices distinct: what one other process sends back */
 __global__ void GKScatterAddKernel(PetscInt n, const PetscInt *__restrict__ idx, const GKScalar *__restrict__ buf, GKScalar *__restrict__ y)
 {
@@ -562,6 +647,10 @@ const GKBackendOps GKBackendCUDA = {
   .hostunregister     = GKCUDAHostUnregister,
   .hostmalloc         = GKCUDAHostMalloc,
   .hostfree           = GKCUDAHostFree,
+  .pageable           = GKCUDAPageable,
+  .stagebuffer        = GKCUDAStageBuffer,
+  .stagecopy          = GKCUDAStageCopy,
+  .stagewait          = GKCUDAStageWait,
   .ssorrows           = GKCUDASsorRows,
   .ssorblocks         = GKCUDASsorBlocks,
   .ellrsor            = GKCUDAEllrSor,
