@@ -281,8 +281,8 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscFunctionReturn(0);
 }
 
-/* The aggregates of the device's graph, kept for the prolongator; PETSc's lists left empty
-   (nothing else reads them where the device's aggregation runs) */
+/* The aggregates of the device's graph, kept for the prolongator; PETSc's lists made empty, of
+   no nodes (nothing else reads them where the device's aggregation runs) */
 static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lists)
 {
   PC_GAMG        *pc_gamg;
@@ -320,7 +320,7 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
     }
   }
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
-  PetscCall(PetscCDCreate(g->m, lists));
+  PetscCall(PetscCDCreate(0, lists)); /* of no nodes: lists of g->m nodes are a zeroed pointer a node, which nothing reads here */
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
   PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the device (%s)\n",
                       pc_gamg->current_level, ctx->nagg, g->m,
