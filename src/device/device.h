@@ -473,6 +473,10 @@ typedef struct {
   /* the GKNormParts asked for (a bitwise or) into r[0..2], the others 0 */
   PetscErrorCode (*norms)(PetscInt, const PetscScalar *, int, PetscReal *);
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
+  /* x minus the constant of its mean as MatNullSpaceRemove() computes it from VecSum() and
+     VecShift(), with sum's arithmetic: s = (sum of x) / -N, x_i += s (N the global size, one
+     process), the sum kept on the device: no wait */
+  PetscErrorCode (*removeconstant)(PetscInt, PetscInt, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
   /* device set-up and memory above, and these: cuda/cuda.cu, host/host.c */

@@ -418,6 +418,35 @@ __global__ void GKSumKernel(PetscInt n, const GKScalar *__restrict__ x, double *
   GKBlockSumStore<1>(acc, partial);
 }
 
+/* x_i += result / -N: the sum's shift, computed as the host computes it from the sum */
+__global__ void GKShiftBySumKernel(PetscInt n, double negN, const double *__restrict__ result, GKScalar *__restrict__ x)
+{
+  GKOverlapBegin();
+
+#if defined(PETSC_USE_COMPLEX)
+  const GKScalar s = GKScalar(result[0] / negN, result[1] / negN); /* C's division by a real-valued complex: each part's */
+#else
+  const GKScalar s = result[0] / negN;
+#endif
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) x[i] = x[i] + s;
+}
+
+PetscErrorCode GKCUDARemoveConstant(PetscInt n, PetscInt N, PetscScalar *x)
+{
+  const unsigned nb = GKRedBlocks(n);
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  GKCallCUDA(GKLaunchOverlapped(GKSumKernel, nb, n, (const GKScalar *)x, gk_partial));
+  GKCheckLaunch();
+  GKCallCUDA(GKLaunchOverlapped(GKSumPartialsKernel<1>, 1, (int)nb, (const double *)gk_partial, gk_result));
+  GKCheckLaunch();
+  GKCallCUDA(GKLaunchOverlapped(GKShiftBySumKernel, GKBlocks(n), n, -1.0 * (double)N, (const double *)gk_result, (GKScalar *)x));
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKCUDASum(PetscInt n, const PetscScalar *x, PetscScalar *s)
 {
   const unsigned nb = GKRedBlocks(n);

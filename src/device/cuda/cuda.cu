@@ -638,6 +638,7 @@ const GKBackendOps GKBackendCUDA = {
   .dotnorm2           = GKCUDADotNorm2,
   .norms              = GKCUDANorms,
   .sum                = GKCUDASum,
+  .removeconstant     = GKCUDARemoveConstant,
   .extreme            = GKCUDAExtreme,
   .densetrimv         = GKCUDADenseTriMV,
   .gather             = GKCUDAGather,

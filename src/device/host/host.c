@@ -269,6 +269,7 @@ const GKBackendOps GKBackendHost = {
   .dotnorm2           = GKHostDotNorm2,
   .norms              = GKHostNorms,
   .sum                = GKHostSum,
+  .removeconstant     = GKHostRemoveConstant,
   .extreme            = GKHostExtreme,
   .densetrimv         = GKHostDenseTriMV,
   .gather             = GKHostGather,

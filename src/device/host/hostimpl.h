@@ -90,6 +90,7 @@ PETSC_INTERN PetscErrorCode GKHostDots(PetscInt, const PetscScalar *, PetscInt, 
 PETSC_INTERN PetscErrorCode GKHostDotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostNorms(PetscInt, const PetscScalar *, int, PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostSum(PetscInt, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostRemoveConstant(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostExtreme(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
 
 /* the sparse products' twin (spgemm.c) */

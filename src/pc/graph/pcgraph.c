@@ -23,6 +23,7 @@
 #include <petsc/private/pcimpl.h>
 #include <petsc/private/kspimpl.h>
 #include <petsc/private/pcmgimpl.h>
+#include <petsc/private/matimpl.h>
 
 #define GK_GRAPH_KEY "PCGPUKitGraph"
 
@@ -50,6 +51,10 @@ typedef struct {
   PetscLogDouble launches, bytes, flops;
   PetscInt       replays;
   PetscInt       unclean; /* applications seen to wait, copy or allocate for this key */
+  /* the levels' matrices whose null space is swapped while an application runs, and theirs */
+  Mat          *swapped;
+  MatNullSpace *own;
+  PetscInt      nswapped, maxswapped;
 } PC_GKGraph;
 
 static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
@@ -58,6 +63,7 @@ static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
 
   PetscFunctionBegin;
   if (g->exec && GKDev && GKDev->graphdestroy) PetscCall(GKDev->graphdestroy(g->exec));
+  PetscCall(PetscFree2(g->swapped, g->own));
   PetscCall(PetscFree(g));
   PetscFunctionReturn(0);
 }
@@ -82,6 +88,72 @@ static PetscErrorCode PCGKGraphHostCounts_Private(PetscLogDouble *n)
   PetscFunctionBegin;
   PetscCall(PetscGPUKitGetTransferCounts(&t));
   *n = t.h2d_count + t.d2h_count + GKCounts.syncs + GKMemOps;
+  PetscFunctionReturn(0);
+}
+
+/* The constants removed on the device with no wait (the null space swapped in below) */
+static PetscErrorCode PCGKGraphRemoveConstant_Private(MatNullSpace sp, Vec v, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)sp;
+  (void)ctx;
+  PetscCall(VecGKRemoveConstant_Private(v));
+  PetscFunctionReturn(0);
+}
+
+/* A multigrid PC's application with the null spaces of its levels' matrices that are the
+   constants alone swapped, while it runs, for one whose removal (MatNullSpaceRemove(), in every
+   step of a smoother: KSP_PCApply()) keeps the sum on the device: PETSc's sums the vector on the
+   host's side, a wait that would keep the application from being recorded. The same arithmetic,
+   the same bits; the swap is undone however the application ends. The one swapped in is made
+   once and kept on the matrix's own (composed) */
+static PetscErrorCode PCGKGraphApply_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
+{
+  PetscBool      ismg;
+  PetscInt       nlev = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  g->nswapped = 0;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &ismg, PCMG, PCGAMG, ""));
+  if (ismg && pc->setupcalled) PetscCall(PCMGGetLevels(pc, &nlev));
+  for (PetscInt l = 0; l < nlev; l++) {
+    PC_MG_Levels *lev    = ((PC_MG *)pc->data)->levels[l];
+    KSP           ksp[2] = {lev->smoothd, lev->smoothu};
+
+    for (PetscInt k = 0; k < 2; k++) {
+      Mat          A  = ksp[k] && ksp[k]->pc ? ksp[k]->pc->mat : NULL;
+      MatNullSpace sp = A ? A->nullsp : NULL, dev;
+
+      if (!sp || !sp->has_cnst || sp->n || sp->remove) continue; /* none, or not the constants alone (or swapped already) */
+      PetscCall(PetscObjectQuery((PetscObject)sp, "GKNullSpaceOnDevice", (PetscObject *)&dev));
+      if (!dev) {
+        PetscCall(MatNullSpaceCreate(PetscObjectComm((PetscObject)sp), PETSC_FALSE, 0, NULL, &dev));
+        PetscCall(MatNullSpaceSetFunction(dev, PCGKGraphRemoveConstant_Private, NULL));
+        PetscCall(PetscObjectCompose((PetscObject)sp, "GKNullSpaceOnDevice", (PetscObject)dev));
+        PetscCall(PetscObjectDereference((PetscObject)dev)); /* held by sp */
+      }
+      if (g->nswapped == g->maxswapped) {
+        Mat          *m;
+        MatNullSpace *o;
+
+        PetscCall(PetscMalloc2(2 * g->maxswapped + 4, &m, 2 * g->maxswapped + 4, &o));
+        PetscCall(PetscArraycpy(m, g->swapped, g->nswapped));
+        PetscCall(PetscArraycpy(o, g->own, g->nswapped));
+        PetscCall(PetscFree2(g->swapped, g->own));
+        g->swapped    = m;
+        g->own        = o;
+        g->maxswapped = 2 * g->maxswapped + 4;
+      }
+      g->swapped[g->nswapped] = A;
+      g->own[g->nswapped++]   = sp;
+      A->nullsp               = dev;
+    }
+  }
+  ierr = (*g->apply)(pc, x, y);
+  for (PetscInt k = g->nswapped - 1; k >= 0; k--) g->swapped[k]->nullsp = g->own[k];
+  g->nswapped = 0;
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -136,7 +208,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     break;
   case GK_GRAPH_UNSEEN:
     PetscCall(PCGKGraphHostCounts_Private(&h0));
-    PetscCall((*g->apply)(pc, x, y));
+    PetscCall(PCGKGraphApply_Private(pc, g, x, y));
     PetscCall(PCGKGraphHostCounts_Private(&h1));
     /* the first application may do what later ones do not (a Chebyshev smoother's eigenvalue
        estimates, made at its first solve): a second one is looked at before giving up */
@@ -155,7 +227,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     f0 = petsc_TotalFlops;
     PetscCall(GKDev->graphbegin());
     gk_recording = PETSC_TRUE;
-    ierr         = (*g->apply)(pc, x, y);
+    ierr         = PCGKGraphApply_Private(pc, g, x, y);
     gk_recording = PETSC_FALSE;
     exec         = g->exec; /* updated in place by the new recording where it can be */
     g->exec      = NULL;
@@ -166,7 +238,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     if (!exec || h1 != h0) { /* nothing ran: run it as it is */
       PetscCall(PetscInfo(pc, "Not replayed as a graph: the recording failed\n"));
       g->stage = GK_GRAPH_NEVER;
-      PetscCall((*g->apply)(pc, x, y));
+      PetscCall(PCGKGraphApply_Private(pc, g, x, y));
       break;
     }
     g->launches = GKCounts.launches - l0;
@@ -177,7 +249,7 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
     PetscCall(PetscInfo(pc, "Application recorded as a graph of %g launches\n", g->launches));
     break;
   case GK_GRAPH_NEVER:
-    PetscCall((*g->apply)(pc, x, y));
+    PetscCall(PCGKGraphApply_Private(pc, g, x, y));
     break;
   }
   PetscFunctionReturn(0);

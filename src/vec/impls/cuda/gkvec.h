@@ -38,5 +38,9 @@ PETSC_INTERN PetscErrorCode VecGKTrackEnd_Private(PetscBool);
 PETSC_INTERN PetscErrorCode VecGetSubVector_GK(Vec, IS, Vec *);
 PETSC_INTERN PetscErrorCode VecRestoreSubVector_GK(Vec, IS, Vec *);
 
+/* v minus the constant of its mean, as MatNullSpaceRemove() of the constants, with no wait for
+   the device where its values are there (veccudaops.c) */
+PETSC_EXTERN PetscErrorCode VecGKRemoveConstant_Private(Vec); /* exported for tests/nullspace.c */
+
 /* y = x through the device arrays where both have them */
 PETSC_INTERN PetscErrorCode VecGKCopy_Private(Vec, Vec);

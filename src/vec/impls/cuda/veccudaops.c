@@ -518,6 +518,40 @@ static PetscErrorCode VecSum_GK(Vec x, PetscScalar *s)
   PetscFunctionReturn(0);
 }
 
+/* v minus the constant of its mean, as MatNullSpaceRemove() removes the constants: VecSum(),
+   then VecShift() by the sum over -N, with the same arithmetic. Where the values are on the device
+   (one process) the sum stays there and the shift reads it (removeconstant): no wait, so that a
+   multigrid application whose smoothers remove it can be recorded as a graph (pcgraph.c) */
+PetscErrorCode VecGKRemoveConstant_Private(Vec v)
+{
+  Vec_GK      *g = NULL;
+  PetscScalar *d, s;
+  PetscInt     N;
+  PetscMPIInt  size;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetSize(v, &N));
+  if (N <= 0) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size));
+  if (VecIsOwnGK(v) && size == 1) PetscCall(VecGKGetData_Private(v, &g));
+  if (!g || VecGKHostOnly(g)) {
+    PetscCall(VecSum(v, &s));
+    s = s / ((PetscScalar)(-1.0 * N));
+    PetscCall(VecShift(v, s));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(VecSetErrorIfLocked(v, 1));
+  PetscCall(VecGKDevice_Private(v, GK_READWRITE, &d));
+  PetscCall(PetscLogEventBegin(GK_VecReduce, v, 0, 0, 0));
+  PetscCall(GKDev->removeconstant(v->map->n, N, d));
+  VecGKCountPasses(v->map->n, 3);
+  PetscCall(PetscLogFlops(2.0 * v->map->n));
+  PetscCall(PetscGPUKitLogSync_Private());
+  PetscCall(PetscLogEventEnd(GK_VecReduce, v, 0, 0, 0));
+  PetscCall(PetscObjectStateIncrease((PetscObject)v));
+  PetscFunctionReturn(0);
+}
+
 /* the extreme real part and its first (global) index, as VecMax_MPI/VecMin_MPI */
 static PetscErrorCode VecGKExtreme_Private(Vec x, GKExtremeOp op, PetscInt *idx, PetscReal *z)
 {
