@@ -632,6 +632,34 @@ static PetscErrorCode GKDMDAFillPattern_Private(DM dm, Mat J, PetscBool mpi)
   PetscFunctionReturn(0);
 }
 
+/* The rows' lengths of the owned points of lines lo to hi - 1 (a j and a k each), in the rows'
+   order of the mapping; PETSc not called (the threads run it) */
+typedef struct {
+  const GKDMDAStencil *p;
+  PetscInt            *len;
+} GKDMDALenCtx;
+
+static void GKDMDALenPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  const GKDMDALenCtx  *x = (const GKDMDALenCtx *)arg;
+  const GKDMDAStencil *p = x->p;
+  const PetscInt       s = p->s;
+
+  (void)part;
+  for (PetscInt line = lo; line < hi; line++) {
+    const PetscInt j = p->xs[1] + line % p->xm[1], k = p->xs[2] + line / p->xm[1];
+
+    for (PetscInt i = p->xs[0]; i < p->xs[0] + p->xm[0]; i++) {
+      const PetscInt slot = (i - p->gs[0]) + p->gm[0] * ((j - p->gs[1]) + p->gm[1] * (k - p->gs[2]));
+      const PetscInt wx = PetscMin(s, i) + PetscMin(s, p->M[0] - 1 - i), wy = PetscMin(s, j) + PetscMin(s, p->M[1] - 1 - j),
+                     wz  = PetscMin(s, k) + PetscMin(s, p->M[2] - 1 - k);
+      const PetscInt cnt = p->st == DMDA_STENCIL_BOX ? (wx + 1) * (wy + 1) * (wz + 1) : wx + wy + wz + 1;
+
+      for (PetscInt d = 0; d < p->dof; d++) x->len[p->g[p->dof * slot] + d] = cnt * p->dof;
+    }
+  }
+}
+
 /* On one process, the matrix made here as DMDA's creatematrix makes it (DMCreateMatrix_DA() and
    its 2D and 3D AIJ preallocations, fdda.c: created, sized, typed, set from the options, bound to
    the CPU below the DM's threshold, given its DM, block size, mapping and stencil), its rows'
@@ -667,16 +695,16 @@ static PetscErrorCode GKDMDACreateMatrixSeq_Private(DM dm, Mat *J)
   }
   PetscCall(MatSetBlockSize(A, p.dof));
   PetscCall(MatSetOption(A, MAT_SORTED_FULL, PETSC_TRUE));
-  /* a point's rows: its stencil's points in the grid (a box, or a star's arms), each dof columns */
+  /* a point's rows: its stencil's points in the grid (a box, or a star's arms), each dof columns;
+     the lines of points spread over the host's threads, as the columns are */
   PetscCall(PetscMalloc1(n, &len));
-  GKDMDAForOwned(&p, i, j, k, PETSC_TRUE)
   {
-    const PetscInt s = p.s, slot = (i - p.gs[0]) + p.gm[0] * ((j - p.gs[1]) + p.gm[1] * (k - p.gs[2]));
-    const PetscInt wx = PetscMin(s, i) + PetscMin(s, p.M[0] - 1 - i), wy = PetscMin(s, j) + PetscMin(s, p.M[1] - 1 - j),
-                   wz  = PetscMin(s, k) + PetscMin(s, p.M[2] - 1 - k);
-    const PetscInt cnt = p.st == DMDA_STENCIL_BOX ? (wx + 1) * (wy + 1) * (wz + 1) : wx + wy + wz + 1;
+    GKDMDALenCtx   x     = {&p, len};
+    const PetscInt lines = p.xm[1] * p.xm[2];
+    PetscInt       nt;
 
-    for (PetscInt d = 0; d < p.dof; d++) len[p.g[p.dof * slot] + d] = cnt * p.dof;
+    PetscCall(GKHostThreads_Private(n, GK_DM_GRAIN, &nt));
+    PetscCall(GKParallelFor_Private(lines, PetscMin(nt, PetscMax(lines, 1)), GKDMDALenPart, &x));
   }
   PetscCall(MatSeqAIJSetPreallocation(A, 0, len));
   PetscCall(PetscFree(len));
