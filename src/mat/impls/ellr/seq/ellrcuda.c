@@ -81,7 +81,9 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     lay[1]     = e->sortwindow;
     *automatic = GK_ELLR_AUTO_NONE;
     if (!e->chosen && m > 0) {
-      for (PetscInt i = 0; i < m; i++) longest = PetscMax(longest, ai[i + 1] - ai[i]);
+      PetscInt64 nnz;
+
+      PetscCall(GKEllrRowsWidth_Private(ai, NULL, m, &longest, &nnz));
       if (longest >= GK_ELLR_WIDE && !e->norows && (PetscInt64)longest * m <= (PetscInt64)GK_ELLR_ROWS_ALIKE * ai[m]) {
         PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; one row a slice\n", what, longest, (double)ai[m] / m));
         lay[0]     = 1;

@@ -25,6 +25,51 @@ PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscFunctionReturn(0);
 }
 
+/* The rows' longest and their entries, a range of rows a thread: a matrix of millions of rows
+   (a DMDA's, GAMG's finest prolongator) takes milliseconds on one core */
+#define GK_ELLR_GRAIN 65536
+
+typedef struct {
+  const PetscInt *ai, *perm;
+  PetscInt       *w;   /* a part */
+  PetscInt64     *sum; /* a part */
+} GKEllrWidthCtx;
+
+static void GKEllrWidthPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  const GKEllrWidthCtx *x   = (const GKEllrWidthCtx *)arg;
+  PetscInt              w   = 0;
+  PetscInt64            sum = 0;
+
+  for (PetscInt t = lo; t < hi; t++) {
+    const PetscInt r = x->perm ? x->perm[t] : t, len = x->ai[r + 1] - x->ai[r];
+
+    w = PetscMax(w, len);
+    sum += len;
+  }
+  x->w[part]   = w;
+  x->sum[part] = sum;
+}
+
+PetscErrorCode GKEllrRowsWidth_Private(const PetscInt *ai, const PetscInt *perm, PetscInt m, PetscInt *w, PetscInt64 *sum)
+{
+  GKEllrWidthCtx x = {ai, perm, NULL, NULL};
+  PetscInt       nt;
+
+  PetscFunctionBegin;
+  PetscCall(GKHostThreads_Private(m, GK_ELLR_GRAIN, &nt));
+  PetscCall(PetscMalloc2(nt, &x.w, nt, &x.sum));
+  PetscCall(GKParallelFor_Private(m, nt, GKEllrWidthPart, &x));
+  *w   = 0;
+  *sum = 0;
+  for (PetscInt p = 0; p < nt; p++) {
+    *w = PetscMax(*w, x.w[p]);
+    *sum += x.sum[p];
+  }
+  PetscCall(PetscFree2(x.w, x.sum));
+  PetscFunctionReturn(0);
+}
+
 typedef struct {
   PetscInt len, row;
 } GKRowLen;
@@ -57,8 +102,8 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL;
-  PetscInt64     start;
+  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL, w1 = 0;
+  PetscInt64     start, sum1 = 0;
   PetscScalar   *daa    = NULL;
   PetscBool      fits16 = PETSC_FALSE;
   char           why[320];
@@ -100,11 +145,12 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
      row among 65536), which the fill limit or the check below refuses before anything is stored */
   start = 0;
   sp[0] = 0;
+  if (ns == 1) PetscCall(GKEllrRowsWidth_Private(ai, perm, m, &w1, &sum1)); /* the one slice's, by the threads */
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt   w = 0;
-    PetscInt64 next, sum = 0;
+    PetscInt   w = w1;
+    PetscInt64 next, sum = sum1;
 
-    for (PetscInt t = s * h; t < PetscMin(m, (s + 1) * h); t++) {
+    for (PetscInt t = s * h; ns > 1 && t < PetscMin(m, (s + 1) * h); t++) {
       w = PetscMax(w, GK_LEN(t));
       sum += GK_LEN(t);
     }
