@@ -125,7 +125,7 @@ static PetscErrorCode PCGKGraphApply_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
       Mat          A  = ksp[k] && ksp[k]->pc ? ksp[k]->pc->mat : NULL;
       MatNullSpace sp = A ? A->nullsp : NULL, dev;
 
-      if (!sp || !sp->has_cnst || sp->n || sp->remove) continue; /* none, or not the constants alone (or swapped already) */
+      if (!sp || !sp->has_cnst || sp->n || sp->remove) continue; /* none, or not the constants alone (the one swapped in: no constants) */
       PetscCall(PetscObjectQuery((PetscObject)sp, "GKNullSpaceOnDevice", (PetscObject *)&dev));
       if (!dev) {
         PetscCall(MatNullSpaceCreate(PetscObjectComm((PetscObject)sp), PETSC_FALSE, 0, NULL, &dev));

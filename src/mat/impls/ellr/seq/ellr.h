@@ -13,9 +13,8 @@ static inline PetscBool GKEllrThreadRows(PetscInt m, PetscInt nnz, PetscBool sor
   return sorted && m >= GK_ELLR_MANY_ROWS && nnz >= (PetscInt64)(GK_ELLR_WIDE / 2) * m ? PETSC_TRUE : PETSC_FALSE;
 }
 
-/* the longest of m CSR rows (slot s holding row perm[s], or s where perm is NULL) and their
-   entries, counted by the host's threads (see ellrlayout.c) */
-PETSC_INTERN PetscErrorCode GKEllrRowsWidth_Private(const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt64 *);
+/* the longest of m CSR rows, found by the host's threads (see ellrlayout.c) */
+PETSC_INTERN PetscErrorCode GKEllrLongestRow_Private(const PetscInt *, PetscInt, PetscInt *);
 /* a copy's device arrays freed */
 PETSC_INTERN PetscErrorCode GKEllrFree_Private(GKEllr *);
 /* the (sliced, sorted) arrays of an m x n CSR matrix on the device (see ellrlayout.c) */

@@ -81,9 +81,7 @@ static PetscErrorCode MatSeqELLRBuildCopy_Private(Mat A, const char *what, Petsc
     lay[1]     = e->sortwindow;
     *automatic = GK_ELLR_AUTO_NONE;
     if (!e->chosen && m > 0) {
-      PetscInt64 nnz;
-
-      PetscCall(GKEllrRowsWidth_Private(ai, NULL, m, &longest, &nnz));
+      PetscCall(GKEllrLongestRow_Private(ai, m, &longest));
       if (longest >= GK_ELLR_WIDE && !e->norows && (PetscInt64)longest * m <= (PetscInt64)GK_ELLR_ROWS_ALIKE * ai[m]) {
         PetscCall(PetscInfo(A, "%s: rows of up to %" PetscInt_FMT " entries, %.1f on average; one row a slice\n", what, longest, (double)ai[m] / m));
         lay[0]     = 1;

@@ -25,48 +25,36 @@ PetscErrorCode GKEllrFree_Private(GKEllr *E)
   PetscFunctionReturn(0);
 }
 
-/* The rows' longest and their entries, a range of rows a thread: a matrix of millions of rows
-   (a DMDA's, GAMG's finest prolongator) takes milliseconds on one core */
+/* The longest row, a range of rows a thread: a pass over every row of a matrix of millions (a
+   DMDA's, GAMG's finest prolongator) on one core is worth the threads */
 #define GK_ELLR_GRAIN 65536
 
 typedef struct {
-  const PetscInt *ai, *perm;
-  PetscInt       *w;   /* a part */
-  PetscInt64     *sum; /* a part */
-} GKEllrWidthCtx;
+  const PetscInt *ai;
+  PetscInt       *w; /* a part */
+} GKEllrLongestCtx;
 
-static void GKEllrWidthPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
+static void GKEllrLongestPart(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
 {
-  const GKEllrWidthCtx *x   = (const GKEllrWidthCtx *)arg;
-  PetscInt              w   = 0;
-  PetscInt64            sum = 0;
+  const GKEllrLongestCtx *x = (const GKEllrLongestCtx *)arg;
+  PetscInt                w = 0;
 
-  for (PetscInt t = lo; t < hi; t++) {
-    const PetscInt r = x->perm ? x->perm[t] : t, len = x->ai[r + 1] - x->ai[r];
-
-    w = PetscMax(w, len);
-    sum += len;
-  }
-  x->w[part]   = w;
-  x->sum[part] = sum;
+  for (PetscInt r = lo; r < hi; r++) w = PetscMax(w, x->ai[r + 1] - x->ai[r]);
+  x->w[part] = w;
 }
 
-PetscErrorCode GKEllrRowsWidth_Private(const PetscInt *ai, const PetscInt *perm, PetscInt m, PetscInt *w, PetscInt64 *sum)
+PetscErrorCode GKEllrLongestRow_Private(const PetscInt *ai, PetscInt m, PetscInt *w)
 {
-  GKEllrWidthCtx x = {ai, perm, NULL, NULL};
-  PetscInt       nt;
+  GKEllrLongestCtx x = {ai, NULL};
+  PetscInt         nt;
 
   PetscFunctionBegin;
   PetscCall(GKHostThreads_Private(m, GK_ELLR_GRAIN, &nt));
-  PetscCall(PetscMalloc2(nt, &x.w, nt, &x.sum));
-  PetscCall(GKParallelFor_Private(m, nt, GKEllrWidthPart, &x));
-  *w   = 0;
-  *sum = 0;
-  for (PetscInt p = 0; p < nt; p++) {
-    *w = PetscMax(*w, x.w[p]);
-    *sum += x.sum[p];
-  }
-  PetscCall(PetscFree2(x.w, x.sum));
+  PetscCall(PetscMalloc1(nt, &x.w));
+  PetscCall(GKParallelFor_Private(m, nt, GKEllrLongestPart, &x));
+  *w = 0;
+  for (PetscInt p = 0; p < nt; p++) *w = PetscMax(*w, x.w[p]);
+  PetscCall(PetscFree(x.w));
   PetscFunctionReturn(0);
 }
 
@@ -102,8 +90,8 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
 {
   const PetscInt h  = h0 > 0 ? PetscMin(h0, PetscMax(m, 1)) : PetscMax(m, 1);
   const PetscInt ns = (m + h - 1) / h;
-  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL, w1 = 0;
-  PetscInt64     start, sum1 = 0;
+  PetscInt      *sp, *perm = NULL, *wide, *wptr, *wfirst, nz = 0, total, nwide = 0, *dai = NULL, *daj = NULL, longest = 0;
+  PetscInt64     start;
   PetscScalar   *daa    = NULL;
   PetscBool      fits16 = PETSC_FALSE;
   char           why[320];
@@ -145,10 +133,10 @@ PetscErrorCode GKEllrBuild_Private(Mat A, const char *what, PetscInt m, PetscInt
      row among 65536), which the fill limit or the check below refuses before anything is stored */
   start = 0;
   sp[0] = 0;
-  if (ns == 1) PetscCall(GKEllrRowsWidth_Private(ai, perm, m, &w1, &sum1)); /* the one slice's, by the threads */
+  if (ns == 1) PetscCall(GKEllrLongestRow_Private(ai, m, &longest)); /* the one slice holds every row, in any order */
   for (PetscInt s = 0; s < ns; s++) {
-    PetscInt   w = w1;
-    PetscInt64 next, sum = sum1;
+    PetscInt   w   = ns == 1 ? longest : 0;
+    PetscInt64 sum = ns == 1 ? ai[m] : 0, next;
 
     for (PetscInt t = s * h; ns > 1 && t < PetscMin(m, (s + 1) * h); t++) {
       w = PetscMax(w, GK_LEN(t));
