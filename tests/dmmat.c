@@ -151,6 +151,77 @@ static PetscErrorCode AddLocal(DM da, Mat A, PetscBool colmajor, PetscBool newnz
   PetscFunctionReturn(0);
 }
 
+/* MatSetValuesLocal() a row at a time, as MatSetValuesStencil() calls it (the library's own path
+   on one process where the local numbering is the global one): each point's first component
+   with its stencil's columns (1) ascending, added; (2) the diagonal and the last column alone,
+   inserted; (3) descending, added, at the last point with the diagonal twice (PETSc's path);
+   (4) ascending with a new nonzero among them, added (PETSc's path). Each pass ends in
+   an assembly, but with unassembled set */
+static PetscErrorCode SetLocalRows(DM da, Mat A, PetscInt pass, PetscBool unassembled)
+{
+  PetscInt    dim, dof, s, M, N, P, xs, ys, zs, xm, ym, zm, gxs, gys, gzs, gxm, gym, gzm;
+  PetscInt    row, cols[128], nc;
+  PetscScalar v[128];
+
+  PetscFunctionBegin;
+  PetscCall(DMDAGetInfo(da, &dim, &M, &N, &P, NULL, NULL, NULL, &dof, &s, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetCorners(da, &xs, &ys, &zs, &xm, &ym, &zm));
+  PetscCall(DMDAGetGhostCorners(da, &gxs, &gys, &gzs, &gxm, &gym, &gzm));
+  if (dim == 2) P = 1;
+#define LOCAL(i, j, k) (((((k) - gzs) * gym + ((j) - gys)) * gxm + ((i) - gxs)) * dof)
+  for (PetscInt k = zs; k < zs + zm; k++)
+    for (PetscInt j = ys; j < ys + ym; j++)
+      for (PetscInt i = xs; i < xs + xm; i++) {
+        nc  = 0;
+        row = LOCAL(i, j, k);
+        for (PetscInt r = (dim == 3 ? -s : 0); r <= (dim == 3 ? s : 0); r++)
+          for (PetscInt q = -s; q <= s; q++)
+            for (PetscInt p = -s; p <= s; p++) {
+              if (i + p < 0 || i + p >= M || j + q < 0 || j + q >= N || k + r < 0 || k + r >= P) continue;
+              if ((p && q) || (q && r) || (p && r)) continue; /* the star's columns: in either stencil */
+              cols[nc] = LOCAL(i + p, j + q, k + r);
+              v[nc]    = (PetscScalar)(1 + nc) / (PetscScalar)(1 + row);
+              nc++;
+              if (pass == 4 && p == s && !q && !r && i + s + 1 < xs + xm) { /* a column outside the stencil, among the row's own */
+                cols[nc] = LOCAL(i + s + 1, j, k);
+                v[nc]    = 0.5;
+                nc++;
+              }
+            }
+        if (pass == 2) { /* the diagonal and the last column */
+          for (PetscInt c = 0; c < nc; c++)
+            if (cols[c] == row) {
+              cols[0] = row;
+              v[0]    = 3.0;
+            }
+          if (cols[nc - 1] != row) {
+            cols[1] = cols[nc - 1];
+            v[1]    = v[nc - 1];
+            nc      = 2;
+          } else nc = 1;
+        }
+        if (pass == 3) {
+          for (PetscInt c = 0; c < nc / 2; c++) {
+            PetscInt t = cols[c];
+
+            cols[c]          = cols[nc - 1 - c];
+            cols[nc - 1 - c] = t;
+          }
+          if (i == xs + xm - 1 && j == ys + ym - 1 && k == zs + zm - 1) {
+            cols[nc] = row;
+            v[nc++]  = 1.0;
+          }
+        }
+        PetscCall(MatSetValuesLocal(A, 1, &row, nc, cols, v, pass == 2 ? INSERT_VALUES : ADD_VALUES));
+      }
+#undef LOCAL
+  if (!unassembled) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* A (the device type) equal to B (AIJ), entry by entry */
 static PetscErrorCode Same(Mat A, Mat B, const char *what)
 {
@@ -269,6 +340,43 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < 2; t++) PetscCall(Refused(A[t], &refused[t]));
   PetscCheck(refused[0] && refused[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A new nonzero was %s by PETSc's and %s by the device type's",
              refused[0] ? "refused" : "taken", refused[1] ? "refused" : "taken");
+  /* on one process, rows set one at a time (the library's path where it can), then after a new
+     nonzero MatSetValues() inserted, and after MatZeroRows(); a local row out of range refused */
+  if (size == 1) {
+    PetscErrorCode ierr[2];
+    PetscInt       N, zero[2] = {0, 3};
+    PetscScalar    one = 1.0;
+
+    for (PetscInt t = 0; t < 2; t++) { /* after the refused insertion */
+      PetscCall(MatAssemblyBegin(A[t], MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
+    }
+    for (PetscInt pass = 1; pass <= 3; pass++) {
+      for (PetscInt t = 0; t < 2; t++) PetscCall(SetLocalRows(da[t], A[t], pass, PETSC_FALSE));
+      PetscCall(Same(A[1], A[0], "rows MatSetValuesLocal() set one at a time"));
+    }
+    PetscCall(MatGetSize(A[0], NULL, &N));
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(MatSetOption(A[t], MAT_NEW_NONZERO_LOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetOption(A[t], MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+      PetscCall(MatSetValue(A[t], 1, N - 1, 1.0, ADD_VALUES));
+      PetscCall(SetLocalRows(da[t], A[t], 1, PETSC_TRUE));
+      PetscCall(SetLocalRows(da[t], A[t], 3, PETSC_FALSE));
+      PetscCall(SetLocalRows(da[t], A[t], 4, PETSC_FALSE));
+    }
+    PetscCall(Same(A[1], A[0], "rows set one at a time after a new nonzero"));
+    for (PetscInt t = 0; t < 2; t++) {
+      PetscCall(MatZeroRows(A[t], 2, zero, 2.0, NULL, NULL));
+      PetscCall(SetLocalRows(da[t], A[t], 1, PETSC_FALSE));
+    }
+    PetscCall(Same(A[1], A[0], "rows set one at a time after MatZeroRows()"));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    PetscCall(ISLocalToGlobalMappingGetSize(rmap, &N)); /* the local numbering's size: one past its last */
+    for (PetscInt t = 0; t < 2; t++) ierr[t] = MatSetValuesLocal(A[t], 1, &N, 1, zero, &one, ADD_VALUES);
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(ierr[0] && ierr[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "A local row out of range was %s by PETSc's and %s by the device type's",
+               ierr[0] ? "refused" : "taken", ierr[1] ? "refused" : "taken");
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD, %d components, width %d: the device matrix equals PETSc's\n", (int)dim, (int)dof, (int)s));
 
   for (PetscInt t = 0; t < 2; t++) {
@@ -311,6 +419,17 @@ int main(int argc, char **argv)
       suffix: fill_matfirst
       nsize: {{1 2}shared output}
       args: -vecfirst 0
+
+  # one process: rows set one at a time through the library's own path where the local
+  # numbering is the global one, PETSc's where it is not (a periodic boundary's ghosts)
+  test:
+    suffix: setlocal
+    args: -info :mat -dim {{2 3}shared output} -box {{0 1}shared output} -gpukit_backend {{host cuda}shared output}
+    filter: grep -o "numbering is the global one\|numbering is not the global one\|the device matrix equals PETSc's" | sort -u
+  test:
+    suffix: setlocal_periodic
+    args: -info :mat -dim {{2 3}shared output} -periodic -type {{ellrcuda diacuda}shared output}
+    filter: grep -o "numbering is the global one\|numbering is not the global one\|the device matrix equals PETSc's" | sort -u
 
   # PETSc's own fill, the library's line absent: a periodic boundary, block fills
   testset:

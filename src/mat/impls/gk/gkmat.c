@@ -467,6 +467,9 @@ static PetscErrorCode MatSeqGKStrip_Private(Mat A, PetscBool destroy)
   A->ops->productsetfromoptions     = gk->base.productsetfromoptions;
   A->ops->axpy                      = gk->base.axpy;
   A->ops->destroy                   = gk->base.destroy;
+  A->ops->setvalues                 = gk->base.setvalues;
+  A->ops->setvalueslocal            = gk->base.setvalueslocal;
+  A->ops->setoption                 = gk->base.setoption;
   PetscCall(PetscFree(A->spptr));
   PetscCall(PetscFree(A->defaultvectype));
   PetscCall(PetscStrallocpy(VECSTANDARD, &A->defaultvectype));
@@ -669,6 +672,7 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state0));
   if (!gk->rowstarts) PetscCall(gk->base.assemblyend(A, mode)); /* none without a host pattern: SEQAIJ's when one is made */
+  PetscCall(MatSeqGKRowsAssembled_Private(A, mode));
   if (mode != MAT_FINAL_ASSEMBLY) PetscFunctionReturn(0);
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (gk->coo && gk->coo->pending) { /* MatSetValuesCOO_SeqGK's: the device copy holds the values */
@@ -744,6 +748,9 @@ PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat A, const GKMatFormat *fmt, Ma
   B->ops->productsetfromoptions     = MatProductSetFromOptions_GK;
   B->ops->axpy                      = MatAXPY_SeqGK;
   B->ops->destroy                   = MatDestroy_SeqGK;
+  B->ops->setvalues                 = MatSetValues_SeqGK;
+  B->ops->setvalueslocal            = MatSetValuesLocal_SeqGK;
+  B->ops->setoption                 = MatSetOption_SeqGK;
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, fmt->type));
   PetscCall(MatSeqGKComposeConverters_Private(B, PETSC_TRUE));
   PetscCall(PetscFree(B->defaultvectype)); /* MatCreateVecs() gives device vectors */

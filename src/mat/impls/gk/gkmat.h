@@ -121,12 +121,16 @@ typedef struct {
   PetscErrorCode (*owncomposed[GK_HOST_COMPOSED])(void); /* while behind: SEQAIJ's composed functions the wrappers give back */
   PetscErrorCode (*retrieve)(Mat);                       /* SEQAIJ's MatRetrieveValues() */
   GKCsr            csr;                                  /* device: the CSR kept while a setup uses it (gkspgemm.c), or NULL arrays */
-  PetscObjectState csrstate;   /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
-  PetscBool        prodsorted; /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
-  void            *plan;       /* a product's result: the backend's plan for its numeric steps (gkspgemm.c), made at the first */
-  PetscObjectId    planid[2];  /* the operands it was made for */
-  PetscObjectState plannz[2];  /* and their nonzero states then */
-  PetscBool        noplan;     /* the backend could make none: the numeric steps compute the product whole */
+  PetscObjectState csrstate;    /* the object state it holds (while behind without COO lists: the host values' source, current whatever the state) */
+  PetscBool        prodsorted;  /* a product's result: the device's product gave each row ascending (its numeric steps stay on the device) */
+  void            *plan;        /* a product's result: the backend's plan for its numeric steps (gkspgemm.c), made at the first */
+  PetscObjectId    planid[2];   /* the operands it was made for */
+  PetscObjectState plannz[2];   /* and their nonzero states then */
+  PetscBool        noplan;      /* the backend could make none: the numeric steps compute the product whole */
+  PetscBool        rowsready;   /* gksetvalues.c: SEQAIJ's rows compressed since a final assembly, no setvalues since */
+  PetscObjectState rowsnzstate; /* the nonzero state then */
+  PetscObjectId    ltogid[2];   /* the local-to-global mappings (rows, columns) last asked about */
+  PetscBool        ltogidentity[2]; /* whether each is the identity */
 } Mat_SeqGK;
 
 /* host values behind the values the matrix was given from a device CSR it keeps (a device
@@ -137,6 +141,11 @@ static inline PetscBool MatSeqGKBehindCsr(const Mat_SeqGK *gk)
 }
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqGK_Private(Mat, const GKMatFormat *, MatReuse, Mat *);
+/* the program's own assembly (gksetvalues.c) */
+PETSC_INTERN PetscErrorCode MatSetValues_SeqGK(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatSetValuesLocal_SeqGK(Mat, PetscInt, const PetscInt[], PetscInt, const PetscInt[], const PetscScalar[], InsertMode);
+PETSC_INTERN PetscErrorCode MatSetOption_SeqGK(Mat, MatOption, PetscBool);
+PETSC_INTERN PetscErrorCode MatSeqGKRowsAssembled_Private(Mat, MatAssemblyType);
 PETSC_INTERN PetscErrorCode MatSeqGKSyncDevice_Private(Mat);
 /* the device copy brought up to date with the host matrix (rebuilt after a new pattern, else its values) */
 PETSC_INTERN PetscErrorCode MatSeqGKBuildDevice_Private(Mat);
