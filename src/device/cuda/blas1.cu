@@ -243,6 +243,18 @@ __global__ void GKDotsKernel(PetscInt n, const GKScalar *__restrict__ x, GKMulti
   GKBlockSumStore<NV>(acc, partial);
 }
 
+/* The second pass of a K-sum reduction whose first ran on nb blocks: the K results in gk_result
+   (device memory), for a kernel to read or the host to copy */
+template <int K>
+static PetscErrorCode GKSumPartials_Private(unsigned nb)
+{
+  PetscFunctionBegin;
+  GKCheckLaunch();
+  GKCallCUDA(GKLaunchOverlapped(GKSumPartialsKernel<K>, 1, (int)nb, (const double *)gk_partial, gk_result));
+  GKCheckLaunch();
+  PetscFunctionReturn(0);
+}
+
 /* Finishes a K-sum reduction whose first pass ran on nb blocks: the K results to the host */
 template <int K>
 static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
@@ -250,9 +262,7 @@ static PetscErrorCode GKFinishSum_Private(unsigned nb, PetscScalar *r)
   double res[2 * GK_MULTI];
 
   PetscFunctionBegin;
-  GKCheckLaunch();
-  GKCallCUDA(GKLaunchOverlapped(GKSumPartialsKernel<K>, 1, (int)nb, gk_partial, gk_result));
-  GKCheckLaunch();
+  PetscCall(GKSumPartials_Private<K>(nb));
   GKWaitCUDA(cudaMemcpy(res, gk_result, sizeof(double) * 2 * K, cudaMemcpyDeviceToHost));
   for (int k = 0; k < K; k++) {
 #if defined(PETSC_USE_COMPLEX)
@@ -439,9 +449,7 @@ PetscErrorCode GKCUDARemoveConstant(PetscInt n, PetscInt N, PetscScalar *x)
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
   GKCallCUDA(GKLaunchOverlapped(GKSumKernel, nb, n, (const GKScalar *)x, gk_partial));
-  GKCheckLaunch();
-  GKCallCUDA(GKLaunchOverlapped(GKSumPartialsKernel<1>, 1, (int)nb, (const double *)gk_partial, gk_result));
-  GKCheckLaunch();
+  PetscCall(GKSumPartials_Private<1>(nb));
   GKCallCUDA(GKLaunchOverlapped(GKShiftBySumKernel, GKBlocks(n), n, -1.0 * (double)N, (const double *)gk_result, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);

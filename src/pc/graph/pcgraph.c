@@ -117,6 +117,11 @@ static PetscErrorCode PCGKGraphApply_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
   g->nswapped = 0;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &ismg, PCMG, PCGAMG, ""));
   if (ismg && pc->setupcalled) PetscCall(PCMGGetLevels(pc, &nlev));
+  if (2 * nlev > g->maxswapped) { /* two smoothers a level at the most */
+    PetscCall(PetscFree2(g->swapped, g->own));
+    PetscCall(PetscMalloc2(2 * nlev, &g->swapped, 2 * nlev, &g->own));
+    g->maxswapped = 2 * nlev;
+  }
   for (PetscInt l = 0; l < nlev; l++) {
     PC_MG_Levels *lev    = ((PC_MG *)pc->data)->levels[l];
     KSP           ksp[2] = {lev->smoothd, lev->smoothu};
@@ -132,18 +137,6 @@ static PetscErrorCode PCGKGraphApply_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
         PetscCall(MatNullSpaceSetFunction(dev, PCGKGraphRemoveConstant_Private, NULL));
         PetscCall(PetscObjectCompose((PetscObject)sp, "GKNullSpaceOnDevice", (PetscObject)dev));
         PetscCall(PetscObjectDereference((PetscObject)dev)); /* held by sp */
-      }
-      if (g->nswapped == g->maxswapped) {
-        Mat          *m;
-        MatNullSpace *o;
-
-        PetscCall(PetscMalloc2(2 * g->maxswapped + 4, &m, 2 * g->maxswapped + 4, &o));
-        PetscCall(PetscArraycpy(m, g->swapped, g->nswapped));
-        PetscCall(PetscArraycpy(o, g->own, g->nswapped));
-        PetscCall(PetscFree2(g->swapped, g->own));
-        g->swapped    = m;
-        g->own        = o;
-        g->maxswapped = 2 * g->maxswapped + 4;
       }
       g->swapped[g->nswapped] = A;
       g->own[g->nswapped++]   = sp;
