@@ -334,6 +334,71 @@ static PetscErrorCode Jacobi(PetscInt n, MatType type)
         PetscCall(KSPDestroy(&ref));
       }
   PetscCheck(differ, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Jacobi's settings all solve alike on this matrix: the test cannot tell them apart");
+  /* the fix of zero diagonal entries still on after a solve (the library turns it off while the
+     PC sets itself up where it would change nothing), and a zero diagonal entry fixed as
+     PETSc's Jacobi fixes it */
+  {
+    KSP                ksp, ref;
+    PC                 pc;
+    PetscBool          fix;
+    PetscInt           rs, re, mid = n * (n / 2) + n / 2;
+    KSPConvergedReason reasonref;
+
+    PetscCall(MakeKSP(A, KSPCGGPU, PCJACOBI, KSP_NORM_DEFAULT, &ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
+    PetscCheck(fix, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-pc_jacobi_fixdiagonal is off after a solve");
+    PetscCall(KSPDestroy(&ksp));
+    for (int k = 0; k < 2; k++) {
+      Mat M = k ? Aref : A;
+
+      PetscCall(MatGetOwnershipRange(M, &rs, &re));
+      if (mid >= rs && mid < re) PetscCall(MatSetValue(M, mid, mid, 0.0, INSERT_VALUES));
+      PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+    }
+    PetscCall(MakeKSP(A, KSPCGGPU, PCJACOBI, KSP_NORM_DEFAULT, &ksp));
+    PetscCall(MakeKSP(Aref, KSPCG, PCJACOBI, KSP_NORM_DEFAULT, &ref));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPSolve(ref, b, xref));
+    PetscCall(AgreeWithin(ksp, ref, 0.05, "a zero diagonal entry, fixed by -pc_jacobi_fixdiagonal"));
+    PetscCall(KSPGetConvergedReason(ref, &reasonref));
+    if (reasonref > 0) {
+      PetscReal nd, nr;
+
+      PetscCall(TestDiffNorms(xref, x, NORM_2, &nd, &nr));
+      PetscCheck(nd <= 1e-6 * nr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a zero diagonal entry: ||x - x_petsc|| / ||x_petsc|| = %g", (double)(nd / nr));
+    }
+    { /* the PCs' inverted diagonals, the zero entry made one by both */
+      Vec                o[2], d[2];
+      const PetscScalar *a[2];
+      PetscInt           m;
+
+      for (int k = 0; k < 2; k++) {
+        PetscCall(KSPGetPC(k ? ref : ksp, &pc));
+        PetscCall(MatCreateVecs(k ? Aref : A, &o[k], &d[k]));
+        PetscCall(VecSet(o[k], 1.0));
+        PetscCall(PCApply(pc, o[k], d[k]));
+        PetscCall(VecGetArrayRead(d[k], &a[k]));
+      }
+      PetscCall(VecGetLocalSize(d[0], &m));
+      for (PetscInt i = 0; i < m; i++)
+        PetscCheck(PetscAbsScalar(a[0][i] - a[1][i]) <= 1e-14 * PetscAbsScalar(a[1][i]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "a zero diagonal entry: the inverted diagonal's entry %" PetscInt_FMT " is %g, PETSc's %g", rs + i, (double)PetscRealPart(a[0][i]),
+                   (double)PetscRealPart(a[1][i]));
+      for (int k = 0; k < 2; k++) {
+        PetscCall(VecRestoreArrayRead(d[k], &a[k]));
+        PetscCall(VecDestroy(&o[k]));
+        PetscCall(VecDestroy(&d[k]));
+      }
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "%s a zero diagonal entry fixed by -pc_jacobi_fixdiagonal: %s, with %s's iterations and inverted diagonal\n", KSPCGGPU,
+                          KSPConvergedReasons[reasonref], KSPCG));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(KSPDestroy(&ref));
+  }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&xref));

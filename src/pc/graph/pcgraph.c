@@ -24,6 +24,7 @@
 #include <petsc/private/kspimpl.h>
 #include <petsc/private/pcmgimpl.h>
 #include <petsc/private/matimpl.h>
+#include "mat/impls/gk/gkmat.h"
 
 #define GK_GRAPH_KEY "PCGPUKitGraph"
 
@@ -55,6 +56,8 @@ typedef struct {
   Mat          *swapped;
   MatNullSpace *own;
   PetscInt      nswapped, maxswapped;
+  PC           *unfixed; /* the levels' Jacobi PCs whose fix of zero diagonal entries is off while it runs */
+  PetscInt      nunfixed, maxunfixed;
 } PC_GKGraph;
 
 static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
@@ -64,6 +67,7 @@ static PetscErrorCode PCGKGraphDestroy_Private(void *arg)
   PetscFunctionBegin;
   if (g->exec && GKDev && GKDev->graphdestroy) PetscCall(GKDev->graphdestroy(g->exec));
   PetscCall(PetscFree2(g->swapped, g->own));
+  PetscCall(PetscFree(g->unfixed));
   PetscCall(PetscFree(g));
   PetscFunctionReturn(0);
 }
@@ -91,6 +95,50 @@ static PetscErrorCode PCGKGraphHostCounts_Private(PetscLogDouble *n)
   PetscFunctionReturn(0);
 }
 
+/* PETSc's PCJacobi makes its inverted diagonal at its first application after a setup and, with
+   -pc_jacobi_fixdiagonal (the default) unless the matrix is known SPD, replaces each zero in it
+   by one on the host: the diagonal copied down, and up again. Where the matrix is a device
+   matrix whose diagonal entries are all nonzero and finite, that inverse has no zero, and the
+   pass changes nothing: found here on the device, once a state of the matrix (kept as composed
+   data of its state), so that the callers may turn the pass off while the PC sets itself up */
+PetscErrorCode PCGKJacobiFixIsNoop_Private(PC pc, PetscBool *noop)
+{
+  static PetscInt id = -1;
+  PetscBool       isjac, fix, seq, mpi, known;
+  PCJacobiType    type;
+  PetscInt        none = 0;
+  Mat             P    = pc->pmat;
+
+  PetscFunctionBegin;
+  *noop = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCJACOBI, &isjac));
+  if (!isjac || !P) PetscFunctionReturn(0);
+  PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
+  PetscCall(PCJacobiGetType(pc, &type));
+  if (!fix || type != PC_JACOBI_DIAGONAL) PetscFunctionReturn(0);
+  PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
+  if (!seq && !mpi) PetscFunctionReturn(0);
+  if (id < 0) PetscCall(PetscObjectComposedDataRegister(&id));
+  PetscCall(PetscObjectComposedDataGetInt((PetscObject)P, id, none, known));
+  if (!known) {
+    Vec       d;
+    PetscReal m;
+
+    PetscCall(MatCreateVecs(P, &d, NULL));
+    PetscCall(MatGetDiagonal(P, d));
+    PetscCall(VecReciprocal(d)); /* as PCJacobi: a zero stays zero, an infinite entry becomes one */
+    PetscCall(VecAbs(d));
+    PetscCall(VecMin(d, NULL, &m));
+    PetscCall(VecDestroy(&d));
+    none = m > 0.0; /* false for a NaN as well */
+    PetscCall(PetscObjectComposedDataSetInt((PetscObject)P, id, none));
+    PetscCall(PetscInfo(pc, "The inverted diagonal of its %s matrix has %s zero: PCJacobi's fix of zero entries %s\n", ((PetscObject)P)->type_name,
+                        none ? "no" : "a", none ? "turned off while it sets itself up" : "kept"));
+  }
+  *noop = (PetscBool)(none != 0);
+  PetscFunctionReturn(0);
+}
+
 /* The constants removed on the device with no wait (the null space swapped in below) */
 static PetscErrorCode PCGKGraphRemoveConstant_Private(MatNullSpace sp, Vec v, void *ctx)
 {
@@ -98,6 +146,42 @@ static PetscErrorCode PCGKGraphRemoveConstant_Private(MatNullSpace sp, Vec v, vo
   (void)sp;
   (void)ctx;
   PetscCall(VecGKRemoveConstant_Private(v));
+  PetscFunctionReturn(0);
+}
+
+/* A multigrid PC's own application with its levels' Jacobi smoothers' fix of zero diagonal
+   entries off where it would change nothing (PCGKJacobiFixIsNoop_Private()), on again after */
+static PetscErrorCode PCGKGraphApplyUnfixed_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
+{
+  PetscBool      ismg, noop;
+  PetscInt       nlev = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &ismg, PCMG, PCGAMG, ""));
+  if (ismg && pc->setupcalled) PetscCall(PCMGGetLevels(pc, &nlev));
+  if (2 * nlev > g->maxunfixed) {
+    PetscCall(PetscFree(g->unfixed));
+    PetscCall(PetscMalloc1(2 * nlev, &g->unfixed));
+    g->maxunfixed = 2 * nlev;
+  }
+  g->nunfixed = 0;
+  for (PetscInt l = 0; l < nlev; l++) {
+    PC_MG_Levels *lev    = ((PC_MG *)pc->data)->levels[l];
+    KSP           ksp[2] = {lev->smoothd, lev->smoothu};
+
+    for (PetscInt k = 0; k < 2; k++) {
+      if (!ksp[k] || !ksp[k]->pc || (k == 1 && ksp[1] == ksp[0])) continue;
+      PetscCall(PCGKJacobiFixIsNoop_Private(ksp[k]->pc, &noop));
+      if (!noop) continue;
+      PetscCall(PCJacobiSetFixDiagonal(ksp[k]->pc, PETSC_FALSE));
+      g->unfixed[g->nunfixed++] = ksp[k]->pc;
+    }
+  }
+  ierr = (*g->apply)(pc, x, y);
+  for (PetscInt k = 0; k < g->nunfixed; k++) PetscCall(PCJacobiSetFixDiagonal(g->unfixed[k], PETSC_TRUE));
+  g->nunfixed = 0;
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
@@ -143,7 +227,8 @@ static PetscErrorCode PCGKGraphApply_Private(PC pc, PC_GKGraph *g, Vec x, Vec y)
       A->nullsp               = dev;
     }
   }
-  ierr = (*g->apply)(pc, x, y);
+  /* while recorded, nothing but the device's work: the Jacobi PCs were set up by an earlier application */
+  ierr = gk_recording ? (*g->apply)(pc, x, y) : PCGKGraphApplyUnfixed_Private(pc, g, x, y);
   for (PetscInt k = g->nswapped - 1; k >= 0; k--) g->swapped[k]->nullsp = g->own[k];
   g->nswapped = 0;
   PetscCall(ierr);
@@ -168,7 +253,8 @@ static PetscErrorCode PCApply_GKGraph(PC pc, Vec x, Vec y)
   /* in a PETSc built with CUDA, PETSc's own device work would not be seen, nor recorded: none */
   if (PetscDefined(HAVE_CUDA) || !GKDev || !GKDev->graphbegin || size > 1 || !VecIsGK(x) || !VecIsGK(y) || x == y ||
       gk_recording) { /* inside another PC's recording: part of that one */
-    PetscCall((*g->apply)(pc, x, y));
+    if (gk_recording) PetscCall((*g->apply)(pc, x, y));
+    else PetscCall(PCGKGraphApplyUnfixed_Private(pc, g, x, y));
     PetscFunctionReturn(0);
   }
   PetscCall(VecGPUKitGetDeviceArrayRead(x, &dx));

@@ -8,3 +8,7 @@
 
 /* Whether pc, set up, is a multigrid PC that cggpu and bicggpu replay as a graph */
 PETSC_INTERN PetscErrorCode PCGKGraphable_Private(PC, PetscBool *);
+
+/* Whether PETSc's PCJacobi pc would find no zero in its inverted diagonal, so that its
+   -pc_jacobi_fixdiagonal pass over the diagonal on the host changes nothing */
+PETSC_INTERN PetscErrorCode PCGKJacobiFixIsNoop_Private(PC, PetscBool *);

@@ -228,9 +228,10 @@ static PetscErrorCode KSPGKChoosePath_Private(KSP ksp)
    KSPGKChoosePath_Private()) and the general path (PETSc applies the PC): no diagonal */
 static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
 {
-  KSP_GK   *gk = (KSP_GK *)ksp->data;
-  PC        pc;
-  PetscBool isnone;
+  KSP_GK        *gk = (KSP_GK *)ksp->data;
+  PC             pc;
+  PetscBool      isnone, noop;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(KSPGetPC(ksp, &pc));
@@ -243,7 +244,11 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   if (!gk->diag) PetscCall(VecDuplicate(gk->work.r, &gk->diag));
   if (!gk->ones) PetscCall(VecDuplicate(gk->work.r, &gk->ones));
   PetscCall(VecSet(gk->ones, 1.0)); /* launches nothing while it holds ones (veccuda.c) */
-  PetscCall(PCApply(pc, gk->ones, gk->diag));
+  PetscCall(PCGKJacobiFixIsNoop_Private(pc, &noop));
+  if (noop) PetscCall(PCJacobiSetFixDiagonal(pc, PETSC_FALSE)); /* a pass that would change nothing, on the host (pcgraph.c) */
+  ierr = PCApply(pc, gk->ones, gk->diag);
+  if (noop) PetscCall(PCJacobiSetFixDiagonal(pc, PETSC_TRUE));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
