@@ -108,11 +108,16 @@ PetscErrorCode PCGKJacobiFixIsNoop_Private(PC pc, PetscBool *noop)
   PCJacobiType    type;
   PetscInt        none = 0;
   Mat             P    = pc->pmat;
+  PetscMPIInt     size;
 
   PetscFunctionBegin;
   *noop = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCJACOBI, &isjac));
   if (!isjac || !P) PetscFunctionReturn(0);
+  /* one process: the answer kept by a state of the matrix, which several processes need not all
+     hold, would leave some of them in the collective VecMin() below */
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (size > 1) PetscFunctionReturn(0);
   PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
   PetscCall(PCJacobiGetType(pc, &type));
   if (!fix || type != PC_JACOBI_DIAGONAL) PetscFunctionReturn(0);
