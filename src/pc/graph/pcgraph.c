@@ -118,11 +118,11 @@ PetscErrorCode PCGKJacobiFixIsNoop_Private(PC pc, PetscBool *noop)
      hold, would leave some of them in the collective VecMin() below */
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   if (size > 1) PetscFunctionReturn(0);
-  PetscCall(PCJacobiGetFixDiagonal(pc, &fix));
-  PetscCall(PCJacobiGetType(pc, &type));
-  if (!fix || type != PC_JACOBI_DIAGONAL) PetscFunctionReturn(0);
   PetscCall(GKMatIsDevice_Private(P, &seq, &mpi));
   if (!seq && !mpi) PetscFunctionReturn(0);
+  PetscCall(PCJacobiGetFixDiagonal(pc, &fix)); /* composed functions: asked last, in every application */
+  PetscCall(PCJacobiGetType(pc, &type));
+  if (!fix || type != PC_JACOBI_DIAGONAL) PetscFunctionReturn(0);
   if (id < 0) PetscCall(PetscObjectComposedDataRegister(&id));
   PetscCall(PetscObjectComposedDataGetInt((PetscObject)P, id, none, known));
   if (!known) {

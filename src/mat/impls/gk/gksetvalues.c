@@ -113,7 +113,9 @@ static PetscErrorCode MatSeqGKSetRow_Private(Mat A, PetscInt r, PetscInt n, cons
   for (k = 1; k < n; k++)
     if (c[k] <= c[k - 1]) break;
   if (k == n) GKRowMerge(aj, p, e, n, c, v, aa, addv, done);
-  else if (n > 0 && n <= GK_SETROW_SORT) { /* out of order: sorted first */ PetscCall(PetscArraycpy(cs, c, n));
+  else if (n > 0 && n <= GK_SETROW_SORT) {
+    /* out of order: a sorted copy merged */
+    PetscCall(PetscArraycpy(cs, c, n));
     PetscCall(PetscArraycpy(vs, v, n));
     PetscCall(PetscSortIntWithScalarArray(n, cs, vs));
     GKRowMerge(aj, p, e, n, cs, vs, aa, addv, done);
