@@ -340,6 +340,15 @@ int main(int argc, char **argv)
   PetscCall(VecConjugate(z));
   PetscCall(VecConjugate(Z));
   PetscCall(CheckVec(z, Z, "VecConjugate"));
+  PetscCall(VecScale(z, -1.0)); /* negative real parts, and zeros */
+  PetscCall(VecScale(Z, -1.0));
+  PetscCall(PetscGPUKitGetTransferCounts(&c0));
+  PetscCall(VecAbs(Z));
+  PetscCall(PetscGPUKitGetTransferCounts(&c1));
+  PetscCheck(c1.h2d_count == c0.h2d_count && c1.d2h_count == c0.d2h_count, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "VecAbs copied the vector: %g to the device, %g back", c1.h2d_count - c0.h2d_count, c1.d2h_count - c0.d2h_count);
+  PetscCall(VecAbs(z));
+  PetscCall(CheckVec(z, Z, "VecAbs"));
 
   /* operands of the standard type: the host operation, still right */
   PetscCall(VecAXPY(Y, 0.5, x));

@@ -459,9 +459,10 @@ typedef struct {
   PetscErrorCode (*maxpy)(PetscInt, PetscInt, const PetscScalar *, const PetscScalar *const *, PetscScalar *);
   PetscErrorCode (*swap)(PetscInt, PetscScalar *, PetscScalar *);
   PetscErrorCode (*pointwise)(PetscInt, GKPointwiseOp, PetscScalar *, const PetscScalar *, const PetscScalar *);
-  /* x = 1/x where x is not 0; x = conj(x) */
+  /* x = 1/x where x is not 0; x = conj(x); x = |x| */
   PetscErrorCode (*reciprocal)(PetscInt, PetscScalar *);
   PetscErrorCode (*conjugate)(PetscInt, PetscScalar *);
+  PetscErrorCode (*abs)(PetscInt, PetscScalar *);
   /* x[i] = GKNoisyHash(start + i), i < n: PETSc's noisy vector (the right-hand side of its
      eigenvalue estimates) made where the vector lives */
   PetscErrorCode (*noisy)(PetscInt, PetscInt, PetscScalar *);

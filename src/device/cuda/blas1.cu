@@ -152,16 +152,29 @@ PetscErrorCode GKCUDAPointwise(PetscInt n, GKPointwiseOp op, PetscScalar *w, con
   PetscFunctionReturn(0);
 }
 
-/* x = 1/x where x is not 0, or x = conj(x) */
-template <bool RECIPROCAL>
+/* x = 1/x where x is not 0, x = conj(x), or x = |x| */
+enum GKUnaryOp {
+  GK_UNARY_RECIPROCAL,
+  GK_UNARY_CONJUGATE,
+  GK_UNARY_ABS
+};
+
+template <GKUnaryOp OP>
 __global__ void GKUnaryKernel(PetscInt n, GKScalar *x)
 {
   GKOverlapBegin();
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    if (RECIPROCAL) {
+    if (OP == GK_UNARY_RECIPROCAL) {
       if (x[i] != GKScalar(0.0)) x[i] = GKScalar(1.0) / x[i];
-    } else x[i] = GKConj(x[i]);
+    } else if (OP == GK_UNARY_CONJUGATE) x[i] = GKConj(x[i]);
+    else {
+#if defined(PETSC_USE_COMPLEX)
+      x[i] = GKScalar(cuda::std::abs(x[i]));
+#else
+      x[i] = fabs(x[i]);
+#endif
+    }
   }
 }
 
@@ -169,7 +182,7 @@ PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<true>, GKBlocks(n), n, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_RECIPROCAL>, GKBlocks(n), n, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }
@@ -196,9 +209,18 @@ PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
   PetscFunctionBegin;
 #if defined(PETSC_USE_COMPLEX)
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<false>, GKBlocks(n), n, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_CONJUGATE>, GKBlocks(n), n, (GKScalar *)x));
   GKCheckLaunch();
 #endif
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAAbs(PetscInt n, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_ABS>, GKBlocks(n), n, (GKScalar *)x));
+  GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 

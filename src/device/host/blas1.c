@@ -87,6 +87,14 @@ PetscErrorCode GKHostConjugate(PetscInt n, PetscScalar *x)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode GKHostAbs(PetscInt n, PetscScalar *x)
+{
+  PetscFunctionBegin;
+  if (n) GKCounts.launches += 1;
+  for (PetscInt i = 0; i < n; i++) x[i] = PetscAbsScalar(x[i]);
+  PetscFunctionReturn(0);
+}
+
 /* r[k] = y[k]^H x, or y[k]^T x */
 PetscErrorCode GKHostDots(PetscInt n, const PetscScalar *x, PetscInt nv, const PetscScalar *const *y, PetscBool conjugate, PetscScalar *r)
 {

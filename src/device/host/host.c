@@ -264,6 +264,7 @@ const GKBackendOps GKBackendHost = {
   .pointwise          = GKHostPointwise,
   .reciprocal         = GKHostReciprocal,
   .conjugate          = GKHostConjugate,
+  .abs                = GKHostAbs,
   .noisy              = GKHostNoisy,
   .dots               = GKHostDots,
   .dotnorm2           = GKHostDotNorm2,

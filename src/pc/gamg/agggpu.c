@@ -29,6 +29,7 @@
 #include "include/gpukitimpl.h"
 #include "mat/impls/gk/gkmat.h"
 #include "agggpu.h"
+#include "pc/graph/pcgraph.h"
 #include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcgamgimpl.h>
 #include <petsc/private/kspimpl.h> /* KSPSetNoisy_Private() */
@@ -493,11 +494,12 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
     emin  = pc_gamg->emin;
     *emax = pc_gamg->emax;
   } else {
-    KSP         eksp;
-    PC          epc;
-    Vec         bb, xx;
-    const char *prefix;
-    PetscBool   isset, spd;
+    KSP            eksp;
+    PC             epc;
+    Vec            bb, xx;
+    const char    *prefix;
+    PetscBool      isset, spd, noop;
+    PetscErrorCode ierr;
 
     PetscCall(MatCreateVecs(A, &bb, NULL));
     PetscCall(MatCreateVecs(A, &xx, NULL));
@@ -518,7 +520,12 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
     PetscCall(KSPSetTolerances(eksp, GK_CURRENT, GK_CURRENT, GK_CURRENT, 10));
     PetscCall(KSPSetFromOptions(eksp));
     PetscCall(KSPSetComputeSingularValues(eksp, PETSC_TRUE));
-    PetscCall(KSPSolve(eksp, bb, xx));
+    PetscCall(KSPGetPC(eksp, &epc)); /* the options may have changed it */
+    PetscCall(PCGKJacobiFixIsNoop_Private(epc, &noop));
+    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE)); /* a host pass that would change nothing (pcgraph.c) */
+    ierr = KSPSolve(eksp, bb, xx);
+    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_TRUE));
+    PetscCall(ierr);
     PetscCall(KSPCheckSolve(eksp, pc, xx));
     PetscCall(KSPComputeExtremeSingularValues(eksp, emax, &emin));
     PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": smoothing the prolongator: max eigen=%e min=%e PC=%s\n", pc_gamg->current_level, (double)*emax,

@@ -290,6 +290,17 @@ static PetscErrorCode VecReciprocal_GK(Vec x)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode VecAbs_GK(Vec x)
+{
+  PetscScalar *xd;
+
+  PetscFunctionBegin;
+  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
+  PetscCall(GKDev->abs(x->map->n, xd));
+  VecGKCountPasses(x->map->n, 2);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode VecConjugate_GK(Vec x)
 {
   PetscScalar *xd;
@@ -615,6 +626,7 @@ PetscErrorCode VecGKSetOperations_Private(Vec v)
   v->ops->pointwisedivide = VecPointwiseDivide_GK;
   v->ops->reciprocal      = VecReciprocal_GK;
   v->ops->conjugate       = VecConjugate_GK;
+  v->ops->abs             = VecAbs_GK;
   v->ops->dot             = VecDot_GK;
   v->ops->tdot            = VecTDot_GK;
   v->ops->mdot            = VecMDot_GK;
