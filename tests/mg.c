@@ -389,6 +389,15 @@ int main(int argc, char **argv)
     args: -pc_type gamg -n 65 -mg_levels_pc_type jacobi -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -nocopies -graphtwin -info
     filter: grep -e "^iteration" -e "recorded as a graph" | sed "s/^.*recorded as a graph.*$/graph recorded/" | sort -u
 
+  # cuSPARSE loaded ahead on a thread of its own (a process with more than one core), or by the
+  # first product under -gpukit_cusparse_preload 0: -info says which; the same iterations
+  test:
+    suffix: preload
+    requires: gpu
+    output_file: output/mg_preload.out
+    args: -n 65 -pc_type gamg -mg_levels_pc_type jacobi -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -gpukit_cusparse_preload {{0 1}separate output} -info
+    filter: grep -E -o "^iteration.*|cuSPARSE loaded (ahead|in)" | sort -u
+
   test:
     suffix: 2d_gamg
     output_file: output/mg_agree_copies.out

@@ -389,12 +389,13 @@ typedef struct {
   PetscErrorCode (*getdevicecount)(int *, char *, size_t);
   PetscErrorCode (*setdevice)(int);
   PetscErrorCode (*getdevicename)(int, char *, size_t);
-  /* optional (NULL where the backend has nothing to start): earlystart(dev, localrank) begins,
-     on a thread of its own, what the first use of device dev (-1: localrank modulo the device
-     count) would wait for, the driver and the context, so that it overlaps the program's host
-     work; getdevicecount, setdevice and getdevicename then take what it found; ready waits for
-     it to end */
-  PetscErrorCode (*earlystart)(int, int);
+  /* optional (NULL where the backend has nothing to start): earlystart(dev, localrank, preload)
+     begins, on a thread of its own, what the first use of device dev (-1: localrank modulo the
+     device count) would wait for, the driver and the context, so that it overlaps the program's
+     host work, and with preload what the first sparse product would wait for (loading the
+     products' library) on another; getdevicecount, setdevice and getdevicename then take what it
+     found; ready waits for the context alone */
+  PetscErrorCode (*earlystart)(int, int, PetscBool);
   PetscErrorCode (*ready)(void);
   /* memory; malloc of 0 bytes gives NULL */
   PetscErrorCode (*malloc)(size_t, void **);

@@ -123,11 +123,12 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
   {
     char      bname[16] = "auto";
     PetscInt  dev = -1, conns = 1;
-    PetscBool early = PETSC_TRUE, ishost;
+    PetscBool early = PETSC_TRUE, preload = PETSC_TRUE, ishost;
 
     PetscCall(PetscOptionsGetString(NULL, NULL, "-gpukit_backend", bname, sizeof(bname), NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device", &dev, NULL));
     PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpukit_start_early", &early, NULL));
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpukit_cusparse_preload", &preload, NULL));
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-gpukit_device_connections", &conns, NULL));
     PetscCall(PetscStrcasecmp(bname, "host", &ishost));
     PetscCheck(conns >= 0 && conns <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
@@ -151,7 +152,7 @@ PetscErrorCode PetscGPUKitSysInitialize_Private(PetscBool *first)
       } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS=%s, from the environment\n", env));
     } else PetscCall(PetscInfo(NULL, "petsc-gpukit: CUDA_DEVICE_MAX_CONNECTIONS left to CUDA\n"));
     if (early && !ishost && GKBackendCUDA.earlystart) {
-      PetscCall(GKBackendCUDA.earlystart(dev >= 0 ? (int)dev : -1, gk_localrank));
+      PetscCall(GKBackendCUDA.earlystart(dev >= 0 ? (int)dev : -1, gk_localrank, preload));
       gk_early = PETSC_TRUE;
     }
   }
@@ -184,6 +185,11 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
   PetscCall(PetscOptionsBool("-gpukit_start_early",
                              "Start the CUDA driver and context when the library is loaded, on a thread of their own, so that they overlap the "
                              "program's first host work (read at PetscInitialize(); the wait shows as GKDeviceInit)",
+                             NULL, PETSC_TRUE, NULL, NULL));
+  PetscCall(PetscOptionsBool("-gpukit_cusparse_preload",
+                             "With -gpukit_start_early and more than one core for this process: load cuSPARSE (the device's sparse products, "
+                             "GAMG's and Galerkin coarse operators) on a thread of its own after the context, so that the first product does not "
+                             "wait for it (read at PetscInitialize())",
                              NULL, PETSC_TRUE, NULL, NULL));
   PetscCall(PetscOptionsInt("-gpukit_device_connections",
                             "Hardware work queues of this process's CUDA context (CUDA_DEVICE_MAX_CONNECTIONS, set unless the environment does; 0: "

@@ -17,10 +17,10 @@ static struct {
   pthread_t       thread;
   pthread_mutex_t lock;
   pthread_cond_t  found;
-  int             started, counted, dev, localrank, count, major; /* started: under way or ended, not yet joined */
-  cudaError_t     err;                                            /* of the count */
+  int             started, counted, dev, localrank, count, major, preload; /* started: under way or ended, not yet joined */
+  cudaError_t     err;                                                     /* of the count */
   cudaDeviceProp  prop;
-} gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, -1, 0, 0, 0, cudaSuccess, {}};
+} gk_early = {{}, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, -1, 0, 0, 0, 0, cudaSuccess, {}};
 
 /* Once this process has a context, the library stays loaded (RTLD_NODELETE) until the process
    ends. Without a PETSc of CUDA's own the CUDA runtime is linked into the library, and
@@ -99,17 +99,21 @@ static void *GKCUDAEarlyStart_Thread(void *arg)
 
     GKCUDAStayLoaded();
     CPU_ZERO(&set);
-    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1) GKCUDAStageMake();
+    if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1) {
+      if (gk_early.preload) GKCUDASpGEMMPreload();
+      GKCUDAStageMake();
+    }
   }
   return NULL;
 }
 
-static PetscErrorCode GKCUDAEarlyStart(int dev, int localrank)
+static PetscErrorCode GKCUDAEarlyStart(int dev, int localrank, PetscBool preload)
 {
   PetscFunctionBegin;
   if (gk_early.started) PetscFunctionReturn(0);
   gk_early.dev       = dev;
   gk_early.localrank = localrank;
+  gk_early.preload   = preload ? 1 : 0;
   gk_early.counted   = 0;
   PetscCheck(!pthread_create(&gk_early.thread, NULL, GKCUDAEarlyStart_Thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS,
              "Could not start the thread that starts the CUDA device");
@@ -633,6 +637,7 @@ const GKBackendOps GKBackendCUDA = {
   .pointwise          = GKCUDAPointwise,
   .reciprocal         = GKCUDAReciprocal,
   .conjugate          = GKCUDAConjugate,
+  .abs                = GKCUDAAbs,
   .noisy              = GKCUDANoisy,
   .dots               = GKCUDADots,
   .dotnorm2           = GKCUDADotNorm2,

@@ -19,6 +19,8 @@
 #include "cudaimpl.h"
 #include <cusparse.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
 
 #define GK_CUSPARSE_FUNCTIONS(X) \
   X(cusparseCreate) \
@@ -59,28 +61,194 @@ static cusparseHandle_t gk_sp_handle   = NULL;
                GK_SP(cusparseGetErrorString)(_gk_st)); \
   } while (0)
 
+/* cuSPARSE opened and its functions looked up, once; no PETSc call (it may run on the preload's
+   thread): gk_sp_lib, or the reason in gk_sp_why */
+static void GKCUSPARSEOpen(void)
+{
+  const char *names[] = {"libcusparse.so.12", "libcusparse.so"};
+
+  if (gk_sp_tried) return;
+  gk_sp_tried = 1;
+  for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && !gk_sp_lib; k++) gk_sp_lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
+  if (!gk_sp_lib) snprintf(gk_sp_why, sizeof(gk_sp_why), "cuSPARSE could not be loaded (%s)", dlerror());
+#define GK_CUSPARSE_LOAD(f) \
+  if (gk_sp_lib && !(gk_sp.p_##f = (decltype(gk_sp.p_##f))dlsym(gk_sp_lib, #f))) { \
+    snprintf(gk_sp_why, sizeof(gk_sp_why), "cuSPARSE has no %s", #f); \
+    dlclose(gk_sp_lib); \
+    gk_sp_lib = NULL; \
+  }
+  GK_CUSPARSE_FUNCTIONS(GK_CUSPARSE_LOAD)
+#undef GK_CUSPARSE_LOAD
+}
+
+/* The preload (earlystart's preload): where the early start made the context, a thread of its
+   own opens cuSPARSE, makes the handle and runs one product of two 2 x 2 matrices, its transpose
+   and a reusable product, on a stream of its own, so that the library's file is read and mapped
+   and the kernels a setup's products launch are loaded by then (CUDA loads a kernel at its first
+   launch) while the program's host work goes on; the first product waits for the thread
+   instead of doing all of that itself. No PETSc call; a failure leaves the handle or the
+   library to be made again, with its error, by the first product. */
+static struct {
+  pthread_t thread;
+  int       started;
+  double    load, handle, warm; /* seconds */
+} gk_sp_pre;
+
+static double GKCUSPARSENow(void)
+{
+  struct timespec t;
+
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void GKCUSPARSEWarm(cudaStream_t st)
+{
+  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const double              one = 1.0, zero = 0.0;
+  const int                 hi[3] = {0, 1, 3}, hj[3] = {0, 0, 1};
+  const double              ha[3] = {2.0, -1.0, 2.0};
+  cusparseSpMatDescr_t      dA = NULL, dC = NULL, dR = NULL;
+  cusparseSpGEMMDescr_t     g = NULL, gr = NULL;
+  size_t                    s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+  char                     *m    = NULL;
+  void                     *b[5] = {NULL, NULL, NULL, NULL, NULL};
+  int64_t                   rows, cols, nnz = 0;
+  int                      *ci, *cj, *ti, *tj, *ri;
+  double                   *ca, *ta;
+
+  /* one allocation holds A (i, j, a), C = A A (i, j, a: at most 4 entries), A^T and R = A A's
+     reusable product's row starts */
+  if (cudaMallocAsync((void **)&m, 1024, st) != cudaSuccess) goto done;
+  ci = (int *)(m + 64);
+  cj = (int *)(m + 128);
+  ca = (double *)(m + 192);
+  ti = (int *)(m + 256);
+  tj = (int *)(m + 320);
+  ta = (double *)(m + 384);
+  ri = (int *)(m + 448);
+  if (cudaMemcpyAsync(m, hi, sizeof(hi), cudaMemcpyHostToDevice, st) != cudaSuccess ||
+      cudaMemcpyAsync(m + 16, hj, sizeof(hj), cudaMemcpyHostToDevice, st) != cudaSuccess ||
+      cudaMemcpyAsync(m + 32, ha, sizeof(ha), cudaMemcpyHostToDevice, st) != cudaSuccess)
+    goto done;
+#define GK_WARM(call) \
+  if ((call) != CUSPARSE_STATUS_SUCCESS) goto done
+#define GK_WARM_BUF(k, size) \
+  if ((size) && cudaMallocAsync(&b[k], (size), st) != cudaSuccess) goto done
+  if (PetscDefined(USE_COMPLEX)) goto done; /* the descriptors below say real scalars: the handle and the library are loaded all the same */
+  GK_WARM(GK_SP(cusparseCreateCsr)(&dA, 2, 2, 3, m, m + 16, m + 32, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  GK_WARM(GK_SP(cusparseCreateCsr)(&dC, 2, 2, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  GK_WARM(GK_SP(cusparseSpGEMM_createDescr)(&g));
+  GK_WARM(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
+  GK_WARM_BUF(0, s1);
+  GK_WARM(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b[0]));
+  GK_WARM(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s2, NULL));
+  GK_WARM_BUF(1, s2);
+  GK_WARM(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s2, b[1]));
+  GK_WARM(GK_SP(cusparseSpMatGetSize)(dC, &rows, &cols, &nnz));
+  if (nnz > 4) goto done;
+  GK_WARM(GK_SP(cusparseCsrSetPointers)(dC, ci, cj, ca));
+  GK_WARM(GK_SP(cusparseSpGEMM_copy)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g));
+  GK_WARM(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, 2, 2, 3, m + 32, (const int *)m, (const int *)(m + 16), ta, ti, tj, CUDA_R_64F,
+                                               CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s3));
+  GK_WARM_BUF(2, s3);
+  GK_WARM(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, 2, 2, 3, m + 32, (const int *)m, (const int *)(m + 16), ta, ti, tj, CUDA_R_64F,
+                                    CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, b[2]));
+  /* the reusable product's analysis and numeric step, its pattern's arrays in the buffers */
+  GK_WARM(GK_SP(cusparseCreateCsr)(&dR, 2, 2, 0, ri, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  GK_WARM(GK_SP(cusparseSpGEMM_createDescr)(&gr));
+  s1 = 0;
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
+  if (b[0]) (void)cudaFreeAsync(b[0], st);
+  b[0] = NULL;
+  GK_WARM_BUF(0, s1);
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[0]));
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s2, NULL, &s4, NULL, &s5, NULL));
+  if (b[1]) (void)cudaFreeAsync(b[1], st);
+  b[1] = NULL;
+  GK_WARM_BUF(1, s2);
+  GK_WARM_BUF(3, s4);
+  GK_WARM_BUF(4, s5);
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s2, b[1], &s4, b[3], &s5, b[4]));
+  GK_WARM(GK_SP(cusparseSpMatGetSize)(dR, &rows, &cols, &nnz));
+  if (nnz > 4) goto done;
+  GK_WARM(GK_SP(cusparseCsrSetPointers)(dR, ri, cj, ca)); /* C's arrays again: the values are not looked at */
+  s1 = 0;
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
+  if (b[2]) (void)cudaFreeAsync(b[2], st);
+  b[2] = NULL;
+  GK_WARM_BUF(2, s1);
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[2]));
+  GK_WARM(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dR, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, gr));
+#undef GK_WARM
+#undef GK_WARM_BUF
+done:
+  if (gr) (void)GK_SP(cusparseSpGEMM_destroyDescr)(gr);
+  if (g) (void)GK_SP(cusparseSpGEMM_destroyDescr)(g);
+  if (dR) (void)GK_SP(cusparseDestroySpMat)(dR);
+  if (dC) (void)GK_SP(cusparseDestroySpMat)(dC);
+  if (dA) (void)GK_SP(cusparseDestroySpMat)(dA);
+  for (int k = 0; k < 5; k++)
+    if (b[k]) (void)cudaFreeAsync(b[k], st);
+  if (m) (void)cudaFreeAsync(m, st);
+  (void)cudaStreamSynchronize(st);
+  (void)cudaGetLastError();
+}
+
+static void *GKCUSPARSEPreload_Thread(void *arg)
+{
+  cudaStream_t st = NULL;
+  double       t0 = GKCUSPARSENow(), t1, t2;
+
+  (void)arg;
+  GKCUSPARSEOpen();
+  t1 = GKCUSPARSENow();
+  if (gk_sp_lib && GK_SP(cusparseCreate)(&gk_sp_handle) != CUSPARSE_STATUS_SUCCESS) gk_sp_handle = NULL;
+  t2 = GKCUSPARSENow();
+  if (gk_sp_handle && cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess) {
+    if (GK_SP(cusparseSetStream)(gk_sp_handle, st) == CUSPARSE_STATUS_SUCCESS) GKCUSPARSEWarm(st);
+    (void)GK_SP(cusparseSetStream)(gk_sp_handle, GKCUDAStream); /* the library's stream for every later call */
+    (void)cudaStreamDestroy(st);
+  }
+  (void)cudaGetLastError();
+  gk_sp_pre.load   = t1 - t0;
+  gk_sp_pre.handle = t2 - t1;
+  gk_sp_pre.warm   = GKCUSPARSENow() - t2;
+  return NULL;
+}
+
+/* Called by the early start's thread once the context is made; no PETSc call */
+void GKCUDASpGEMMPreload(void)
+{
+  if (gk_sp_pre.started || gk_sp_tried) return;
+  if (!pthread_create(&gk_sp_pre.thread, NULL, GKCUSPARSEPreload_Thread, NULL)) gk_sp_pre.started = 1;
+}
+
+/* Waits for the preload, where one was started */
+static PetscErrorCode GKCUSPARSEPreloaded(void)
+{
+  PetscFunctionBegin;
+  if (!gk_sp_pre.started) PetscFunctionReturn(0);
+  gk_sp_pre.started = 0;
+  PetscCheck(!pthread_join(gk_sp_pre.thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not wait for the thread that loads cuSPARSE");
+  if (gk_sp_lib)
+    PetscCall(PetscInfo(NULL,
+                        "cuSPARSE loaded ahead, on a thread of its own: the library in %g s, its handle %s in %g s, one small product in %g s\n",
+                        gk_sp_pre.load, gk_sp_handle ? "made" : "NOT made", gk_sp_pre.handle, gk_sp_pre.warm));
+  PetscFunctionReturn(0);
+}
+
 /* cuSPARSE's functions, looked up once, and a handle on the library's stream (made again after
    GKCUDASpGEMMFinalize()); *ok false with the reason where cuSPARSE cannot be loaded */
 static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
 {
-  const char *names[] = {"libcusparse.so.12", "libcusparse.so"};
-
   PetscFunctionBegin;
+  PetscCall(GKCUSPARSEPreloaded());
   if (!gk_sp_tried) {
     PetscLogDouble t0, t1;
 
     PetscCall(PetscTime(&t0));
-    gk_sp_tried = 1;
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && !gk_sp_lib; k++) gk_sp_lib = dlopen(names[k], RTLD_NOW | RTLD_LOCAL);
-    if (!gk_sp_lib) PetscCall(PetscSNPrintf(gk_sp_why, sizeof(gk_sp_why), "cuSPARSE could not be loaded (%s)", dlerror()));
-#define GK_CUSPARSE_LOAD(f) \
-  if (gk_sp_lib && !(gk_sp.p_##f = (decltype(gk_sp.p_##f))dlsym(gk_sp_lib, #f))) { \
-    PetscCall(PetscSNPrintf(gk_sp_why, sizeof(gk_sp_why), "cuSPARSE has no %s", #f)); \
-    dlclose(gk_sp_lib); \
-    gk_sp_lib = NULL; \
-  }
-    GK_CUSPARSE_FUNCTIONS(GK_CUSPARSE_LOAD)
-#undef GK_CUSPARSE_LOAD
+    GKCUSPARSEOpen();
     PetscCall(PetscTime(&t1));
     if (gk_sp_lib) PetscCall(PetscInfo(NULL, "cuSPARSE loaded in %g s\n", (double)(t1 - t0)));
   }
@@ -101,6 +269,7 @@ static PetscErrorCode GKCUSPARSELoad(PetscBool *ok)
 PetscErrorCode GKCUDASpGEMMFinalize(void)
 {
   PetscFunctionBegin;
+  PetscCall(GKCUSPARSEPreloaded());
   if (gk_sp_handle) GKCallCUSPARSE(GK_SP(cusparseDestroy)(gk_sp_handle));
   gk_sp_handle = NULL;
   PetscFunctionReturn(0);
