@@ -394,9 +394,13 @@ typedef struct {
      device count) would wait for, the driver and the context, so that it overlaps the program's
      host work, and with preload what the first sparse product would wait for (loading the
      products' library) on another; getdevicecount, setdevice and getdevicename then take what it
-     found; ready waits for the context alone */
+     found; ready waits for the context alone; settle (at PetscFinalize(), whether or not the
+     backend was used) waits for the preload too and frees what the early start made, so that
+     no thread of the library is left running and nothing it allocated is left when the process
+     ends */
   PetscErrorCode (*earlystart)(int, int, PetscBool);
   PetscErrorCode (*ready)(void);
+  PetscErrorCode (*settle)(void);
   /* memory; malloc of 0 bytes gives NULL */
   PetscErrorCode (*malloc)(size_t, void **);
   PetscErrorCode (*free)(void *);

@@ -71,7 +71,8 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
                              tot[0], b1, tot[2], b2));
     if (file[0]) PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }
-  PetscCall(PetscGPUKitDeviceReady_Private()); /* before the library can be unloaded */
+  PetscCall(PetscGPUKitDeviceReady_Private());                 /* before the library can be unloaded */
+  if (GKBackendCUDA.settle) PetscCall(GKBackendCUDA.settle()); /* and whatever else it began */
   if (GKDev) PetscCall(GKDev->finalize());
   GKDev            = NULL;
   gk_backend       = PETSCGPUKIT_BACKEND_AUTO;

@@ -156,6 +156,12 @@ int main(int argc, char **argv)
     test:
       suffix: dll_append
       args: -dll_append ${LIB} -mat_type {{ellrcuda diacuda}shared output}
+    # the library loaded and never used: on a GPU its early start (the context, the staging
+    # buffers, cuSPARSE's preload) is ended and freed at PetscFinalize() all the same (under
+    # compute-sanitizer: no leak, no thread left running)
+    test:
+      suffix: dll_append_unused
+      args: -dll_append ${LIB} -mat_type aij -gpukit_cusparse_preload {{0 1}shared output}
 
   testset:
     args: -n 45

@@ -262,6 +262,18 @@ static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
   PetscFunctionReturn(0);
 }
 
+/* PetscFinalize(), whether or not the backend was used: what the early start began ended (the
+   preload) or freed (the staging buffers, which it makes before any use) */
+static PetscErrorCode GKCUDASettle(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GKCUDASpGEMMSettle());
+  if (gk_stage.made) GKWaitCUDA(cudaStreamSynchronize(0));
+  GKCUDAStageFree();
+  gk_stage.tried = 0;
+  PetscFunctionReturn(0);
+}
+
 /* PetscFinalize(): the library's buffers freed, and what the pool keeps handed back to the device
    (a program may go on after PetscFinalize(), or initialize PETSc again) */
 static PetscErrorCode GKCUDAFinalizeAll(void)
@@ -609,6 +621,7 @@ const GKBackendOps GKBackendCUDA = {
   .getdevicename      = GKCUDAGetDeviceName,
   .earlystart         = GKCUDAEarlyStart,
   .ready              = GKCUDAReady,
+  .settle             = GKCUDASettle,
   .malloc             = GKCUDAMalloc,
   .free               = GKCUDAFree,
   .memcpy             = GKCUDAMemcpy,

@@ -569,6 +569,7 @@ PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMFinalize(void);
 PETSC_INTERN void           GKCUDASpGEMMPreload(void);
+PETSC_INTERN PetscErrorCode GKCUDASpGEMMSettle(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMNumeric(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMPlanFree(void **);
 PETSC_INTERN PetscErrorCode GKCUDACsrTranspose(const GKCsr *, GKCsr *, PetscBool *);

@@ -119,7 +119,7 @@ static void GKCUSPARSEWarm(cudaStream_t st)
 
   /* one allocation holds A (i, j, a), C = A A (i, j, a: at most 4 entries), A^T and R = A A's
      reusable product's row starts */
-  if (cudaMallocAsync((void **)&m, 1024, st) != cudaSuccess) goto done;
+  if (cudaMalloc((void **)&m, 1024) != cudaSuccess) goto done;
   ci = (int *)(m + 64);
   cj = (int *)(m + 128);
   ca = (double *)(m + 192);
@@ -134,7 +134,7 @@ static void GKCUSPARSEWarm(cudaStream_t st)
 #define GK_WARM(call) \
   if ((call) != CUSPARSE_STATUS_SUCCESS) goto done
 #define GK_WARM_BUF(k, size) \
-  if ((size) && cudaMallocAsync(&b[k], (size), st) != cudaSuccess) goto done
+  if ((size) && cudaMalloc(&b[k], (size)) != cudaSuccess) goto done
   if (PetscDefined(USE_COMPLEX)) goto done; /* the descriptors below say real scalars: the handle and the library are loaded all the same */
   GK_WARM(GK_SP(cusparseCreateCsr)(&dA, 2, 2, 3, m, m + 16, m + 32, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
   GK_WARM(GK_SP(cusparseCreateCsr)(&dC, 2, 2, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
@@ -159,12 +159,12 @@ static void GKCUSPARSEWarm(cudaStream_t st)
   GK_WARM(GK_SP(cusparseSpGEMM_createDescr)(&gr));
   s1 = 0;
   GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
-  if (b[0]) (void)cudaFreeAsync(b[0], st);
+  if (b[0]) (void)cudaFree(b[0]);
   b[0] = NULL;
   GK_WARM_BUF(0, s1);
   GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[0]));
   GK_WARM(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s2, NULL, &s4, NULL, &s5, NULL));
-  if (b[1]) (void)cudaFreeAsync(b[1], st);
+  if (b[1]) (void)cudaFree(b[1]);
   b[1] = NULL;
   GK_WARM_BUF(1, s2);
   GK_WARM_BUF(3, s4);
@@ -175,7 +175,7 @@ static void GKCUSPARSEWarm(cudaStream_t st)
   GK_WARM(GK_SP(cusparseCsrSetPointers)(dR, ri, cj, ca)); /* C's arrays again: the values are not looked at */
   s1 = 0;
   GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
-  if (b[2]) (void)cudaFreeAsync(b[2], st);
+  if (b[2]) (void)cudaFree(b[2]);
   b[2] = NULL;
   GK_WARM_BUF(2, s1);
   GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[2]));
@@ -188,10 +188,10 @@ done:
   if (dR) (void)GK_SP(cusparseDestroySpMat)(dR);
   if (dC) (void)GK_SP(cusparseDestroySpMat)(dC);
   if (dA) (void)GK_SP(cusparseDestroySpMat)(dA);
-  for (int k = 0; k < 5; k++)
-    if (b[k]) (void)cudaFreeAsync(b[k], st);
-  if (m) (void)cudaFreeAsync(m, st);
   (void)cudaStreamSynchronize(st);
+  for (int k = 0; k < 5; k++)
+    if (b[k]) (void)cudaFree(b[k]);
+  if (m) (void)cudaFree(m);
   (void)cudaGetLastError();
 }
 
@@ -235,6 +235,15 @@ static PetscErrorCode GKCUSPARSEPreloaded(void)
     PetscCall(PetscInfo(NULL,
                         "cuSPARSE loaded ahead, on a thread of its own: the library in %g s, its handle %s in %g s, one small product in %g s\n",
                         gk_sp_pre.load, gk_sp_handle ? "made" : "NOT made", gk_sp_pre.handle, gk_sp_pre.warm));
+  PetscFunctionReturn(0);
+}
+
+/* At PetscFinalize(), whether or not a product asked for cuSPARSE: the preload ended and the
+   handle freed (made again by a later product) */
+PetscErrorCode GKCUDASpGEMMSettle(void)
+{
+  PetscFunctionBegin;
+  PetscCall(GKCUDASpGEMMFinalize());
   PetscFunctionReturn(0);
 }
 
