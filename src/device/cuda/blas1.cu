@@ -178,13 +178,19 @@ __global__ void GKUnaryKernel(PetscInt n, GKScalar *x)
   }
 }
 
-PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
+template <GKUnaryOp OP>
+static PetscErrorCode GKCUDAUnary(PetscInt n, PetscScalar *x)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_RECIPROCAL>, GKBlocks(n), n, (GKScalar *)x));
+  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<OP>, GKBlocks(n), n, (GKScalar *)x));
   GKCheckLaunch();
   PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAReciprocal(PetscInt n, PetscScalar *x)
+{
+  return GKCUDAUnary<GK_UNARY_RECIPROCAL>(n, x);
 }
 
 __global__ void GKNoisyKernel(PetscInt n, PetscInt start, GKScalar *x)
@@ -206,22 +212,12 @@ PetscErrorCode GKCUDANoisy(PetscInt n, PetscInt start, PetscScalar *x)
 
 PetscErrorCode GKCUDAConjugate(PetscInt n, PetscScalar *x)
 {
-  PetscFunctionBegin;
-#if defined(PETSC_USE_COMPLEX)
-  if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_CONJUGATE>, GKBlocks(n), n, (GKScalar *)x));
-  GKCheckLaunch();
-#endif
-  PetscFunctionReturn(0);
+  return PetscDefined(USE_COMPLEX) ? GKCUDAUnary<GK_UNARY_CONJUGATE>(n, x) : 0;
 }
 
 PetscErrorCode GKCUDAAbs(PetscInt n, PetscScalar *x)
 {
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKUnaryKernel<GK_UNARY_ABS>, GKBlocks(n), n, (GKScalar *)x));
-  GKCheckLaunch();
-  PetscFunctionReturn(0);
+  return GKCUDAUnary<GK_UNARY_ABS>(n, x);
 }
 
 /* result[k] = sum over the nb partial sums of k, by one block */

@@ -279,37 +279,36 @@ static PetscErrorCode VecPointwiseDivide_GK(Vec w, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode VecReciprocal_GK(Vec x)
+/* x = f(x) entry by entry on the device: one pass over x each way */
+static PetscErrorCode VecUnary_GK(Vec x, PetscErrorCode (*f)(PetscInt, PetscScalar *))
 {
   PetscScalar *xd;
 
   PetscFunctionBegin;
   PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
-  PetscCall(GKDev->reciprocal(x->map->n, xd));
+  PetscCall((*f)(x->map->n, xd));
   VecGKCountPasses(x->map->n, 2);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode VecReciprocal_GK(Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(VecUnary_GK(x, GKDev->reciprocal));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode VecAbs_GK(Vec x)
 {
-  PetscScalar *xd;
-
   PetscFunctionBegin;
-  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
-  PetscCall(GKDev->abs(x->map->n, xd));
-  VecGKCountPasses(x->map->n, 2);
+  PetscCall(VecUnary_GK(x, GKDev->abs));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode VecConjugate_GK(Vec x)
 {
-  PetscScalar *xd;
-
   PetscFunctionBegin;
-  if (!PetscDefined(USE_COMPLEX)) PetscFunctionReturn(0);
-  PetscCall(VecGKDevice_Private(x, GK_READWRITE, &xd));
-  PetscCall(GKDev->conjugate(x->map->n, xd));
-  VecGKCountPasses(x->map->n, 2);
+  if (PetscDefined(USE_COMPLEX)) PetscCall(VecUnary_GK(x, GKDev->conjugate));
   PetscFunctionReturn(0);
 }
 
