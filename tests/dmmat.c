@@ -155,7 +155,8 @@ static PetscErrorCode AddLocal(DM da, Mat A, PetscBool colmajor, PetscBool newnz
    on one process where the local numbering is the global one): each point's first component
    with its stencil's columns (1) ascending, added; (2) the diagonal and the last column alone,
    inserted; (3) descending, added, at the last point with the diagonal twice (PETSc's path);
-   (4) ascending with a new nonzero among them, added (PETSc's path). Each pass ends in
+   (4) ascending with a new nonzero among them on the first line of points, added (PETSc's
+   path). Each pass ends in
    an assembly, but with unassembled set */
 static PetscErrorCode SetLocalRows(DM da, Mat A, PetscInt pass, PetscBool unassembled)
 {
@@ -182,7 +183,9 @@ static PetscErrorCode SetLocalRows(DM da, Mat A, PetscInt pass, PetscBool unasse
               cols[nc] = LOCAL(i + p, j + q, k + r);
               v[nc]    = (PetscScalar)(1 + nc) / (PetscScalar)(1 + row);
               nc++;
-              if (pass == 4 && p == s && !q && !r && i + s + 1 < xs + xm) { /* a column outside the stencil, among the row's own */
+              /* a column outside the stencil, among the row's own, on the first line of points
+                 (each new nonzero moves all of SEQAIJ's arrays: on every row that is quadratic) */
+              if (pass == 4 && p == s && !q && !r && i + s + 1 < xs + xm && j == ys && k == zs) {
                 cols[nc] = LOCAL(i + s + 1, j, k);
                 v[nc]    = 0.5;
                 nc++;
