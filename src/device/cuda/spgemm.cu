@@ -81,6 +81,199 @@ static void GKCUSPARSEOpen(void)
 #undef GK_CUSPARSE_LOAD
 }
 
+#if defined(PETSC_USE_COMPLEX)
+  #define GK_CUDA_SCALAR CUDA_C_64F
+#else
+  #define GK_CUDA_SCALAR CUDA_R_64F
+#endif
+
+/* The products' cuSPARSE sequences, with no PETSc call: the preload's thread runs them on its 2 x 2
+   matrix as the products run them on theirs, so that what the preload loads is what the products
+   launch. Each returns 0, a cuSPARSE status or GK_SP_NOMEM, and frees what it allocated where it
+   fails; device memory comes from mem, every call goes to the handle's stream. */
+#define GK_SP_NOMEM (-1)
+typedef struct {
+  int (*malloc)(size_t, void **); /* 0, or GK_SP_NOMEM; nothing allocated (NULL) for 0 bytes */
+  void (*free)(void *);
+} GKSpMem;
+
+#define GK_SP_TRY(call) \
+  do { \
+    if ((st = (int)(call)) != 0) goto done; \
+  } while (0)
+#define GK_SP_MEM(p, size) \
+  do { \
+    if ((st = mem->malloc((size), (void **)&(p))) != 0) goto done; \
+  } while (0)
+
+static cusparseStatus_t GKSpDescr(const GKCsr *M, cusparseSpMatDescr_t *d)
+{
+  return GK_SP(cusparseCreateCsr)(d, M->m, M->n, M->nnz, (void *)M->i, (void *)M->j, (void *)M->a, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR);
+}
+
+static void GKSpCsrFree(const GKSpMem *mem, GKCsr *M)
+{
+  mem->free(M->i);
+  mem->free(M->j);
+  mem->free(M->a);
+  M->i = M->j = NULL;
+  M->a        = NULL;
+}
+
+/* C = A B (the work estimate, the product, the copy into C's arrays, which this allocates) */
+static int GKSpPair(const GKSpMem *mem, const GKCsr *A, const GKCsr *B, GKCsr *C)
+{
+  const PetscScalar         one = 1.0, zero = 0.0;
+  const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  cusparseSpMatDescr_t      dA = NULL, dB = NULL, dC = NULL;
+  cusparseSpGEMMDescr_t     g  = NULL;
+  size_t                    s1 = 0, s2 = 0;
+  void                     *b1 = NULL, *b2 = NULL;
+  int64_t                   rows, cols, nnz;
+  int                       st;
+
+  C->m = A->m;
+  C->n = B->n;
+  C->i = C->j = NULL;
+  C->a        = NULL;
+  GK_SP_TRY(GKSpDescr(A, &dA));
+  GK_SP_TRY(GKSpDescr(B, &dB));
+  GK_SP_TRY(
+    GK_SP(cusparseCreateCsr)(&dC, A->m, B->n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_createDescr)(&g));
+  GK_SP_TRY(
+    GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
+  GK_SP_MEM(b1, s1);
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b1));
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, NULL));
+  GK_SP_MEM(b2, s2);
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, b2));
+  GK_SP_TRY(GK_SP(cusparseSpMatGetSize)(dC, &rows, &cols, &nnz));
+  C->nnz = (PetscInt)nnz;
+  GK_SP_MEM(C->i, sizeof(PetscInt) * (size_t)(C->m + 1));
+  GK_SP_MEM(C->j, sizeof(PetscInt) * (size_t)nnz);
+  GK_SP_MEM(C->a, sizeof(PetscScalar) * (size_t)nnz);
+  GK_SP_TRY(GK_SP(cusparseCsrSetPointers)(dC, C->i, C->j, C->a));
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_copy)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g));
+done:
+  if (g) (void)GK_SP(cusparseSpGEMM_destroyDescr)(g);
+  if (dA) (void)GK_SP(cusparseDestroySpMat)(dA);
+  if (dB) (void)GK_SP(cusparseDestroySpMat)(dB);
+  if (dC) (void)GK_SP(cusparseDestroySpMat)(dC);
+  mem->free(b1);
+  mem->free(b2);
+  if (st) GKSpCsrFree(mem, C);
+  return st;
+}
+
+/* T's arrays (allocated by the caller, values of type t) from the m x n CSR i, j, a read as CSC */
+static int GKSpCsr2Csc(const GKSpMem *mem, PetscInt m, PetscInt n, PetscInt nnz, const PetscInt *i, const PetscInt *j, const void *a, PetscInt *ti,
+                       PetscInt *tj, void *ta, cudaDataType t)
+{
+  size_t s   = 0;
+  void  *buf = NULL;
+  int    st;
+
+  GK_SP_TRY(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)m, (int)n, (int)nnz, a, (const int *)i, (const int *)j, ta, (int *)ti, (int *)tj,
+                                                 t, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
+  GK_SP_MEM(buf, s);
+  GK_SP_TRY(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)m, (int)n, (int)nnz, a, (const int *)i, (const int *)j, ta, (int *)ti, (int *)tj, t,
+                                      CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
+done:
+  mem->free(buf);
+  return st;
+}
+
+/* T = P^T, its arrays allocated here */
+static int GKSpTranspose(const GKSpMem *mem, const GKCsr *P, GKCsr *T)
+{
+  int st;
+
+  T->m   = P->n;
+  T->n   = P->m;
+  T->nnz = P->nnz;
+  T->i = T->j = NULL;
+  T->a        = NULL;
+  GK_SP_MEM(T->i, sizeof(PetscInt) * (size_t)(T->m + 1));
+  GK_SP_MEM(T->j, sizeof(PetscInt) * (size_t)T->nnz);
+  GK_SP_MEM(T->a, sizeof(PetscScalar) * (size_t)T->nnz);
+  st = GKSpCsr2Csc(mem, P->m, P->n, P->nnz, P->i, P->j, P->a, T->i, T->j, T->a, GK_CUDA_SCALAR);
+done:
+  if (st) GKSpCsrFree(mem, T);
+  return st;
+}
+
+/* One product C = A B kept for its numeric steps (cuSPARSE's SpGEMMreuse): the descriptors, the
+   buffers the numeric step reads, and C's arrays */
+typedef struct {
+  cusparseSpGEMMDescr_t g;
+  cusparseSpMatDescr_t  dA, dB, dC;
+  void                 *b4, *b5;
+  GKCsr                 C;
+} GKCUDAPairPlan;
+
+static void GKSpPairPlanFree(const GKSpMem *mem, GKCUDAPairPlan *q)
+{
+  if (q->g) (void)GK_SP(cusparseSpGEMM_destroyDescr)(q->g);
+  if (q->dA) (void)GK_SP(cusparseDestroySpMat)(q->dA);
+  if (q->dB) (void)GK_SP(cusparseDestroySpMat)(q->dB);
+  if (q->dC) (void)GK_SP(cusparseDestroySpMat)(q->dC);
+  mem->free(q->b4);
+  mem->free(q->b5);
+  GKSpCsrFree(mem, &q->C);
+  memset(q, 0, sizeof(*q));
+}
+
+/* C's pattern from A's and B's, its values computed once (q zeroed by the caller) */
+static int GKSpPairPlanMake(const GKSpMem *mem, const GKCsr *A, const GKCsr *B, GKCUDAPairPlan *q)
+{
+  const PetscScalar         one = 1.0, zero = 0.0;
+  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+  size_t                    s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+  void                     *b1 = NULL, *b2 = NULL, *b3 = NULL;
+  int64_t                   rows, cols, nnz;
+  int                       st;
+
+  q->C.m = A->m;
+  q->C.n = B->n;
+  GK_SP_MEM(q->C.i, sizeof(PetscInt) * (size_t)(A->m + 1));
+  GK_SP_TRY(GKSpDescr(A, &q->dA));
+  GK_SP_TRY(GKSpDescr(B, &q->dB));
+  GK_SP_TRY(GK_SP(cusparseCreateCsr)(&q->dC, A->m, B->n, 0, q->C.i, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                     GK_CUDA_SCALAR));
+  GK_SP_TRY(GK_SP(cusparseSpGEMM_createDescr)(&q->g));
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, NULL));
+  GK_SP_MEM(b1, s1);
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, b1));
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, NULL, &s3, NULL, &s4, NULL));
+  GK_SP_MEM(b2, s2);
+  GK_SP_MEM(b3, s3);
+  GK_SP_MEM(q->b4, s4);
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, b2, &s3, b3, &s4, q->b4));
+  mem->free(b1);
+  mem->free(b2);
+  b1 = b2 = NULL;
+  GK_SP_TRY(GK_SP(cusparseSpMatGetSize)(q->dC, &rows, &cols, &nnz));
+  q->C.nnz = (PetscInt)nnz;
+  GK_SP_MEM(q->C.j, sizeof(PetscInt) * (size_t)nnz);
+  GK_SP_MEM(q->C.a, sizeof(PetscScalar) * (size_t)nnz);
+  GK_SP_TRY(GK_SP(cusparseCsrSetPointers)(q->dC, q->C.i, q->C.j, q->C.a));
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, NULL));
+  GK_SP_MEM(q->b5, s5);
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, q->b5));
+  GK_SP_TRY(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, op, op, &one, q->dA, q->dB, &zero, q->dC, GK_CUDA_SCALAR, alg, q->g));
+done:
+  mem->free(b1);
+  mem->free(b2);
+  mem->free(b3);
+  if (st) GKSpPairPlanFree(mem, q);
+  return st;
+}
+#undef GK_SP_TRY
+#undef GK_SP_MEM
+
 /* The preload (earlystart's preload): where the early start made the context, a thread of its
    own opens cuSPARSE, makes the handle and runs one product of two 2 x 2 matrices, its transpose
    and a reusable product, on a stream of its own, so that the library's file is read and mapped
@@ -102,96 +295,40 @@ static double GKCUSPARSENow(void)
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int GKSpMallocCUDA(size_t bytes, void **p)
+{
+  *p = NULL;
+  return bytes && cudaMalloc(p, bytes) != cudaSuccess ? GK_SP_NOMEM : 0;
+}
+
+static void GKSpFreeCUDA(void *p)
+{
+  if (p) (void)cudaFree(p);
+}
+
+/* the products' sequences on A = [2 0; -1 2]: C = A A, A^T, and the reusable product A A */
 static void GKCUSPARSEWarm(cudaStream_t st)
 {
-  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const double              one = 1.0, zero = 0.0;
-  const int                 hi[3] = {0, 1, 3}, hj[3] = {0, 0, 1};
-  const double              ha[3] = {2.0, -1.0, 2.0};
-  cusparseSpMatDescr_t      dA = NULL, dC = NULL, dR = NULL;
-  cusparseSpGEMMDescr_t     g = NULL, gr = NULL;
-  size_t                    s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-  char                     *m    = NULL;
-  void                     *b[5] = {NULL, NULL, NULL, NULL, NULL};
-  int64_t                   rows, cols, nnz = 0;
-  int                      *ci, *cj, *ti, *tj, *ri;
-  double                   *ca, *ta;
+  const GKSpMem     mem   = {GKSpMallocCUDA, GKSpFreeCUDA};
+  const PetscInt    hi[3] = {0, 1, 3}, hj[3] = {0, 0, 1};
+  const PetscScalar ha[3] = {2.0, -1.0, 2.0};
+  GKCsr             A = {2, 2, 3, NULL, NULL, NULL}, C = {0, 0, 0, NULL, NULL, NULL}, T = C;
+  GKCUDAPairPlan    q;
 
-  /* one allocation holds A (i, j, a), C = A A (i, j, a: at most 4 entries), A^T and R = A A's
-     reusable product's row starts */
-  if (cudaMalloc((void **)&m, 1024) != cudaSuccess) goto done;
-  ci = (int *)(m + 64);
-  cj = (int *)(m + 128);
-  ca = (double *)(m + 192);
-  ti = (int *)(m + 256);
-  tj = (int *)(m + 320);
-  ta = (double *)(m + 384);
-  ri = (int *)(m + 448);
-  if (cudaMemcpyAsync(m, hi, sizeof(hi), cudaMemcpyHostToDevice, st) != cudaSuccess ||
-      cudaMemcpyAsync(m + 16, hj, sizeof(hj), cudaMemcpyHostToDevice, st) != cudaSuccess ||
-      cudaMemcpyAsync(m + 32, ha, sizeof(ha), cudaMemcpyHostToDevice, st) != cudaSuccess)
+  memset(&q, 0, sizeof(q));
+  if (sizeof(PetscInt) != sizeof(int)) return; /* the products' descriptors say 32-bit indices */
+  if (GKSpMallocCUDA(sizeof(hi), (void **)&A.i) || GKSpMallocCUDA(sizeof(hj), (void **)&A.j) || GKSpMallocCUDA(sizeof(ha), (void **)&A.a)) goto done;
+  if (cudaMemcpyAsync(A.i, hi, sizeof(hi), cudaMemcpyHostToDevice, st) != cudaSuccess ||
+      cudaMemcpyAsync(A.j, hj, sizeof(hj), cudaMemcpyHostToDevice, st) != cudaSuccess ||
+      cudaMemcpyAsync(A.a, ha, sizeof(ha), cudaMemcpyHostToDevice, st) != cudaSuccess)
     goto done;
-#define GK_WARM(call) \
-  if ((call) != CUSPARSE_STATUS_SUCCESS) goto done
-#define GK_WARM_BUF(k, size) \
-  if ((size) && cudaMalloc(&b[k], (size)) != cudaSuccess) goto done
-  if (PetscDefined(USE_COMPLEX)) goto done; /* the descriptors below say real scalars: the handle and the library are loaded all the same */
-  GK_WARM(GK_SP(cusparseCreateCsr)(&dA, 2, 2, 3, m, m + 16, m + 32, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  GK_WARM(GK_SP(cusparseCreateCsr)(&dC, 2, 2, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  GK_WARM(GK_SP(cusparseSpGEMM_createDescr)(&g));
-  GK_WARM(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
-  GK_WARM_BUF(0, s1);
-  GK_WARM(GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b[0]));
-  GK_WARM(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s2, NULL));
-  GK_WARM_BUF(1, s2);
-  GK_WARM(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g, &s2, b[1]));
-  GK_WARM(GK_SP(cusparseSpMatGetSize)(dC, &rows, &cols, &nnz));
-  if (nnz > 4) goto done;
-  GK_WARM(GK_SP(cusparseCsrSetPointers)(dC, ci, cj, ca));
-  GK_WARM(GK_SP(cusparseSpGEMM_copy)(gk_sp_handle, op, op, &one, dA, dA, &zero, dC, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, g));
-  GK_WARM(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, 2, 2, 3, m + 32, (const int *)m, (const int *)(m + 16), ta, ti, tj, CUDA_R_64F,
-                                               CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s3));
-  GK_WARM_BUF(2, s3);
-  GK_WARM(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, 2, 2, 3, m + 32, (const int *)m, (const int *)(m + 16), ta, ti, tj, CUDA_R_64F,
-                                    CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, b[2]));
-  /* the reusable product's analysis and numeric step, its pattern's arrays in the buffers */
-  GK_WARM(GK_SP(cusparseCreateCsr)(&dR, 2, 2, 0, ri, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-  GK_WARM(GK_SP(cusparseSpGEMM_createDescr)(&gr));
-  s1 = 0;
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
-  if (b[0]) (void)cudaFree(b[0]);
-  b[0] = NULL;
-  GK_WARM_BUF(0, s1);
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[0]));
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s2, NULL, &s4, NULL, &s5, NULL));
-  if (b[1]) (void)cudaFree(b[1]);
-  b[1] = NULL;
-  GK_WARM_BUF(1, s2);
-  GK_WARM_BUF(3, s4);
-  GK_WARM_BUF(4, s5);
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s2, b[1], &s4, b[3], &s5, b[4]));
-  GK_WARM(GK_SP(cusparseSpMatGetSize)(dR, &rows, &cols, &nnz));
-  if (nnz > 4) goto done;
-  GK_WARM(GK_SP(cusparseCsrSetPointers)(dR, ri, cj, ca)); /* C's arrays again: the values are not looked at */
-  s1 = 0;
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, NULL));
-  if (b[2]) (void)cudaFree(b[2]);
-  b[2] = NULL;
-  GK_WARM_BUF(2, s1);
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, dA, dA, dR, CUSPARSE_SPGEMM_DEFAULT, gr, &s1, b[2]));
-  GK_WARM(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, op, op, &one, dA, dA, &zero, dR, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, gr));
-#undef GK_WARM
-#undef GK_WARM_BUF
+  if (!GKSpPair(&mem, &A, &A, &C) && !GKSpTranspose(&mem, &A, &T)) (void)GKSpPairPlanMake(&mem, &A, &A, &q);
 done:
-  if (gr) (void)GK_SP(cusparseSpGEMM_destroyDescr)(gr);
-  if (g) (void)GK_SP(cusparseSpGEMM_destroyDescr)(g);
-  if (dR) (void)GK_SP(cusparseDestroySpMat)(dR);
-  if (dC) (void)GK_SP(cusparseDestroySpMat)(dC);
-  if (dA) (void)GK_SP(cusparseDestroySpMat)(dA);
   (void)cudaStreamSynchronize(st);
-  for (int k = 0; k < 5; k++)
-    if (b[k]) (void)cudaFree(b[k]);
-  if (m) (void)cudaFree(m);
+  GKSpPairPlanFree(&mem, &q);
+  GKSpCsrFree(&mem, &T);
+  GKSpCsrFree(&mem, &C);
+  GKSpCsrFree(&mem, &A);
   (void)cudaGetLastError();
 }
 
@@ -284,96 +421,39 @@ PetscErrorCode GKCUDASpGEMMFinalize(void)
   PetscFunctionReturn(0);
 }
 
-#if defined(PETSC_USE_COMPLEX)
-  #define GK_CUDA_SCALAR CUDA_C_64F
-#else
-  #define GK_CUDA_SCALAR CUDA_R_64F
-#endif
+/* the core's device memory from the backend (its pool) */
+static int GKSpMallocBackend(size_t bytes, void **p)
+{
+  return GKBackendCUDA.malloc(bytes, p) ? GK_SP_NOMEM : 0;
+}
 
-static PetscErrorCode GKCSRDescr(const GKCsr *M, cusparseSpMatDescr_t *d)
+static void GKSpFreeBackend(void *p)
+{
+  (void)GKBackendCUDA.free(p);
+}
+
+static const GKSpMem GKSpMemBackend = {GKSpMallocBackend, GKSpFreeBackend};
+
+/* a PETSc error for the core's status */
+static PetscErrorCode GKSpCheck(int st)
 {
   PetscFunctionBegin;
-  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(d, M->m, M->n, M->nnz, (void *)M->i, (void *)M->j, (void *)M->a, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                          CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
+  PetscCheck(st != GK_SP_NOMEM, PETSC_COMM_SELF, PETSC_ERR_MEM, "Device memory for cuSPARSE's product could not be allocated (see the error above)");
+  PetscCheck(!st, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s)", st, GK_SP(cusparseGetErrorString)((cusparseStatus_t)st));
   PetscFunctionReturn(0);
 }
 
-/* C = A B (cuSPARSE's SpGEMM: the work estimate, the product, the copy into C's arrays, which
-   this allocates) */
 static PetscErrorCode GKCUDASpGEMMPair(const GKCsr *A, const GKCsr *B, GKCsr *C)
 {
-  const PetscScalar         one = 1.0, zero = 0.0;
-  const cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  cusparseSpMatDescr_t      dA, dB, dC;
-  cusparseSpGEMMDescr_t     g;
-  size_t                    s1 = 0, s2 = 0;
-  void                     *b1 = NULL, *b2 = NULL;
-  int64_t                   rows, cols, nnz;
-
   PetscFunctionBegin;
-  PetscCall(GKCSRDescr(A, &dA));
-  PetscCall(GKCSRDescr(B, &dB));
-  GKCallCUSPARSE(
-    GK_SP(cusparseCreateCsr)(&dC, A->m, B->n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, GK_CUDA_SCALAR));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_createDescr)(&g));
-  GKCallCUSPARSE(
-    GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, NULL));
-  PetscCall(GKBackendCUDA.malloc(s1, &b1));
-  GKCallCUSPARSE(
-    GK_SP(cusparseSpGEMM_workEstimation)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s1, b1));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, NULL));
-  PetscCall(GKBackendCUDA.malloc(s2, &b2));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_compute)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g, &s2, b2));
-  GKCallCUSPARSE(GK_SP(cusparseSpMatGetSize)(dC, &rows, &cols, &nnz));
-  C->m   = A->m;
-  C->n   = B->n;
-  C->nnz = (PetscInt)nnz;
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(C->m + 1), (void **)&C->i));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&C->j));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&C->a));
-  GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(dC, C->i, C->j, C->a));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_copy)(gk_sp_handle, op, op, &one, dA, dB, &zero, dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, g));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_destroyDescr)(g));
-  GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(dA));
-  GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(dB));
-  GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(dC));
-  PetscCall(GKBackendCUDA.free(b1));
-  PetscCall(GKBackendCUDA.free(b2));
+  PetscCall(GKSpCheck(GKSpPair(&GKSpMemBackend, A, B, C)));
   PetscFunctionReturn(0);
 }
 
-/* T = R^T (R's CSR read as CSC), arrays allocated here */
 static PetscErrorCode GKCUDATranspose(const GKCsr *P, GKCsr *T)
 {
-  size_t s   = 0;
-  void  *buf = NULL;
-
   PetscFunctionBegin;
-  T->m   = P->n;
-  T->n   = P->m;
-  T->nnz = P->nnz;
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(T->m + 1), (void **)&T->i));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)T->nnz, (void **)&T->j));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)T->nnz, (void **)&T->a));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j,
-                                                      T->a, (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC,
-                                                      CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &s));
-  PetscCall(GKBackendCUDA.malloc(s, &buf));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)P->m, (int)P->n, (int)P->nnz, P->a, (const int *)P->i, (const int *)P->j, T->a,
-                                           (int *)T->i, (int *)T->j, GK_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-                                           CUSPARSE_CSR2CSC_ALG1, buf));
-  PetscCall(GKBackendCUDA.free(buf));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKCUDACsrFree(GKCsr *M)
-{
-  PetscFunctionBegin;
-  PetscCall(GKBackendCUDA.free(M->i));
-  PetscCall(GKBackendCUDA.free(M->j));
-  PetscCall(GKBackendCUDA.free(M->a));
-  M->i = M->j = NULL;
-  M->a        = NULL;
+  PetscCall(GKSpCheck(GKSpTranspose(&GKSpMemBackend, P, T)));
   PetscFunctionReturn(0);
 }
 
@@ -422,19 +502,10 @@ PetscErrorCode GKCUDASpGEMM(const GKCsr *A, const GKCsr *P, const GKCsr *R, GKCs
   PetscCall(GKCUDASpGEMMPair(A, P, &AP));
   PetscCall(GKCUDATranspose(R, &T));
   PetscCall(GKCUDASpGEMMPair(&T, &AP, C));
-  PetscCall(GKCUDACsrFree(&AP));
-  PetscCall(GKCUDACsrFree(&T));
+  GKSpCsrFree(&GKSpMemBackend, &AP);
+  GKSpCsrFree(&GKSpMemBackend, &T);
   PetscFunctionReturn(0);
 }
-
-/* One product C = A B kept for its numeric steps (cuSPARSE's SpGEMMreuse): the descriptors, the
-   buffers the numeric step reads, and C's arrays */
-typedef struct {
-  cusparseSpGEMMDescr_t g;
-  cusparseSpMatDescr_t  dA, dB, dC;
-  void                 *b4, *b5;
-  GKCsr                 C;
-} GKCUDAPairPlan;
 
 /* C = A P, or T (A P) with T = R^T; T's k-th entry is R's perm[k]-th */
 typedef struct {
@@ -444,45 +515,10 @@ typedef struct {
   PetscInt      *perm;
 } GKCUDAPlan;
 
-/* C's pattern from A's and B's, its values computed once */
 static PetscErrorCode GKCUDAPairPlanMake(const GKCsr *A, const GKCsr *B, GKCUDAPairPlan *q)
 {
-  const PetscScalar         one = 1.0, zero = 0.0;
-  const cusparseOperation_t op  = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
-  size_t                    s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-  void                     *b1 = NULL, *b2 = NULL, *b3 = NULL;
-  int64_t                   rows, cols, nnz;
-
   PetscFunctionBegin;
-  q->C.m = A->m;
-  q->C.n = B->n;
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&q->C.i));
-  PetscCall(GKCSRDescr(A, &q->dA));
-  PetscCall(GKCSRDescr(B, &q->dB));
-  GKCallCUSPARSE(GK_SP(cusparseCreateCsr)(&q->dC, A->m, B->n, 0, q->C.i, NULL, NULL, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                          GK_CUDA_SCALAR));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMM_createDescr)(&q->g));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, NULL));
-  PetscCall(GKBackendCUDA.malloc(s1, &b1));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_workEstimation)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s1, b1));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, NULL, &s3, NULL, &s4, NULL));
-  PetscCall(GKBackendCUDA.malloc(s2, &b2));
-  PetscCall(GKBackendCUDA.malloc(s3, &b3));
-  PetscCall(GKBackendCUDA.malloc(s4, &q->b4));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_nnz)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s2, b2, &s3, b3, &s4, q->b4));
-  PetscCall(GKBackendCUDA.free(b1));
-  PetscCall(GKBackendCUDA.free(b2));
-  GKCallCUSPARSE(GK_SP(cusparseSpMatGetSize)(q->dC, &rows, &cols, &nnz));
-  q->C.nnz = (PetscInt)nnz;
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&q->C.j));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscScalar) * (size_t)nnz, (void **)&q->C.a));
-  GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dC, q->C.i, q->C.j, q->C.a));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, NULL));
-  PetscCall(GKBackendCUDA.malloc(s5, &q->b5));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_copy)(gk_sp_handle, op, op, q->dA, q->dB, q->dC, alg, q->g, &s5, q->b5));
-  PetscCall(GKBackendCUDA.free(b3));
-  GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, op, op, &one, q->dA, q->dB, &zero, q->dC, GK_CUDA_SCALAR, alg, q->g));
+  PetscCall(GKSpCheck(GKSpPairPlanMake(&GKSpMemBackend, A, B, q)));
   PetscFunctionReturn(0);
 }
 
@@ -496,21 +532,6 @@ static PetscErrorCode GKCUDAPairPlanCompute(GKCUDAPairPlan *q, const GKCsr *A, c
   GKCallCUSPARSE(GK_SP(cusparseCsrSetPointers)(q->dB, B->i, B->j, B->a));
   GKCallCUSPARSE(GK_SP(cusparseSpGEMMreuse_compute)(gk_sp_handle, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, q->dA,
                                                     q->dB, &zero, q->dC, GK_CUDA_SCALAR, CUSPARSE_SPGEMM_DEFAULT, q->g));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode GKCUDAPairPlanFree(GKCUDAPairPlan *q)
-{
-  PetscFunctionBegin;
-  if (q->g) {
-    GKCallCUSPARSE(GK_SP(cusparseSpGEMM_destroyDescr)(q->g));
-    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dA));
-    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dB));
-    GKCallCUSPARSE(GK_SP(cusparseDestroySpMat)(q->dC));
-  }
-  PetscCall(GKBackendCUDA.free(q->b4));
-  PetscCall(GKBackendCUDA.free(q->b5));
-  PetscCall(GKCUDACsrFree(&q->C));
   PetscFunctionReturn(0);
 }
 
@@ -533,10 +554,7 @@ __global__ static void GKGatherKernel(PetscInt n, const PetscInt *perm, const GK
    then R's values gathered */
 static PetscErrorCode GKCUDATransposePlan(const GKCsr *R, GKCsr *T, PetscInt **perm)
 {
-  size_t  s   = 0;
-  void   *buf = NULL;
   double *pos, *tpos;
-  GKCsr   I = *R;
 
   PetscFunctionBegin;
   T->m   = R->n;
@@ -549,16 +567,9 @@ static PetscErrorCode GKCUDATransposePlan(const GKCsr *R, GKCsr *T, PetscInt **p
   PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)T->nnz, (void **)&pos));
   PetscCall(GKBackendCUDA.malloc(sizeof(double) * (size_t)T->nnz, (void **)&tpos));
   if (R->nnz) GKIotaKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, pos);
-  I.a = (PetscScalar *)pos;
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2_bufferSize)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos,
-                                                      (int *)T->i, (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-                                                      CUSPARSE_CSR2CSC_ALG1, &s));
-  PetscCall(GKBackendCUDA.malloc(s, &buf));
-  GKCallCUSPARSE(GK_SP(cusparseCsr2cscEx2)(gk_sp_handle, (int)I.m, (int)I.n, (int)I.nnz, I.a, (const int *)I.i, (const int *)I.j, tpos, (int *)T->i,
-                                           (int *)T->j, CUDA_R_64F, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buf));
+  PetscCall(GKSpCheck(GKSpCsr2Csc(&GKSpMemBackend, R->m, R->n, R->nnz, R->i, R->j, pos, T->i, T->j, tpos, CUDA_R_64F)));
   if (R->nnz) GKToIndexKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, tpos, *perm);
   if (R->nnz) GKGatherKernel<<<GKBlocks(R->nnz), GK_BLOCK, 0, GKCUDAStream>>>(R->nnz, *perm, (const GKScalar *)R->a, (GKScalar *)T->a);
-  PetscCall(GKBackendCUDA.free(buf));
   PetscCall(GKBackendCUDA.free(pos));
   PetscCall(GKBackendCUDA.free(tpos));
   PetscFunctionReturn(0);
@@ -645,9 +656,9 @@ PetscErrorCode GKCUDASpGEMMPlanFree(void **plan)
 
   PetscFunctionBegin;
   if (!pl) PetscFunctionReturn(0);
-  PetscCall(GKCUDAPairPlanFree(&pl->ap));
-  PetscCall(GKCUDAPairPlanFree(&pl->tap));
-  PetscCall(GKCUDACsrFree(&pl->T));
+  GKSpPairPlanFree(&GKSpMemBackend, &pl->ap);
+  GKSpPairPlanFree(&GKSpMemBackend, &pl->tap);
+  GKSpCsrFree(&GKSpMemBackend, &pl->T);
   PetscCall(GKBackendCUDA.free(pl->perm));
   PetscCall(PetscFree(pl));
   *plan = NULL;
