@@ -1,6 +1,7 @@
 static char help[] = "DMDA's interpolation for the device types against PETSc's own: the same entries, exactly, and\n\
-the same scale vector, 2D and 3D, refinement ratios 2 and 3, grids of any size (Q1 on one process is\n\
-built by the library; the rest is PETSc's, converted).\n\
+the same scale vector, 2D and 3D, refinement ratios 2 and 3, grids of any size (Q1 is built by the\n\
+library: by the backend on one process, by the host's threads on several; the rest is PETSc's,\n\
+converted).\n\
   -dim <d>     : 2 or 3\n\
   -n <n>       : coarse points a side (default 5)\n\
   -ratio <r>   : the refinement ratio (default 2)\n\
@@ -102,17 +103,24 @@ int main(int argc, char **argv)
     nsize: 3
     args: -dim 3 -n 6
 
-  # fine grids large enough for the host's threads to share the rows (more threads than cores
-  # where the machine has fewer)
+  # on one process the backend makes it (its kernels, or its host twin)
+  test:
+    suffix: q1_backend
+    args: -dim {{2 3}separate output} -ratio 3 -n 7 -info
+    filter: grep -o "rows made by the [a-z]* backend\|interpolation and its scale equal PETSc's" | sed "s/the [a-z]* backend/the backend/" | sort -u
+
+  # on several processes the host's threads write each process's rows: fine grids large enough
+  # for them to share the rows (more threads than cores where the machine has fewer)
   testset:
+    nsize: 2
     args: -ratio 2 -gpukit_host_threads 4 -info
     filter: grep -o "written by [0-9]* threads\|interpolation and its scale equal PETSc's" | sort -u
     test:
       suffix: q1_threads_2d
-      args: -dim 2 -n 120
+      args: -dim 2 -n 170
     test:
       suffix: q1_threads_3d
-      args: -dim 3 -n 24
+      args: -dim 3 -n 30
 
   # PETSc's own, converted: a periodic boundary, two components
   test:

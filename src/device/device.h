@@ -53,6 +53,124 @@ static inline GK_HOSTDEVICE int GKAggKeyState(uint64_t k)
   return (int)(k >> 62);
 }
 
+/* DMDA's Q1 interpolation on one process (q1interp): a fine grid of M[0] x M[1] (x M[2]) points
+   and a coarse one of Mc, M = (Mc - 1) r + 1 in each dimension, both numbered naturally (x
+   fastest, no ghosts). GKQ1Entries() gives fine point (i, j, l)'s row, its columns ascending and
+   its values those PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1 compute, expression for
+   expression (as gkdm.c's host rows), with no fused multiply-add on the device; GKQ1RowStart()
+   where the row starts: a point on a coarse point in a dimension has one entry there, one
+   between two has two, so the rows before it hold a product of such counts. */
+typedef struct {
+  PetscInt dim, M[3], Mc[3], r[3];
+} GKQ1Grid;
+
+#if defined(__CUDA_ARCH__)
+  #define GK_Q1_MUL(a, b) __dmul_rn(a, b)
+  #define GK_Q1_ADD(a, b) __dadd_rn(a, b)
+#else
+  #define GK_Q1_MUL(a, b) ((a) * (b))
+  #define GK_Q1_ADD(a, b) ((a) + (b))
+#endif
+
+/* the entries of the rows of the points before k in one dimension (ratio r), and of k's */
+static inline GK_HOSTDEVICE PetscInt64 GKQ1Before(PetscInt k, PetscInt r)
+{
+  return 2 * (PetscInt64)k - (k + r - 1) / r;
+}
+static inline GK_HOSTDEVICE PetscInt64 GKQ1Width(PetscInt k, PetscInt r)
+{
+  return k % r ? 2 : 1;
+}
+
+static inline GK_HOSTDEVICE PetscInt64 GKQ1RowStart(const GKQ1Grid *g, PetscInt i, PetscInt j, PetscInt l)
+{
+  const PetscInt64 wx = 2 * (PetscInt64)g->M[0] - g->Mc[0], wy = 2 * (PetscInt64)g->M[1] - g->Mc[1];
+  const PetscInt64 plane = GKQ1Before(j, g->r[1]) * wx + GKQ1Width(j, g->r[1]) * GKQ1Before(i, g->r[0]);
+
+  return g->dim == 2 ? plane : GKQ1Before(l, g->r[2]) * wx * wy + GKQ1Width(l, g->r[2]) * plane;
+}
+
+/* the interpolation's rows (fine points), columns (coarse points) and entries */
+static inline GK_HOSTDEVICE void GKQ1Size(const GKQ1Grid *g, PetscInt *m, PetscInt *n, PetscInt64 *nnz)
+{
+  const PetscInt mz = g->dim == 3 ? g->M[2] : 1;
+
+  *m   = g->M[0] * g->M[1] * mz;
+  *n   = g->Mc[0] * g->Mc[1] * (g->dim == 3 ? g->Mc[2] : 1);
+  *nnz = g->dim == 3 ? GKQ1RowStart(g, 0, 0, mz) : GKQ1RowStart(g, 0, g->M[1], 0);
+}
+
+/* 1 - (2 a - 1) and 1 + (2 a - 1), as PETSc's 3D Q1 writes them */
+static inline GK_HOSTDEVICE PetscReal GKQ1Lo(PetscReal a)
+{
+  return GK_Q1_ADD(1.0, -GK_Q1_ADD(GK_Q1_MUL(2.0, a), -1.0));
+}
+static inline GK_HOSTDEVICE PetscReal GKQ1Hi(PetscReal a)
+{
+  return GK_Q1_ADD(1.0, GK_Q1_ADD(GK_Q1_MUL(2.0, a), -1.0));
+}
+
+static inline GK_HOSTDEVICE PetscInt GKQ1Entries(const GKQ1Grid *g, PetscInt i, PetscInt j, PetscInt l, PetscInt cols[8], PetscReal v[8])
+{
+  const PetscInt  ic = i / g->r[0], jc = j / g->r[1], lc = g->dim == 3 ? l / g->r[2] : 0;
+  const PetscInt  nx = g->Mc[0], mn = g->Mc[0] * g->Mc[1], c = ic + nx * jc + mn * lc;
+  const int       di = ic * g->r[0] != i, dj = jc * g->r[1] != j, dl = g->dim == 3 && lc * g->r[2] != l;
+  const PetscReal x = ((PetscReal)(i - ic * g->r[0])) / ((PetscReal)g->r[0]), y = ((PetscReal)(j - jc * g->r[1])) / ((PetscReal)g->r[1]);
+  PetscInt        n = 0;
+
+#define GK_Q1_PUT(off, val) \
+  do { \
+    cols[n] = c + (off); \
+    v[n++]  = (val); \
+  } while (0)
+  if (g->dim == 2) { /* x y - x - y + 1, -x y + x, -x y + y, x y */
+    const PetscReal xy = GK_Q1_MUL(x, y), mxy = GK_Q1_MUL(-x, y);
+
+    GK_Q1_PUT(0, GK_Q1_ADD(GK_Q1_ADD(GK_Q1_ADD(xy, -x), -y), 1.0));
+    if (di) GK_Q1_PUT(1, GK_Q1_ADD(mxy, x));
+    if (dj) GK_Q1_PUT(nx, GK_Q1_ADD(mxy, y));
+    if (dj && di) GK_Q1_PUT(nx + 1, xy);
+  } else { /* .125 (1 -+ (2 x - 1)) (1 -+ (2 y - 1)) (1 -+ (2 z - 1)), left to right */
+    const PetscReal z  = ((PetscReal)(l - lc * g->r[2])) / ((PetscReal)g->r[2]);
+    const PetscReal xl = GK_Q1_MUL(0.125, GKQ1Lo(x)), xh = GK_Q1_MUL(0.125, GKQ1Hi(x)), yl = GKQ1Lo(y), yh = GKQ1Hi(y), zl = GKQ1Lo(z),
+                    zh = GKQ1Hi(z);
+
+    GK_Q1_PUT(0, GK_Q1_MUL(GK_Q1_MUL(xl, yl), zl));
+    if (di) GK_Q1_PUT(1, GK_Q1_MUL(GK_Q1_MUL(xh, yl), zl));
+    if (dj) GK_Q1_PUT(nx, GK_Q1_MUL(GK_Q1_MUL(xl, yh), zl));
+    if (dj && di) GK_Q1_PUT(nx + 1, GK_Q1_MUL(GK_Q1_MUL(xh, yh), zl));
+    if (dl) GK_Q1_PUT(mn, GK_Q1_MUL(GK_Q1_MUL(xl, yl), zh));
+    if (di && dl) GK_Q1_PUT(mn + 1, GK_Q1_MUL(GK_Q1_MUL(xh, yl), zh));
+    if (dj && dl) GK_Q1_PUT(mn + nx, GK_Q1_MUL(GK_Q1_MUL(xl, yh), zh));
+    if (di && dj && dl) GK_Q1_PUT(mn + nx + 1, GK_Q1_MUL(GK_Q1_MUL(xh, yh), zh));
+  }
+#undef GK_Q1_PUT
+  return n;
+}
+
+/* coarse point c's scale: 1 / the sum of its column over the fine rows in ascending order (as
+   SEQAIJ's MatMultTranspose() of the ones sums it), 0 where the sum is 0 (VecReciprocal()) */
+static inline GK_HOSTDEVICE PetscReal GKQ1Scale(const GKQ1Grid *g, PetscInt c)
+{
+  const PetscInt ctr[3] = {c % g->Mc[0], (c / g->Mc[0]) % g->Mc[1], c / (g->Mc[0] * g->Mc[1])};
+  PetscInt       lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, cols[8];
+  PetscReal      s = 0, v[8];
+
+  for (int d = 0; d < g->dim; d++) { /* the fine points within a coarse cell of c's point */
+    lo[d] = ctr[d] > 0 ? (ctr[d] - 1) * g->r[d] + 1 : 0;
+    hi[d] = ctr[d] < g->Mc[d] - 1 ? (ctr[d] + 1) * g->r[d] - 1 : g->M[d] - 1;
+  }
+  for (PetscInt l = lo[2]; l <= hi[2]; l++)
+    for (PetscInt j = lo[1]; j <= hi[1]; j++)
+      for (PetscInt i = lo[0]; i <= hi[0]; i++) {
+        const PetscInt n = GKQ1Entries(g, i, j, l, cols, v);
+
+        for (PetscInt k = 0; k < n; k++)
+          if (cols[k] == c) s = GK_Q1_ADD(s, v[k]);
+      }
+  return s != 0 ? 1.0 / s : 0;
+}
+
 /*
    ELLPACK-R (Michels, 5.3.1): an m x n matrix as Nz = the longest row, the values and column
    indices of the rows as m x Nz arrays in column-major order (entry k of row i at i + k*m,
@@ -681,6 +799,11 @@ typedef struct {
   PetscErrorCode (*collapse)(const GKCsr *, PetscInt, GKCsr *);
   PetscErrorCode (*tentativeblock)(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
   PetscErrorCode (*smoothblock)(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
+  /* q1interp(g, P, scale): DMDA's Q1 interpolation of the grids g (GKQ1Grid above; host twin:
+     host/interp.c, kernels: cuda/interp.cu): P's arrays (the fine points' rows, the coarse points'
+     columns, each row's ascending; allocated by the caller for GKQ1Size()'s counts, set in P)
+     written, and where scale is given (the coarse points'), each column's GKQ1Scale() */
+  PetscErrorCode (*q1interp)(const GKQ1Grid *, GKCsr *, PetscScalar *);
   /* frees what the backend keeps between calls (reduction work space) */
   PetscErrorCode (*finalize)(void);
 } GKBackendOps;

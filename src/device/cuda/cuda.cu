@@ -705,5 +705,6 @@ const GKBackendOps GKBackendCUDA = {
   .collapse           = GKCUDACollapse,
   .tentativeblock     = GKCUDATentativeBlock,
   .smoothblock        = GKCUDASmoothBlock,
+  .q1interp           = GKCUDAQ1Interp,
   .finalize           = GKCUDAFinalizeAll,
 };

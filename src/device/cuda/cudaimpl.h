@@ -582,6 +582,9 @@ PETSC_INTERN PetscErrorCode GKCUDACollapse(const GKCsr *, PetscInt, GKCsr *);
 PETSC_INTERN PetscErrorCode GKCUDATentativeBlock(PetscInt, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *,
                                                  PetscReal *);
 PETSC_INTERN PetscErrorCode GKCUDASmoothBlock(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
+
+/* DMDA's Q1 interpolation (interp.cu) */
+PETSC_INTERN PetscErrorCode GKCUDAQ1Interp(const GKQ1Grid *, GKCsr *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKCUDAKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);

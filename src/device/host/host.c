@@ -311,5 +311,6 @@ const GKBackendOps GKBackendHost = {
   .collapse           = GKHostCollapse,
   .tentativeblock     = GKHostTentativeBlock,
   .smoothblock        = GKHostSmoothBlock,
+  .q1interp           = GKHostQ1Interp,
   .finalize           = GKHostFinalize,
 };

@@ -110,6 +110,9 @@ PETSC_INTERN PetscErrorCode GKHostTentativeBlock(PetscInt, PetscInt, PetscInt, c
                                                  PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostSmoothBlock(const GKCsr *, PetscInt, PetscInt, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 
+/* DMDA's Q1 interpolation's twin (interp.c) */
+PETSC_INTERN PetscErrorCode GKHostQ1Interp(const GKQ1Grid *, GKCsr *, PetscScalar *);
+
 PETSC_INTERN PetscErrorCode GKHostKrylovCreate(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovDestroy(GKKrylov *);
 PETSC_INTERN PetscErrorCode GKHostKrylovStep(GKKrylov, PetscInt, PetscScalar, PetscBool, const GKOperator *, const GKKrylovVecs *);

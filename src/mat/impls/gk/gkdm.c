@@ -26,6 +26,7 @@
    DMDASetBlockFills(); anything else is PETSc's alone.
 */
 #include "gkmat.h"
+#include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/dmimpl.h>
 #include <petsc/private/dmdaimpl.h>
 #include <petscdmda.h>
@@ -241,16 +242,88 @@ static void GKDMDAQ1Part(void *arg, PetscInt part, PetscInt lo, PetscInt hi)
   }
 }
 
+/* On one process the backend makes the interpolation from the two grids' sizes alone (device.h,
+   q1interp): its rows in device memory with no host array (the host pattern made only where a
+   host operation asks for it), and its scale vector written there too */
+static PetscErrorCode GKDMDAInterpolationQ1Backend_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P, Vec *scale)
+{
+  GKQ1Grid     g;
+  GKCsr        d;
+  PetscInt64   nnz;
+  PetscScalar *s        = NULL;
+  PetscBool    ondevice = PETSC_FALSE, sorted, adopted;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&g, sizeof(g)));
+  g.dim = dim;
+  for (PetscInt k = 0; k < 3; k++) g.M[k] = g.Mc[k] = g.r[k] = 1;
+  PetscCall(DMDAGetInfo(dmc, NULL, &g.Mc[0], &g.Mc[1], dim == 3 ? &g.Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(DMDAGetInfo(dmf, NULL, &g.M[0], &g.M[1], dim == 3 ? &g.M[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  for (PetscInt k = 0; k < dim; k++) g.r[k] = ratio[k];
+  GKQ1Size(&g, &d.m, &d.n, &nnz);
+  PetscCheck(nnz <= PETSC_MAX_INT, PETSC_COMM_SELF, PETSC_ERR_SUP, "The interpolation's %" PetscInt64_FMT " entries need 64-bit indices", nnz);
+  d.nnz = (PetscInt)nnz;
+  PetscCall(GKDev->malloc(sizeof(PetscInt) * (size_t)(d.m + 1), (void **)&d.i));
+  PetscCall(GKDev->malloc(sizeof(PetscInt) * (size_t)d.nnz, (void **)&d.j));
+  PetscCall(GKDev->malloc(sizeof(PetscScalar) * (size_t)d.nnz, (void **)&d.a));
+  if (scale) {
+    PetscCall(DMCreateGlobalVector(dmc, scale));
+    ondevice = VecIsGK(*scale);
+    if (ondevice) PetscCall(VecGPUKitGetDeviceArrayWrite(*scale, &s));
+    else PetscCall(GKDev->malloc(sizeof(PetscScalar) * (size_t)d.n, (void **)&s));
+  }
+  PetscCall(GKDev->q1interp(&g, &d, s));
+  if (scale && ondevice) PetscCall(VecGPUKitRestoreDeviceArrayWrite(*scale, &s));
+  else if (scale) { /* a host vector's values copied down */ PetscScalar *h;
+
+    PetscCall(VecGetArrayWrite(*scale, &h));
+    PetscCall(GKMemcpyD2H(h, s, sizeof(PetscScalar) * (size_t)d.n));
+    PetscCall(VecRestoreArrayWrite(*scale, &h));
+    PetscCall(GKDev->free(s));
+  }
+  PetscCall(MatCreate(PETSC_COMM_SELF, P));
+  PetscCall(MatSetSizes(*P, d.m, d.n, d.m, d.n));
+  PetscCall(MatSetType(*P, GKFormatDefault->type));
+  PetscCall(MatSeqGKSetFromDeviceCsr_Private(*P, &d, PETSC_TRUE, &sorted, &adopted));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  if (!adopted) PetscCall(GKCsrFree_Private(&d)); /* the host matrix has it all */
+  PetscCall(PetscInfo(dmf, "DMDA's Q1 interpolation: %" PetscInt_FMT " rows made by the %s backend\n", d.m, GKDev->name));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKDMDAInterpolationQ1Host_Private(DM, DM, PetscInt, const PetscInt[3], PetscMPIInt, Mat *, Vec *);
+
 static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], Mat *P, Vec *scale)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dmf), &size));
+  if (size == 1) PetscCall(PetscGPUKitBackendSetUp_Private());
+  if (size == 1 && GKDev->q1interp) PetscCall(GKDMDAInterpolationQ1Backend_Private(dmc, dmf, dim, ratio, P, scale));
+  else PetscCall(GKDMDAInterpolationQ1Host_Private(dmc, dmf, dim, ratio, size, P, scale));
+  { /* what says the library made it (tests/interp) */
+    PetscContainer c;
+
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscObjectCompose((PetscObject)*P, "GKInterpolationQ1", (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The host's threads write the rows (above); on several processes, and on one where the backend
+   has no q1interp */
+static PetscErrorCode GKDMDAInterpolationQ1Host_Private(DM dmc, DM dmf, PetscInt dim, const PetscInt ratio[3], PetscMPIInt size, Mat *P, Vec *scale)
 {
   MPI_Comm               comm = PetscObjectComm((PetscObject)dmf);
   ISLocalToGlobalMapping ltogf, ltogc;
   /* a 2D grid as one plane of a 3D one */
-  PetscInt    mc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, Mf[3] = {1, 1, 1};
-  PetscInt    ncols, nzd = 0, nzo = 0, nt, lines;
-  PetscMPIInt size;
-  GKQ1Block   D, O = {NULL, NULL, NULL, NULL};
-  GKQ1Ctx     x;
+  PetscInt  mc[3] = {1, 1, 1}, Mc[3] = {1, 1, 1}, Mf[3] = {1, 1, 1};
+  PetscInt  ncols, nzd = 0, nzo = 0, nt, lines;
+  GKQ1Block D, O = {NULL, NULL, NULL, NULL};
+  GKQ1Ctx   x;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&x, sizeof(x)));
@@ -259,7 +332,6 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
     x.m[d] = x.gm[d] = x.gmc[d] = 1;
   }
   x.dim = dim;
-  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(DMDAGetInfo(dmc, NULL, &Mc[0], &Mc[1], dim == 3 ? &Mc[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetInfo(dmf, NULL, &Mf[0], &Mf[1], dim == 3 ? &Mf[2] : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
   PetscCall(DMDAGetCorners(dmf, &x.s[0], &x.s[1], dim == 3 ? &x.s[2] : NULL, &x.m[0], &x.m[1], dim == 3 ? &x.m[2] : NULL));
@@ -346,13 +418,6 @@ static PetscErrorCode GKDMDAInterpolationQ1_Private(DM dmc, DM dmf, PetscInt dim
     PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArrays", &D));
     if (O.mem) PetscCall(GKQ1BlockCompose_Private(*P, "GKInterpolationArraysOff", &O));
     if (scale) PetscCall(DMCreateInterpolationScale(dmc, dmf, *P, scale));
-  }
-  { /* what says the library made it (tests/interp) */
-    PetscContainer c;
-
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscObjectCompose((PetscObject)*P, "GKInterpolationQ1", (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
   }
   PetscFunctionReturn(0);
 }
