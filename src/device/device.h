@@ -55,10 +55,8 @@ static inline GK_HOSTDEVICE int GKAggKeyState(uint64_t k)
 
 /* DMDA's Q1 interpolation on one process (q1interp): a fine grid of M[0] x M[1] (x M[2]) points
    and a coarse one of Mc, M = (Mc - 1) r + 1 in each dimension, both numbered naturally (x
-   fastest, no ghosts). GKQ1Entries() gives fine point (i, j, l)'s row, its columns ascending and
-   its values those PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1 compute, expression for
-   expression (as gkdm.c's host rows), with no fused multiply-add on the device; GKQ1RowStart()
-   where the row starts: a point on a coarse point in a dimension has one entry there, one
+   fastest, no ghosts). GKQ1Entries() gives fine point (i, j, l)'s row (GKQ1Corner() below);
+   GKQ1RowStart() where the row starts: a point on a coarse point in a dimension has one entry there, one
    between two has two, so the rows before it hold a product of such counts. */
 typedef struct {
   PetscInt dim, M[3], Mc[3], r[3];
@@ -110,20 +108,23 @@ static inline GK_HOSTDEVICE PetscReal GKQ1Hi(PetscReal a)
   return GK_Q1_ADD(1.0, GK_Q1_ADD(GK_Q1_MUL(2.0, a), -1.0));
 }
 
-static inline GK_HOSTDEVICE PetscInt GKQ1Entries(const GKQ1Grid *g, PetscInt i, PetscInt j, PetscInt l, PetscInt cols[8], PetscReal v[8])
+/* The entries of a fine point at (x, y, z) in its coarse cell (each in [0, 1); z unread in 2D),
+   between coarse points in the dimensions where di, dj, dl are set: their columns' offsets from
+   the cell's first corner, ascending (nx and mn: the coarse numbering's strides in y and z), and
+   their values, PETSc's expressions (DMCreateInterpolation_DA_2D_Q1 and _3D_Q1) with no fused
+   multiply-add on the device; returns how many. The host's threaded rows (gkdm.c) and the
+   backend's (GKQ1Entries()) both take them from here. */
+static inline GK_HOSTDEVICE PetscInt GKQ1Corner(PetscInt dim, PetscReal x, PetscReal y, PetscReal z, int di, int dj, int dl, PetscInt nx, PetscInt mn,
+                                                PetscInt off[8], PetscReal v[8])
 {
-  const PetscInt  ic = i / g->r[0], jc = j / g->r[1], lc = g->dim == 3 ? l / g->r[2] : 0;
-  const PetscInt  nx = g->Mc[0], mn = g->Mc[0] * g->Mc[1], c = ic + nx * jc + mn * lc;
-  const int       di = ic * g->r[0] != i, dj = jc * g->r[1] != j, dl = g->dim == 3 && lc * g->r[2] != l;
-  const PetscReal x = ((PetscReal)(i - ic * g->r[0])) / ((PetscReal)g->r[0]), y = ((PetscReal)(j - jc * g->r[1])) / ((PetscReal)g->r[1]);
-  PetscInt        n = 0;
+  PetscInt n = 0;
 
-#define GK_Q1_PUT(off, val) \
+#define GK_Q1_PUT(o, val) \
   do { \
-    cols[n] = c + (off); \
-    v[n++]  = (val); \
+    off[n] = (o); \
+    v[n++] = (val); \
   } while (0)
-  if (g->dim == 2) { /* x y - x - y + 1, -x y + x, -x y + y, x y */
+  if (dim == 2) { /* x y - x - y + 1, -x y + x, -x y + y, x y */
     const PetscReal xy = GK_Q1_MUL(x, y), mxy = GK_Q1_MUL(-x, y);
 
     GK_Q1_PUT(0, GK_Q1_ADD(GK_Q1_ADD(GK_Q1_ADD(xy, -x), -y), 1.0));
@@ -131,7 +132,6 @@ static inline GK_HOSTDEVICE PetscInt GKQ1Entries(const GKQ1Grid *g, PetscInt i, 
     if (dj) GK_Q1_PUT(nx, GK_Q1_ADD(mxy, y));
     if (dj && di) GK_Q1_PUT(nx + 1, xy);
   } else { /* .125 (1 -+ (2 x - 1)) (1 -+ (2 y - 1)) (1 -+ (2 z - 1)), left to right */
-    const PetscReal z  = ((PetscReal)(l - lc * g->r[2])) / ((PetscReal)g->r[2]);
     const PetscReal xl = GK_Q1_MUL(0.125, GKQ1Lo(x)), xh = GK_Q1_MUL(0.125, GKQ1Hi(x)), yl = GKQ1Lo(y), yh = GKQ1Hi(y), zl = GKQ1Lo(z),
                     zh = GKQ1Hi(z);
 
@@ -145,6 +145,19 @@ static inline GK_HOSTDEVICE PetscInt GKQ1Entries(const GKQ1Grid *g, PetscInt i, 
     if (di && dj && dl) GK_Q1_PUT(mn + nx + 1, GK_Q1_MUL(GK_Q1_MUL(xh, yh), zh));
   }
 #undef GK_Q1_PUT
+  return n;
+}
+
+/* fine point (i, j, l)'s row on the grids g: its columns ascending and its values */
+static inline GK_HOSTDEVICE PetscInt GKQ1Entries(const GKQ1Grid *g, PetscInt i, PetscInt j, PetscInt l, PetscInt cols[8], PetscReal v[8])
+{
+  const PetscInt  ic = i / g->r[0], jc = j / g->r[1], lc = g->dim == 3 ? l / g->r[2] : 0;
+  const PetscInt  nx = g->Mc[0], mn = g->Mc[0] * g->Mc[1], c = ic + nx * jc + mn * lc;
+  const PetscReal x = ((PetscReal)(i - ic * g->r[0])) / ((PetscReal)g->r[0]), y = ((PetscReal)(j - jc * g->r[1])) / ((PetscReal)g->r[1]);
+  const PetscReal z = g->dim == 3 ? ((PetscReal)(l - lc * g->r[2])) / ((PetscReal)g->r[2]) : 0;
+  const PetscInt  n = GKQ1Corner(g->dim, x, y, z, ic * g->r[0] != i, jc * g->r[1] != j, g->dim == 3 && lc * g->r[2] != l, nx, mn, cols, v);
+
+  for (PetscInt k = 0; k < n; k++) cols[k] += c;
   return n;
 }
 

@@ -99,46 +99,24 @@ static PetscErrorCode GKDMDAQ1Fits_Private(DM dmc, DM dmf, PetscInt *dim, PetscI
   PetscFunctionReturn(0);
 }
 
-/* The Q1 entries of fine point (i, j, l), as PETSc's DMCreateInterpolation_DA_2D_Q1 and _3D_Q1
-   compute them (expression for expression, PETSc 3.18 to 3.26), in their order: the columns as
-   global numbers (idxc: the coarse ghosted patch's, gsc/gmc its corners and sizes), the values
-   only where v is given; returns how many */
+/* The Q1 entries of fine point (i, j, l) (device.h's GKQ1Corner(): PETSc's values, expression for
+   expression): the columns as global numbers (idxc: the coarse ghosted patch's, gsc/gmc its
+   corners and sizes), in the patch's order, the values only where v is given; returns how many */
 static inline PetscInt GKDMDAQ1Row(PetscInt dim, PetscInt i, PetscInt j, PetscInt l, const PetscInt ratio[3], const PetscInt gsc[3],
                                    const PetscInt gmc[3], const PetscInt *idxc, PetscInt cols[8], PetscScalar *v)
 {
   const PetscInt  ic = i / ratio[0], jc = j / ratio[1], lc = dim == 3 ? l / ratio[2] : 0;
-  const PetscInt  col = gmc[0] * gmc[1] * (lc - gsc[2]) + gmc[0] * (jc - gsc[1]) + (ic - gsc[0]), mn = gmc[0] * gmc[1];
-  const PetscBool di = (PetscBool)(ic * ratio[0] != i), dj = (PetscBool)(jc * ratio[1] != j), dl = (PetscBool)(dim == 3 && lc * ratio[2] != l);
-  PetscScalar     x = 0, y = 0, z = 0;
-  PetscInt        nc = 0;
+  const PetscInt  col = gmc[0] * gmc[1] * (lc - gsc[2]) + gmc[0] * (jc - gsc[1]) + (ic - gsc[0]);
+  const PetscReal x = ((PetscReal)(i - ic * ratio[0])) / ((PetscReal)ratio[0]), y = ((PetscReal)(j - jc * ratio[1])) / ((PetscReal)ratio[1]);
+  const PetscReal z = dim == 3 ? ((PetscReal)(l - lc * ratio[2])) / ((PetscReal)ratio[2]) : 0;
+  PetscInt        off[8], nc;
+  PetscReal       w[8];
 
-  if (v) {
-    x = ((PetscReal)(i - ic * ratio[0])) / ((PetscReal)ratio[0]);
-    y = ((PetscReal)(j - jc * ratio[1])) / ((PetscReal)ratio[1]);
-    if (dim == 3) z = ((PetscReal)(l - lc * ratio[2])) / ((PetscReal)ratio[2]);
+  nc = GKQ1Corner(dim, x, y, z, ic * ratio[0] != i, jc * ratio[1] != j, dim == 3 && lc * ratio[2] != l, gmc[0], gmc[0] * gmc[1], off, w);
+  for (PetscInt k = 0; k < nc; k++) {
+    cols[k] = idxc[col + off[k]];
+    if (v) v[k] = w[k];
   }
-#define GK_Q1_ENTRY(off, val) \
-  do { \
-    cols[nc] = idxc[col + (off)]; \
-    if (v) v[nc] = (val); \
-    nc++; \
-  } while (0)
-  if (dim == 2) { /* DMCreateInterpolation_DA_2D_Q1 */
-    GK_Q1_ENTRY(0, x * y - x - y + 1.0);
-    if (di) GK_Q1_ENTRY(1, -x * y + x);
-    if (dj) GK_Q1_ENTRY(gmc[0], -x * y + y);
-    if (dj && di) GK_Q1_ENTRY(gmc[0] + 1, x * y);
-  } else { /* DMCreateInterpolation_DA_3D_Q1 */
-    GK_Q1_ENTRY(0, .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
-    if (di) GK_Q1_ENTRY(1, .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
-    if (dj) GK_Q1_ENTRY(gmc[0], .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
-    if (dl) GK_Q1_ENTRY(mn, .125 * (1. - (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
-    if (dj && di) GK_Q1_ENTRY(gmc[0] + 1, .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. - (2.0 * z - 1.)));
-    if (dj && dl) GK_Q1_ENTRY(mn + gmc[0], .125 * (1. - (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
-    if (di && dl) GK_Q1_ENTRY(mn + 1, .125 * (1. + (2.0 * x - 1.)) * (1. - (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
-    if (di && dl && dj) GK_Q1_ENTRY(mn + gmc[0] + 1, .125 * (1. + (2.0 * x - 1.)) * (1. + (2.0 * y - 1.)) * (1. + (2.0 * z - 1.)));
-  }
-#undef GK_Q1_ENTRY
   return nc;
 }
 
@@ -274,7 +252,8 @@ static PetscErrorCode GKDMDAInterpolationQ1Backend_Private(DM dmc, DM dmf, Petsc
   }
   PetscCall(GKDev->q1interp(&g, &d, s));
   if (scale && ondevice) PetscCall(VecGPUKitRestoreDeviceArrayWrite(*scale, &s));
-  else if (scale) { /* a host vector's values copied down */ PetscScalar *h;
+  else if (scale) {
+    PetscScalar *h; /* a host vector: its values copied down */
 
     PetscCall(VecGetArrayWrite(*scale, &h));
     PetscCall(GKMemcpyD2H(h, s, sizeof(PetscScalar) * (size_t)d.n));
