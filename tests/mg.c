@@ -10,6 +10,8 @@ static char help[] = "PETSc's multigrid (PCMG on a DMDA, PCGAMG) on the device t
                    iterations and solutions are identical to the last bit\n\
   -layouts <bool>  : check that every level's interpolation (ellrcuda) and its transposed copy are\n\
                    laid out as a new matrix of the same entries lays them out for its products\n\
+  -single_levels <bool>: check that every level's operator below the finest and every interpolation\n\
+                   is stored in single precision and the finest operator is not (-pc_mg_gpukit_storage)\n\
 and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...) for both solves.\n\n";
 
 /*
@@ -206,10 +208,42 @@ static PetscErrorCode CheckLayouts(PC pc, PetscBool *same, PetscInt *nlev)
   PetscFunctionReturn(0);
 }
 
+/* Whether a solved PCMG's levels below the finest, their operators and the interpolations, are
+   stored in single precision (MatGPUKitGetStorage()) and the finest operator is not; *nlev: the
+   matrices stored so */
+static PetscErrorCode CheckSingleLevels(PC pc, PetscBool *ok, PetscInt *nlev)
+{
+  PetscInt           levels;
+  PetscGPUKitStorage st;
+
+  PetscFunctionBegin;
+  *ok   = PETSC_TRUE;
+  *nlev = 0;
+  PetscCall(PCMGGetLevels(pc, &levels));
+  for (PetscInt l = 0; l < levels; l++) {
+    KSP smoother;
+    Mat A, P;
+
+    PetscCall(PCMGGetSmoother(pc, l, &smoother));
+    PetscCall(KSPGetOperators(smoother, &A, NULL));
+    PetscCall(MatGPUKitGetStorage(A, &st));
+    if ((st == PETSCGPUKIT_STORAGE_SINGLE) != (l < levels - 1)) *ok = PETSC_FALSE;
+    *nlev += st == PETSCGPUKIT_STORAGE_SINGLE;
+    if (!l) continue;
+    PetscCall(PCMGGetInterpolation(pc, l, &P));
+    PetscCall(MatGPUKitGetStorage(P, &st));
+    if (st != PETSCGPUKIT_STORAGE_SINGLE) *ok = PETSC_FALSE;
+    *nlev += st == PETSCGPUKIT_STORAGE_SINGLE;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Two solves of the same system; the second's iterations, solution (copied into x, created
    here), host/device copies in bytes, and the coarsest level's unknowns; with layouts, whether
-   the interpolations are laid out for their products, and how many were compared (CheckLayouts) */
-static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse, PetscBool *layouts, PetscInt *nlev)
+   the interpolations are laid out for their products, and how many were compared (CheckLayouts);
+   with single, whether the levels below the finest are stored in single precision (CheckSingleLevels) */
+static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes, PetscInt *ncoarse, PetscBool *layouts, PetscInt *nlev,
+                            PetscBool *single, PetscInt *nsingle)
 {
   KSP                       ksp, kc;
   PC                        pc;
@@ -244,6 +278,7 @@ static PetscErrorCode Solve(DM da, PetscInt *its, Vec *x, PetscLogDouble *bytes,
     PetscCall(KSPGetOperators(kc, &Ac, NULL));
     PetscCall(MatGetSize(Ac, ncoarse, NULL));
     if (layouts) PetscCall(CheckLayouts(pc, layouts, nlev));
+    if (single) PetscCall(CheckSingleLevels(pc, single, nsingle));
   }
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(0);
@@ -255,6 +290,8 @@ int main(int argc, char **argv)
   Vec       x, xaij, xcopy;
   PetscInt  dim = 2, n = 65, its, itsaij, itsg = -1, ncoarse, nc, nlev = 0;
   PetscBool copies = PETSC_FALSE, nocopies = PETSC_FALSE, graphtwin = PETSC_FALSE, same = PETSC_FALSE, layouts = PETSC_FALSE, samelay = PETSC_FALSE;
+  PetscBool singlelev = PETSC_FALSE, singleok = PETSC_FALSE;
+  PetscInt  nsingle = 0;
   PetscReal diff, norm;
   PetscLogDouble bytes, b;
 
@@ -267,13 +304,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nocopies", &nocopies, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-graphtwin", &graphtwin, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-layouts", &layouts, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-single_levels", &singlelev, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-neumann", &neumann, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3, not %" PetscInt_FMT, dim);
   PetscCall(CreateDM(dim, n, PETSC_FALSE, &da));
   PetscCall(CreateDM(dim, n, PETSC_TRUE, &daaij));
 
-  PetscCall(Solve(da, &its, &x, &bytes, &ncoarse, layouts ? &samelay : NULL, &nlev));
-  PetscCall(Solve(daaij, &itsaij, &xaij, &b, &nc, NULL, NULL));
+  PetscCall(Solve(da, &its, &x, &bytes, &ncoarse, layouts ? &samelay : NULL, &nlev, singlelev ? &singleok : NULL, &nsingle));
+  PetscCall(Solve(daaij, &itsaij, &xaij, &b, &nc, NULL, NULL, NULL, NULL));
   PetscCall(VecDuplicate(xaij, &xcopy));
   PetscCall(VecCopy(x, xcopy));
   PetscCall(VecNorm(xaij, NORM_2, &norm));
@@ -286,7 +324,7 @@ int main(int argc, char **argv)
     Vec y;
 
     PetscCall(PetscOptionsSetValue(NULL, "-ksp_cggpu_graph", "0"));
-    PetscCall(Solve(da, &itsg, &y, &b, &nc, NULL, NULL));
+    PetscCall(Solve(da, &itsg, &y, &b, &nc, NULL, NULL, NULL, NULL));
     PetscCall(VecEqual(x, y, &same));
     PetscCall(VecDestroy(&y));
   }
@@ -308,6 +346,9 @@ int main(int argc, char **argv)
     PetscCall(
       PetscPrintf(PETSC_COMM_WORLD, "; interpolations %s",
                   samelay && nlev > 0 ? "laid out for their products" : (nlev ? "NOT laid out for their products" : "NONE of the device types")));
+  if (singlelev)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; %s",
+                          singleok && nsingle > 0 ? "the levels below the finest in single storage" : "levels NOT in single storage as asked"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
 
   PetscCall(VecDestroy(&x));
@@ -333,6 +374,26 @@ int main(int argc, char **argv)
     test:
       suffix: 2d_galerkin
       args: -n 65 -pc_mg_levels 4 -pc_mg_galerkin -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+
+  # PCMG's levels below the finest in single storage (-pc_mg_gpukit_storage single): their
+  # operators (the DM's, or Galerkin products) and interpolations, the finest operator double; the
+  # iterations within one of AIJ's
+  testset:
+    output_file: output/mg_agree_single.out
+    args: -pc_type mg -mg_levels_pc_type jacobi -pc_mg_gpukit_storage single -single_levels
+    test:
+      suffix: 2d_single
+      args: -n 65 -pc_mg_levels 5 -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda -ksp_type {{cg cggpu}shared output} -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 3d_single
+      args: -dim 3 -n 17 -pc_mg_levels 3 -dm_mat_type ellrcuda -dm_vec_type cuda -ksp_type cggpu -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 2d_single_galerkin
+      args: -n 65 -pc_mg_levels 4 -pc_mg_galerkin -dm_mat_type ellrcuda -dm_vec_type cuda -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: 2d_single_mpi
+      nsize: 2
+      args: -n 65 -pc_mg_levels 4 -pc_mg_galerkin {{none both}shared output} -dm_mat_type {{ellrcuda diacuda}shared output} -dm_vec_type cuda
 
   # the coarsest solve on the device (PETSc's LU kept as its dense inverses; 729 rows in 3D): no
   # copy at all

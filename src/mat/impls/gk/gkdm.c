@@ -24,6 +24,15 @@
    -gpukit_dm_fill_rows), and the rest is PETSc's (the assembly, the options it sets after).
    Only the plain case comes here: 2D or 3D, no boundary but DM_BOUNDARY_NONE, no
    DMDASetBlockFills(); anything else is PETSc's alone.
+
+   -pc_mg_gpukit_storage single: PCMG's setup reaches the library only through the DM (it coarsens
+   the DM, asks it for the interpolations, and its levels' KSPs ask their DMs for the matrices),
+   so the DMs coarsened from one read the option, under the DM's options prefix, at their
+   coarsening (a DM coarsened from such a one keeps it), and the matrices made for them,
+   DMCreateMatrix()'s and the interpolations to the next finer DM, are given single-precision
+   storage (MatGPUKitSetStorage()) before their device copies are made. The finest DM's matrix,
+   the Krylov method's operator, keeps its own. A Galerkin product of an interpolation stored so
+   is stored so too (gkproduct.c).
 */
 #include "gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
@@ -35,10 +44,12 @@
 #define GK_DM_GRAIN 16384
 
 #define GK_DM_INTERP_BASE_C "GKDMCreateInterpolation_Base_C"
+#define GK_DM_LEVEL_STORAGE "GKDMLevelStorage" /* composed on a coarsened DM whose matrices get single storage */
 
 typedef PetscErrorCode (*GKDMInterpFn)(DM, DM, Mat *, Vec *);
 
 static PetscErrorCode GKDMAttach_Private(DM);
+static PetscErrorCode GKDMLevelStorage_Private(DM, Mat);
 
 /* Whether a DM's matrix type is one of the library's */
 static PetscErrorCode GKDMHasDeviceMatType_Private(DM dm, PetscBool *flg)
@@ -759,7 +770,7 @@ static PetscErrorCode GKDMDACreateMatrixSeq_Private(DM dm, Mat *J)
 }
 
 /* DMDA's creatematrix with the pattern filled here (see the top of the file), else PETSc's */
-static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
+static PetscErrorCode GKDMCreateMatrixFill_Private(DM dm, Mat *J)
 {
   PetscErrorCode (*base)(DM, Mat *);
   PetscErrorCode ierr;
@@ -805,6 +816,15 @@ static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
   PetscFunctionReturn(0);
 }
 
+/* DMDA's creatematrix while it is PETSc's own: the fill above, and a coarsened level's storage */
+static PetscErrorCode GKDMCreateMatrix_Private(DM dm, Mat *J)
+{
+  PetscFunctionBegin;
+  PetscCall(GKDMCreateMatrixFill_Private(dm, J));
+  PetscCall(GKDMLevelStorage_Private(dm, *J));
+  PetscFunctionReturn(0);
+}
+
 /* The DM's own interpolation (DMDA's Q1 built here instead, see above), then,
    while the fine DM's matrices are the library's, the result made ELLPACK-R, sequential or MPI
    (a MAIJ expanded to AIJ first) */
@@ -829,16 +849,56 @@ static PetscErrorCode GKDMCreateInterpolation_Private(DM dmc, DM dmf, Mat *P, Ve
   PetscCall(PetscObjectTypeCompare((PetscObject)*P, MATMPIAIJ, &ismpiaij));
   if (isseqaij) PetscCall(MatConvert_SeqAIJ_SeqGK_Private(*P, GKFormatDefault, MAT_INPLACE_MATRIX, P));
   else if (ismpiaij) PetscCall(MatConvert(*P, GKFormatDefault->mpitype, MAT_INPLACE_MATRIX, P));
+  PetscCall(GKDMLevelStorage_Private(dmc, *P)); /* before its device copies */
   /* both device copies now, in the PC's setup: PCMG interpolates with P and restricts with P^T
      from its first V-cycle on */
   PetscCall(MatGKPrepareInterpolation_Private(*P));
   PetscFunctionReturn(0);
 }
 
+/* Whether the matrices made for dm get single-precision storage (the top of the file) */
+static PetscErrorCode GKDMLevelSingle_Private(DM dm, PetscBool *single)
+{
+  PetscObject c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)dm, GK_DM_LEVEL_STORAGE, &c));
+  *single = c ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* A matrix made for dm given single-precision storage where dm's matrices get it (other types
+   are left alone by MatGPUKitSetStorage()) */
+static PetscErrorCode GKDMLevelStorage_Private(DM dm, Mat A)
+{
+  PetscBool single = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(GKDMLevelSingle_Private(dm, &single));
+  if (single) PetscCall(MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_SINGLE));
+  PetscFunctionReturn(0);
+}
+
+/* The coarse DM wrapped as the fine one, and its matrices' storage chosen: single where the fine
+   DM's are (a coarsened level), or where -pc_mg_gpukit_storage under the fine DM's prefix says so */
 static PetscErrorCode GKDMCoarsenHook_Private(DM fine, DM coarse, void *ctx)
 {
+  PetscGPUKitStorage st     = PETSCGPUKIT_STORAGE_DOUBLE;
+  PetscBool          single = PETSC_FALSE, set;
+
   PetscFunctionBegin;
   PetscCall(GKDMAttach_Private(coarse));
+  PetscCall(GKDMLevelSingle_Private(fine, &single));
+  PetscCall(PetscOptionsGetEnum(((PetscObject)fine)->options, ((PetscObject)fine)->prefix, "-pc_mg_gpukit_storage", PetscGPUKitStorages,
+                                (PetscEnum *)&st, &set));
+  if (set) single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
+  if (single) {
+    PetscContainer c;
+
+    PetscCall(PetscContainerCreate(PetscObjectComm((PetscObject)coarse), &c)); /* a flag: it holds nothing */
+    PetscCall(PetscObjectCompose((PetscObject)coarse, GK_DM_LEVEL_STORAGE, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  } else PetscCall(PetscObjectCompose((PetscObject)coarse, GK_DM_LEVEL_STORAGE, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -155,6 +155,19 @@ PetscErrorCode MatProductNumeric_GK(Mat C)
   PetscFunctionReturn(0);
 }
 
+/* A Galerkin product P^T A P of an interpolation in single-precision storage is stored so too:
+   a hierarchy's coarse operators follow its interpolations (gkdm.c, -pc_mg_gpukit_storage) */
+static PetscErrorCode MatProductGKStorage_Private(Mat C)
+{
+  PetscGPUKitStorage st;
+
+  PetscFunctionBegin;
+  if (!C->product || C->product->type != MATPRODUCT_PtAP) PetscFunctionReturn(0);
+  PetscCall(MatGPUKitGetStorage(C->product->B, &st));
+  if (st == PETSCGPUKIT_STORAGE_SINGLE) PetscCall(MatGPUKitSetStorage(C, st));
+  PetscFunctionReturn(0);
+}
+
 /* PETSc's symbolic step, then the result made the device type of A (ELLPACK-R where A is DIA:
    a product's nonzeros lie on no few diagonals), as PETSc gives a product A's type, and its
    numeric step wrapped */
@@ -170,6 +183,7 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
       PetscCall(PetscObjectStateGet((PetscObject)C->product->A, &st->sa));
       PetscCall(PetscObjectStateGet((PetscObject)C->product->B, &st->sb));
       C->ops->productnumeric = MatProductNumeric_GK;
+      PetscCall(MatProductGKStorage_Private(C));
       PetscFunctionReturn(0);
     }
     st->device = PETSC_FALSE; /* PETSc's product, as below */
@@ -185,6 +199,7 @@ static PetscErrorCode MatProductSymbolic_GK(Mat C)
     st->numeric            = C->ops->productnumeric;
     C->ops->productnumeric = MatProductNumeric_GK;
   }
+  PetscCall(MatProductGKStorage_Private(C));
   PetscFunctionReturn(0);
 }
 
