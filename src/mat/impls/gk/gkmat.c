@@ -350,7 +350,8 @@ static PetscErrorCode MatView_SeqGK(Mat A, PetscViewer viewer)
     PetscCall(PetscGPUKitGetDevice(&dev));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory: %s (format arrays) on the %s backend, device %d\n", bytes, GKDev->name, dev));
     if (gk->storage == PETSCGPUKIT_STORAGE_SINGLE)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "values: single precision storage for the products, which sum in double (-mat_gpukit_storage single); "
+      PetscCall(PetscViewerASCIIPrintf(viewer, "values: single precision storage for the products, which sum in double (MatGPUKitSetStorage(), "
+                                               "-mat_gpukit_storage or -pc_mg_gpukit_storage single); "
                                                "double beside them for the rest\n"));
   }
   PetscFunctionReturn(0);
