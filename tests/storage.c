@@ -345,6 +345,22 @@ static PetscErrorCode Stall(const char *type, PetscReal shift)
   PetscFunctionReturn(0);
 }
 
+/* A Galerkin product P^T A P of a device matrix P (here A = P) is stored as P is: a hierarchy's
+   coarse operators follow its interpolations (PCMG without a DM, -pc_mg_galerkin) */
+static PetscErrorCode GalerkinStorage(Mat P, PetscGPUKitStorage want)
+{
+  Mat                C;
+  PetscGPUKitStorage st;
+
+  PetscFunctionBegin;
+  PetscCall(MatPtAP(P, P, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &C));
+  PetscCall(MatGPUKitGetStorage(C, &st));
+  PetscCheck(st == want, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatPtAP of a matrix in %s storage is in %s storage", PetscGPUKitStorages[want],
+             PetscGPUKitStorages[st]);
+  PetscCall(MatDestroy(&C));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   char               type[64] = MATELLRCUDA;
@@ -467,7 +483,9 @@ int main(int argc, char **argv)
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
     if (size == 1) PetscCall(ViewSays((PetscObject)S, PETSC_VIEWER_ASCII_INFO, "single precision storage"));
   }
+  PetscCall(GalerkinStorage(S, PETSCGPUKIT_STORAGE_SINGLE));
   PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_DOUBLE));
+  PetscCall(GalerkinStorage(S, PETSCGPUKIT_STORAGE_DOUBLE));
   PetscCall(ProductBytes(S, x, y, &bdouble));
   PetscCheck(bsingle < bdouble, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product reads %g bytes in single storage, %g in double", bsingle, bdouble);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "single storage: the view says so, and a product reads fewer bytes\n"));
