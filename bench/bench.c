@@ -836,6 +836,14 @@ static PetscErrorCode RunVCycles(void)
   PetscCall(RunVCycle(2, 2049, "gamg", "-vc_ksp_type cg -vc_pc_type gamg"));
   PetscCall(RunVCycle(3, 129, "mg(cheb/jacobi)", "-vc_ksp_type cg -vc_pc_type mg -vc_pc_mg_levels 6 -vc_mg_levels_pc_type jacobi"));
   PetscCall(RunVCycle(3, 129, "gamg", "-vc_ksp_type cg -vc_pc_type gamg"));
+  /* the hierarchies below the finest level in single-precision storage (PCMG reads the option
+     under its DM's prefix, which is none here; GAMG under the PC's) */
+  PetscCall(RunVCycle(2, 2049, "mg(cheb/jacobi)(single)",
+                      "-vc_ksp_type cg -vc_pc_type mg -vc_pc_mg_levels 8 -vc_mg_levels_pc_type jacobi -pc_mg_gpukit_storage single"));
+  PetscCall(RunVCycle(2, 2049, "gamg(single)", "-vc_ksp_type cg -vc_pc_type gamg -vc_pc_mg_gpukit_storage single"));
+  PetscCall(RunVCycle(3, 129, "mg(cheb/jacobi)(single)",
+                      "-vc_ksp_type cg -vc_pc_type mg -vc_pc_mg_levels 6 -vc_mg_levels_pc_type jacobi -pc_mg_gpukit_storage single"));
+  PetscCall(RunVCycle(3, 129, "gamg(single)", "-vc_ksp_type cg -vc_pc_type gamg -vc_pc_mg_gpukit_storage single"));
   PetscFunctionReturn(0);
 }
 
