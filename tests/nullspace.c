@@ -24,7 +24,7 @@ static PetscErrorCode SameBits(Vec a, Vec b, PetscBool *same)
   PetscCall(PetscMemcmp(x, y, sizeof(PetscScalar) * (size_t)n, &mine));
   PetscCall(VecRestoreArrayRead(a, &x));
   PetscCall(VecRestoreArrayRead(b, &y));
-  PetscCall(MPIU_Allreduce(&mine, same, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)a)));
+  PetscCall(MPIU_Allreduce(&mine, same, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)a))); /* gkcompat.h */
   PetscFunctionReturn(0);
 }
 
