@@ -15,6 +15,19 @@ static char help[] = "Single-precision storage of a device matrix's values for i
 #include <petscksp.h>
 #include "testutil.h"
 
+/* v rounded to single precision (each part), through float variables: gcc 12 -O2 drops the casts
+   inside PetscCMPLX()'s arguments */
+static PetscScalar RoundSingle(PetscScalar v)
+{
+  volatile float re = (float)PetscRealPart(v), im = (float)PetscImaginaryPart(v);
+
+#if defined(PETSC_USE_COMPLEX)
+  return PetscCMPLX(re, im);
+#else
+  return re + 0.0 * im;
+#endif
+}
+
 /* the matrix, Hermitian positive definite (diagonally dominant), its values away from single
    precision's (not sums of few powers of 2); with round, those values rounded to single precision */
 static PetscErrorCode Assemble(PetscInt n, PetscBool round, Mat *A)
@@ -34,15 +47,7 @@ static PetscErrorCode Assemble(PetscInt n, PetscBool round, Mat *A)
 #if defined(PETSC_USE_COMPLEX)
       if (k != 2) v += (r < c[k] ? 1.0 : -1.0) * PETSC_i * PetscSinReal(0.23 * (r + c[k])) / 7.0;
 #endif
-      if (round) { /* through float variables: gcc 12 -O2 drops the casts inside PetscCMPLX()'s arguments */
-        volatile float re = (float)PetscRealPart(v), im = (float)PetscImaginaryPart(v);
-
-#if defined(PETSC_USE_COMPLEX)
-        v = PetscCMPLX(re, im);
-#else
-        v = re + 0.0 * im;
-#endif
-      }
+      if (round) v = RoundSingle(v);
       if (in[k]) PetscCall(MatSetValue(*A, r, c[k], v, INSERT_VALUES));
     }
   }
@@ -111,7 +116,7 @@ static PetscErrorCode ViewSays(PetscObject o, PetscViewerFormat fmt, const char 
   PetscFunctionReturn(0);
 }
 
-/* each entry of x rounded to single precision (each part), through float variables (above) */
+/* each entry of x rounded to single precision (RoundSingle) */
 static PetscErrorCode RoundVec(Vec x)
 {
   PetscScalar *a;
@@ -120,15 +125,7 @@ static PetscErrorCode RoundVec(Vec x)
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArray(x, &a));
-  for (PetscInt k = 0; k < n; k++) {
-    volatile float re = (float)PetscRealPart(a[k]), im = (float)PetscImaginaryPart(a[k]);
-
-#if defined(PETSC_USE_COMPLEX)
-    a[k] = PetscCMPLX(re, im);
-#else
-    a[k] = re + 0.0 * im;
-#endif
-  }
+  for (PetscInt k = 0; k < n; k++) a[k] = RoundSingle(a[k]);
   PetscCall(VecRestoreArray(x, &a));
   PetscFunctionReturn(0);
 }
