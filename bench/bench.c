@@ -48,12 +48,9 @@ measured in the same run, as bytes moved / time against bytes / B.\n\
 
 /* cggpu's vector passes an iteration (device.h): the step reads z, p_i-1 and x and writes x,
    p_i and w; the update reads w and r and writes r */
-#define GK_CGGPU_PASSES 9
-/* of those, the ones over the direction and its product (p_i-1 and w read, p_i and w written),
-   in single precision with single storage: half the bytes */
-#define GK_CGGPU_SINGLE_PASSES 4
-#define PETSC_CG_PASSES        18
-#define SAMPLE_CG_PASSES       16
+#define GK_CGGPU_PASSES  9
+#define PETSC_CG_PASSES  18
+#define SAMPLE_CG_PASSES 16
 
 /* baseline.cu */
 const char *BenchError(void);
@@ -406,15 +403,6 @@ static PetscErrorCode RunLaplacianGPU(PetscInt dim, PetscInt n, PetscInt cgits, 
     PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
     PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s", names[t]));
     PetscCall(Record("cg", &P, what, us, step + GK_CGGPU_PASSES * vec, PETSC_TRUE));
-    if (t < 2) { /* single storage: the step's values, and the direction and its product (4 of the passes), in single precision */
-      const double single = step - (t ? (double)P.nnz : (double)P.ndiag * P.m) * (sizeof(PetscScalar) - sizeof(float));
-
-      PetscCall(MatGPUKitSetStorage(D, PETSCGPUKIT_STORAGE_SINGLE));
-      PetscCall(TimeCG(D, KSPCGGPU, cgits, PETSC_TRUE, &us));
-      PetscCall(MatGPUKitSetStorage(D, PETSCGPUKIT_STORAGE_DOUBLE));
-      PetscCall(PetscSNPrintf(what, sizeof(what), "cggpu-%s-single", names[t]));
-      PetscCall(Record("cg", &P, what, us, single + (GK_CGGPU_PASSES - GK_CGGPU_SINGLE_PASSES / 2.0) * vec, PETSC_TRUE));
-    }
     if (t == 2) { /* the 32-bit columns: their product and cggpu only */
       PetscCall(MatDestroy(&D));
       continue;

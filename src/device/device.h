@@ -390,8 +390,7 @@ typedef enum {
 
 /* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
    ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. single: the
-   step's products read the format's sval (set, and CG or COCG) in place of val, and the solve's
-   direction and its product are single-precision arrays (GKKrylovVecs' sp and sw). */
+   step's products read the format's sval (set, and CG or COCG) in place of val. */
 typedef struct {
   const GKEllr *ellr, *ellrt;
   const GKDia  *dia;
@@ -455,22 +454,12 @@ typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
    p[i % 2] and reads p_i-1 from the other (not at i = 0, where p_0 = z). d is the Jacobi scaling
    (NULL: no preconditioner, and z is r); z NULL with d: z = d .* r enters the sums but is not
    stored. The shadow system's arrays (rt, zt, wt, pt) are BiCG's, NULL for CG and COCG; t is
-   Eisenstat's (krylovssor), else NULL.
-   With an operator that reads single-precision values (GKOperator's single, CG and COCG on one
-   process) the direction and w = A p are stored in single precision too (GKSingle, as the
-   values, device.h's GKStorage): p[] and w are NULL and sp[] and sw hold them, and sd holds the
-   Jacobi scaling rounded so (d kept for the double-precision residual's norms). Step i rounds
-   p_i = z + b p_i-1 to single precision where it computes it (a row's own entry and its
-   neighbours' alike), sums w = A p_i in double from the rounded entries, rounds w, and sums dpi
-   from the rounded p_i and w; the update reads the rounded w and sd. x, r and z stay in the
-   scalar type's precision: the recursion's drift is the residual replacement's to correct. */
+   Eisenstat's (krylovssor), else NULL. */
 typedef struct {
   PetscScalar       *x, *r, *z, *w, *p[2];
   PetscScalar       *rt, *zt, *wt, *pt[2];
   PetscScalar       *t;
   const PetscScalar *d;
-  void              *sp[2], *sw;
-  const void        *sd;
 } GKKrylovVecs;
 
 /* One launch of Eisenstat's step (krylovssor below): which sweep (upper, else lower), over

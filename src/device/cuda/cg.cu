@@ -65,8 +65,6 @@ PetscErrorCode GKCUDAKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
     PetscCall(GKCUDAKrylovStepBiCG_Private(k, i, rho0, last, A, v));
     PetscFunctionReturn(0);
   }
-  PetscCheck(!v->sw == !(A->single && (A->ellr ? A->ellr->sval : A->dia->sval)) && !(v->sw && peers), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "A single-precision direction goes with an operator's single-precision values, on one process");
   kern = k->method == GK_KRYLOV_CG ? GKStepKernelChoose<GK_KRYLOV_CG>(A, peers) : GKStepKernelChoose<GK_KRYLOV_COCG>(A, peers);
   PetscCall(GKStepLaunch(k, kern, i, rho0, last, A, v));
   PetscFunctionReturn(0);
@@ -96,8 +94,7 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     PetscFunctionReturn(0);
   }
   /* the sums kept on the GPUs: the kernels that wait and push */
-#define GK_UPDATE(M, DIAG) \
-  (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : v->sw ? GKKrylovUpdateKernel<M, DIAG, false, false, true> : GKKrylovUpdateKernel<M, DIAG, false>)
+#define GK_UPDATE(M, DIAG) (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : GKKrylovUpdateKernel<M, DIAG, false>)
   if (k->method == GK_KRYLOV_CG) kern = v->d ? GK_UPDATE(GK_KRYLOV_CG, true) : GK_UPDATE(GK_KRYLOV_CG, false);
   else kern = v->d ? GK_UPDATE(GK_KRYLOV_COCG, true) : GK_UPDATE(GK_KRYLOV_COCG, false);
 #undef GK_UPDATE

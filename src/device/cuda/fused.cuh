@@ -14,8 +14,7 @@
    longest row's length, where the rows are loaded with every load first (0: the general loop);
    for ELLPACK-R also whether it is in the paper's layout (PLAIN: no slices, permutation or wide
    rows) and whether its columns are 16-bit offsets (SHORT, device.h); and whether the product
-   reads the values in single precision (SINGLE: the format's sval, GKOperator), the direction
-   and its product then single-precision arrays too (Dir; device.h, GKKrylovVecs) */
+   reads the values in single precision (SINGLE: the format's sval, GKOperator) */
 template <bool ELLR_, int N_, bool PLAIN_ = false, bool SHORT_ = false, bool SINGLE_ = false>
 struct GKStepLayout {
   static constexpr bool                                                ELLR   = ELLR_;
@@ -24,7 +23,6 @@ struct GKStepLayout {
   static constexpr bool                                                SHORT  = SHORT_;
   static constexpr bool                                                SINGLE = SINGLE_;
   typedef typename std::conditional<SINGLE_, GKSingle, GKScalar>::type Value;
-  typedef typename std::conditional<SINGLE_, GKSingle, GKScalar>::type Dir;
 };
 
 /* DIA's row i of the step, ND diagonals known, the offsets in registers: every load of the row
@@ -51,8 +49,8 @@ static __device__ __forceinline__ GKScalar GKDiaRowLoadsFirst(PetscInt i, PetscI
 
 /* (A p_i)_t, slot t's row of the step, for the layout L: ELLPACK-R with every load first or its
    general loop; DIA with L::N diagonals known, the offsets off in registers, or any number */
-template <class L, class IN>
-static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, const GKEllr &E, const GKDia &D, const PetscInt *off, const IN &in)
+template <class L>
+static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, const GKEllr &E, const GKDia &D, const PetscInt *off, const GKDirIn &in)
 {
   /* ELLPACK-R's rows with every load first, the length not read (cudaimpl.h): a padded entry
      adds 0 * a finite direction, +-0, which leaves the sum as GKEllrRow's; a direction that is
@@ -62,7 +60,7 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
 
   if constexpr (L::ELLR && L::N) return GKEllrRowLoadsFirst<false, L::N, L::SHORT ? 1 : 0, false>(t, E.h, E.rl, E.col, E.dcol, ev, in);
   else if constexpr (L::ELLR)
-    return GKEllrRow<false, IN, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, ev, in);
+    return GKEllrRow<false, GKDirIn, L::PLAIN, 2, L::SHORT ? 1 : 0>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, ev, in);
   else if constexpr (L::N) return GKDiaRowLoadsFirst<L::N>(t, n, off, dv, in);
   else return GKDiaRow<0>(t, n, n, D.ndiag, D.off, dv, in);
 }
@@ -71,20 +69,15 @@ static __device__ __forceinline__ GKScalar GKStepRow(PetscInt t, PetscInt n, con
    tests); moves x by the last update's a p_i-1; then, unless last, p_i = z + b p_i-1 (p~_i = z~ +
    conj(b) p~_i-1) written to the other buffer, w = A p_i (w~ = A^H p~_i, rows n..2n-1 of the
    launch) reading the neighbours' p_i computed on the fly, and the block sums of dpi; L: the
-   operator's layout (GKStepLayout), whose SINGLE makes pold, p and w single-precision arrays
-   (p_i and w rounded where they are computed, dpi summed from the rounded values). PEERS: the
-   sums may be kept on the GPUs (g.np). */
+   operator's layout (GKStepLayout). PEERS: the sums may be kept on the GPUs (g.np). */
 template <class L, GKKrylovMethod METHOD, bool PEERS>
 static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, GKScalar rho0, bool last, const GKSums &g, double *partial,
                                                         GKKrylovDevState *st, GKKrylovDevState *pub, const GKEllr &E, const GKEllr &Et,
                                                         const GKDia &D, const GKScalar *z, const GKScalar *pold, GKScalar *p, GKScalar *w,
                                                         GKScalar *x, const GKScalar *zt, const GKScalar *ptold, GKScalar *pt, GKScalar *wt)
 {
-  typedef typename L::Dir P;
-  GKScalar                acc[1] = {0.0}, b, a = 0.0;
-  const PetscInt          rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
-  const P                *po   = (const P *)pold;
-  P                      *pn = (P *)p, *wn = (P *)w;
+  GKScalar       acc[1] = {0.0}, b, a = 0.0;
+  const PetscInt rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
   static_assert(!L::SINGLE || METHOD != GK_KRYLOV_BICG, "single-precision values in CG's and COCG's step only");
 
   GKOverlapBegin();
@@ -109,14 +102,14 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
   const bool stop = GKKrylovFinish<METHOD>(i, fin, true, st, pub, &b);
   if (stop || last) { /* only x_i = x_i-1 + a p_i-1, the last update's move */
     if (i)
-      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * GKLd(po + j);
+      for (PetscInt j = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; j < n; j += (PetscInt)gridDim.x * blockDim.x) x[j] += a * pold[j];
     return;
   }
   {
-    const GKDirInT<P> in   = {z, i ? po : (L::SINGLE ? NULL : (const P *)z), b};
-    const GKDirIn     int_ = {zt, i ? ptold : zt, GKConj(b)};
-    constexpr int     NOFF = !L::ELLR && L::N ? L::N : 1;
-    PetscInt          off[NOFF]; /* DIA's offsets, loaded once */
+    const GKDirIn in   = {z, i ? pold : z, b};
+    const GKDirIn int_ = {zt, i ? ptold : zt, GKConj(b)};
+    constexpr int NOFF = !L::ELLR && L::N ? L::N : 1;
+    PetscInt      off[NOFF]; /* DIA's offsets, loaded once */
 
     if (!L::ELLR && L::N)
 #pragma unroll
@@ -127,13 +120,11 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
         const GKScalar pr = in(r);
         const GKScalar wr = GKStepRow<L>(t, n, E, D, off, in);
 
-        const GKScalar ws = L::SINGLE ? GKRoundSingle(wr) : wr;
-
-        if (i) x[r] += a * GKLd(po + r); /* the last update's move, where p_i-1 is read anyway */
-        GKStoreDir(pn + r, pr);
-        GKStoreDir(wn + r, ws);
-        if (METHOD == GK_KRYLOV_CG) acc[0] += pr * GKConj(ws);
-        else if (METHOD == GK_KRYLOV_COCG) acc[0] += pr * ws;
+        if (i) x[r] += a * pold[r]; /* the last update's move, where p_i-1 is read anyway */
+        p[r] = pr;
+        w[r] = wr;
+        if (METHOD == GK_KRYLOV_CG) acc[0] += pr * GKConj(wr);
+        else if (METHOD == GK_KRYLOV_COCG) acc[0] += pr * wr;
         else acc[0] += wr * GKConj(int_(r));
       } else {
         const PetscInt s = t - n, j = L::ELLR && Et.perm ? Et.perm[s] : s;
@@ -213,9 +204,6 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
   GKEllr   E = {0, 0, 0, 1, NULL, NULL, NULL, NULL, NULL}, Et = E;
   GKDia    D = {0, 0, 0, NULL, NULL};
   unsigned nb;
-  /* a single-precision direction and product (device.h, GKKrylovVecs) */
-  void *const pa[2] = {v->sw ? v->sp[0] : (void *)v->p[0], v->sw ? v->sp[1] : (void *)v->p[1]};
-  void *const wa    = v->sw ? v->sw : (void *)v->w;
 
   PetscFunctionBegin;
   if (A->ellr) E = *A->ellr;
@@ -224,7 +212,7 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
   nb       = GKWaveBlocks((const void *)kern, k->method == GK_KRYLOV_BICG ? 2 * k->n : k->n);
   k->stepi = i;
   GKCallCUDA(GKLaunchOverlapped(kern, nb, k->n, i, GKToDevice(rho0), last ? true : false, k->g, k->partial, k->state, k->pub, E, Et, D,
-                                (const GKScalar *)v->z, (const GKScalar *)(i ? pa[(i + 1) % 2] : NULL), (GKScalar *)pa[i % 2], (GKScalar *)wa,
+                                (const GKScalar *)v->z, (const GKScalar *)(i ? v->p[(i + 1) % 2] : NULL), (GKScalar *)v->p[i % 2], (GKScalar *)v->w,
                                 (GKScalar *)v->x, (const GKScalar *)v->zt, (const GKScalar *)(i ? v->pt[(i + 1) % 2] : NULL),
                                 (GKScalar *)v->pt[i % 2], (GKScalar *)v->wt));
   GKCheckLaunch();
@@ -234,20 +222,16 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
    r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1. PEERS: the
    sums may be kept on the GPUs (g.np). NULLC (CG and COCG on one process): z stored (without
-   diag too) and only its sum taken, into slot 4, for GKKrylovNullConstKernel after it. SINGLE
-   (CG and COCG on one process, the step's SINGLE): w and diag are single-precision arrays. */
-template <GKKrylovMethod METHOD, bool DIAG, bool PEERS, bool NULLC = false, bool SINGLE = false>
+   diag too) and only its sum taken, into slot 4, for GKKrylovNullConstKernel after it. */
+template <GKKrylovMethod METHOD, bool DIAG, bool PEERS, bool NULLC = false>
 __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st,
                                      GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt,
                                      GKScalar *rt, GKScalar *zt)
 {
   static_assert(!NULLC || (!PEERS && METHOD != GK_KRYLOV_BICG), "the constants are removed for CG and COCG on one process");
-  static_assert(!SINGLE || (!PEERS && !NULLC && METHOD != GK_KRYLOV_BICG), "a single-precision direction for CG and COCG on one process");
-  typedef typename std::conditional<SINGLE, GKSingle, GKScalar>::type P;
-  constexpr bool                                                      STOREZ = DIAG || NULLC;
-  const P                                                            *wv = (const P *)w, *dv = (const P *)diag;
-  GKScalar                                                            acc[2] = {0.0, 0.0};
-  GKScalar                                                            a;
+  constexpr bool STOREZ = DIAG || NULLC;
+  GKScalar       acc[2] = {0.0, 0.0};
+  GKScalar       a;
 
   GKOverlapBegin();
   if (!GKKrylovUpdateBegin<METHOD, PEERS>(i, g, st, &a)) return;
@@ -269,22 +253,8 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   if (METHOD != GK_KRYLOV_BICG && pairs) { /* two rows a thread: 16-byte loads and stores, fewer instructions for the same bytes */
     for (PetscInt q0 = tid; q0 < n / 2; q0 += stride) {
       const PetscInt q  = n / 2 - 1 - q0;
-      const double2  r2 = ((const double2 *)r)[q];
-      double2        w2, d2 = make_double2(1.0, 1.0), ro, zo;
-
-      if constexpr (SINGLE) {
-        const float2 wf = ((const float2 *)w)[q];
-
-        w2 = make_double2(wf.x, wf.y);
-        if (DIAG) {
-          const float2 df = ((const float2 *)diag)[q];
-
-          d2 = make_double2(df.x, df.y);
-        }
-      } else {
-        w2 = ((const double2 *)w)[q];
-        if (DIAG) d2 = ((const double2 *)diag)[q];
-      }
+      const double2  r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
+      double2        ro, zo;
 
       row(r2.x, w2.x, d2.x, ro.x, zo.x);
       row(r2.y, w2.y, d2.y, ro.y, zo.y);
@@ -294,7 +264,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
     if ((n & 1) && !tid) {
       GKScalar ro, zo;
 
-      row(r[n - 1], GKLd(wv + n - 1), DIAG ? GKLd(dv + n - 1) : 1.0, ro, zo);
+      row(r[n - 1], w[n - 1], DIAG ? diag[n - 1] : 1.0, ro, zo);
       r[n - 1] = ro;
       if (STOREZ && z) z[n - 1] = zo;
     }
@@ -305,7 +275,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       const PetscInt j = n - 1 - j0;
       GKScalar       rj, zj;
 
-      row(r[j], GKLd(wv + j), DIAG ? GKLd(dv + j) : GKScalar(1.0), rj, zj);
+      row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
       r[j] = rj;
       if (STOREZ && z) z[j] = zj;
       if (METHOD == GK_KRYLOV_BICG) {
@@ -353,14 +323,12 @@ typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums
 /* Launches update i with the kernel kern on v's arrays */
 static PetscErrorCode GKUpdateLaunch(GKKrylovCUDA *k, GKUpdateKernelPtr kern, PetscInt i, const GKKrylovVecs *v)
 {
-  /* a single-precision direction's w and Jacobi scaling (device.h, GKKrylovVecs) */
-  const void *d = v->sw ? v->sd : v->d, *w = v->sw ? v->sw : v->w;
   /* 16-byte accesses where every array allows them */
-  const bool pairs = !(((uintptr_t)d | (uintptr_t)w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
+  const bool pairs = !(((uintptr_t)v->d | (uintptr_t)v->w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
 
   PetscFunctionBegin;
   GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub,
-                                (const GKScalar *)d, (const GKScalar *)w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
+                                (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
                                 (GKScalar *)v->rt, (GKScalar *)v->zt));
   GKCheckLaunch();
   PetscFunctionReturn(0);

@@ -7,7 +7,6 @@
 #pragma once
 
 #include "peerwait.cuh"
-#include <type_traits>
 
 /* Whether an earlier kernel flagged a breakdown (before: one of an iteration before i; a step
    that flags must not stop its own blocks that start later, which test the same sums), read once
@@ -220,48 +219,15 @@ static __device__ __forceinline__ GKScalar GKDir(GKScalar z, GKScalar b, GKScala
 #endif
 }
 
-/* v rounded to single precision (each part), as a single-precision direction stores it */
-static __device__ __forceinline__ GKSingle GKToSingle(GKScalar v)
-{
-#if defined(PETSC_USE_COMPLEX)
-  return GKSingle((float)GKRe(v), (float)GKIm(v));
-#else
-  return (float)v;
-#endif
-}
-static __device__ __forceinline__ GKScalar GKRoundSingle(GKScalar v)
-{
-  const GKSingle s = GKToSingle(v);
-
-  return GKLd(&s);
-}
-
-/* v stored into a direction's array of either precision (device.h, GKKrylovVecs) */
-static __device__ __forceinline__ void GKStoreDir(GKScalar *p, GKScalar v)
-{
-  *p = v;
-}
-static __device__ __forceinline__ void GKStoreDir(GKSingle *p, GKScalar v)
-{
-  *p = GKToSingle(v);
-}
-
-/* The direction as a product's x: p_i(j) = z(j) + b p_i-1(j), its entries of type P: the scalar
-   type, or GKSingle, where the value is rounded to single precision as the row that owns it
-   stores it. The first step passes p_i-1 = z and b = 0 (single precision: p_i-1 NULL), so that
-   it never reads the old direction: a NaN an earlier solve left there must not survive 0 * p. */
-template <class P>
-struct GKDirInT {
+/* The direction as a product's x: p_i(j) = z(j) + b p_i-1(j). The first step passes p_i-1 = z
+   and b = 0, so that it never reads the old direction: a NaN an earlier solve left there must
+   not survive 0 * p. */
+struct GKDirIn {
   const GKScalar *__restrict__ z;
-  const P *__restrict__ p;
+  const GKScalar *__restrict__ p;
   GKScalar                            b;
-  __device__ __forceinline__ GKScalar operator()(PetscInt j) const
-  {
-    if constexpr (std::is_same<P, GKScalar>::value) return GKDir(GKLdg(z + j), b, GKLdg(p + j));
-    else return GKRoundSingle(p ? GKDir(GKLdg(z + j), b, GKLdg(p + j)) : GKLdg(z + j));
-  }
+  __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return GKDir(GKLdg(z + j), b, GKLdg(p + j)); }
 };
-typedef GKDirInT<GKScalar> GKDirIn;
 
 /* The update's a = rho_i/dpi, kept for the next step (which moves x); false when the update
    does nothing: stopped, or dpi flagged */

@@ -27,18 +27,6 @@ static inline PetscScalar GKHostValue(const PetscScalar *val, const void *sval, 
   return (PetscReal)f[k];
 #endif
 }
-/* value k of sval set to v rounded to single precision (each part) */
-static inline void GKHostSetSingle(void *sval, size_t k, PetscScalar v)
-{
-  float *f = (float *)sval;
-
-#if defined(PETSC_USE_COMPLEX)
-  f[2 * k]     = (float)PetscRealPart(v);
-  f[2 * k + 1] = (float)PetscImaginaryPart(v);
-#else
-  f[k] = (float)v;
-#endif
-}
 PETSC_INTERN PetscScalar GKHostEllrRow(const GKEllr *, PetscInt, PetscBool, PetscBool, const PetscScalar *);
 /* the products' loops, uncounted: y = A x or A^T x, or w + or - it (device.h's products) */
 PETSC_INTERN PetscErrorCode GKHostEllrLoop(const GKEllr *, PetscBool, PetscBool, const PetscScalar *, const PetscScalar *, PetscBool, PetscScalar *);

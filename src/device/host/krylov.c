@@ -23,7 +23,6 @@ struct _n_GKKrylov {
   PetscScalar    glob[3];                 /* dpi, norm, rho over all processes */
   GKKrylovFlag   flag;
   PetscInt       flagit;
-  PetscScalar   *pd, *wd; /* a single-precision direction's step: p_i and w = A p_i before they are stored */
 };
 
 PetscErrorCode GKHostKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNorm norm, PetscBool nullconst, GKKrylov *K)
@@ -40,7 +39,6 @@ PetscErrorCode GKHostKrylovCreate(PetscInt n, GKKrylovMethod method, GKKrylovNor
 PetscErrorCode GKHostKrylovDestroy(GKKrylov *K)
 {
   PetscFunctionBegin;
-  if (*K) PetscCall(PetscFree2((*K)->pd, (*K)->wd));
   PetscCall(PetscFree(*K));
   PetscFunctionReturn(0);
 }
@@ -80,41 +78,6 @@ static void GKHostKrylovFinish(GKKrylov K, PetscInt i, PetscScalar rho0, PetscSc
   }
 }
 
-/* Step i of a single-precision direction (device.h, GKKrylovVecs' sp and sw; CG and COCG): p_i
-   rounded to single precision, w = A p_i summed from the rounded entries with the single values,
-   w rounded, dpi from the rounded p_i and w, as cuda/fused.cuh's step with SINGLE */
-static PetscErrorCode GKHostKrylovStepSingle(GKKrylov K, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
-{
-  const void  *pold = i ? v->sp[(i + 1) % 2] : NULL;
-  void        *p = v->sp[i % 2], *w = v->sw;
-  PetscScalar *x = v->x, b, s = 0.0;
-  PetscBool    stop;
-
-  PetscFunctionBegin;
-  GKCounts.launches += 1;
-  if (K->flag) PetscFunctionReturn(0);
-  GKHostKrylovFinish(K, i, rho0, &b, &stop);
-  if (i)
-    for (PetscInt j = 0; j < K->n; j++) x[j] += K->a * GKHostValue(NULL, pold, PETSC_TRUE, (size_t)j);
-  if (stop || last) PetscFunctionReturn(0);
-  if (!K->pd) PetscCall(PetscMalloc2(K->n, &K->pd, K->n, &K->wd));
-  for (PetscInt j = 0; j < K->n; j++) {
-    GKHostSetSingle(p, (size_t)j, i ? v->z[j] + b * GKHostValue(NULL, pold, PETSC_TRUE, (size_t)j) : v->z[j]);
-    K->pd[j] = GKHostValue(NULL, p, PETSC_TRUE, (size_t)j);
-  }
-  if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, PETSC_TRUE, K->pd, NULL, PETSC_FALSE, K->wd));
-  else PetscCall(GKHostDiaLoop(A->dia, PETSC_TRUE, K->pd, NULL, PETSC_FALSE, K->wd));
-  for (PetscInt j = 0; j < K->n; j++) {
-    PetscScalar wj;
-
-    GKHostSetSingle(w, (size_t)j, K->wd[j]);
-    wj = GKHostValue(NULL, w, PETSC_TRUE, (size_t)j);
-    s += K->method == GK_KRYLOV_CG ? K->pd[j] * PetscConj(wj) : K->pd[j] * wj;
-  }
-  K->sumdpi = s;
-  PetscFunctionReturn(0);
-}
-
 /* Step i: finishes the last update's sums (norm, rho_i), moves x by the last update's a p_i-1,
    then, unless last, p_i = z + (rho_i/rho_i-1) p_i-1 (BiCG: p~_i = z~ + conj(rho_i/rho_i-1) p~_i-1),
    w = A p_i (w~ = A^H p~_i), and dpi: sum p_j conj(w_j) (CG), p_j w_j (COCG), w_j conj(p~_j) (BiCG).
@@ -129,11 +92,6 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   const PetscBool single = A->single && K->method != GK_KRYLOV_BICG && (A->ellr ? A->ellr->sval : A->dia->sval) ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCheck(!v->sw == !single, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A single-precision direction goes with an operator's single-precision values");
-  if (v->sw) {
-    PetscCall(GKHostKrylovStepSingle(K, i, rho0, last, A, v));
-    PetscFunctionReturn(0);
-  }
   GKCounts.launches += 1;
   if (K->flag) PetscFunctionReturn(0);
   GKHostKrylovFinish(K, i, rho0, &b, &stop);
@@ -198,18 +156,14 @@ static void GKHostKrylovNullConst(GKKrylov K, const PetscScalar *r, PetscScalar 
 
 /* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
    diag, unless nullconst); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the
-   norm and of rho_i+1; with nullconst, after z -= mean(z). A single-precision direction's
-   update reads its w and Jacobi scaling in single precision (sw, sd). */
+   norm and of rho_i+1; with nullconst, after z -= mean(z) */
 PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
 {
   const PetscScalar *diag = v->d, *w = v->w, *wt = v->wt;
-  const PetscBool    sdir = v->sw ? PETSC_TRUE : PETSC_FALSE;
   PetscScalar       *r = v->r, *z = v->z, *rt = v->rt, *zt = v->zt;
   PetscScalar        a, sn = 0.0, sr = 0.0;
 
   PetscFunctionBegin;
-  PetscCheck(!sdir || (K->method != GK_KRYLOV_BICG && !K->nullconst && (!diag || v->sd)), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-             "A single-precision direction is CG's or COCG's, with its Jacobi scaling in single precision");
   GKCounts.launches += 1;
   if (!GKHostKrylovUpdateBegin(K, i, &a)) PetscFunctionReturn(0);
   if (K->nullconst) {
@@ -221,9 +175,7 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     PetscFunctionReturn(0);
   }
   for (PetscInt j = 0; j < K->n; j++) {
-    const PetscScalar wj = sdir ? GKHostValue(NULL, v->sw, PETSC_TRUE, (size_t)j) : w[j];
-    const PetscScalar dj = diag ? (sdir ? GKHostValue(NULL, v->sd, PETSC_TRUE, (size_t)j) : diag[j]) : 1.0;
-    const PetscScalar rj = r[j] - a * wj, zj = diag ? dj * rj : rj;
+    const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
 
     r[j] = rj;
     if (diag && z) z[j] = zj;

@@ -6,7 +6,6 @@
 #include "gkksp.h"
 #include "mat/impls/gk/gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
-#include <float.h> /* FLT_MAX */
 
 /* Whether the cache entry k was made from o as it is now */
 static PetscErrorCode KSPGKKeyMatches_Private(const KSPGKKey *k, PetscObject o, PetscBool *same)
@@ -253,18 +252,6 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode KSPGKFreeSingle_Private(KSP_GK *gk)
-{
-  PetscFunctionBegin;
-  PetscCall(GKFree(gk->sp[0]));
-  PetscCall(GKFree(gk->sp[1]));
-  PetscCall(GKFree(gk->sw));
-  PetscCall(GKFree(gk->sd));
-  gk->sn = 0;
-  PetscCall(PetscMemzero(&gk->dkey, sizeof(gk->dkey)));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
 {
   KSPGKWork *w = &gk->work;
@@ -285,7 +272,6 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
   PetscCall(VecDestroy(&gk->ones));
-  PetscCall(KSPGKFreeSingle_Private(gk));
   PetscFunctionReturn(0);
 }
 
@@ -405,11 +391,6 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
    limit (a condition number near 1/eps of single precision): the solve stops with
    KSP_DIVERGED_BREAKDOWN and says so, rather than iterate on.
 */
-/* the first residual norms between which a single-precision direction (its range 1e-38 to 3e38)
-   keeps its entries in range, with room for their spread and for the solve's fall (beyond double
-   precision's reach below the lower one) */
-#define GK_SINGLE_HUGE   1e30
-#define GK_SINGLE_TINY   1e-20
 #define GK_REPLACE_DROP  0.1 /* the recursive norm's fall since the last true one that asks for a replacement */
 #define GK_REPLACE_STALL 3   /* replacements running without progress that stop the solve */
 #define GK_REPLACE_WAIT  4   /* iterations since the last replacement, in the first one's, that ask for one */
@@ -829,46 +810,6 @@ static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperato
   PetscFunctionReturn(0);
 }
 
-/* A single-precision direction's arrays for n rows (device.h, GKKrylovVecs), into v: its two
-   buffers and w's, kept for the next solve, and the Jacobi scaling rounded to single precision,
-   made again when the PC's diagonal has changed */
-static PetscErrorCode KSPGKSingleVecs_Private(KSP ksp, PetscInt n, GKKrylovVecs *v)
-{
-  KSP_GK   *gk   = (KSP_GK *)ksp->data;
-  PetscBool same = PETSC_FALSE, ok;
-
-  PetscFunctionBegin;
-  if (gk->sn != n) {
-    PetscCall(KSPGKFreeSingle_Private(gk));
-    PetscCall(GKDev->malloc((size_t)n * GK_SINGLE_SIZE, &gk->sp[0]));
-    PetscCall(GKDev->malloc((size_t)n * GK_SINGLE_SIZE, &gk->sp[1]));
-    PetscCall(GKDev->malloc((size_t)n * GK_SINGLE_SIZE, &gk->sw));
-    gk->sn = n;
-  }
-  if (gk->diag) {
-    if (gk->sd) PetscCall(KSPGKKeyMatches_Private(&gk->dkey, (PetscObject)gk->diag, &same));
-    if (!same) {
-      const PetscScalar *d;
-
-      if (!gk->sd) PetscCall(GKDev->malloc((size_t)n * GK_SINGLE_SIZE, &gk->sd));
-      PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &d));
-      PetscCall(GKDev->demote((size_t)n, d, gk->sd, &ok));
-      PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &d));
-      if (!ok) PetscCall(GKFree(gk->sd));
-      PetscCheck(ok, PetscObjectComm((PetscObject)ksp), PETSC_ERR_FP,
-                 "The Jacobi scaling has an entry beyond single precision's range (magnitude above %g), which the operator's single-precision "
-                 "storage cannot apply: use double storage (-mat_gpukit_storage double or MatGPUKitSetStorage()), or scale the matrix",
-                 (double)FLT_MAX);
-      PetscCall(KSPGKKeySet_Private(&gk->dkey, (PetscObject)gk->diag));
-    }
-  }
-  v->sp[0] = gk->sp[0];
-  v->sp[1] = gk->sp[1];
-  v->sw    = gk->sw;
-  v->sd    = gk->diag ? gk->sd : NULL;
-  PetscFunctionReturn(0);
-}
-
 /* The iterations, on the device arrays of the solve's vectors; the state is read every
    checkevery iterations (every iteration when monitors or a residual history want each norm) */
 static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar rho0)
@@ -892,34 +833,26 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar r
   PetscInt           n;
   MatInfo            info;
   PetscLogDouble     flops;
-  PetscBool          sdir = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (ksp->max_it < 1) {
     ksp->reason = KSP_DIVERGED_ITS;
     PetscFunctionReturn(0);
   }
-  PetscCall(VecGetLocalSize(X, &n));
-  PetscCall(PetscMemzero(&v, sizeof(v)));
   if (!gk->mpi) {
     PetscCall(MatSeqGKGetOperator(gk->Adev, bicg, &op));
     op.single = gk->single;
-    /* the single-precision values' steps keep their direction in single precision too */
-    if (op.single && (op.ellr ? op.ellr->sval : op.dia->sval)) {
-      sdir = PETSC_TRUE;
-      PetscCall(KSPGKSingleVecs_Private(ksp, n, &v));
-    }
   }
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(PetscMemzero(&v, sizeof(v)));
   /* the work vectors this solve uses, each with its place in v: z where a preconditioner is
      applied (and stored: Eisenstat's permuted step computes it from r), the shadow system's for
      BiCG, t for Eisenstat's */
 #define GK_NEED(V, A) (need[nn] = &(V), to[nn++] = &(A))
   GK_NEED(wk->r, v.r);
-  if (!sdir) { /* else single-precision arrays (KSPGKSingleVecs) */
-    GK_NEED(wk->w, v.w);
-    GK_NEED(wk->p[0], v.p[0]);
-    GK_NEED(wk->p[1], v.p[1]);
-  }
+  GK_NEED(wk->w, v.w);
+  GK_NEED(wk->p[0], v.p[0]);
+  GK_NEED(wk->p[1], v.p[1]);
   if (KSPGKHasZ_Private(gk) && !(gk->eis && gk->eis->permuted)) GK_NEED(wk->z, v.z);
   if (gk->eis) GK_NEED(wk->t, v.t);
   if (bicg) {
@@ -1015,16 +948,6 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
     PetscFunctionReturn(0);
   }
   PetscCall(KSPGKStart_Private(ksp, X, Bv, &rho0));
-  /* the single-precision direction of single storage's steps would overflow, or lose its digits to
-     underflow, where the residual's scale nears the ends of single precision's range: such a
-     solve reads the double values */
-  if (gk->single && !ksp->reason && !(ksp->rnorm < GK_SINGLE_HUGE && ksp->rnorm > GK_SINGLE_TINY)) {
-    PetscCall(PetscInfo(ksp,
-                        "The first residual norm %g lies outside [%g, %g], where a single-precision direction keeps its range: the solve reads "
-                        "the operator's double values\n",
-                        (double)ksp->rnorm, GK_SINGLE_TINY, GK_SINGLE_HUGE));
-    gk->single = PETSC_FALSE;
-  }
   if (!ksp->reason) PetscCall(KSPGKIterate_Private(ksp, X, Bv, rho0));
   if (gk->eis) PetscCall(gk->eis->end(ksp->pc, X)); /* Eisenstat: x = (D/w + U)^-1 x^ */
   if (X != ksp->vec_sol) PetscCall(VecCopy(X, ksp->vec_sol));
@@ -1073,12 +996,10 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", ((PetscObject)gk->Aconv)->type_name));
   if (gk->single)
     PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  the operator's products read its values in single precision, and %s are kept so (x, r and z in double); the "
-                                     "residual replaced by b - A x in double "
+                                     "  the operator's products read its values in single precision; the residual replaced by b - A x in double "
                                      "precision %" PetscInt_FMT " time%s in the last solve (CG restarted from it %" PetscInt_FMT
                                      " of them: iterative refinement), whose norms the convergence tests took\n",
-                                     gk->diag ? "the direction, its product and the Jacobi scaling" : "the direction and its product", gk->replaced,
-                                     gk->replaced == 1 ? "" : "s", gk->restarts));
+                                     gk->replaced, gk->replaced == 1 ? "" : "s", gk->restarts));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));

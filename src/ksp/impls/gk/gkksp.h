@@ -61,11 +61,6 @@ typedef struct {
   PetscBool          single;     /* the last solve's steps read the operator's single-precision values (gkksp.c, KSPGKReplace) */
   PetscInt           replaced;   /* and replaced the residual by b - A x in double so many times */
   PetscInt           restarts;   /* restarting CG from it so many of them (iterative refinement) */
-  /* those steps' direction in single precision (device.h, GKKrylovVecs): its two buffers and w's,
-     of sn entries, and the Jacobi scaling rounded so, made from diag as dkey says */
-  void    *sp[2], *sw, *sd;
-  PetscInt sn;
-  KSPGKKey dkey;
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
