@@ -21,40 +21,53 @@ PetscErrorCode GKGraphTranspose_Private(PetscInt m, const PetscInt *ia, const Pe
   PetscFunctionReturn(0);
 }
 
-/* Whether every entry (i, j) has its mirror (j, i), found by bisection in row j (AIJ's columns are
-   sorted; where a row's are not, a mirror may be missed and the answer is no, never a wrong yes) */
-static PetscBool GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja)
+/* Whether every entry (i, j) has its mirror (j, i), in one pass over the rows in order: the
+   mirrors of row i's entries left of the diagonal, (j, i) with j < i, are the entries right of row
+   j's diagonal, met in the order of i, so each row keeps where its next one is (next[j]); the
+   pattern is symmetric where each was found there and every row's were used up. Where a row's
+   columns are not sorted, a mirror may be missed and the answer is no, never a wrong yes. */
+static PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscBool *sym)
 {
-  for (PetscInt i = 0; i < m; i++)
-    for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
-      const PetscInt j = ja[e];
-      PetscInt       lo, hi;
+  PetscInt *next;
 
-      if (j == i) continue;
-      if (j < 0 || j >= m) return PETSC_FALSE;
-      lo = ia[j];
-      hi = ia[j + 1];
-      while (lo < hi) {
-        const PetscInt mid = lo + (hi - lo) / 2;
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(m, &next));
+  *sym = PETSC_TRUE;
+  for (PetscInt i = 0; i < m && *sym; i++) {
+    PetscInt k = ia[i];
 
-        if (ja[mid] < i) lo = mid + 1;
-        else hi = mid;
+    for (; k < ia[i + 1] && ja[k] < i; k++) {
+      const PetscInt j = ja[k];
+
+      if (j < 0 || next[j] == ia[j + 1] || ja[next[j]] != i) {
+        *sym = PETSC_FALSE;
+        break;
       }
-      if (lo == ia[j + 1] || ja[lo] != i) return PETSC_FALSE;
+      next[j]++;
     }
-  return PETSC_TRUE;
+    if (k < ia[i + 1] && ja[k] == i) k++;
+    next[i] = k; /* row i's first entry right of the diagonal */
+  }
+  for (PetscInt j = 0; j < m && *sym; j++)
+    if (next[j] != ia[j + 1]) *sym = PETSC_FALSE; /* an entry right of the diagonal without its mirror */
+  PetscCall(PetscFree(next));
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
 {
-  PetscInt *tptr = NULL, *tcol = NULL, *mark;
+  PetscInt *tptr = NULL, *tcol = NULL, *mark, maxn = 0;
+  PetscBool sym = PETSC_FALSE;
 
   PetscFunctionBegin;
   /* the neighbours of the symmetrised pattern: a row's own where the pattern is symmetric (DMDA's
      stencils), else its row's and its column's (the transpose) */
-  if (!GKGraphSymmetric_Private(m, ia, ja)) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
-  PetscCall(PetscMalloc1(m + 1, &mark));
-  for (PetscInt c = 0; c <= m; c++) mark[c] = -1;
+  PetscCall(GKGraphSymmetric_Private(m, ia, ja, &sym));
+  if (!sym) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
+  /* a row's colour is at most its number of neighbours: the marks of so many colours and one */
+  for (PetscInt i = 0; i < m; i++) maxn = PetscMax(maxn, ia[i + 1] - ia[i] + (tptr ? tptr[i + 1] - tptr[i] : 0));
+  PetscCall(PetscMalloc1(maxn + 1, &mark));
+  for (PetscInt c = 0; c <= maxn; c++) mark[c] = -1;
   *ncolors = 0;
   for (PetscInt i = 0; i < m; i++) {
     PetscInt c = 0;
