@@ -50,9 +50,12 @@ PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t
    - the levels of a triangular solve whose row i reads the rows col[ptr[i]..ptr[i+1]-1] before
      it (after it when backward; the others are skipped): key[i] = 1 + the largest key of
      those, nkeys levels;
+   - whether the pattern is symmetric (sorted columns; unsorted ones may be called not symmetric,
+     never wrongly symmetric);
    - the rows grouped by key (counting sort, increasing rows within a key), the groups in
      increasing key order or, descending, decreasing: *lev (nkeys + 1 starts, allocated), rows */
 PETSC_INTERN PetscErrorCode GKGraphTranspose_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt **, PetscInt **);
+PETSC_INTERN PetscErrorCode GKGraphSymmetric_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKGraphColor_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGraphLevels_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGroupRows_Private(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt **, PetscInt *);

@@ -26,7 +26,7 @@ PetscErrorCode GKGraphTranspose_Private(PetscInt m, const PetscInt *ia, const Pe
    j's diagonal, met in the order of i, so each row keeps where its next one is (next[j]); the
    pattern is symmetric where each was found there and every row's were used up. Where a row's
    columns are not sorted, a mirror may be missed and the answer is no, never a wrong yes. */
-static PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscBool *sym)
+PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscBool *sym)
 {
   PetscInt *next;
 

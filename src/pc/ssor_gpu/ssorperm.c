@@ -16,10 +16,14 @@
    blocks coloured greedily as a graph of their own: each row's colour is its block's. */
 PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const PetscInt *ia, const PetscInt *ja)
 {
-  PetscInt *tptr, *tcol, *conn, *near, *cand, *bia, *bja, *bcolor, *fill, nb = 0, nbc;
+  PetscInt *tptr = NULL, *tcol = NULL, *conn, *near, *cand, *bia, *bja, *bcolor, *fill, nb = 0, nbc;
+  PetscBool sym = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
+  /* a row's neighbours: its row's and its column's (the transpose), or its row's alone where the
+     pattern is symmetric (every coupling then counted once, not twice: the same choices) */
+  PetscCall(GKGraphSymmetric_Private(m, ia, ja, &sym));
+  if (!sym) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   PetscCall(PetscMalloc1(m, &s->blk));
   PetscCall(PetscCalloc1(m, &conn));
   PetscCall(PetscMalloc2(m, &near, m, &cand));
@@ -29,13 +33,14 @@ PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const PetscInt
 
     if (s->blk[seed] >= 0) continue;
     for (PetscInt e = ia[seed]; e < ia[seed + 1]; e++) near[ja[e]] = seed;
-    for (PetscInt e = tptr[seed]; e < tptr[seed + 1]; e++) near[tcol[e]] = seed;
+    if (tptr)
+      for (PetscInt e = tptr[seed]; e < tptr[seed + 1]; e++) near[tcol[e]] = seed;
     while (v >= 0) { /* add v; then the best free neighbour, while the block has room */
       PetscInt best = -1;
 
       s->blk[v] = nb;
       n++;
-      for (int t = 0; t < 2; t++)
+      for (int t = 0; t < (tptr ? 2 : 1); t++)
         for (PetscInt e = t ? tptr[v] : ia[v]; e < (t ? tptr[v + 1] : ia[v + 1]); e++) {
           const PetscInt u = t ? tcol[e] : ja[e];
 
