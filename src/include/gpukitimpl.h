@@ -51,11 +51,11 @@ PETSC_EXTERN PetscErrorCode GKFormatBytes_Private(PetscLogDouble, char *, size_t
      it (after it when backward; the others are skipped): key[i] = 1 + the largest key of
      those, nkeys levels;
    - whether the pattern is symmetric (sorted columns; unsorted ones may be called not symmetric,
-     never wrongly symmetric);
+     never wrongly symmetric), and each entry's mirror where asked;
    - the rows grouped by key (counting sort, increasing rows within a key), the groups in
      increasing key order or, descending, decreasing: *lev (nkeys + 1 starts, allocated), rows */
 PETSC_INTERN PetscErrorCode GKGraphTranspose_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt **, PetscInt **);
-PETSC_INTERN PetscErrorCode GKGraphSymmetric_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKGraphSymmetric_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKGraphColor_Private(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGraphLevels_Private(PetscInt, const PetscInt *, const PetscInt *, PetscBool, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKGroupRows_Private(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt **, PetscInt *);

@@ -25,8 +25,10 @@ PetscErrorCode GKGraphTranspose_Private(PetscInt m, const PetscInt *ia, const Pe
    mirrors of row i's entries left of the diagonal, (j, i) with j < i, are the entries right of row
    j's diagonal, met in the order of i, so each row keeps where its next one is (next[j]); the
    pattern is symmetric where each was found there and every row's were used up. Where a row's
-   columns are not sorted, a mirror may be missed and the answer is no, never a wrong yes. */
-PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscBool *sym)
+   columns are not sorted, a mirror may be missed and the answer is no, never a wrong yes. With
+   mirror (ia[m] entries), each entry's mirror's position too (the diagonal's own), valid where
+   the answer is yes. */
+PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *mirror, PetscBool *sym)
 {
   PetscInt *next;
 
@@ -37,15 +39,22 @@ PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const Pe
     PetscInt k = ia[i];
 
     for (; k < ia[i + 1] && ja[k] < i; k++) {
-      const PetscInt j = ja[k];
+      const PetscInt j = ja[k], q = next[j];
 
-      if (j < 0 || next[j] == ia[j + 1] || ja[next[j]] != i) {
+      if (j < 0 || q == ia[j + 1] || ja[q] != i) {
         *sym = PETSC_FALSE;
         break;
       }
-      next[j]++;
+      if (mirror) {
+        mirror[k] = q;
+        mirror[q] = k;
+      }
+      next[j] = q + 1;
     }
-    if (k < ia[i + 1] && ja[k] == i) k++;
+    if (k < ia[i + 1] && ja[k] == i) {
+      if (mirror) mirror[k] = k;
+      k++;
+    }
     next[i] = k; /* row i's first entry right of the diagonal */
   }
   for (PetscInt j = 0; j < m && *sym; j++)
@@ -62,7 +71,7 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
   PetscFunctionBegin;
   /* the neighbours of the symmetrised pattern: a row's own where the pattern is symmetric (DMDA's
      stencils), else its row's and its column's (the transpose) */
-  PetscCall(GKGraphSymmetric_Private(m, ia, ja, &sym));
+  PetscCall(GKGraphSymmetric_Private(m, ia, ja, NULL, &sym));
   if (!sym) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   /* a row's colour is at most its number of neighbours: the marks of so many colours and one */
   for (PetscInt i = 0; i < m; i++) maxn = PetscMax(maxn, ia[i + 1] - ia[i] + (tptr ? tptr[i + 1] - tptr[i] : 0));

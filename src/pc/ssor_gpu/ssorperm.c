@@ -22,7 +22,7 @@ PetscErrorCode PCSSORGPUBlocks_Private(PC_SSORGPU *s, PetscInt m, const PetscInt
   PetscFunctionBegin;
   /* a row's neighbours: its row's and its column's (the transpose), or its row's alone where the
      pattern is symmetric (every coupling then counted once, not twice: the same choices) */
-  PetscCall(GKGraphSymmetric_Private(m, ia, ja, &sym));
+  PetscCall(GKGraphSymmetric_Private(m, ia, ja, NULL, &sym));
   if (!sym) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   PetscCall(PetscMalloc1(m, &s->blk));
   PetscCall(PetscCalloc1(m, &conn));

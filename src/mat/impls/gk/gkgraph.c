@@ -27,16 +27,14 @@ static inline PetscScalar GraphValue(PetscScalar a, PetscBool absval)
 }
 
 /* w = g + g^T over the square block D (n rows, columns local), where D's pattern is symmetric;
-   *ok false (w unset) where an entry has no mirror. One pass over the rows in order: the mirrors
-   of row i's entries left of the diagonal, (j, i) with j < i, are the entries right of row j's
-   diagonal, met in the order of i, so each row keeps where its next one is (next[j]); the pattern
-   is symmetric where each was found there and every row's were used up. Each sum is written at
-   both places (the sum of two doubles is the same in either order). */
+   *ok false (w unset) where an entry has no mirror. Each entry's mirror from one pass over the
+   rows (GKGraphSymmetric_Private()); each sum is the same at both places (the sum of two doubles
+   is the same in either order). */
 static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w, PetscBool *ok)
 {
   const PetscInt    *ia, *ja;
   const PetscScalar *a;
-  PetscInt           n, *next;
+  PetscInt           n, *mirror;
   PetscBool          done;
 
   PetscFunctionBegin;
@@ -44,36 +42,16 @@ static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w,
   *ok = PETSC_FALSE;
   PetscCall(MatGetRowIJ(D, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   if (!done) PetscFunctionReturn(0);
-  PetscCall(MatSeqAIJGetArrayRead(D, &a));
-  PetscCall(PetscMalloc1(ia[n], w));
-  PetscCall(PetscMalloc1(n, &next));
-  *ok = PETSC_TRUE;
-  for (PetscInt i = 0; i < n && *ok; i++) {
-    PetscInt k = ia[i];
-
-    for (; k < ia[i + 1] && ja[k] < i; k++) { /* left of the diagonal: the mirror is next in row j */
-      const PetscInt j = ja[k], q = next[j];
-
-      if (q == ia[j + 1] || ja[q] != i) {
-        *ok = PETSC_FALSE;
-        break;
-      }
-      (*w)[k] = (*w)[q] = GraphValue(a[k], absval) + GraphValue(a[q], absval);
-      next[j]           = q + 1;
-    }
-    if (!*ok) break;
-    if (k < ia[i + 1] && ja[k] == i) {
-      (*w)[k] = GraphValue(a[k], absval) + GraphValue(a[k], absval);
-      k++;
-    }
-    next[i] = k; /* row i's first entry right of the diagonal */
+  PetscCall(PetscMalloc1(ia[n], &mirror));
+  PetscCall(GKGraphSymmetric_Private(n, ia, ja, mirror, ok));
+  if (*ok) {
+    PetscCall(MatSeqAIJGetArrayRead(D, &a));
+    PetscCall(PetscMalloc1(ia[n], w));
+    for (PetscInt k = 0; k < ia[n]; k++) (*w)[k] = GraphValue(a[k], absval) + GraphValue(a[mirror[k]], absval);
+    PetscCall(MatSeqAIJRestoreArrayRead(D, &a));
   }
-  for (PetscInt j = 0; j < n && *ok; j++)
-    if (next[j] != ia[j + 1]) *ok = PETSC_FALSE; /* an entry right of the diagonal without its mirror */
-  PetscCall(PetscFree(next));
-  PetscCall(MatSeqAIJRestoreArrayRead(D, &a));
+  PetscCall(PetscFree(mirror));
   PetscCall(MatRestoreRowIJ(D, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  if (!*ok) PetscCall(PetscFree(*w));
   PetscFunctionReturn(0);
 }
 
