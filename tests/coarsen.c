@@ -370,7 +370,7 @@ static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sy
 
   /* the aggregates of the nodes */
   PetscCall(GKMalloc(2 * nn, &dagg));
-  PetscCall(GKDev->aggregate(nn, dG.i, dG.j, dist, dagg, dagg + nn, &nagg));
+  PetscCall(GKDev->aggregate(nn, dG.i, dG.j, dist, NULL, dagg, dagg + nn, &nagg));
   PetscCall(PetscMalloc2(nn, &agg, nn, &roots));
   PetscCall(GKMemcpyD2H(agg, dagg, sizeof(PetscInt) * (size_t)nn));
   PetscCall(GKMemcpyD2H(roots, dagg + nn, sizeof(PetscInt) * (size_t)nagg));
@@ -525,7 +525,7 @@ int main(int argc, char **argv)
   /* the aggregates */
   PetscCall(GKMalloc(2 * m, &dagg));
   PetscCall(PetscGPUKitGetDeviceCounts(&c0));
-  PetscCall(GKDev->aggregate(m, dG.i, dG.j, dist, dagg, dagg + m, &nagg));
+  PetscCall(GKDev->aggregate(m, dG.i, dG.j, dist, NULL, dagg, dagg + m, &nagg));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "aggregate: %g launches, %g waits\n", c1.launches - c0.launches, c1.syncs - c0.syncs));
   PetscCall(PetscMalloc2(m, &agg, m, &roots));

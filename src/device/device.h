@@ -53,6 +53,24 @@ static inline GK_HOSTDEVICE int GKAggKeyState(uint64_t k)
   return (int)(k >> 62);
 }
 
+/* The coarsening on several processes (aggregate's halo): the graph's local columns m .. m +
+   nghost - 1 are the ghosts, the vertices of other processes next to this one's; gid[v] (device,
+   m + nghost entries) every vertex's global number, which its key hashes, so that the roots and
+   aggregates are the same however the vertices are split; send[k] (device, nsend entries) the
+   local vertices other processes hold as ghosts. The backend gathers an array's send entries into
+   sendbuf (host memory, nsend units of unit bytes) and calls exchange(ctx, unit, sendbuf,
+   recvbuf), which leaves the ghosts' units in recvbuf (nghost units, in the ghosts' order); sum(ctx,
+   &n) sums n over the processes, offset(ctx, n, &start) the n of the processes before this one.
+   Collective: every process calls aggregate, one with no rows too. */
+typedef struct {
+  PetscInt        nghost, nsend;
+  const PetscInt *gid, *send;
+  void           *ctx;
+  PetscErrorCode (*exchange)(void *, size_t, const void *, void *);
+  PetscErrorCode (*sum)(void *, PetscInt *);
+  PetscErrorCode (*offset)(void *, PetscInt, PetscInt *);
+} GKAggHalo;
+
 /* DMDA's Q1 interpolation on one process (q1interp): a fine grid of M[0] x M[1] (x M[2]) points
    and a coarse one of Mc, M = (Mc - 1) r + 1 in each dimension, both numbered naturally (x
    fastest, no ghosts). GKQ1Entries() gives fine point (i, j, l)'s row (GKQ1Corner() below);
@@ -778,8 +796,11 @@ typedef struct {
      root is next to it, the aggregate of its neighbour of highest priority that joined one); a
      vertex with no edge to another in no aggregate (agg -1, as PETSc leaves a Dirichlet row's);
      agg[v] the aggregate of vertex v, numbered by their roots' order, roots[a] (m entries
-     allocated) the root of aggregate a, *nagg their count */
-  PetscErrorCode (*aggregate)(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+     allocated) the root of aggregate a, *nagg their count. halo NULL: the graph is all of it; else
+     (GKAggHalo above) this process's rows of a graph split between processes, their columns
+     local and ghost: agg[v] the aggregate's global number (the roots numbered in the order of
+     their global numbers, which may be another process's root), roots[] and *nagg this process's */
+  PetscErrorCode (*aggregate)(PetscInt, const PetscInt *, const PetscInt *, PetscInt, const GKAggHalo *, PetscInt *, PetscInt *, PetscInt *);
   /* tentative(m, agg, nagg, b, p, r): the tentative prolongator of one near-null-space vector b,
      smoothed aggregation's QR of each aggregate's part of b as LAPACK's Householder step makes it
      (dlarfg), the aggregate's rows taken in ascending order: with b_1 its first row's entry and

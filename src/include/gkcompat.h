@@ -108,7 +108,8 @@ static inline PetscErrorCode GKCreateMPIAIJWithSeqAIJ(MPI_Comm comm, PetscInt M,
      GKGAMGProlCall(f) passes them on);
    - AGG's private struct (PC_GAMG_AGG, agg.c) begins as GKGAMGAgg lays it out; the fields read:
      the number of aggressive levels, the k of MIS-k there (3.20 on; MIS-2 before, and where the
-     square graph is used: MIS on it), whether the graph is symmetrized (3.22 on; always before);
+     square graph is used: MIS on it), whether the graph is symmetrized (3.22 on; always before),
+     the MatCoarsen its creategraph makes (which a coarsening in its place destroys);
    - the aggregates of heavy-edge matching for PCASM (3.21 on);
    - the MatCoarsen's options prefix after the PC's ("pc_gamg_" from 3.22 on) */
 #if PETSC_VERSION_LT(3, 21, 0)
@@ -132,6 +133,7 @@ typedef struct {
 #if PETSC_VERSION_GE(3, 22, 0)
   PetscBool symmetrize;
 #endif
+  MatCoarsen crs; /* made by AGG's creategraph; destroyed by its coarsen until 3.21, by the next creategraph or the PC's destroy after */
 } GKGAMGAgg;
 #if PETSC_VERSION_LT(3, 20, 0)
   #define GKGAMGAggMISk(a) ((void)(a), (PetscInt)2)

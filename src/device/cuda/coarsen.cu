@@ -19,6 +19,22 @@
 
 static __device__ PetscInt gk_undecided;
 
+/* a kernel over n threads, none launched where n is 0 (a process with no rows on several), the
+   launch counted either way */
+#define GKAggLaunch(kernel, n, ...) \
+  do { \
+    if (n) { \
+      kernel<<<GKBlocks(n), GK_BLOCK, 0, GKCUDAStream>>>(__VA_ARGS__); \
+      GKCheckLaunch(); \
+    } else GKCounts.launches += 1; \
+  } while (0)
+
+/* vertex v's global number: v where the graph is all of it */
+static __device__ __forceinline__ PetscInt GKAggGid(const PetscInt *__restrict__ gid, PetscInt v)
+{
+  return gid ? gid[v] : v;
+}
+
 __global__ void GKAggInitKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, char *__restrict__ s)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
@@ -32,13 +48,14 @@ __global__ void GKAggInitKernel(PetscInt m, const PetscInt *__restrict__ ai, con
 }
 
 /* a round at distance 1 (the twin's GKHostAggRound1) */
-__global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s,
-                                  char *__restrict__ t)
+__global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ gid,
+                                  const char *__restrict__ s, char *__restrict__ t)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (v < m) {
-    bool out = false, top = true;
+    bool           out = false, top = true;
+    const uint64_t kv = GKAggKey(GK_AGG_UNDECIDED, GKAggGid(gid, v));
 
     t[v] = s[v];
     if (s[v] != GK_AGG_UNDECIDED) return;
@@ -47,18 +64,18 @@ __global__ void GKAggRound1Kernel(PetscInt m, const PetscInt *__restrict__ ai, c
 
       if (u == v) continue;
       if (s[u] == GK_AGG_IN) out = true;
-      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, u) > GKAggKey(GK_AGG_UNDECIDED, v)) top = false;
+      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, GKAggGid(gid, u)) > kv) top = false;
     }
     t[v] = out ? GK_AGG_OUT : top ? GK_AGG_IN : GK_AGG_UNDECIDED;
     if (t[v] == GK_AGG_UNDECIDED) atomicAdd(&gk_undecided, (PetscInt)1);
   }
 }
 
-__global__ void GKAggKeysKernel(PetscInt m, const char *__restrict__ s, uint64_t *__restrict__ k0)
+__global__ void GKAggKeysKernel(PetscInt n, const PetscInt *__restrict__ gid, const char *__restrict__ s, uint64_t *__restrict__ k0)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
-  if (v < m) k0[v] = GKAggKey(s[v], v);
+  if (v < n) k0[v] = GKAggKey(s[v], GKAggGid(gid, v));
 }
 
 /* the largest key over v and its neighbours */
@@ -95,8 +112,8 @@ __global__ void GKAggRound2Kernel(PetscInt m, const PetscInt *__restrict__ ai, c
 
 /* root[v]: v in the set, else its neighbour in the set of the largest key, else -1; isroot[v]:
    whether v is in the set (the roots' numbers, once summed) */
-__global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const char *__restrict__ s,
-                                    PetscInt *__restrict__ root, PetscInt *__restrict__ isroot)
+__global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscInt *__restrict__ gid,
+                                    const char *__restrict__ s, PetscInt *__restrict__ root, PetscInt *__restrict__ isroot)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -108,8 +125,8 @@ __global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai,
       for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
         const PetscInt u = aj[k];
 
-        if (u != v && s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, u) > best) {
-          best = GKAggKey(GK_AGG_IN, u);
+        if (u != v && s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, GKAggGid(gid, u)) > best) {
+          best = GKAggKey(GK_AGG_IN, GKAggGid(gid, u));
           r    = u;
         }
       }
@@ -118,9 +135,10 @@ __global__ void GKAggJoinRootKernel(PetscInt m, const PetscInt *__restrict__ ai,
   }
 }
 
-/* at distance 2, a vertex no root is next to: its neighbour's root, of the largest key */
+/* at distance 2, a vertex no root is next to: its neighbour's root (one process) or aggregate (a
+   halo), of the largest key */
 __global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj,
-                                         const PetscInt *__restrict__ root1, PetscInt *__restrict__ root)
+                                         const PetscInt *__restrict__ gid, const PetscInt *__restrict__ root1, PetscInt *__restrict__ root)
 {
   const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -132,8 +150,8 @@ __global__ void GKAggJoinNeighbourKernel(PetscInt m, const PetscInt *__restrict_
       for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
         const PetscInt u = aj[k];
 
-        if (u != v && root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, u) > best) {
-          best = GKAggKey(GK_AGG_UNDECIDED, u);
+        if (u != v && root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, GKAggGid(gid, u)) > best) {
+          best = GKAggKey(GK_AGG_UNDECIDED, GKAggGid(gid, u));
           r    = root1[u];
         }
       }
@@ -155,66 +173,146 @@ __global__ void GKAggNumberKernel(PetscInt m, const char *__restrict__ s, const 
   }
 }
 
-PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, PetscInt *agg, PetscInt *roots, PetscInt *nagg)
+/* with a halo: gnum[v] the global number of root v (start + its place among the local roots, -1
+   for no root), roots[] the local roots */
+__global__ void GKAggNumberHaloKernel(PetscInt m, const char *__restrict__ s, const PetscInt *__restrict__ num, PetscInt start,
+                                      PetscInt *__restrict__ gnum, PetscInt *__restrict__ roots)
 {
-  char     *s, *t;
-  uint64_t *k0 = NULL, *m1 = NULL;
-  PetscInt *root, *root1, *num, und = 0, zero = 0;
-  void     *tmp = NULL;
-  size_t    bytes;
-  unsigned  nb = GKBlocks(m);
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) {
+    gnum[v] = s[v] == GK_AGG_IN ? start + num[v] : -1;
+    if (s[v] == GK_AGG_IN) roots[num[v]] = v;
+  }
+}
+
+/* a1[v]: the global number of v's root (a local vertex or a ghost) */
+__global__ void GKAggRootNumberKernel(PetscInt m, const PetscInt *__restrict__ root1, const PetscInt *__restrict__ gnum, PetscInt *__restrict__ a1)
+{
+  const PetscInt v = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (v < m) a1[v] = root1[v] >= 0 ? gnum[root1[v]] : -1;
+}
+
+template <typename T>
+__global__ void GKAggGatherKernel(PetscInt n, const PetscInt *__restrict__ idx, const T *__restrict__ x, T *__restrict__ buf)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (k < n) buf[k] = x[idx[k]];
+}
+
+/* the halo's buffers: the gathered units on the device, and the host's to send and receive */
+typedef struct {
+  const GKAggHalo *h;
+  void            *dbuf, *hsend, *hrecv;
+} GKAggExch;
+
+/* The ghosts' entries of the device array a (m local entries, then the ghosts') from their
+   owners (the twin's GKHostAggExchange): the entries other processes read gathered and copied
+   down, exchanged, the ghosts' copied up behind the local ones */
+static PetscErrorCode GKCUDAAggExchange(const GKAggExch *x, PetscInt m, size_t unit, void *a)
+{
+  const GKAggHalo *h = x->h;
+
+  PetscFunctionBegin;
+  if (!h) PetscFunctionReturn(0);
+  if (unit == 1) GKAggLaunch(GKAggGatherKernel<char>, h->nsend, h->nsend, h->send, (const char *)a, (char *)x->dbuf);
+  else if (unit == sizeof(PetscInt)) GKAggLaunch(GKAggGatherKernel<PetscInt>, h->nsend, h->nsend, h->send, (const PetscInt *)a, (PetscInt *)x->dbuf);
+  else GKAggLaunch(GKAggGatherKernel<uint64_t>, h->nsend, h->nsend, h->send, (const uint64_t *)a, (uint64_t *)x->dbuf);
+  if (h->nsend) GKCallCUDA(cudaMemcpyAsync(x->hsend, x->dbuf, unit * (size_t)h->nsend, cudaMemcpyDeviceToHost, GKCUDAStream));
+  GKWaitCUDA(cudaStreamSynchronize(GKCUDAStream));
+  PetscCall(h->exchange(h->ctx, unit, x->hsend, x->hrecv));
+  if (h->nghost) GKCallCUDA(cudaMemcpyAsync((char *)a + unit * (size_t)m, x->hrecv, unit * (size_t)h->nghost, cudaMemcpyHostToDevice, GKCUDAStream));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, const GKAggHalo *h, PetscInt *agg, PetscInt *roots,
+                               PetscInt *nagg)
+{
+  char          *s, *t;
+  uint64_t      *k0 = NULL, *m1 = NULL;
+  PetscInt      *root, *root1, *num, *gnum = NULL, und = 0, zero = 0;
+  void          *tmp = NULL;
+  size_t         bytes;
+  const PetscInt ng = h ? h->nghost : 0, n = m + ng, *gid = h ? h->gid : NULL;
+  GKAggExch      x = {h, NULL, NULL, NULL};
 
   PetscFunctionBegin;
   PetscCheck(dist == 1 || dist == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Aggregates at distance 1 or 2, not %" PetscInt_FMT, dist);
   *nagg = 0;
-  if (!m) PetscFunctionReturn(0);
+  if (!m && !h) PetscFunctionReturn(0);
   GKCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, bytes, (PetscInt *)NULL, (PetscInt *)NULL, m, GKCUDAStream));
-  PetscCall(GKBackendCUDA.malloc(2 * (size_t)m, (void **)&s));
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(3 * m + 1), (void **)&root));
+  PetscCall(GKBackendCUDA.malloc(2 * (size_t)n, (void **)&s));
+  PetscCall(
+    GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 2 * n + 1), (void **)&root)); /* root, root1, num (each vertex's aggregate, with a halo) */
   PetscCall(GKBackendCUDA.malloc(bytes, &tmp));
-  t     = s + m;
+  t     = s + n;
   root1 = root + m;
-  num   = root + 2 * m;
+  num   = root1 + n;
   if (dist == 2) {
-    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)m, (void **)&k0));
-    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)m, (void **)&m1));
+    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)n, (void **)&k0));
+    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)n, (void **)&m1));
   }
-  GKAggInitKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s);
-  GKCheckLaunch();
+  if (h) {
+    PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)n, (void **)&gnum));
+    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)h->nsend, &x.dbuf));
+    PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nsend, &x.hsend));
+    PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nghost, &x.hrecv));
+  }
+  GKAggLaunch(GKAggInitKernel, m, m, ai, aj, s);
+  PetscCall(GKCUDAAggExchange(&x, m, 1, s));
   do {
     char *w = s;
 
     GKCallCUDA(cudaMemcpyToSymbolAsync(gk_undecided, &zero, sizeof(PetscInt), 0, cudaMemcpyHostToDevice, GKCUDAStream));
     GKCounts.launches += 1;
-    if (dist == 1) {
-      GKAggRound1Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, t);
-      GKCheckLaunch();
-    } else {
-      GKAggKeysKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, s, k0);
-      GKCheckLaunch();
-      GKAggNeighbourMaxKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, k0, m1);
-      GKCheckLaunch();
-      GKAggRound2Kernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, k0, m1, t);
-      GKCheckLaunch();
+    if (dist == 1) GKAggLaunch(GKAggRound1Kernel, m, m, ai, aj, gid, s, t);
+    else {
+      GKAggLaunch(GKAggKeysKernel, n, n, gid, s, k0);
+      GKAggLaunch(GKAggNeighbourMaxKernel, m, m, ai, aj, k0, m1);
+      PetscCall(GKCUDAAggExchange(&x, m, sizeof(uint64_t), m1));
+      GKAggLaunch(GKAggRound2Kernel, m, m, ai, aj, s, k0, m1, t);
     }
     GKWaitCUDA(cudaMemcpyFromSymbol(&und, gk_undecided, sizeof(PetscInt)));
+    PetscCall(GKCUDAAggExchange(&x, m, 1, t));
+    if (h) PetscCall(h->sum(h->ctx, &und));
     s = t;
     t = w;
   } while (und);
-  GKAggJoinRootKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, s, root1, num);
-  GKCheckLaunch();
-  if (dist == 2) {
-    GKAggJoinNeighbourKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, root1, root);
-    GKCheckLaunch();
+  GKAggLaunch(GKAggJoinRootKernel, m, m, ai, aj, gid, s, root1, num);
+  if (h) { /* the local roots numbered after the other processes', each vertex given its root's number */
+    PetscInt start, last[2] = {0, 0};
+
+    if (m) GKCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, num, num, m, GKCUDAStream));
+    GKCounts.launches += 1;
+    if (m) GKCallCUDA(cudaMemcpyAsync(last, num + m - 1, sizeof(PetscInt), cudaMemcpyDeviceToHost, GKCUDAStream));
+    if (m) GKCallCUDA(cudaMemcpyAsync(last + 1, root1 + m - 1, sizeof(PetscInt), cudaMemcpyDeviceToHost, GKCUDAStream));
+    GKWaitCUDA(cudaStreamSynchronize(GKCUDAStream));
+    *nagg = m ? last[0] + (last[1] == m - 1) : 0; /* the last vertex a root: its own root */
+    PetscCall(h->offset(h->ctx, *nagg, &start));
+    GKAggLaunch(GKAggNumberHaloKernel, m, m, s, num, start, gnum, roots);
+    PetscCall(GKCUDAAggExchange(&x, m, sizeof(PetscInt), gnum));
+    GKAggLaunch(GKAggRootNumberKernel, m, m, root1, gnum, dist == 2 ? num : agg);
+    if (dist == 2) { /* num (m + nghost entries) holds each vertex's aggregate, the ghosts' exchanged */
+      PetscCall(GKCUDAAggExchange(&x, m, sizeof(PetscInt), num));
+      GKAggLaunch(GKAggJoinNeighbourKernel, m, m, ai, aj, gid, num, agg);
+    }
+    GKCounts.launches += 1; /* the join (the twin's count) */
+  } else {
+    if (dist == 2) GKAggLaunch(GKAggJoinNeighbourKernel, m, m, ai, aj, NULL, root1, root);
+    GKCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, num, num, m, GKCUDAStream));
+    GKCounts.launches += 1;
+    GKAggLaunch(GKAggNumberKernel, m, m, s, dist == 2 ? root : root1, num, agg, roots, num + m);
+    GKWaitCUDA(cudaMemcpy(nagg, num + m, sizeof(PetscInt), cudaMemcpyDeviceToHost));
   }
-  GKCallCUDA(cub::DeviceScan::ExclusiveSum(tmp, bytes, num, num, m, GKCUDAStream));
-  GKCounts.launches += 1;
-  GKAggNumberKernel<<<nb, GK_BLOCK, 0, GKCUDAStream>>>(m, s, dist == 2 ? root : root1, num, agg, roots, num + m);
-  GKCheckLaunch();
-  GKWaitCUDA(cudaMemcpy(nagg, num + m, sizeof(PetscInt), cudaMemcpyDeviceToHost));
   PetscCall(GKBackendCUDA.free(tmp));
   PetscCall(GKBackendCUDA.free(k0));
   PetscCall(GKBackendCUDA.free(m1));
+  PetscCall(GKBackendCUDA.free(gnum));
+  PetscCall(GKBackendCUDA.free(x.dbuf));
+  PetscCall(GKBackendCUDA.hostfree(x.hsend));
+  PetscCall(GKBackendCUDA.hostfree(x.hrecv));
   PetscCall(GKBackendCUDA.free(root));
   PetscCall(GKBackendCUDA.free(s < t ? s : t));
   PetscFunctionReturn(0);

@@ -575,7 +575,8 @@ PETSC_INTERN PetscErrorCode GKCUDASpGEMMPlanFree(void **);
 PETSC_INTERN PetscErrorCode GKCUDACsrTranspose(const GKCsr *, GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKCUDARowStarts(PetscInt, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
-PETSC_INTERN PetscErrorCode GKCUDAAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode GKCUDAAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, const GKAggHalo *, PetscInt *, PetscInt *,
+                                            PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDATentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKCUDASmooth(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 PETSC_INTERN PetscErrorCode GKCUDACollapse(const GKCsr *, PetscInt, GKCsr *);

@@ -17,10 +17,16 @@ static inline uint64_t GKHostAggNeighbourMax(const PetscInt *ai, const PetscInt 
   return m;
 }
 
+/* vertex v's global number: v where the graph is all of it */
+static inline PetscInt GKHostAggGid(const PetscInt *gid, PetscInt v)
+{
+  return gid ? gid[v] : v;
+}
+
 /* One round at distance 1 from the states s into t: an undecided vertex next to one in the set
    is out; one whose key is above every undecided neighbour's joins the set; the number still
    undecided */
-static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, char *t)
+static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscInt *gid, const char *s, char *t)
 {
   PetscInt und = 0;
 
@@ -34,7 +40,8 @@ static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *
 
       if (u == v) continue;
       if (s[u] == GK_AGG_IN) out = PETSC_TRUE;
-      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, u) > GKAggKey(GK_AGG_UNDECIDED, v)) top = PETSC_FALSE;
+      else if (s[u] == GK_AGG_UNDECIDED && GKAggKey(GK_AGG_UNDECIDED, GKHostAggGid(gid, u)) > GKAggKey(GK_AGG_UNDECIDED, GKHostAggGid(gid, v)))
+        top = PETSC_FALSE;
     }
     t[v] = out ? GK_AGG_OUT : top ? GK_AGG_IN : GK_AGG_UNDECIDED;
     und += t[v] == GK_AGG_UNDECIDED;
@@ -42,15 +49,32 @@ static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *
   return und;
 }
 
+/* The ghosts' entries of the array a (m local entries, then the ghosts') from their owners: the
+   local entries other processes read gathered into buf, exchanged into the ghosts' place */
+static PetscErrorCode GKHostAggExchange(const GKAggHalo *h, PetscInt m, size_t unit, void *a, char *buf)
+{
+  PetscFunctionBegin;
+  if (!h) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < h->nsend; k++) PetscCall(PetscMemcpy(buf + (size_t)k * unit, (char *)a + (size_t)h->send[k] * unit, unit));
+  PetscCall(h->exchange(h->ctx, unit, buf, (char *)a + (size_t)m * unit));
+  GKCounts.launches += 1; /* the gather */
+  GKCounts.syncs += 1;    /* its copy down, the ghosts' up */
+  PetscFunctionReturn(0);
+}
+
 /* One round at distance 2: the largest key within one edge (m1), then within two (m2); an
    undecided vertex whose own key that is joins the set, one that finds a vertex in the set there
    is out */
-static PetscInt GKHostAggRound2(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, char *t, uint64_t *k0, uint64_t *m1)
+static PetscErrorCode GKHostAggRound2(PetscInt m, const PetscInt *ai, const PetscInt *aj, const GKAggHalo *h, char *buf, const char *s, char *t,
+                                      uint64_t *k0, uint64_t *m1, PetscInt *und)
 {
-  PetscInt und = 0;
+  const PetscInt *gid = h ? h->gid : NULL, n = m + (h ? h->nghost : 0);
 
-  for (PetscInt v = 0; v < m; v++) k0[v] = GKAggKey(s[v], v);
+  PetscFunctionBegin;
+  *und = 0;
+  for (PetscInt v = 0; v < n; v++) k0[v] = GKAggKey(s[v], GKHostAggGid(gid, v));
   for (PetscInt v = 0; v < m; v++) m1[v] = GKHostAggNeighbourMax(ai, aj, v, k0);
+  PetscCall(GKHostAggExchange(h, m, sizeof(uint64_t), m1, buf));
   for (PetscInt v = 0; v < m; v++) {
     const uint64_t m2 = GKHostAggNeighbourMax(ai, aj, v, m1);
 
@@ -58,9 +82,9 @@ static PetscInt GKHostAggRound2(PetscInt m, const PetscInt *ai, const PetscInt *
     if (s[v] != GK_AGG_UNDECIDED) continue;
     if (m2 == k0[v]) t[v] = GK_AGG_IN;
     else if (GKAggKeyState(m2) == GK_AGG_IN) t[v] = GK_AGG_OUT;
-    und += t[v] == GK_AGG_UNDECIDED;
+    *und += t[v] == GK_AGG_UNDECIDED;
   }
-  return und;
+  PetscFunctionReturn(0);
 }
 
 /* whether v has an edge to another vertex */
@@ -72,7 +96,7 @@ static inline PetscBool GKHostAggLinked(const PetscInt *ai, const PetscInt *aj, 
 }
 
 /* root[v]: v itself in the set, else its neighbour in the set of the largest key, else -1 */
-static void GKHostAggJoinRoot(PetscInt m, const PetscInt *ai, const PetscInt *aj, const char *s, PetscInt *root)
+static void GKHostAggJoinRoot(PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscInt *gid, const char *s, PetscInt *root)
 {
   for (PetscInt v = 0; v < m; v++) {
     uint64_t best = 0;
@@ -82,17 +106,17 @@ static void GKHostAggJoinRoot(PetscInt m, const PetscInt *ai, const PetscInt *aj
     for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
       const PetscInt u = aj[k];
 
-      if (s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, u) > best) {
-        best    = GKAggKey(GK_AGG_IN, u);
+      if (s[u] == GK_AGG_IN && GKAggKey(GK_AGG_IN, GKHostAggGid(gid, u)) > best) {
+        best    = GKAggKey(GK_AGG_IN, GKHostAggGid(gid, u));
         root[v] = u;
       }
     }
   }
 }
 
-/* at distance 2, the vertices no root is next to: the root of their neighbour of the largest key
-   that has one (root1, the first pass's), into root */
-static void GKHostAggJoinNeighbour(PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscInt *root1, PetscInt *root)
+/* at distance 2, the vertices no root is next to: the root (one process) or the aggregate (a halo)
+   of their neighbour of the largest key that has one (root1, the first pass's), into root */
+static void GKHostAggJoinNeighbour(PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscInt *gid, const PetscInt *root1, PetscInt *root)
 {
   for (PetscInt v = 0; v < m; v++) {
     uint64_t best = 0;
@@ -102,53 +126,103 @@ static void GKHostAggJoinNeighbour(PetscInt m, const PetscInt *ai, const PetscIn
     for (PetscInt k = ai[v]; k < ai[v + 1]; k++) {
       const PetscInt u = aj[k];
 
-      if (root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, u) > best) {
-        best    = GKAggKey(GK_AGG_UNDECIDED, u);
+      if (root1[u] >= 0 && GKAggKey(GK_AGG_UNDECIDED, GKHostAggGid(gid, u)) > best) {
+        best    = GKAggKey(GK_AGG_UNDECIDED, GKHostAggGid(gid, u));
         root[v] = root1[u];
       }
     }
   }
 }
 
-PetscErrorCode GKHostAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, PetscInt *agg, PetscInt *roots, PetscInt *nagg)
+/* With a halo: the local roots numbered after the other processes' before them (num, m + nghost
+   entries, -1 for no root; the ghosts' from their owners), each vertex given its root's number
+   (a1), at distance 2 its neighbour's where it has none, and exchanged between them */
+static PetscErrorCode GKHostAggNumberHalo(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, const GKAggHalo *h, char *buf,
+                                          const char *s, const PetscInt *root1, PetscInt *num, PetscInt *a1, PetscInt *agg, PetscInt *roots,
+                                          PetscInt *nagg)
 {
-  char     *sa, *ta, *s, *t;
-  uint64_t *k0 = NULL, *m1 = NULL;
-  PetscInt *root, *root1, und, n = 0;
+  PetscInt n = 0, start;
+
+  PetscFunctionBegin;
+  for (PetscInt v = 0; v < m; v++) n += s[v] == GK_AGG_IN;
+  GKCounts.launches += 1; /* the scan */
+  GKCounts.syncs += 1;    /* its count read */
+  PetscCall(h->offset(h->ctx, n, &start));
+  n = 0;
+  for (PetscInt v = 0; v < m; v++) {
+    num[v] = s[v] == GK_AGG_IN ? start + n : -1;
+    if (s[v] == GK_AGG_IN) roots[n++] = v;
+  }
+  PetscCall(GKHostAggExchange(h, m, sizeof(PetscInt), num, buf));
+  for (PetscInt v = 0; v < m; v++) a1[v] = root1[v] >= 0 ? num[root1[v]] : -1;
+  GKCounts.launches += 2; /* the numbers, the aggregates */
+  if (dist == 2) {
+    PetscCall(GKHostAggExchange(h, m, sizeof(PetscInt), a1, buf));
+    GKHostAggJoinNeighbour(m, ai, aj, h->gid, a1, agg);
+    GKCounts.launches += 1;
+  } else PetscCall(PetscArraycpy(agg, a1, m));
+  *nagg = n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKHostAggregate(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt dist, const GKAggHalo *h, PetscInt *agg, PetscInt *roots,
+                               PetscInt *nagg)
+{
+  char          *sa, *ta, *s, *t, *buf = NULL;
+  uint64_t      *k0 = NULL, *m1 = NULL;
+  PetscInt      *root, *root1, *num = NULL, *a1 = NULL, und;
+  const PetscInt ng = h ? h->nghost : 0, n = m + ng, *gid = h ? h->gid : NULL;
 
   PetscFunctionBegin;
   PetscCheck(dist == 1 || dist == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Aggregates at distance 1 or 2, not %" PetscInt_FMT, dist);
   *nagg = 0;
-  if (!m) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc4(m, &sa, m, &ta, m, &root, m, &root1));
-  if (dist == 2) PetscCall(PetscMalloc2(m, &k0, m, &m1));
+  if (!m && !h) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc4(n, &sa, n, &ta, m, &root, n, &root1));
+  if (dist == 2) PetscCall(PetscMalloc2(n, &k0, n, &m1));
+  if (h) {
+    PetscCall(PetscMalloc2(n, &num, n, &a1));
+    PetscCall(PetscMalloc1(h->nsend * (PetscInt)sizeof(uint64_t), &buf));
+  }
   s = sa;
   t = ta;
   for (PetscInt v = 0; v < m; v++) s[v] = GKHostAggLinked(ai, aj, v) ? GK_AGG_UNDECIDED : GK_AGG_OUT;
   GKCounts.launches += 1;
-  do { /* a round decides at least the undecided vertex of the largest key */
+  PetscCall(GKHostAggExchange(h, m, 1, s, buf));
+  do { /* a round decides at least the undecided vertex of the largest key (of every process's) */
     char *w = s;
 
-    und = dist == 1 ? GKHostAggRound1(m, ai, aj, s, t) : GKHostAggRound2(m, ai, aj, s, t, k0, m1);
+    if (dist == 1) und = GKHostAggRound1(m, ai, aj, gid, s, t);
+    else PetscCall(GKHostAggRound2(m, ai, aj, h, buf, s, t, k0, m1, &und));
     GKCounts.launches += dist == 1 ? 2 : 4; /* the count zeroed, the round's kernels */
     GKCounts.syncs += 1;                    /* the count read */
+    PetscCall(GKHostAggExchange(h, m, 1, t, buf));
+    if (h) PetscCall(h->sum(h->ctx, &und));
     s = t;
     t = w;
   } while (und);
-  GKHostAggJoinRoot(m, ai, aj, s, root1);
-  if (dist == 2) GKHostAggJoinNeighbour(m, ai, aj, root1, root);
-  else PetscCall(PetscArraycpy(root, root1, m));
-  for (PetscInt v = 0; v < m; v++) /* the roots numbered in their order */
-    if (s[v] == GK_AGG_IN) {
-      roots[n] = v;
-      root1[v] = n++;
-    }
-  for (PetscInt v = 0; v < m; v++) agg[v] = root[v] >= 0 ? root1[root[v]] : -1;
-  GKCounts.launches += dist == 1 ? 3 : 4; /* the joins, the roots' numbers, the aggregates */
-  GKCounts.syncs += 1;                    /* their count read */
-  *nagg = n;
+  GKHostAggJoinRoot(m, ai, aj, gid, s, root1);
+  if (h) {
+    PetscCall(GKHostAggNumberHalo(m, ai, aj, dist, h, buf, s, root1, num, a1, agg, roots, nagg));
+    GKCounts.launches += 1; /* the join */
+  } else {
+    PetscInt c = 0;
+
+    if (dist == 2) GKHostAggJoinNeighbour(m, ai, aj, NULL, root1, root);
+    else PetscCall(PetscArraycpy(root, root1, m));
+    for (PetscInt v = 0; v < m; v++) /* the roots numbered in their order */
+      if (s[v] == GK_AGG_IN) {
+        roots[c] = v;
+        root1[v] = c++;
+      }
+    for (PetscInt v = 0; v < m; v++) agg[v] = root[v] >= 0 ? root1[root[v]] : -1;
+    GKCounts.launches += dist == 1 ? 3 : 4; /* the joins, the roots' numbers, the aggregates */
+    GKCounts.syncs += 1;                    /* their count read */
+    *nagg = c;
+  }
   PetscCall(PetscFree4(sa, ta, root, root1));
   PetscCall(PetscFree2(k0, m1));
+  PetscCall(PetscFree2(num, a1));
+  PetscCall(PetscFree(buf));
   PetscFunctionReturn(0);
 }
 

@@ -102,7 +102,8 @@ PETSC_INTERN PetscErrorCode GKHostSpGEMMPlanFree(void **);
 
 /* PCGAMG's aggregation's twins (graph.c, coarsen.c) */
 PETSC_INTERN PetscErrorCode GKHostStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
-PETSC_INTERN PetscErrorCode GKHostAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode GKHostAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, const GKAggHalo *, PetscInt *, PetscInt *,
+                                            PetscInt *);
 PETSC_INTERN PetscErrorCode GKHostTentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostSmooth(const GKCsr *, const PetscInt *, const PetscScalar *, PetscInt, PetscReal, GKCsr *);
 PETSC_INTERN PetscErrorCode GKHostCollapse(const GKCsr *, PetscInt, GKCsr *);

@@ -18,10 +18,13 @@
    A block size above 1 or several near-null-space vectors (elasticity's rigid-body modes, as
    ksp ex56 gives them) take the backend's collapse (the graph of the blocks), tentativeblock (a
    Householder QR of each aggregate's rows) and smoothblock, where the backend has them (both
-   backends do; a backend without them leaves PETSc's aggregation to run, and says so). Where they
-   do not apply (several processes, a host matrix, another coarsening type, PCASM's aggregates,
-   more than one smoothing step, the prolongator's filter), the level runs PETSc's operations,
-   and -pc_view and -info say which ran and why.
+   backends do; a backend without them leaves PETSc's aggregation to run, and says so). On several
+   processes (aggmpi.c) the graph is PETSc's, each process's rows are coarsened on its device with
+   the boundary's states exchanged (the same aggregates as on one process), the tentative
+   prolongator of block size 1 and one vector is assembled on the host, and PETSc's AGG smooths
+   it. Where none of this applies (a host matrix, blocks on several processes, another coarsening
+   type, PCASM's aggregates, more than one smoothing step, the prolongator's filter), the level
+   runs PETSc's operations, and -pc_view and -info say which ran and why.
 
    The library sets -pc_gamg_type agggpu as the default where the options name no type, so that
    PCGAMG without a prefix picks it; -pc_gamg_type agg gives PETSc's host aggregation back.
@@ -29,6 +32,7 @@
 #include "include/gpukitimpl.h"
 #include "mat/impls/gk/gkmat.h"
 #include "agggpu.h"
+#include "aggmpi.h"
 #include "pc/graph/pcgraph.h"
 #include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcgamgimpl.h>
@@ -54,12 +58,14 @@ typedef struct {
   PetscErrorCode (*createlevel)(PC, Mat, PetscInt, Mat *, Mat *, PetscMPIInt *, IS *, PetscBool);
   PetscErrorCode (*view)(PC, PetscViewer);
   PetscErrorCode (*destroy)(PC);
-  /* the level being set up: on the device or not; its aggregates (device memory) */
-  PetscBool device;
+  /* the level being set up: on the device or not, on several processes or one; its aggregates
+     (device memory) */
+  PetscBool device, mpi;
   PetscInt  dist, nagg, *agg; /* agg: each row's aggregate, then the roots */
   Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
-  /* the last setup: coarsenings on the device and on the host, and the first host one's reason */
-  PetscInt ndevice, nhost;
+  /* the last setup: coarsenings on the device (nmpi of them on several processes) and on the
+     host, and the first host one's reason */
+  PetscInt ndevice, nhost, nmpi;
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
@@ -168,7 +174,7 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
 {
   GKGAMGAgg  *agg = (GKGAMGAgg *)pc_gamg->subctx;
   PetscMPIInt size;
-  PetscBool   seq, ok;
+  PetscBool   seq, mpi, ok;
   PetscInt    bs;
   MatCoarsen  crs;
   const char *prefix;
@@ -176,10 +182,15 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscFunctionBegin;
   why[0] = 0;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(GKMatIsDevice_Private(A, &seq, NULL));
+  PetscCall(GKMatIsDevice_Private(A, &seq, &mpi));
   PetscCall(MatGetBlockSize(A, &bs));
-  if (size > 1) PetscCall(PetscSNPrintf(why, len, "%d processes (the device's aggregation takes one)", (int)size));
-  else if (!seq) PetscCall(PetscSNPrintf(why, len, "the matrix is %s, not one of petsc-gpukit's device types", ((PetscObject)A)->type_name));
+  if (size > 1 ? !mpi : !seq)
+    PetscCall(PetscSNPrintf(why, len, "the matrix is %s, not one of petsc-gpukit's device types", ((PetscObject)A)->type_name));
+  else if (size > 1 && (bs > 1 || pc_gamg->data_cell_cols != 1))
+    PetscCall(PetscSNPrintf(why, len,
+                            "block size %" PetscInt_FMT ", %" PetscInt_FMT
+                            " near-null-space vectors on %d processes (the device's aggregation on several processes takes block size 1, one vector)",
+                            bs, pc_gamg->data_cell_cols, (int)size));
   else if ((bs > 1 || pc_gamg->data_cell_cols != 1) && !(GKDev->collapse && GKDev->tentativeblock && GKDev->smoothblock))
     PetscCall(PetscSNPrintf(why, len,
                             "block size %" PetscInt_FMT ", %" PetscInt_FMT
@@ -212,6 +223,28 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscFunctionReturn(0);
 }
 
+/* Whether PETSc's graph G of A (MPIAIJ) is symmetric, as the coarsening's rounds need: made so
+   (symmetrized, or A known symmetric), or found so (gkgraph.c's mirror of each entry, sent to
+   its column's owner). Collective. */
+static PetscErrorCode PCGAMGAggGPUGraphSymmetric(PC_GAMG *pc_gamg, Mat A, Mat G, PetscBool *sym)
+{
+  PetscBool    set, flg, ok;
+  PetscScalar *wd, *wo;
+
+  PetscFunctionBegin;
+  *sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
+  for (PetscInt k = 0; k < 2 && !*sym; k++) {
+    PetscCall(MatIsSymmetricKnown(k ? G : A, &set, &flg));
+    *sym = (PetscBool)(set && flg);
+  }
+  if (*sym) PetscFunctionReturn(0);
+  PetscCall(MatGKGraphSum_Private(G, PETSC_FALSE, &ok, &wd, &wo));
+  PetscCall(PetscFree(wd));
+  PetscCall(PetscFree(wo));
+  *sym = ok;
+  PetscFunctionReturn(0);
+}
+
 /* The strength graph: on the device where the level can be aggregated there, else PETSc's */
 static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
 {
@@ -220,16 +253,36 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, *dG;
   PetscBool       sym, set, flg, mirrored;
   PetscInt        annz, bs;
+  PetscMPIInt     size;
   char            why[sizeof(ctx->why)];
 
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
-    ctx->ndevice = ctx->nhost = 0;
-    ctx->why[0]               = 0;
+    ctx->ndevice = ctx->nhost = ctx->nmpi = 0;
+    ctx->why[0]                           = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  ctx->mpi = (PetscBool)(size > 1);
+  if (ctx->device && ctx->mpi) { /* PETSc's graph (MPIAIJ), coarsened on the device where it is symmetric */
+    ctx->cached = PETSC_FALSE;
+    PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
+    PetscCall(ctx->creategraph(pc, A, G));
+    PetscCall(PCGAMGAggGPUGraphSymmetric(pc_gamg, A, *G, &flg));
+    if (flg) {
+      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's strength graph, coarsened on the device of each of %d processes\n",
+                          pc_gamg->current_level, (int)size));
+      PetscFunctionReturn(0);
+    }
+    ctx->device = PETSC_FALSE;
+    ctx->nhost++;
+    PetscCall(PetscSNPrintf(why, sizeof(why), "the strength graph's pattern is not symmetric"));
+    if (!ctx->why[0]) PetscCall(PetscStrncpy(ctx->why, why, sizeof(ctx->why)));
+    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's host aggregation: %s\n", pc_gamg->current_level, why));
+    PetscFunctionReturn(0);
+  }
   if (ctx->device) PetscCall(PCGAMGAggGPUCached(ctx, pc_gamg->current_level, A));
   else {
     ctx->cached = PETSC_FALSE;
@@ -299,18 +352,35 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
     PetscFunctionReturn(0);
   }
   agg = (GKGAMGAgg *)pc_gamg->subctx;
-  PetscCall(MatShellGetContext(*G, &g));
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
   ctx->dist = pc_gamg->current_level < agg->aggressive_levels ? GKGAMGAggMISk(agg) : 1;
   PetscCall(GKFree(ctx->agg));
+  if (ctx->mpi) { /* each process's rows on its device, the boundary's states exchanged */
+    PetscInt m, total;
+
+    PetscCall(MatCoarsenDestroy(&agg->crs)); /* PETSc's creategraph's, which its coarsen would use and destroy */
+    PetscCall(PCGAMGAggGPUAggregateMPI_Private(*G, ctx->dist, &ctx->agg, &ctx->nagg));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
+    PetscCall(PetscCDCreate(0, lists));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
+    PetscCall(MatGetSize(*G, &m, NULL));
+    PetscCall(MPIU_Allreduce(&ctx->nagg, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)*G)));
+    PetscCall(PetscInfo(pc,
+                        "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the devices of several processes (%s)\n",
+                        pc_gamg->current_level, total, m, ctx->dist == 2 ? "MIS-2" : "MIS"));
+    ctx->ndevice++;
+    ctx->nmpi++;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatShellGetContext(*G, &g));
   PetscCall(GKMalloc(2 * g->m, &ctx->agg));
   if (ctx->cached) { /* the aggregates kept */
     lv        = &ctx->lev[pc_gamg->current_level];
     ctx->nagg = lv->nagg;
     PetscCall(GKMemcpyD2D(ctx->agg, lv->agg, sizeof(PetscInt) * (size_t)(lv->m + lv->nagg)));
   } else {
-    PetscCall(GKDev->aggregate(g->m, g->i, g->j, ctx->dist, ctx->agg, ctx->agg + g->m, &ctx->nagg));
+    PetscCall(GKDev->aggregate(g->m, g->i, g->j, ctx->dist, NULL, ctx->agg, ctx->agg + g->m, &ctx->nagg));
     if (ctx->reuse) { /* kept for a re-setup with a new matrix of the same pattern */
       lv = &ctx->lev[pc_gamg->current_level];
       PetscCall(GKFree(lv->agg));
@@ -416,7 +486,21 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
   nagg = ctx->nagg;
   *P   = NULL;
-  if (!nagg) {
+  if (ctx->mpi) { /* PETSc's AGG smooths it (its product on the device) */
+    PetscInt total;
+
+    PetscCheck(pc_gamg->data_cell_cols == 1 && pc_gamg->data_cell_rows == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "One near-null-space vector of one row a node");
+    PetscCall(MPIU_Allreduce(&nagg, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    if (!total) PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
+    else {
+      PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, ctx->agg, nagg, pc_gamg->data, P, &r));
+      PetscCall(PetscFree(pc_gamg->data));
+      pc_gamg->data           = r; /* the coarse level's vector, this process's aggregates */
+      pc_gamg->data_cell_rows = 1;
+      pc_gamg->data_sz        = nagg;
+    }
+  } else if (!nagg) {
     PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
     PetscCall(MatSeqGKDropCsr_Private(A)); /* no Galerkin product follows */
   } else {
@@ -659,12 +743,18 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   if (!ascii) PetscFunctionReturn(0);
   if (!ctx->ndevice && !ctx->nhost)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu) where the matrix is a device matrix on one process\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "        Aggregation on the GPU (agggpu) where the matrix is a device matrix\n"));
   else {
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT
                                      " coarsenings\n",
                                      ctx->ndevice, ctx->ndevice + ctx->nhost));
+    if (ctx->nmpi)
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "        on several processes: %" PetscInt_FMT
+                                       " of them (PETSc's graph; the MIS on each process's device, exchanging the boundary's states; the "
+                                       "tentative prolongator assembled on the host, smoothed by PETSc's AGG)\n",
+                                       ctx->nmpi));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)

@@ -1,0 +1,220 @@
+static char help[] = "PCGAMG's aggregation on several processes (the backend's aggregate with a halo, the tentative prolongator) against one process's.\n\
+  -problem <lap2d,lap3d,random> : the graph\n\
+  -n <n>         : its size parameter\n\
+  -dist <d>      : the maximal independent set's distance, 1 or 2\n\
+  -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on the last process\n\n";
+
+/*
+   The graph, split between the processes as the layout says, is coarsened by
+   PCGAMGAggGPUAggregateMPI_Private() (each process's rows on the backend, the boundary's states
+   exchanged) and its tentative prolongator made by PCGAMGAggGPUTentativeMPI_Private(); every
+   process also coarsens the whole graph alone (the backend's aggregate without a halo) and makes
+   its tentative prolongator (tentative). The aggregates, the roots, the prolongator's entries and
+   the coarse vector must be the same, bit for bit, however the rows are split: the output is
+   the same for every process count and layout.
+*/
+#include <petscgpukit.h>
+#include "include/gpukitimpl.h"
+#include "pc/gamg/aggmpi.h"
+
+typedef enum {
+  LAP2D,
+  LAP3D,
+  RANDOM
+} Problem;
+static const char *const Problems[] = {"lap2d", "lap3d", "random", "Problem", "", NULL};
+typedef enum {
+  EVEN,
+  UNEVEN,
+  EMPTY
+} Layout;
+static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
+
+/* whether u and v (u != v) are joined: a grid's neighbours among the interior points (the
+   boundary's points joined to none, as a Dirichlet row is), or a symmetric hash */
+static PetscBool Edge(Problem p, PetscInt n, PetscInt u, PetscInt v)
+{
+  if (p == RANDOM) {
+    const PetscInt a = PetscMin(u, v), b = PetscMax(u, v);
+
+    return (PetscBool)(((a * 7919 + b * 104729) ^ (a * b)) % 53 < 2);
+  } else {
+    const PetscInt dim = p == LAP2D ? 2 : 3;
+    PetscInt       cu[3] = {0, 0, 0}, cv[3] = {0, 0, 0}, d = 0;
+
+    for (PetscInt k = 0, x = u, y = v; k < dim; k++, x /= n, y /= n) {
+      cu[k] = x % n;
+      cv[k] = y % n;
+      if (cu[k] == 0 || cu[k] == n - 1 || cv[k] == 0 || cv[k] == n - 1) return PETSC_FALSE;
+      d += PetscAbsInt(cu[k] - cv[k]);
+    }
+    return (PetscBool)(d == 1);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  Problem      p = LAP2D;
+  Layout       lay = EVEN;
+  PetscInt     n = 20, dist = 1, N, *ai, *aj, nnz = 0, mloc, rstart, *dref, nref, *agg, *roots, *dagg, nagg, astart, *all;
+  PetscMPIInt  size, rank;
+  PetscScalar *pref, *dp, *vals;
+  PetscReal   *b, *rref, *db, *dr, *r;
+  Mat          G, P;
+  PetscBool    same = PETSC_TRUE, sameP = PETSC_TRUE;
+  PetscInt    *di, *dj;
+  PetscGPUKitBackendType backend;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUKitInitializePackage());
+  PetscCall(PetscGPUKitGetBackend(&backend)); /* the backend set up (-gpukit_backend) */
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Aggregation on several processes", NULL);
+  PetscCall(PetscOptionsEnum("-problem", "The graph", NULL, Problems, (PetscEnum)p, (PetscEnum *)&p, NULL));
+  PetscCall(PetscOptionsInt("-n", "Size parameter", NULL, n, &n, NULL));
+  PetscCall(PetscOptionsInt("-dist", "Distance", NULL, dist, &dist, NULL));
+  PetscCall(PetscOptionsEnum("-layout", "Layout", NULL, Layouts, (PetscEnum)lay, (PetscEnum *)&lay, NULL));
+  PetscOptionsEnd();
+  N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
+
+  /* the whole graph, on every process: each row's columns ascending, the diagonal among them */
+  PetscCall(PetscMalloc2(N + 1, &ai, N * 20 + N, &aj));
+  ai[0] = 0;
+  for (PetscInt u = 0; u < N; u++) {
+    for (PetscInt v = 0; v < N; v++)
+      if (v == u || Edge(p, n, u, v)) {
+        PetscCheck(nnz < N * 20 + N, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Too many edges");
+        aj[nnz++] = v;
+      }
+    ai[u + 1] = nnz;
+  }
+
+  /* the rows split: evenly, in proportion to (rank + 1), or none on the last process */
+  if (lay == EVEN) mloc = N / size + (rank < N % size);
+  else {
+    PetscInt w = 0, wt = 0, lo;
+
+    for (PetscMPIInt q = 0; q < size; q++) wt += lay == EMPTY ? (q < size - 1) : q + 1;
+    if (!wt) wt = 1; /* one process, empty: it keeps its rows */
+    for (PetscMPIInt q = 0; q < rank; q++) w += lay == EMPTY ? (q < size - 1) : q + 1;
+    lo   = N * w / wt;
+    w += lay == EMPTY ? (rank < size - 1 || size == 1) : rank + 1;
+    mloc = N * w / wt - lo;
+  }
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &G));
+  PetscCall(MatSetSizes(G, mloc, mloc, N, N));
+  PetscCall(MatSetType(G, MATMPIAIJ));
+  PetscCallMPI(MPI_Scan(&mloc, &rstart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  rstart -= mloc;
+  {
+    PetscInt *li;
+
+    PetscCall(PetscMalloc2(mloc + 1, &li, ai[rstart + mloc] - ai[rstart] + 1, &vals));
+    for (PetscInt v = 0; v <= mloc; v++) li[v] = ai[rstart + v] - ai[rstart];
+    for (PetscInt k = 0; k < li[mloc]; k++) vals[k] = 1.0;
+    PetscCall(MatMPIAIJSetPreallocationCSR(G, li, aj + ai[rstart], vals));
+    PetscCall(PetscFree2(li, vals));
+  }
+
+  /* one process's aggregates and tentative prolongator of the whole graph */
+  PetscCall(GKMallocH2D(N + 1, ai, &di));
+  PetscCall(GKMallocH2D(nnz, aj, &dj));
+  PetscCall(GKMalloc(2 * N, &dref));
+  PetscCall(GKDev->aggregate(N, di, dj, dist, NULL, dref, dref + N, &nref));
+  PetscCall(PetscMalloc3(N, &b, N, &pref, N, &rref));
+  for (PetscInt v = 0; v < N; v++) b[v] = v % 5 == 3 ? 0.0 : PetscSinReal(0.7 * v + 0.2) + 1.5;
+  PetscCall(GKMallocH2D(N, b, &db));
+  PetscCall(GKMalloc(N, &dp));
+  PetscCall(GKMalloc(nref, &dr));
+  PetscCall(GKDev->tentative(N, dref, nref, db, dp, dr));
+  PetscCall(GKMemcpyD2H(pref, dp, sizeof(PetscScalar) * (size_t)N));
+  PetscCall(GKMemcpyD2H(rref, dr, sizeof(PetscReal) * (size_t)nref));
+
+  /* this split's, gathered */
+  PetscCall(PCGAMGAggGPUAggregateMPI_Private(G, dist, &dagg, &nagg));
+  PetscCall(PetscMalloc3(N, &all, mloc + 1, &agg, mloc + 1, &roots));
+  PetscCall(GKMemcpyD2H(all, dref, sizeof(PetscInt) * (size_t)N));
+  PetscCall(GKMemcpyD2H(agg, dagg, sizeof(PetscInt) * (size_t)mloc));
+  PetscCall(GKMemcpyD2H(roots, dagg + mloc, sizeof(PetscInt) * (size_t)nagg));
+  astart = 0;
+  PetscCallMPI(MPI_Exscan(&nagg, &astart, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  if (!rank) astart = 0;
+  for (PetscInt v = 0; v < mloc; v++) same = (PetscBool)(same && agg[v] == all[rstart + v]);
+  {
+    PetscInt *rref2;
+
+    PetscCall(PetscMalloc1(nref, &rref2));
+    PetscCall(GKMemcpyD2H(rref2, dref + N, sizeof(PetscInt) * (size_t)nref));
+    for (PetscInt k = 0; k < nagg; k++) same = (PetscBool)(same && astart + k < nref && rstart + roots[k] == rref2[astart + k]);
+    PetscCall(PetscFree(rref2));
+  }
+  {
+    PetscInt tot;
+
+    PetscCall(MPIU_Allreduce(&nagg, &tot, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    same = (PetscBool)(same && tot == nref);
+  }
+
+  /* the tentative prolongator: each local row's one entry in its aggregate's column */
+  if (same) {
+    PetscCall(PCGAMGAggGPUTentativeMPI_Private(G, dagg, nagg, b + rstart, &P, &r));
+    for (PetscInt v = 0; v < mloc; v++) {
+      PetscInt           nc;
+      const PetscInt    *cols;
+      const PetscScalar *pv;
+      const PetscInt     row = rstart + v;
+
+      PetscCall(MatGetRow(P, row, &nc, &cols, &pv));
+      if (all[row] < 0) sameP = (PetscBool)(sameP && nc == 0);
+      else sameP = (PetscBool)(sameP && nc == 1 && cols[0] == all[row] && pv[0] == pref[row]);
+      PetscCall(MatRestoreRow(P, row, &nc, &cols, &pv));
+    }
+    for (PetscInt k = 0; k < nagg; k++) sameP = (PetscBool)(sameP && r[k] == rref[astart + k]);
+    PetscCall(MatDestroy(&P));
+    PetscCall(PetscFree(r));
+  } else sameP = PETSC_FALSE;
+  {
+    PetscMPIInt both[2] = {same, sameP}; /* whether every process's rows agree */
+
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+    same  = both[0] ? PETSC_TRUE : PETSC_FALSE;
+    sameP = both[1] ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s of %" PetscInt_FMT " vertices, distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates\n", Problems[p], N, dist, nref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the aggregates and roots of one process: %s\n", same ? "yes" : "no"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the tentative prolongator and coarse vector of one process: %s\n", sameP ? "yes" : "no"));
+
+  PetscCall(PetscFree3(all, agg, roots));
+  PetscCall(GKFree(dagg));
+  PetscCall(GKFree(dref));
+  PetscCall(GKFree(di));
+  PetscCall(GKFree(dj));
+  PetscCall(GKFree(db));
+  PetscCall(GKFree(dp));
+  PetscCall(GKFree(dr));
+  PetscCall(PetscFree3(b, pref, rref));
+  PetscCall(PetscFree2(ai, aj));
+  PetscCall(MatDestroy(&G));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  # the same output for every process count and layout (an empty last process too)
+  testset:
+    nsize: {{1 2 3}shared output}
+    args: -gpukit_backend {{host cuda}shared output} -layout {{even uneven empty}shared output}
+    test:
+      suffix: lap2d
+      args: -problem lap2d -n 24 -dist {{1 2}separate output}
+    test:
+      suffix: lap3d
+      args: -problem lap3d -n 9 -dist {{1 2}separate output}
+    test:
+      suffix: random
+      args: -problem random -n 300 -dist {{1 2}separate output}
+
+TEST*/
