@@ -1,17 +1,21 @@
-static char help[] = "PCGAMG's aggregation on several processes (the backend's aggregate with a halo, the tentative prolongator) against one process's.\n\
+static char
+  help[] = "PCGAMG's aggregation on several processes (the backend's aggregate with a halo, the tentative prolongator) against one process's.\n\
   -problem <lap2d,lap3d,random> : the graph\n\
   -n <n>         : its size parameter\n\
   -dist <d>      : the maximal independent set's distance, 1 or 2\n\
-  -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on the last process\n\n";
+  -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on the last process\n\
+  -bs <bs>       : the rows of a node (the graph's vertices are the nodes)\n\
+  -nv <nv>       : the near null space's vectors\n\n";
 
 /*
    The graph, split between the processes as the layout says, is coarsened by
    PCGAMGAggGPUAggregateMPI_Private() (each process's rows on the backend, the boundary's states
    exchanged) and its tentative prolongator made by PCGAMGAggGPUTentativeMPI_Private(); every
    process also coarsens the whole graph alone (the backend's aggregate without a halo) and makes
-   its tentative prolongator (tentative). The aggregates, the roots, the prolongator's entries and
-   the coarse vector must be the same, bit for bit, however the rows are split: the output is
-   the same for every process count and layout.
+   its tentative prolongator (tentative, or tentativeblock for nodes of bs rows and nv vectors).
+   The aggregates, the roots, the prolongator's entries and the coarse vectors must be the same,
+   bit for bit, however the rows are split: the output is the same for every process count and
+   layout.
 */
 #include <petscgpukit.h>
 #include "include/gpukitimpl.h"
@@ -39,7 +43,7 @@ static PetscBool Edge(Problem p, PetscInt n, PetscInt u, PetscInt v)
 
     return (PetscBool)(((a * 7919 + b * 104729) ^ (a * b)) % 53 < 2);
   } else {
-    const PetscInt dim = p == LAP2D ? 2 : 3;
+    const PetscInt dim   = p == LAP2D ? 2 : 3;
     PetscInt       cu[3] = {0, 0, 0}, cv[3] = {0, 0, 0}, d = 0;
 
     for (PetscInt k = 0, x = u, y = v; k < dim; k++, x /= n, y /= n) {
@@ -54,15 +58,16 @@ static PetscBool Edge(Problem p, PetscInt n, PetscInt u, PetscInt v)
 
 int main(int argc, char **argv)
 {
-  Problem      p = LAP2D;
-  Layout       lay = EVEN;
-  PetscInt     n = 20, dist = 1, N, *ai, *aj, nnz = 0, mloc, rstart, *dref, nref, *agg, *roots, *dagg, nagg, astart, *all;
-  PetscMPIInt  size, rank;
-  PetscScalar *pref, *dp, *vals;
-  PetscReal   *b, *rref, *db, *dr, *r;
-  Mat          G, P;
-  PetscBool    same = PETSC_TRUE, sameP = PETSC_TRUE;
-  PetscInt    *di, *dj;
+  Problem                p   = LAP2D;
+  Layout                 lay = EVEN;
+  PetscInt               n = 20, dist = 1, N, *ai, *aj, nnz = 0, mloc, rstart, *dref, nref, *agg, *roots, *dagg, nagg, astart, *all;
+  PetscMPIInt            size, rank;
+  PetscScalar           *pref, *dp, *vals;
+  PetscReal             *b, *rref, *db, *dr, *r;
+  Mat                    G, A, P;
+  PetscInt               bs = 1, nv = 1, M;
+  PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE;
+  PetscInt              *di, *dj;
   PetscGPUKitBackendType backend;
 
   PetscFunctionBeginUser;
@@ -76,6 +81,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-n", "Size parameter", NULL, n, &n, NULL));
   PetscCall(PetscOptionsInt("-dist", "Distance", NULL, dist, &dist, NULL));
   PetscCall(PetscOptionsEnum("-layout", "Layout", NULL, Layouts, (PetscEnum)lay, (PetscEnum *)&lay, NULL));
+  PetscCall(PetscOptionsInt("-bs", "Rows of a node", NULL, bs, &bs, NULL));
+  PetscCall(PetscOptionsInt("-nv", "Near-null-space vectors", NULL, nv, &nv, NULL));
   PetscOptionsEnd();
   N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
 
@@ -99,7 +106,7 @@ int main(int argc, char **argv)
     for (PetscMPIInt q = 0; q < size; q++) wt += lay == EMPTY ? (q < size - 1) : q + 1;
     if (!wt) wt = 1; /* one process, empty: it keeps its rows */
     for (PetscMPIInt q = 0; q < rank; q++) w += lay == EMPTY ? (q < size - 1) : q + 1;
-    lo   = N * w / wt;
+    lo = N * w / wt;
     w += lay == EMPTY ? (rank < size - 1 || size == 1) : rank + 1;
     mloc = N * w / wt - lo;
   }
@@ -123,14 +130,18 @@ int main(int argc, char **argv)
   PetscCall(GKMallocH2D(nnz, aj, &dj));
   PetscCall(GKMalloc(2 * N, &dref));
   PetscCall(GKDev->aggregate(N, di, dj, dist, NULL, dref, dref + N, &nref));
-  PetscCall(PetscMalloc3(N, &b, N, &pref, N, &rref));
-  for (PetscInt v = 0; v < N; v++) b[v] = v % 5 == 3 ? 0.0 : PetscSinReal(0.7 * v + 0.2) + 1.5;
-  PetscCall(GKMallocH2D(N, b, &db));
-  PetscCall(GKMalloc(N, &dp));
-  PetscCall(GKMalloc(nref, &dr));
-  PetscCall(GKDev->tentative(N, dref, nref, db, dp, dr));
-  PetscCall(GKMemcpyD2H(pref, dp, sizeof(PetscScalar) * (size_t)N));
-  PetscCall(GKMemcpyD2H(rref, dr, sizeof(PetscReal) * (size_t)nref));
+  M = N * bs; /* the rows; the nv vectors by columns, some of their entries zero */
+  PetscCall(PetscMalloc3(M * nv, &b, M * nv, &pref, nref * nv * nv, &rref));
+  for (PetscInt i = 0; i < M; i++)
+    for (PetscInt k = 0; k < nv; k++)
+      b[i + k * M] = (i + 2 * k) % 5 == 3 ? 0.0 : PetscSinReal(0.7 * i + 1.3 * k * k + 0.2) + (k == i % bs ? 1.5 : 0.0);
+  PetscCall(GKMallocH2D(M * nv, b, &db));
+  PetscCall(GKMalloc(M * nv, &dp));
+  PetscCall(GKMalloc(nref * nv * nv, &dr));
+  if (bs == 1 && nv == 1) PetscCall(GKDev->tentative(N, dref, nref, db, dp, dr));
+  else PetscCall(GKDev->tentativeblock(N, bs, nv, dref, nref, db, dp, dr));
+  PetscCall(GKMemcpyD2H(pref, dp, sizeof(PetscScalar) * (size_t)(M * nv)));
+  PetscCall(GKMemcpyD2H(rref, dr, sizeof(PetscReal) * (size_t)(nref * nv * nv)));
 
   /* this split's, gathered */
   PetscCall(PCGAMGAggGPUAggregateMPI_Private(G, dist, &dagg, &nagg));
@@ -157,23 +168,41 @@ int main(int argc, char **argv)
     same = (PetscBool)(same && tot == nref);
   }
 
-  /* the tentative prolongator: each local row's one entry in its aggregate's column */
+  /* the tentative prolongator: each local row's nv entries in its node's aggregate's columns; the
+     coarse vectors of this process's aggregates */
   if (same) {
-    PetscCall(PCGAMGAggGPUTentativeMPI_Private(G, dagg, nagg, b + rstart, &P, &r));
-    for (PetscInt v = 0; v < mloc; v++) {
+    PetscReal *bl;
+
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &A)); /* the level's matrix: its rows, type and block size */
+    PetscCall(MatSetSizes(A, mloc * bs, mloc * bs, M, M));
+    PetscCall(MatSetBlockSize(A, bs));
+    PetscCall(MatSetType(A, MATMPIAIJ));
+    PetscCall(MatSetUp(A));
+    PetscCall(PetscMalloc1(mloc * bs * nv, &bl));
+    for (PetscInt i = 0; i < mloc * bs; i++)
+      for (PetscInt k = 0; k < nv; k++) bl[i + k * mloc * bs] = b[rstart * bs + i + k * M];
+    PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, dagg, nagg, bl, &P, &r));
+    for (PetscInt i = 0; i < mloc * bs; i++) {
       PetscInt           nc;
       const PetscInt    *cols;
       const PetscScalar *pv;
-      const PetscInt     row = rstart + v;
+      const PetscInt     row = rstart * bs + i, a = all[row / bs];
 
       PetscCall(MatGetRow(P, row, &nc, &cols, &pv));
-      if (all[row] < 0) sameP = (PetscBool)(sameP && nc == 0);
-      else sameP = (PetscBool)(sameP && nc == 1 && cols[0] == all[row] && pv[0] == pref[row]);
+      if (a < 0) sameP = (PetscBool)(sameP && nc == 0);
+      else {
+        sameP = (PetscBool)(sameP && nc == nv);
+        for (PetscInt k = 0; k < nc && sameP; k++) sameP = (PetscBool)(cols[k] == a * nv + k && pv[k] == pref[row * nv + k]);
+      }
       PetscCall(MatRestoreRow(P, row, &nc, &cols, &pv));
     }
-    for (PetscInt k = 0; k < nagg; k++) sameP = (PetscBool)(sameP && r[k] == rref[astart + k]);
+    for (PetscInt a = 0; a < nagg; a++)
+      for (PetscInt i = 0; i < nv; i++)
+        for (PetscInt k = 0; k < nv; k++) sameP = (PetscBool)(sameP && r[a * nv + i + k * nagg * nv] == rref[(astart + a) * nv + i + k * nref * nv]);
     PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&A));
     PetscCall(PetscFree(r));
+    PetscCall(PetscFree(bl));
   } else sameP = PETSC_FALSE;
   {
     PetscMPIInt both[2] = {same, sameP}; /* whether every process's rows agree */
@@ -182,7 +211,8 @@ int main(int argc, char **argv)
     same  = both[0] ? PETSC_TRUE : PETSC_FALSE;
     sameP = both[1] ? PETSC_TRUE : PETSC_FALSE;
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s of %" PetscInt_FMT " vertices, distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates\n", Problems[p], N, dist, nref));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s of %" PetscInt_FMT " vertices, distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates\n", Problems[p],
+                        N, dist, nref));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the aggregates and roots of one process: %s\n", same ? "yes" : "no"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the tentative prolongator and coarse vector of one process: %s\n", sameP ? "yes" : "no"));
 
@@ -216,5 +246,14 @@ int main(int argc, char **argv)
     test:
       suffix: random
       args: -problem random -n 300 -dist {{1 2}separate output}
+
+  # nodes of 3 rows with 6 vectors (elasticity's rigid-body modes: some aggregates fewer rows than
+  # vectors) or 2
+  testset:
+    nsize: {{1 2 3}shared output}
+    args: -gpukit_backend {{host cuda}shared output} -layout {{even empty}shared output} -bs 3
+    test:
+      suffix: block_lap2d
+      args: -problem lap2d -n 14 -nv {{6 2}separate output} -dist {{1 2}separate output}
 
 TEST*/

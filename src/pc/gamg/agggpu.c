@@ -20,10 +20,10 @@
    Householder QR of each aggregate's rows) and smoothblock, where the backend has them (both
    backends do; a backend without them leaves PETSc's aggregation to run, and says so). On several
    processes (aggmpi.c) the graph is PETSc's, each process's rows are coarsened on its device with
-   the boundary's states exchanged (the same aggregates as on one process), the tentative
-   prolongator of block size 1 and one vector is assembled on the host, and PETSc's AGG smooths
-   it. Where none of this applies (a host matrix, blocks on several processes, another coarsening
-   type, PCASM's aggregates, more than one smoothing step, the prolongator's filter), the level
+   the boundary's states exchanged (the same aggregates as on one process), each aggregate's QR is
+   made by the backend at its owner, the tentative prolongator is assembled on the host, and
+   PETSc's AGG smooths it. Where none of this applies (a host matrix, another coarsening type,
+   PCASM's aggregates, more than one smoothing step, the prolongator's filter), the level
    runs PETSc's operations, and -pc_view and -info say which ran and why.
 
    The library sets -pc_gamg_type agggpu as the default where the options name no type, so that
@@ -186,11 +186,11 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscCall(MatGetBlockSize(A, &bs));
   if (size > 1 ? !mpi : !seq)
     PetscCall(PetscSNPrintf(why, len, "the matrix is %s, not one of petsc-gpukit's device types", ((PetscObject)A)->type_name));
-  else if (size > 1 && (bs > 1 || pc_gamg->data_cell_cols != 1))
+  else if (size > 1 && (bs > 1 || pc_gamg->data_cell_cols != 1) && !GKDev->tentativeblock)
     PetscCall(PetscSNPrintf(why, len,
                             "block size %" PetscInt_FMT ", %" PetscInt_FMT
-                            " near-null-space vectors on %d processes (the device's aggregation on several processes takes block size 1, one vector)",
-                            bs, pc_gamg->data_cell_cols, (int)size));
+                            " near-null-space vectors on %d processes (the %s backend aggregates block size 1, one vector)",
+                            bs, pc_gamg->data_cell_cols, (int)size, GKDev->name));
   else if ((bs > 1 || pc_gamg->data_cell_cols != 1) && !(GKDev->collapse && GKDev->tentativeblock && GKDev->smoothblock))
     PetscCall(PetscSNPrintf(why, len,
                             "block size %" PetscInt_FMT ", %" PetscInt_FMT
@@ -489,16 +489,16 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
   if (ctx->mpi) { /* PETSc's AGG smooths it (its product on the device) */
     PetscInt total;
 
-    PetscCheck(pc_gamg->data_cell_cols == 1 && pc_gamg->data_cell_rows == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "One near-null-space vector of one row a node");
+    PetscCall(MatGetBlockSize(A, &bs));
+    nv = pc_gamg->data_cell_cols;
     PetscCall(MPIU_Allreduce(&nagg, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
     if (!total) PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
     else {
-      PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, ctx->agg, nagg, pc_gamg->data, P, &r));
+      PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, ctx->agg, nagg, pc_gamg->data, P, &r));
       PetscCall(PetscFree(pc_gamg->data));
-      pc_gamg->data           = r; /* the coarse level's vector, this process's aggregates */
-      pc_gamg->data_cell_rows = 1;
-      pc_gamg->data_sz        = nagg;
+      pc_gamg->data           = r; /* the coarse level's nv vectors: this process's aggregates' nagg nv rows */
+      pc_gamg->data_cell_rows = nv;
+      pc_gamg->data_sz        = nagg * nv * nv;
     }
   } else if (!nagg) {
     PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
@@ -752,8 +752,9 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
     if (ctx->nmpi)
       PetscCall(PetscViewerASCIIPrintf(viewer,
                                        "        on several processes: %" PetscInt_FMT
-                                       " of them (PETSc's graph; the MIS on each process's device, exchanging the boundary's states; the "
-                                       "tentative prolongator assembled on the host, smoothed by PETSc's AGG)\n",
+                                       " of them (PETSc's graph; the MIS on each process's device, exchanging the boundary's states; each "
+                                       "aggregate's QR on the device at its owner; the tentative prolongator assembled on the host, smoothed by "
+                                       "PETSc's AGG)\n",
                                        ctx->nmpi));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }

@@ -14,12 +14,12 @@
    aggregates are those of one process holding the whole graph, however the rows are split.
 
    An aggregate may hold rows of several processes (a vertex joins the root next to it wherever
-   that root is). The tentative prolongator's QR of one near-null-space vector (device.h,
-   tentative: the aggregate's first row, the sum of the squares of the others' entries in
-   ascending row order) is made at the aggregate's owner from its rows' entries gathered there
-   (a PetscSF from each row to its aggregate), sorted by row, and each row's value where the row
-   is, from the norm sent back; the prolongator (one entry a row) is a matrix of the level's type,
-   assembled on the host, which PETSc's AGG then smooths (the product A P0 on the device).
+   that root is). Its nodes' rows of the near null space are gathered at the aggregate's owner (a
+   PetscSF from each node to its aggregate), put in ascending order, and the owner's aggregates
+   made a problem of their own for the backend's tentative or tentativeblock (device.h: the QR
+   one process makes, in the same order, so the same values); each node's rows of Q go back where
+   the node is, and the prolongator (a node's rows in its aggregate's columns) is a matrix of the
+   level's type, assembled on the host, which PETSc's AGG then smooths (A P0 on the device).
 */
 #include "include/gpukitimpl.h"
 #include "aggmpi.h"
@@ -38,7 +38,8 @@ static PetscErrorCode GKAggMPIExchange(void *ctx, size_t unit, const void *send,
   MPI_Datatype  t = unit == 1 ? MPI_SIGNED_CHAR : unit == sizeof(PetscInt) ? MPIU_INT : MPIU_INT64;
 
   PetscFunctionBegin;
-  PetscCheck(unit == 1 || unit == sizeof(PetscInt) || unit == sizeof(PetscInt64), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No exchange of %zu-byte units", unit);
+  PetscCheck(unit == 1 || unit == sizeof(PetscInt) || unit == sizeof(PetscInt64), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No exchange of %zu-byte units",
+             unit);
   PetscCall(PetscSFBcastBegin(x->sf, t, send, recv, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(x->sf, t, send, recv, MPI_REPLACE));
   PetscFunctionReturn(0);
@@ -69,7 +70,8 @@ static PetscErrorCode GKAggMPIOffset(void *ctx, PetscInt n, PetscInt *start)
 /* The halo of the graph G (MPIAIJ, square): its rows' columns made local (the ghosts after the
    local vertices), the ghosts' and the local vertices' global numbers, the send list and the
    PetscSF from it to the ghosts; hi, hj, gid and send in host memory */
-static PetscErrorCode GKAggMPIHalo(Mat G, PetscInt **hi, PetscInt **hj, PetscInt **gid, PetscInt *nghost, PetscInt **send, PetscInt *nsend, PetscSF *sf2)
+static PetscErrorCode GKAggMPIHalo(Mat G, PetscInt **hi, PetscInt **hj, PetscInt **gid, PetscInt *nghost, PetscInt **send, PetscInt *nsend,
+                                   PetscSF *sf2)
 {
   Mat                Gd, Go;
   const PetscInt    *garray, *di, *dj, *oi, *oj, *degree;
@@ -165,89 +167,118 @@ PetscErrorCode PCGAMGAggGPUAggregateMPI_Private(Mat G, PetscInt dist, PetscInt *
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, const PetscInt *dagg, PetscInt nagg, const PetscReal *b, Mat *P, PetscReal **r)
+PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv, const PetscInt *dagg, PetscInt nagg, const PetscReal *b, Mat *P,
+                                                PetscReal **r)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
-  PetscInt        m    = A->rmap->n, rstart = A->rmap->rstart, nl = 0, nin = 0, *agg, *ilocal, *remote, *grow, *inrow, *perm, *first;
+  const PetscInt  m = A->rmap->n, nn = m / bs, nstart = A->rmap->rstart / bs, w = bs * nv;
+  PetscInt        nl = 0, nin = 0, astart, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
   const PetscInt *degree;
-  PetscReal      *inb, *rho2, *lr, *lrho2, *sorted;
-  PetscInt       *lfirst, astart;
+  PetscReal      *leaf, *in, *cb, *dcb, *dr;
+  PetscScalar    *pl, *pm, *pc, *dp;
   PetscLayout     alay;
   PetscSF         sf;
+  MPI_Datatype    unit;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(m, &agg));
-  PetscCall(GKMemcpyD2H(agg, dagg, sizeof(PetscInt) * (size_t)m));
+  PetscCall(PetscMalloc1(nn, &agg));
+  PetscCall(GKMemcpyD2H(agg, dagg, sizeof(PetscInt) * (size_t)nn));
   PetscCall(PetscLayoutCreate(comm, &alay));
   PetscCall(PetscLayoutSetLocalSize(alay, nagg));
   PetscCall(PetscLayoutSetUp(alay));
-  for (PetscInt v = 0; v < m; v++) nl += agg[v] >= 0;
-  PetscCall(PetscMalloc3(nl, &ilocal, nl, &remote, m, &grow));
+  PetscCall(PetscLayoutGetRange(alay, &astart, NULL));
+  for (PetscInt v = 0; v < nn; v++) nl += agg[v] >= 0;
+  PetscCall(PetscMalloc5(nl, &ilocal, nl, &remote, nn, &gnode, nn * w, &leaf, nn * w, &pl));
   nl = 0;
-  for (PetscInt v = 0; v < m; v++) {
-    grow[v] = rstart + v;
+  for (PetscInt v = 0; v < nn; v++) { /* a node's bs rows of the nv vectors, by row */
+    gnode[v] = nstart + v;
+    for (PetscInt i = 0; i < bs; i++)
+      for (PetscInt k = 0; k < nv; k++) leaf[v * w + i * nv + k] = b[v * bs + i + k * m];
     if (agg[v] < 0) continue;
     ilocal[nl]   = v;
     remote[nl++] = agg[v];
   }
-  /* each row (a leaf) on its aggregate (a root at the aggregate's owner) */
+  /* each node (a leaf) on its aggregate (a root at the aggregate's owner); its rows gathered there */
   PetscCall(PetscSFCreate(comm, &sf));
   PetscCall(PetscSFSetGraphLayout(sf, alay, nl, ilocal, PETSC_COPY_VALUES, remote));
   PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
   PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
   for (PetscInt a = 0; a < nagg; a++) nin += degree[a];
-  PetscCall(PetscMalloc4(nin, &inrow, nin, &inb, nin, &perm, nin, &sorted));
-  PetscCall(PetscSFGatherBegin(sf, MPIU_INT, grow, inrow));
-  PetscCall(PetscSFGatherEnd(sf, MPIU_INT, grow, inrow));
-  PetscCall(PetscSFGatherBegin(sf, MPIU_REAL, b, inb));
-  PetscCall(PetscSFGatherEnd(sf, MPIU_REAL, b, inb));
-  /* each aggregate's rows in ascending order: its first row, the others' sum of squares, r */
-  PetscCall(PetscMalloc3(nagg, &first, nagg, &rho2, m, &lfirst));
-  PetscCall(PetscMalloc1(nagg, r));
-  PetscCall(PetscLayoutGetRange(alay, &astart, NULL));
-  PetscCall(PetscMalloc2(m, &lr, m, &lrho2));
-  for (PetscInt a = 0, off = 0; a < nagg; off += degree[a], a++) {
-    PetscReal b1, s = 0.0;
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)w, MPIU_REAL, &unit));
+  PetscCallMPI(MPI_Type_commit(&unit));
+  mc = nin * bs;
+  PetscCall(PetscMalloc6(nin, &inode, nin * w, &in, nin, &perm, nin, &cagg, mc * nv, &cb, nin * w, &pm));
+  PetscCall(PetscSFGatherBegin(sf, MPIU_INT, gnode, inode));
+  PetscCall(PetscSFGatherEnd(sf, MPIU_INT, gnode, inode));
+  PetscCall(PetscSFGatherBegin(sf, unit, leaf, in));
+  PetscCall(PetscSFGatherEnd(sf, unit, leaf, in));
 
+  /* this process's aggregates as a problem of their own: their nodes in ascending order within
+     each (the one-process QR's order), made by the backend's tentative or tentativeblock */
+  for (PetscInt a = 0, off = 0; a < nagg; off += degree[a], a++) {
     PetscCheck(degree[a] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Aggregate %" PetscInt_FMT " has no rows", astart + a);
     for (PetscInt k = 0; k < degree[a]; k++) perm[off + k] = k;
-    PetscCall(PetscSortIntWithPermutation(degree[a], inrow + off, perm + off));
-    for (PetscInt k = 0; k < degree[a]; k++) sorted[off + k] = inb[off + perm[off + k]];
-    first[a] = inrow[off + perm[off]];
-    b1       = sorted[off];
-    for (PetscInt k = 1; k < degree[a]; k++) s += sorted[off + k] * sorted[off + k];
-    rho2[a]  = s;
-    (*r)[a] = s == 0.0 ? b1 : (b1 >= 0 ? -1.0 : 1.0) * PetscSqrtReal(b1 * b1 + s);
+    PetscCall(PetscSortIntWithPermutation(degree[a], inode + off, perm + off));
+    for (PetscInt k = 0; k < degree[a]; k++) { /* compact node off + k: the gathered one off + perm */
+      const PetscInt c = off + k, src = off + perm[off + k];
+
+      cagg[c] = a;
+      for (PetscInt i = 0; i < bs; i++)
+        for (PetscInt j = 0; j < nv; j++) cb[c * bs + i + j * mc] = in[src * w + i * nv + j];
+    }
   }
-  PetscCall(PetscSFBcastBegin(sf, MPIU_REAL, *r, lr, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_REAL, *r, lr, MPI_REPLACE));
-  PetscCall(PetscSFBcastBegin(sf, MPIU_REAL, rho2, lrho2, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_REAL, rho2, lrho2, MPI_REPLACE));
-  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, first, lfirst, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, first, lfirst, MPI_REPLACE));
+  PetscCall(PetscMalloc1(nagg * nv * nv, r));
+  PetscCall(PetscMalloc1(mc * nv, &pc));
+  PetscCall(GKMallocH2D(nin, cagg, &dcagg));
+  PetscCall(GKMallocH2D(mc * nv, cb, &dcb));
+  PetscCall(GKMalloc(mc * nv, &dp));
+  PetscCall(GKMalloc(nagg * nv * nv, &dr));
+  if (bs == 1 && nv == 1) PetscCall(GKDev->tentative(nin, dcagg, nagg, dcb, dp, dr));
+  else if (nin) PetscCall(GKDev->tentativeblock(nin, bs, nv, dcagg, nagg, dcb, dp, dr));
+  PetscCall(GKMemcpyD2H(pc, dp, sizeof(PetscScalar) * (size_t)(mc * nv)));
+  PetscCall(GKMemcpyD2H(*r, dr, sizeof(PetscReal) * (size_t)(nagg * nv * nv)));
+  PetscCall(GKFree(dcagg));
+  PetscCall(GKFree(dcb));
+  PetscCall(GKFree(dp));
+  PetscCall(GKFree(dr));
 
-  /* P0: one entry a row in an aggregate, in its aggregate's column */
+  /* each node's values sent back where it is */
+  for (PetscInt a = 0, off = 0; a < nagg; off += degree[a], a++)
+    for (PetscInt k = 0; k < degree[a]; k++) {
+      const PetscInt c = off + k, src = off + perm[off + k];
+
+      for (PetscInt i = 0; i < bs; i++)
+        for (PetscInt j = 0; j < nv; j++) pm[src * w + i * nv + j] = pc[(c * bs + i) * nv + j];
+    }
+  PetscCallMPI(MPI_Type_free(&unit));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)w, MPIU_SCALAR, &unit));
+  PetscCallMPI(MPI_Type_commit(&unit));
+  PetscCall(PetscSFScatterBegin(sf, unit, pm, pl));
+  PetscCall(PetscSFScatterEnd(sf, unit, pm, pl));
+  PetscCallMPI(MPI_Type_free(&unit));
+
+  /* P0: a node's rows in its aggregate's nv columns */
   PetscCall(MatCreate(comm, P));
-  PetscCall(MatSetSizes(*P, m, nagg, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetBlockSizes(*P, 1, 1));
+  PetscCall(MatSetSizes(*P, m, nagg * nv, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSizes(*P, bs, nv));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(MatSeqAIJSetPreallocation(*P, 1, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*P, 1, NULL, 1, NULL));
-  for (PetscInt v = 0; v < m; v++) {
-    PetscScalar p;
-
+  PetscCall(MatSeqAIJSetPreallocation(*P, nv, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*P, nv, NULL, nv, NULL));
+  for (PetscInt v = 0; v < nn; v++) {
     if (agg[v] < 0) continue;
-    p = lrho2[v] == 0.0 ? (grow[v] == lfirst[v] ? 1.0 : 0.0) : b[v] / lr[v];
-    PetscCall(MatSetValue(*P, grow[v], agg[v], p, INSERT_VALUES));
+    for (PetscInt i = 0; i < bs; i++) {
+      const PetscInt row = (nstart + v) * bs + i;
+
+      for (PetscInt j = 0; j < nv; j++) PetscCall(MatSetValue(*P, row, agg[v] * nv + j, pl[v * w + i * nv + j], INSERT_VALUES));
+    }
   }
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscLayoutDestroy(&alay));
-  PetscCall(PetscFree2(lr, lrho2));
-  PetscCall(PetscFree3(first, rho2, lfirst));
-  PetscCall(PetscFree4(inrow, inb, perm, sorted));
-  PetscCall(PetscFree3(ilocal, remote, grow));
+  PetscCall(PetscFree(pc));
+  PetscCall(PetscFree6(inode, in, perm, cagg, cb, pm));
+  PetscCall(PetscFree5(ilocal, remote, gnode, leaf, pl));
   PetscCall(PetscFree(agg));
   PetscFunctionReturn(0);
 }
