@@ -3,7 +3,7 @@ static char
   -problem <lap2d,lap3d,random> : the graph\n\
   -n <n>         : its size parameter\n\
   -dist <d>      : the maximal independent set's distance, 1 or 2\n\
-  -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on the last process\n\
+  -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on process 1\n\
   -bs <bs>       : the rows of a node (the graph's vertices are the nodes)\n\
   -nv <nv>       : the near null space's vectors\n\n";
 
@@ -20,6 +20,7 @@ static char
 #include <petscgpukit.h>
 #include "include/gpukitimpl.h"
 #include "pc/gamg/aggmpi.h"
+#include "testutil.h"
 
 typedef enum {
   LAP2D,
@@ -27,12 +28,6 @@ typedef enum {
   RANDOM
 } Problem;
 static const char *const Problems[] = {"lap2d", "lap3d", "random", "Problem", "", NULL};
-typedef enum {
-  EVEN,
-  UNEVEN,
-  EMPTY
-} Layout;
-static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
 
 /* whether u and v (u != v) are joined: a grid's neighbours among the interior points (the
    boundary's points joined to none, as a Dirichlet row is), or a symmetric hash */
@@ -59,7 +54,7 @@ static PetscBool Edge(Problem p, PetscInt n, PetscInt u, PetscInt v)
 int main(int argc, char **argv)
 {
   Problem                p   = LAP2D;
-  Layout                 lay = EVEN;
+  Layout                 lay = LAYOUT_EVEN;
   PetscInt               n = 20, dist = 1, N, *ai, *aj, nnz = 0, mloc, rstart, *dref, nref, *agg, *roots, *dagg, nagg, astart, *all;
   PetscMPIInt            size, rank;
   PetscScalar           *pref, *dp, *vals;
@@ -98,18 +93,7 @@ int main(int argc, char **argv)
     ai[u + 1] = nnz;
   }
 
-  /* the rows split: evenly, in proportion to (rank + 1), or none on the last process */
-  if (lay == EVEN) mloc = N / size + (rank < N % size);
-  else {
-    PetscInt w = 0, wt = 0, lo;
-
-    for (PetscMPIInt q = 0; q < size; q++) wt += lay == EMPTY ? (q < size - 1) : q + 1;
-    if (!wt) wt = 1; /* one process, empty: it keeps its rows */
-    for (PetscMPIInt q = 0; q < rank; q++) w += lay == EMPTY ? (q < size - 1) : q + 1;
-    lo = N * w / wt;
-    w += lay == EMPTY ? (rank < size - 1 || size == 1) : rank + 1;
-    mloc = N * w / wt - lo;
-  }
+  mloc = LocalSize(lay, N, rank, size); /* this process's rows */
   PetscCall(MatCreate(PETSC_COMM_WORLD, &G));
   PetscCall(MatSetSizes(G, mloc, mloc, N, N));
   PetscCall(MatSetType(G, MATMPIAIJ));
@@ -233,7 +217,7 @@ int main(int argc, char **argv)
 
 /*TEST
 
-  # the same output for every process count and layout (an empty last process too)
+  # the same output for every process count and layout (an empty process too)
   testset:
     nsize: {{1 2 3}shared output}
     args: -gpukit_backend {{host cuda}shared output} -layout {{even uneven empty}shared output}

@@ -26,34 +26,12 @@ typedef enum {
   RECT
 } Problem;
 static const char *const Problems[] = {"lap2d", "blockdiag", "random", "rect", "Problem", "", NULL};
-typedef enum {
-  EVEN,
-  UNEVEN,
-  EMPTY
-} Layout;
-static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
 
 #if defined(PETSC_USE_COMPLEX)
   #define CPLX(re, im) ((re) + (im) * PETSC_i)
 #else
   #define CPLX(re, im) (re)
 #endif
-
-/* this process's share of N under the layout */
-static PetscInt LocalSize(Layout layout, PetscInt N, PetscMPIInt rank, PetscMPIInt size)
-{
-  PetscInt w = 0, mine = 0, total = 0;
-
-  for (PetscMPIInt r = 0; r < size; r++) total += layout == UNEVEN ? r + 1 : (layout == EMPTY && r == 1 ? 0 : 1);
-  for (PetscMPIInt r = 0; r < size; r++) {
-    const PetscInt wr = layout == UNEVEN ? r + 1 : (layout == EMPTY && r == 1 ? 0 : 1);
-    const PetscInt nr = (r == size - 1) ? N - w : (N * wr) / total;
-
-    if (r == rank) mine = nr;
-    w += nr;
-  }
-  return mine;
-}
 
 /* The problem's entries, the same into both matrices; each process also adds into a row the
    next process owns, so that assembly moves values between processes */
@@ -691,7 +669,7 @@ int main(int argc, char **argv)
 {
   char        type[64] = "ellrcuda", mpitype[80];
   Problem     p        = LAP2D;
-  Layout      layout   = EVEN;
+  Layout      layout   = LAYOUT_EVEN;
   PetscInt    n = 20, M, N, m, nl, rstart, rend, apih = -1;
   Mat         A, D, C;
   PetscMPIInt rank, size;

@@ -35,3 +35,27 @@ static PetscErrorCode TestTrueResidual(Mat A, Vec x, Vec b, PetscReal *rel)
   *rel = nr / nb;
   PetscFunctionReturn(0);
 }
+
+/* rows split between the processes: evenly, in proportion to (rank + 1), or none on process 1 */
+typedef enum {
+  LAYOUT_EVEN,
+  LAYOUT_UNEVEN,
+  LAYOUT_EMPTY
+} Layout;
+static const char *const Layouts[] = {"even", "uneven", "empty", "Layout", "", NULL};
+
+/* this process's share of N under the layout */
+static PetscInt LocalSize(Layout layout, PetscInt N, PetscMPIInt rank, PetscMPIInt size)
+{
+  PetscInt w = 0, mine = 0, total = 0;
+
+  for (PetscMPIInt r = 0; r < size; r++) total += layout == LAYOUT_UNEVEN ? r + 1 : (layout == LAYOUT_EMPTY && r == 1 ? 0 : 1);
+  for (PetscMPIInt r = 0; r < size; r++) {
+    const PetscInt wr = layout == LAYOUT_UNEVEN ? r + 1 : (layout == LAYOUT_EMPTY && r == 1 ? 0 : 1);
+    const PetscInt nr = (r == size - 1) ? N - w : (N * wr) / total;
+
+    if (r == rank) mine = nr;
+    w += nr;
+  }
+  return mine;
+}
