@@ -770,6 +770,9 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                              "        A new matrix of the same pattern keeps the aggregates (-pc_gamg_agggpu_reuse_aggregates): %" PetscInt_FMT
                              " setups of the last %" PetscInt_FMT " made the prolongators' values and the Galerkin products alone\n",
                              ctx->nreused, ctx->nreused + 1));
+  if (ctx->reuse && ctx->nmpi)
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer, "        (not on several processes: there PETSc's -pc_gamg_reuse_interpolation keeps the prolongators)\n"));
   PetscFunctionReturn(0);
 }
 
