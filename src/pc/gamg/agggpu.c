@@ -224,24 +224,19 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
 }
 
 /* Whether PETSc's graph G of A (MPIAIJ) is symmetric, as the coarsening's rounds need: made so
-   (symmetrized, or A known symmetric), or found so (gkgraph.c's mirror of each entry, sent to
-   its column's owner). Collective. */
+   (symmetrized, or A known symmetric), or found so (gkgraph.c: G known symmetric, or each entry's
+   mirror found, the off-diagonal ones at their columns' owners). Collective. */
 static PetscErrorCode PCGAMGAggGPUGraphSymmetric(PC_GAMG *pc_gamg, Mat A, Mat G, PetscBool *sym)
 {
-  PetscBool    set, flg, ok;
-  PetscScalar *wd, *wo;
+  PetscBool set, flg;
 
   PetscFunctionBegin;
   *sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
-  for (PetscInt k = 0; k < 2 && !*sym; k++) {
-    PetscCall(MatIsSymmetricKnown(k ? G : A, &set, &flg));
+  if (!*sym) {
+    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
     *sym = (PetscBool)(set && flg);
   }
-  if (*sym) PetscFunctionReturn(0);
-  PetscCall(MatGKGraphSum_Private(G, PETSC_FALSE, &ok, &wd, &wo));
-  PetscCall(PetscFree(wd));
-  PetscCall(PetscFree(wo));
-  *sym = ok;
+  if (!*sym) PetscCall(MatGKGraphSum_Private(G, PETSC_FALSE, sym, NULL, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -251,7 +246,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PC_GAMG        *pc_gamg;
   PC_GAMG_AGGGPU *ctx;
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, *dG;
-  PetscBool       sym, set, flg, mirrored;
+  PetscBool       sym, set, flg, mirrored, made = PETSC_FALSE; /* made: PETSc's graph, already */
   PetscInt        annz, bs;
   PetscMPIInt     size;
   char            why[sizeof(ctx->why)];
@@ -276,12 +271,9 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
                           pc_gamg->current_level, (int)size));
       PetscFunctionReturn(0);
     }
-    ctx->device = PETSC_FALSE;
-    ctx->nhost++;
+    ctx->device = PETSC_FALSE; /* PETSc's host aggregation below, on the graph made */
+    made        = PETSC_TRUE;
     PetscCall(PetscSNPrintf(why, sizeof(why), "the strength graph's pattern is not symmetric"));
-    if (!ctx->why[0]) PetscCall(PetscStrncpy(ctx->why, why, sizeof(ctx->why)));
-    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's host aggregation: %s\n", pc_gamg->current_level, why));
-    PetscFunctionReturn(0);
   }
   if (ctx->device) PetscCall(PCGAMGAggGPUCached(ctx, pc_gamg->current_level, A));
   else {
@@ -331,7 +323,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   ctx->nhost++;
   if (!ctx->why[0]) PetscCall(PetscStrncpy(ctx->why, why, sizeof(ctx->why))); /* the finest such level's, which -pc_view names */
   PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's host aggregation: %s\n", pc_gamg->current_level, why));
-  PetscCall(ctx->creategraph(pc, A, G));
+  if (!made) PetscCall(ctx->creategraph(pc, A, G));
   PetscFunctionReturn(0);
 }
 

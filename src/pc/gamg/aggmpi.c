@@ -172,7 +172,7 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
   const PetscInt  m = A->rmap->n, nn = m / bs, nstart = A->rmap->rstart / bs, w = bs * nv;
-  PetscInt        nl = 0, nin = 0, astart, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
+  PetscInt        nl = 0, nin = 0, astart, *cols, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
   const PetscInt *degree;
   PetscReal      *leaf, *in, *cb, *dcb, *dr;
   PetscScalar    *pl, *pm, *pc, *dp;
@@ -264,14 +264,17 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
   PetscCall(MatSeqAIJSetPreallocation(*P, nv, NULL));
   PetscCall(MatMPIAIJSetPreallocation(*P, nv, NULL, nv, NULL));
+  PetscCall(PetscMalloc1(nv, &cols));
   for (PetscInt v = 0; v < nn; v++) {
     if (agg[v] < 0) continue;
-    for (PetscInt i = 0; i < bs; i++) {
+    for (PetscInt j = 0; j < nv; j++) cols[j] = agg[v] * nv + j;
+    for (PetscInt i = 0; i < bs; i++) { /* a row's nv values at once */
       const PetscInt row = (nstart + v) * bs + i;
 
-      for (PetscInt j = 0; j < nv; j++) PetscCall(MatSetValue(*P, row, agg[v] * nv + j, pl[v * w + i * nv + j], INSERT_VALUES));
+      PetscCall(MatSetValues(*P, 1, &row, nv, cols, pl + v * w + i * nv, INSERT_VALUES));
     }
   }
+  PetscCall(PetscFree(cols));
   PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscSFDestroy(&sf));

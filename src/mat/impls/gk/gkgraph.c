@@ -27,7 +27,7 @@ static inline PetscScalar GraphValue(PetscScalar a, PetscBool absval)
 }
 
 /* w = g + g^T over the square block D (n rows, columns local), where D's pattern is symmetric;
-   *ok false (w unset) where an entry has no mirror. Each entry's mirror from one pass over the
+   *ok false (w unset) where an entry has no mirror; w NULL: the pattern checked alone. Each entry's mirror from one pass over the
    rows (GKGraphSymmetric_Private()); each sum is the same at both places (the sum of two doubles
    is the same in either order). */
 static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w, PetscBool *ok)
@@ -38,13 +38,13 @@ static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w,
   PetscBool          done;
 
   PetscFunctionBegin;
-  *w  = NULL;
+  if (w) *w = NULL;
   *ok = PETSC_FALSE;
   PetscCall(MatGetRowIJ(D, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   if (!done) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc1(ia[n], &mirror));
-  PetscCall(GKGraphSymmetric_Private(n, ia, ja, mirror, ok));
-  if (*ok) {
+  PetscCall(PetscMalloc1(w ? ia[n] : 0, &mirror));
+  PetscCall(GKGraphSymmetric_Private(n, ia, ja, w ? mirror : NULL, ok));
+  if (*ok && w) {
     PetscCall(MatSeqAIJGetArrayRead(D, &a));
     PetscCall(PetscMalloc1(ia[n], w));
     for (PetscInt k = 0; k < ia[n]; k++) (*w)[k] = GraphValue(a[k], absval) + GraphValue(a[mirror[k]], absval);
@@ -57,7 +57,8 @@ static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w,
 
 /* w = g + g^T over the off-diagonal block O of the MPIAIJ A (global columns garray): each entry
    (i, J) is sent to J's owner as (rstart + i, g); every process's rows must receive exactly
-   their own off-diagonal columns. Collective; *ok is this process's answer. */
+   their own off-diagonal columns. Collective; *ok is this process's answer. w NULL: the pattern
+   checked alone (no values sent). */
 static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[], PetscBool absval, PetscScalar **w, PetscBool *ok)
 {
   const PetscInt    *ia, *ja, *degree;
@@ -68,17 +69,17 @@ static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[],
   PetscBool          done;
 
   PetscFunctionBegin;
-  *w = NULL;
+  if (w) *w = NULL;
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCall(MatGetRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the off-diagonal block");
   PetscCall(MatSeqAIJGetArrayRead(O, &a));
-  PetscCall(PetscMalloc3(ia[n], &gcol, ia[n], &grow, ia[n], &g));
+  PetscCall(PetscMalloc3(ia[n], &gcol, ia[n], &grow, w ? ia[n] : 0, &g));
   for (PetscInt i = 0; i < n; i++) {
     for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
       gcol[k] = garray[ja[k]];
       grow[k] = rstart + i;
-      g[k]    = GraphValue(a[k], absval);
+      if (w) g[k] = GraphValue(a[k], absval);
     }
   }
   PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)A), &sf));
@@ -86,14 +87,14 @@ static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[],
   PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
   PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
   for (PetscInt r = 0; r < n; r++) nin += degree[r];
-  PetscCall(PetscMalloc2(nin, &inrow, nin, &inval));
+  PetscCall(PetscMalloc2(nin, &inrow, w ? nin : 0, &inval));
   PetscCall(PetscSFGatherBegin(sf, MPIU_INT, grow, inrow));
   PetscCall(PetscSFGatherEnd(sf, MPIU_INT, grow, inrow));
-  PetscCall(PetscSFGatherBegin(sf, MPIU_SCALAR, g, inval));
-  PetscCall(PetscSFGatherEnd(sf, MPIU_SCALAR, g, inval));
+  if (w) PetscCall(PetscSFGatherBegin(sf, MPIU_SCALAR, g, inval));
+  if (w) PetscCall(PetscSFGatherEnd(sf, MPIU_SCALAR, g, inval));
   /* the gathered entries come by row (each row's degree in a row), in no given order */
   *ok = (PetscBool)(nin == ia[n]);
-  if (*ok) PetscCall(PetscMalloc1(ia[n], w));
+  if (*ok && w) PetscCall(PetscMalloc1(ia[n], w));
   for (PetscInt r = 0, off = 0; r < n && *ok; off += degree[r], r++) {
     const PetscInt len = ia[r + 1] - ia[r];
 
@@ -101,14 +102,15 @@ static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[],
       *ok = PETSC_FALSE;
       break;
     }
-    PetscCall(PetscSortIntWithScalarArray(len, inrow + off, inval + off));
+    if (w) PetscCall(PetscSortIntWithScalarArray(len, inrow + off, inval + off));
+    else PetscCall(PetscSortInt(len, inrow + off));
     for (PetscInt k = 0; k < len; k++) {
       /* row r's global columns ascend with garray (MPIAIJ's assembly sorts both) */
       if (gcol[ia[r] + k] != inrow[off + k]) {
         *ok = PETSC_FALSE;
         break;
       }
-      (*w)[ia[r] + k] = g[ia[r] + k] + inval[off + k];
+      if (w) (*w)[ia[r] + k] = g[ia[r] + k] + inval[off + k];
     }
   }
   PetscCall(PetscSFDestroy(&sf));
@@ -116,14 +118,16 @@ static PetscErrorCode GraphSumOffDiagonal(Mat A, Mat O, const PetscInt garray[],
   PetscCall(PetscFree3(gcol, grow, g));
   PetscCall(MatSeqAIJRestoreArrayRead(O, &a));
   PetscCall(MatRestoreRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
-  if (!*ok) PetscCall(PetscFree(*w));
+  if (!*ok && w) PetscCall(PetscFree(*w));
   PetscFunctionReturn(0);
 }
 
 /* Whether the sum applies (*ok, the same on every process), and its values: A (block size 1, a
    plain SEQAIJ or an MPIAIJ, or a device matrix under MPIAIJ's names) must be square on every
    process and not known to be symmetric (PETSc sums nothing then). Collective. *wd and *wo (the
-   diagonal and off-diagonal blocks' values) are freed by MatGKGraphSymmetrize_Private(). */
+   diagonal and off-diagonal blocks' values) are freed by MatGKGraphSymmetrize_Private(). wd and
+   wo NULL: whether the pattern is symmetric alone (known so, or every entry's mirror found), no
+   values summed or sent. */
 PetscErrorCode MatGKGraphSum_Private(Mat A, PetscBool absval, PetscBool *ok, PetscScalar **wd, PetscScalar **wo)
 {
   PetscBool       mpi, isset, issym;
@@ -133,9 +137,10 @@ PetscErrorCode MatGKGraphSum_Private(Mat A, PetscBool absval, PetscBool *ok, Pet
 
   PetscFunctionBegin;
   *ok = PETSC_FALSE;
-  *wd = *wo = NULL;
+  if (wd) *wd = *wo = NULL;
   PetscCall(MatGetBlockSize(A, &bs));
   PetscCall(MatIsSymmetricKnown(A, &isset, &issym));
+  if (!wd && isset && issym) *ok = PETSC_TRUE;             /* the pattern asked alone: symmetric */
   if (bs != 1 || (isset && issym)) PetscFunctionReturn(0); /* the same on every process */
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
   if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &D, &O, &garray));
@@ -150,7 +155,7 @@ PetscErrorCode MatGKGraphSum_Private(Mat A, PetscBool absval, PetscBool *ok, Pet
     PetscCall(MPIU_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)A)));
     *ok = (PetscBool)(all == 1);
   }
-  if (!*ok) {
+  if (!*ok && wd) {
     PetscCall(PetscFree(*wd));
     PetscCall(PetscFree(*wo));
   }

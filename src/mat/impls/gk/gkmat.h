@@ -287,7 +287,8 @@ PETSC_INTERN PetscErrorCode MatGKTransportPeers_Private(GKTransport *, PetscObje
 PETSC_INTERN PetscErrorCode MatMPIGKTransportHalo_Private(GKTransport *, Mat, PetscBool, PetscObject, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGKTransportDestroy_Private(GKTransport *, MPI_Comm);
 
-/* PCGAMG's strength graph without PETSc's transpose and sum where the pattern is symmetric (gkgraph.c) */
+/* PCGAMG's strength graph without PETSc's transpose and sum where the pattern is symmetric; with no
+   value arrays, whether the pattern is symmetric (gkgraph.c) */
 PETSC_INTERN PetscErrorCode MatGKGraphSum_Private(Mat, PetscBool, PetscBool *, PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, PetscScalar **);
 
