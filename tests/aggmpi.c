@@ -5,7 +5,9 @@ static char
   -dist <d>      : the maximal independent set's distance, 1 or 2\n\
   -layout <even,uneven,empty> : the rows split evenly, unevenly, or none on process 1\n\
   -bs <bs>       : the rows of a node (the graph's vertices are the nodes)\n\
-  -nv <nv>       : the near null space's vectors\n\n";
+  -nv <nv>       : the near null space's vectors\n\
+  -strength <thr>: the graph made as the strength graph of an mpiellrcuda matrix of that pattern\n\
+                   (values not symmetric), symmetrized and filtered with this threshold\n\n";
 
 /*
    The graph, split between the processes as the layout says, is coarsened by
@@ -15,7 +17,10 @@ static char
    its tentative prolongator (tentative, or tentativeblock for nodes of bs rows and nv vectors).
    The aggregates, the roots, the prolongator's entries and the coarse vectors must be the same,
    bit for bit, however the rows are split: the output is the same for every process count and
-   layout.
+   layout. With -strength the graph is first made by PCGAMGAggGPUGraphMPI_Private() from an
+   mpiellrcuda matrix (its off-diagonal weights' mirrors and its ghosts' scales from their owners)
+   and by the backend's strength on the whole matrix alone: each process's rows of the two graphs
+   must hold the same columns.
 */
 #include <petscgpukit.h>
 #include "include/gpukitimpl.h"
@@ -61,8 +66,10 @@ int main(int argc, char **argv)
   PetscReal             *b, *rref, *db, *dr, *r;
   Mat                    G, A, P;
   PetscInt               bs = 1, nv = 1, M;
-  PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE;
-  PetscInt              *di, *dj;
+  PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE, sameG = PETSC_TRUE, strength = PETSC_FALSE;
+  PetscReal              thr = 0.0;
+  PetscScalar           *av  = NULL;
+  PetscInt              *di, *dj, *si = NULL, *sj = NULL;
   PetscGPUKitBackendType backend;
 
   PetscFunctionBeginUser;
@@ -78,6 +85,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsEnum("-layout", "Layout", NULL, Layouts, (PetscEnum)lay, (PetscEnum *)&lay, NULL));
   PetscCall(PetscOptionsInt("-bs", "Rows of a node", NULL, bs, &bs, NULL));
   PetscCall(PetscOptionsInt("-nv", "Near-null-space vectors", NULL, nv, &nv, NULL));
+  PetscCall(PetscOptionsReal("-strength", "The strength graph's threshold", NULL, thr, &thr, &strength));
   PetscOptionsEnd();
   N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
 
@@ -91,6 +99,12 @@ int main(int argc, char **argv)
         aj[nnz++] = v;
       }
     ai[u + 1] = nnz;
+  }
+
+  if (strength) { /* the weights: a symmetric pattern, values that are not */
+    PetscCall(PetscMalloc1(nnz, &av));
+    for (PetscInt u = 0; u < N; u++)
+      for (PetscInt k = ai[u]; k < ai[u + 1]; k++) av[k] = aj[k] == u ? 4.0 + (PetscReal)(u % 3) : -1.0 - 0.25 * (PetscReal)((3 * u + 5 * aj[k]) % 7);
   }
 
   mloc = LocalSize(lay, N, rank, size); /* this process's rows */
@@ -112,6 +126,22 @@ int main(int argc, char **argv)
   /* one process's aggregates and tentative prolongator of the whole graph */
   PetscCall(GKMallocH2D(N + 1, ai, &di));
   PetscCall(GKMallocH2D(nnz, aj, &dj));
+  if (strength) { /* the graph: the backend's strength graph of the whole matrix, the matrix's pattern's place taken */
+    GKCsr     dA = {N, N, nnz, di, dj, NULL}, dS;
+    PetscBool mirrored;
+
+    PetscCall(GKMallocH2D(nnz, av, &dA.a));
+    PetscCall(GKDev->strength(&dA, NULL, PETSC_TRUE, thr, &dS, &mirrored));
+    PetscCheck(mirrored, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The pattern is symmetric");
+    PetscCall(GKFree(dA.a));
+    PetscCall(GKFree(di));
+    PetscCall(GKFree(dj));
+    di = dS.i;
+    dj = dS.j;
+    PetscCall(PetscMalloc2(N + 1, &si, dS.nnz, &sj));
+    PetscCall(GKMemcpyD2H(si, di, sizeof(PetscInt) * (size_t)(N + 1)));
+    PetscCall(GKMemcpyD2H(sj, dj, sizeof(PetscInt) * (size_t)dS.nnz));
+  }
   PetscCall(GKMalloc(2 * N, &dref));
   PetscCall(GKDev->aggregate(N, di, dj, dist, NULL, dref, dref + N, &nref));
   M = N * bs; /* the rows; the nv vectors by columns, some of their entries zero */
@@ -126,6 +156,40 @@ int main(int argc, char **argv)
   else PetscCall(GKDev->tentativeblock(N, bs, nv, dref, nref, db, dp, dr));
   PetscCall(GKMemcpyD2H(pref, dp, sizeof(PetscScalar) * (size_t)(M * nv)));
   PetscCall(GKMemcpyD2H(rref, dr, sizeof(PetscReal) * (size_t)(nref * nv * nv)));
+
+  /* this split's strength graph: each row's columns in global numbers, against one process's */
+  if (strength) {
+    Mat            S, Ad;
+    GKAggMPIGraph *c;
+    PetscInt      *gi, *gj, *gid;
+
+    PetscCall(MatDestroy(&G));
+    PetscCall(MatCreate(PETSC_COMM_WORLD, &Ad));
+    PetscCall(MatSetSizes(Ad, mloc, mloc, N, N));
+    PetscCall(MatSetType(Ad, MATMPIELLRCUDA));
+    PetscCall(MatMPIAIJSetPreallocation(Ad, 20, NULL, 20, NULL));
+    for (PetscInt u = rstart; u < rstart + mloc; u++) PetscCall(MatSetValues(Ad, 1, &u, ai[u + 1] - ai[u], aj + ai[u], av + ai[u], INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(Ad, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ad, MAT_FINAL_ASSEMBLY));
+    PetscCall(PCGAMGAggGPUGraphMPI_Private(Ad, PETSC_TRUE, thr, &S));
+    PetscCheck(S, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "No strength graph made on the devices");
+    PetscCall(MatShellGetContext(S, &c));
+    PetscCall(PetscMalloc3(mloc + 1, &gi, c->g.nnz, &gj, mloc + c->h.nghost, &gid));
+    PetscCall(GKMemcpyD2H(gi, c->g.i, sizeof(PetscInt) * (size_t)(mloc + 1)));
+    PetscCall(GKMemcpyD2H(gj, c->g.j, sizeof(PetscInt) * (size_t)c->g.nnz));
+    PetscCall(GKMemcpyD2H(gid, c->gid, sizeof(PetscInt) * (size_t)(mloc + c->h.nghost)));
+    for (PetscInt v = 0; v < mloc && sameG; v++) {
+      const PetscInt u = rstart + v, len = gi[v + 1] - gi[v];
+
+      for (PetscInt k = gi[v]; k < gi[v + 1]; k++) gj[k] = gid[gj[k]];
+      PetscCall(PetscSortInt(len, gj + gi[v]));
+      sameG = (PetscBool)(len == si[u + 1] - si[u]);
+      for (PetscInt k = 0; k < len && sameG; k++) sameG = (PetscBool)(gj[gi[v] + k] == sj[si[u] + k]);
+    }
+    PetscCall(PetscFree3(gi, gj, gid));
+    PetscCall(MatDestroy(&Ad));
+    G = S;
+  }
 
   /* this split's, gathered */
   PetscCall(PCGAMGAggGPUAggregateMPI_Private(G, dist, &dagg, &nagg));
@@ -189,14 +253,20 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(bl));
   } else sameP = PETSC_FALSE;
   {
-    PetscMPIInt both[2] = {same, sameP}; /* whether every process's rows agree */
+    PetscMPIInt both[3] = {same, sameP, sameG}; /* whether every process's rows agree */
 
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, 2, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, 3, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
     same  = both[0] ? PETSC_TRUE : PETSC_FALSE;
     sameP = both[1] ? PETSC_TRUE : PETSC_FALSE;
+    sameG = both[2] ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s of %" PetscInt_FMT " vertices, distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates\n", Problems[p],
                         N, dist, nref));
+  if (strength) {
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "strength graph, threshold %g: %" PetscInt_FMT " of %" PetscInt_FMT " entries kept\n", (double)thr, si[N], nnz));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the strength graph of one process: %s\n", sameG ? "yes" : "no"));
+  }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the aggregates and roots of one process: %s\n", same ? "yes" : "no"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the tentative prolongator and coarse vector of one process: %s\n", sameP ? "yes" : "no"));
 
@@ -210,6 +280,8 @@ int main(int argc, char **argv)
   PetscCall(GKFree(dr));
   PetscCall(PetscFree3(b, pref, rref));
   PetscCall(PetscFree2(ai, aj));
+  PetscCall(PetscFree(av));
+  if (strength) PetscCall(PetscFree2(si, sj));
   PetscCall(MatDestroy(&G));
   PetscCall(PetscFinalize());
   return 0;
@@ -230,6 +302,18 @@ int main(int argc, char **argv)
     test:
       suffix: random
       args: -problem random -n 300 -dist {{1 2}separate output}
+
+  # the graph made from a matrix on the devices (the strength graph), all entries kept or those
+  # above a threshold
+  testset:
+    nsize: {{1 2 3}shared output}
+    args: -gpukit_backend {{host cuda}shared output} -layout {{even uneven empty}shared output}
+    test:
+      suffix: strength_lap2d
+      args: -problem lap2d -n 24 -strength {{-1 0.3}separate output} -dist 2
+    test:
+      suffix: strength_random
+      args: -problem random -n 300 -strength {{-1 0.35}separate output} -dist 1
 
   # nodes of 3 rows with 6 vectors (elasticity's rigid-body modes: some aggregates fewer rows than
   # vectors) or 2

@@ -358,7 +358,7 @@ static PetscErrorCode BlockChecks(Mat A1, PetscInt bs, PetscInt nv, PetscBool sy
   PetscCall(GKDev->collapse(&dA, bs, &dC));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "collapse: %g launches, %g waits\n", c1.launches - c0.launches, c1.syncs - c0.syncs));
-  PetscCall(GKDev->strength(&dC, sym, thr, &dG, &mirrored));
+  PetscCall(GKDev->strength(&dC, NULL, sym, thr, &dG, &mirrored));
   PetscCheck(mirrored && dG.m == nn, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The graph of the blocks was not made");
   PetscCall(PetscMalloc2(nn + 1, &gi, dG.nnz, &gj));
   PetscCall(GKMemcpyD2H(gi, dG.i, sizeof(PetscInt) * (size_t)(nn + 1)));
@@ -500,7 +500,7 @@ int main(int argc, char **argv)
   /* the graph, against PETSc's */
   PetscCall(CsrToDevice(A, &dA));
   PetscCall(PetscGPUKitGetDeviceCounts(&c0));
-  PetscCall(GKDev->strength(&dA, sym, thr, &dG, &mirrored));
+  PetscCall(GKDev->strength(&dA, NULL, sym, thr, &dG, &mirrored));
   PetscCall(PetscGPUKitGetDeviceCounts(&c1));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "strength: %g launches, %g waits\n", c1.launches - c0.launches, c1.syncs - c0.syncs));
   if (!mirrored) {

@@ -71,6 +71,17 @@ typedef struct {
   PetscErrorCode (*offset)(void *, PetscInt, PetscInt *);
 } GKAggHalo;
 
+/* The strength graph on several processes (strength's halo): this process's entries in the
+   ghosts' columns, the off-diagonal block's pattern oi (m + 1 row starts), oj (columns 0 ..
+   halo->nghost - 1) with their weights ow (w_iJ = |a_iJ| + |a_Ji|, the mirror's value had from
+   J's owner, or |a_iJ|), all in device memory; halo the ghosts' exchange (GKAggHalo above), by
+   which each ghost's scale s_J comes from its owner, which makes it from its own diagonal. */
+typedef struct {
+  const GKAggHalo *halo;
+  const PetscInt  *oi, *oj;
+  const PetscReal *ow;
+} GKStrengthHalo;
+
 /* DMDA's Q1 interpolation on one process (q1interp): a fine grid of M[0] x M[1] (x M[2]) points
    and a coarse one of Mc, M = (Mc - 1) r + 1 in each dimension, both numbered naturally (x
    fastest, no ghosts). GKQ1Entries() gives fine point (i, j, l)'s row (GKQ1Corner() below);
@@ -786,8 +797,13 @@ typedef struct {
      w_ij = |a_ij| + |a_ji| (symmetrize) or |a_ij|, s_i = sqrt(1 / w_ii) (0 where w_ii = 0);
      G's arrays i and j allocated here (G->a NULL), A's pattern kept in order. Where
      symmetrize is asked and some a_ij has no a_ji in the pattern, *mirrored is false and G not
-     made (the graph then needs the entries A^T adds). */
-  PetscErrorCode (*strength)(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
+     made (the graph then needs the entries A^T adds). strength(A, h, ...) with a halo h
+     (GKStrengthHalo above; NULL: A is all of the graph): A the diagonal block of this process's
+     rows, h its entries in the ghosts' columns, kept where (w_iJ s_i) s_J passes the threshold;
+     G's row i the kept columns of A's row i, then m + J for each kept entry of h's row i (h's
+     order), G->n = m + nghost, as aggregate's halo takes it. Collective with a halo (one exchange,
+     which every process makes, one with no rows too); *mirrored this process's answer. */
+  PetscErrorCode (*strength)(const GKCsr *, const GKStrengthHalo *, PetscBool, PetscReal, GKCsr *, PetscBool *);
   /* aggregate(m, gi, gj, dist, agg, nagg): the aggregates on the graph of m vertices whose
      edges are the entries of the CSR pattern gi, gj (diagonal entries ignored; symmetric, as
      strength makes it): the roots a maximal independent set at distance dist (1: no two

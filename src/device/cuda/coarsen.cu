@@ -202,16 +202,34 @@ __global__ void GKAggGatherKernel(PetscInt n, const PetscInt *__restrict__ idx, 
   if (k < n) buf[k] = x[idx[k]];
 }
 
-/* the halo's buffers: the gathered units on the device, and the host's to send and receive */
-typedef struct {
-  const GKAggHalo *h;
-  void            *dbuf, *hsend, *hrecv;
-} GKAggExch;
+/* the halo's buffers (cudaimpl.h): the gathered units on the device, and the host's to send and
+   receive; none without a halo */
+PetscErrorCode GKCUDAAggExchangeCreate(const GKAggHalo *h, GKAggExch *x)
+{
+  PetscFunctionBegin;
+  x->h    = h;
+  x->dbuf = x->hsend = x->hrecv = NULL;
+  if (!h) PetscFunctionReturn(0);
+  PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)h->nsend, &x->dbuf));
+  PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nsend, &x->hsend));
+  PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nghost, &x->hrecv));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAAggExchangeDestroy(GKAggExch *x)
+{
+  PetscFunctionBegin;
+  PetscCall(GKBackendCUDA.free(x->dbuf));
+  PetscCall(GKBackendCUDA.hostfree(x->hsend));
+  PetscCall(GKBackendCUDA.hostfree(x->hrecv));
+  x->dbuf = x->hsend = x->hrecv = NULL;
+  PetscFunctionReturn(0);
+}
 
 /* The ghosts' entries of the device array a (m local entries, then the ghosts') from their
    owners (the twin's GKHostAggExchange): the entries other processes read gathered and copied
    down, exchanged, the ghosts' copied up behind the local ones */
-static PetscErrorCode GKCUDAAggExchange(const GKAggExch *x, PetscInt m, size_t unit, void *a)
+PetscErrorCode GKCUDAAggExchange(const GKAggExch *x, PetscInt m, size_t unit, void *a)
 {
   const GKAggHalo *h = x->h;
 
@@ -236,7 +254,7 @@ PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *a
   void          *tmp = NULL;
   size_t         bytes;
   const PetscInt ng = h ? h->nghost : 0, n = m + ng, *gid = h ? h->gid : NULL;
-  GKAggExch      x = {h, NULL, NULL, NULL};
+  GKAggExch      x;
 
   PetscFunctionBegin;
   PetscCheck(dist == 1 || dist == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Aggregates at distance 1 or 2, not %" PetscInt_FMT, dist);
@@ -254,12 +272,8 @@ PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *a
     PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)n, (void **)&k0));
     PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)n, (void **)&m1));
   }
-  if (h) {
-    PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)n, (void **)&gnum));
-    PetscCall(GKBackendCUDA.malloc(sizeof(uint64_t) * (size_t)h->nsend, &x.dbuf));
-    PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nsend, &x.hsend));
-    PetscCall(GKBackendCUDA.hostmalloc(sizeof(uint64_t) * (size_t)h->nghost, &x.hrecv));
-  }
+  if (h) PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)n, (void **)&gnum));
+  PetscCall(GKCUDAAggExchangeCreate(h, &x));
   GKAggLaunch(GKAggInitKernel, m, m, ai, aj, s);
   PetscCall(GKCUDAAggExchange(&x, m, 1, s));
   do {
@@ -310,9 +324,7 @@ PetscErrorCode GKCUDAAggregate(PetscInt m, const PetscInt *ai, const PetscInt *a
   PetscCall(GKBackendCUDA.free(k0));
   PetscCall(GKBackendCUDA.free(m1));
   PetscCall(GKBackendCUDA.free(gnum));
-  PetscCall(GKBackendCUDA.free(x.dbuf));
-  PetscCall(GKBackendCUDA.hostfree(x.hsend));
-  PetscCall(GKBackendCUDA.hostfree(x.hrecv));
+  PetscCall(GKCUDAAggExchangeDestroy(&x));
   PetscCall(GKBackendCUDA.free(root));
   PetscCall(GKBackendCUDA.free(s < t ? s : t));
   PetscFunctionReturn(0);

@@ -574,7 +574,16 @@ PETSC_INTERN PetscErrorCode GKCUDASpGEMMNumeric(void **, const GKCsr *, const GK
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMPlanFree(void **);
 PETSC_INTERN PetscErrorCode GKCUDACsrTranspose(const GKCsr *, GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKCUDARowStarts(PetscInt, PetscInt *, PetscInt *);
-PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, PetscBool, PetscReal, GKCsr *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, const GKStrengthHalo *, PetscBool, PetscReal, GKCsr *, PetscBool *);
+/* the halo's exchange of a device array's ghost entries (coarsen.cu), with its buffers for units
+   of up to 8 bytes */
+typedef struct {
+  const GKAggHalo *h;
+  void            *dbuf, *hsend, *hrecv;
+} GKAggExch;
+PETSC_INTERN PetscErrorCode GKCUDAAggExchangeCreate(const GKAggHalo *, GKAggExch *);
+PETSC_INTERN PetscErrorCode GKCUDAAggExchange(const GKAggExch *, PetscInt, size_t, void *);
+PETSC_INTERN PetscErrorCode GKCUDAAggExchangeDestroy(GKAggExch *);
 PETSC_INTERN PetscErrorCode GKCUDAAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, const GKAggHalo *, PetscInt *, PetscInt *,
                                             PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDATentative(PetscInt, const PetscInt *, PetscInt, const PetscReal *, PetscScalar *, PetscReal *);

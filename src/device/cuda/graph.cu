@@ -2,7 +2,8 @@
    The strength graph of smoothed aggregation on the device (device.h, strength; host twin:
    host/graph.c): a thread a row counts the row's kept entries (each weight's mirror and the two
    diagonals found by binary search in the rows, whose columns ascend), a scan turns the counts
-   into the row starts, and the rows' kept columns are written in order. The weights are PETSc's,
+   into the row starts, and the rows' kept columns are written in order (on several processes
+   each row's kept ghosts after them, the ghosts' scales exchanged first). The weights are PETSc's,
    operation for operation, without fused multiply-adds, so that the same entries pass the
    threshold as in PETSc's graph and in the twin.
 */
@@ -75,8 +76,29 @@ static __device__ __forceinline__ bool GKKeep(const PetscInt *__restrict__ ai, c
   return thr < 0 || __dmul_rn(__dmul_rn(w, GKScale(ai, aj, aa, sym, i)), GKScale(ai, aj, aa, sym, aj[k])) > thr;
 }
 
+/* the halo's entries of row i (device.h, GKStrengthHalo): entry k in ghost column oj[k], kept
+   where (w s_i) s_J passes, with the ghosts' scales sc[m + J] */
+struct GKStrengthGhosts {
+  const PetscInt *__restrict__ oi, *__restrict__ oj;
+  const PetscReal *__restrict__ ow, *__restrict__ sc;
+  PetscInt m;
+};
+
+static __device__ __forceinline__ bool GKKeepGhost(const GKStrengthGhosts &o, double thr, double si, PetscInt k)
+{
+  return thr < 0 || __dmul_rn(__dmul_rn(o.ow[k], si), o.sc[o.m + o.oj[k]]) > thr;
+}
+
+__global__ void GKStrengthScaleKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
+                                      PetscBool sym, PetscReal *__restrict__ sc)
+{
+  const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) sc[i] = GKScale(ai, aj, aa, sym, i);
+}
+
 __global__ void GKStrengthCountKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                      PetscBool sym, double thr, PetscInt *__restrict__ len)
+                                      PetscBool sym, double thr, GKStrengthGhosts o, PetscInt *__restrict__ len)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -85,13 +107,15 @@ __global__ void GKStrengthCountKernel(PetscInt  m, const PetscInt *__restrict__ 
     PetscInt n        = 0;
 
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++) n += GKKeep(ai, aj, aa, sym, thr, i, k, &mirrored);
+    if (o.oi)
+      for (PetscInt k = o.oi[i]; k < o.oi[i + 1]; k++) n += GKKeepGhost(o, thr, o.sc[i], k);
     len[i] = n;
     if (!mirrored) gk_unmirrored = 1;
   }
 }
 
 __global__ void GKStrengthFillKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                     PetscBool sym, double thr, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
+                                     PetscBool sym, double thr, GKStrengthGhosts o, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -101,6 +125,9 @@ __global__ void GKStrengthFillKernel(PetscInt  m, const PetscInt *__restrict__ a
 
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
       if (GKKeep(ai, aj, aa, sym, thr, i, k, &mirrored)) gj[q++] = aj[k];
+    if (o.oi)
+      for (PetscInt k = o.oi[i]; k < o.oi[i + 1]; k++)
+        if (GKKeepGhost(o, thr, o.sc[i], k)) gj[q++] = m + o.oj[k];
   }
 }
 
@@ -122,23 +149,39 @@ PetscErrorCode GKCUDARowStarts(PetscInt n, PetscInt *i, PetscInt *total)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
+PetscErrorCode GKCUDAStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
 {
-  const PetscInt m    = A->m;
-  int            flag = 0;
-  PetscInt       nnz  = 0;
+  const PetscInt   m    = A->m;
+  int              flag = 0;
+  PetscInt         nnz  = 0;
+  GKStrengthGhosts o    = {NULL, NULL, NULL, NULL, m};
+  PetscReal       *sc   = NULL;
 
   PetscFunctionBegin;
   *mirrored = PETSC_TRUE;
   G->m      = A->m;
-  G->n      = A->n;
+  G->n      = A->n + (h ? h->halo->nghost : 0);
   G->a      = NULL;
   G->j      = NULL;
+  if (h) { /* the local scales, the ghosts' from their owners */
+    GKAggExch x;
+
+    PetscCall(GKBackendCUDA.malloc(sizeof(PetscReal) * (size_t)(m + h->halo->nghost), (void **)&sc));
+    if (m) GKStrengthScaleKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, sc);
+    GKCheckLaunch();
+    PetscCall(GKCUDAAggExchangeCreate(h->halo, &x));
+    PetscCall(GKCUDAAggExchange(&x, m, sizeof(PetscReal), sc));
+    PetscCall(GKCUDAAggExchangeDestroy(&x));
+    o.oi = h->oi;
+    o.oj = h->oj;
+    o.ow = h->ow;
+    o.sc = sc;
+  }
   /* G->i: the counts at i + 1, then their scan in place (G->i[0] = 0) */
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&G->i));
   GKCallCUDA(cudaMemcpyToSymbolAsync(gk_unmirrored, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
-  if (m) GKStrengthCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, G->i + 1);
+  if (m) GKStrengthCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, o, G->i + 1);
   GKCheckLaunch();
   PetscCall(GKCUDARowStarts(m, G->i, NULL)); /* the flag and the total read together below */
   GKCallCUDA(cudaMemcpyFromSymbolAsync(&flag, gk_unmirrored, sizeof(int), 0, cudaMemcpyDeviceToHost, GKCUDAStream));
@@ -147,13 +190,15 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
   if (flag) {
     *mirrored = PETSC_FALSE;
     PetscCall(GKBackendCUDA.free(G->i));
+    PetscCall(GKBackendCUDA.free(sc));
     G->i = NULL;
     PetscFunctionReturn(0);
   }
   G->nnz = nnz;
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&G->j));
-  if (m) GKStrengthFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, G->i, G->j);
+  if (m) GKStrengthFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, o, G->i, G->j);
   GKCheckLaunch();
+  PetscCall(GKBackendCUDA.free(sc));
   PetscFunctionReturn(0);
 }
 

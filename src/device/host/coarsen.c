@@ -51,7 +51,7 @@ static PetscInt GKHostAggRound1(PetscInt m, const PetscInt *ai, const PetscInt *
 
 /* The ghosts' entries of the array a (m local entries, then the ghosts') from their owners: the
    local entries other processes read gathered into buf, exchanged into the ghosts' place */
-static PetscErrorCode GKHostAggExchange(const GKAggHalo *h, PetscInt m, size_t unit, void *a, char *buf)
+PetscErrorCode GKHostAggExchange(const GKAggHalo *h, PetscInt m, size_t unit, void *a, char *buf)
 {
   PetscFunctionBegin;
   if (!h) PetscFunctionReturn(0);

@@ -3,7 +3,9 @@
    kept entries counted, the counts summed into the row starts, the kept columns written. The
    weights are PETSc's, operation for operation (MatCreateGraph() for block size 1: the absolute
    values, the transpose added, the diagonal scaling by sqrt(1 / w_ii) from the left, then from
-   the right; then the filter), so the same entries pass the threshold.
+   the right; then the filter), so the same entries pass the threshold. On several processes the
+   ghosts' scales come from their owners (the halo's exchange) and each row's kept ghosts follow
+   its kept local columns.
 */
 #include "hostimpl.h"
 
@@ -55,26 +57,47 @@ static inline PetscBool GKHostKeep(const GKCsr *A, PetscBool sym, PetscReal thr,
   return thr < 0 || (w * GKHostScale(A, sym, i)) * GKHostScale(A, sym, A->j[k]) > thr ? PETSC_TRUE : PETSC_FALSE;
 }
 
-PetscErrorCode GKHostStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
+/* entry k of the halo's row i (device.h, GKStrengthHalo) kept, the ghosts' scales at sc + m */
+static inline PetscBool GKHostKeepGhost(const GKStrengthHalo *h, PetscInt m, const PetscReal *sc, PetscReal thr, PetscInt i, PetscInt k)
 {
+  return thr < 0 || (h->ow[k] * sc[i]) * sc[m + h->oj[k]] > thr ? PETSC_TRUE : PETSC_FALSE;
+}
+
+PetscErrorCode GKHostStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
+{
+  PetscReal *sc = NULL;
+
   PetscFunctionBegin;
   *mirrored = PETSC_TRUE;
   G->m      = A->m;
-  G->n      = A->n;
+  G->n      = A->n + (h ? h->halo->nghost : 0);
   G->a      = NULL;
   G->j      = NULL;
+  if (h) { /* the local scales, the ghosts' from their owners */
+    char *buf;
+
+    PetscCall(PetscMalloc1(A->m + h->halo->nghost, &sc));
+    PetscCall(PetscMalloc1(h->halo->nsend * (PetscInt)sizeof(PetscReal), &buf));
+    for (PetscInt i = 0; i < A->m; i++) sc[i] = GKHostScale(A, sym, i);
+    GKCounts.launches += 1;
+    PetscCall(GKHostAggExchange(h->halo, A->m, sizeof(PetscReal), sc, buf));
+    PetscCall(PetscFree(buf));
+  }
   PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&G->i));
   G->i[0] = 0;
   for (PetscInt i = 0; i < A->m; i++) {
     PetscInt n = 0;
 
     for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++) n += GKHostKeep(A, sym, thr, i, k, mirrored);
+    if (h)
+      for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++) n += GKHostKeepGhost(h, A->m, sc, thr, i, k);
     G->i[i + 1] = n;
   }
   GKCounts.launches += 3; /* the counts (and the flag) zeroed, counted, summed */
   GKCounts.syncs += 1;    /* the flag and the total read */
   if (!*mirrored) {
     PetscCall(GKBackendHost.free(G->i));
+    PetscCall(PetscFree(sc));
     G->i = NULL;
     PetscFunctionReturn(0);
   }
@@ -86,8 +109,12 @@ PetscErrorCode GKHostStrength(const GKCsr *A, PetscBool sym, PetscReal thr, GKCs
 
     for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
       if (GKHostKeep(A, sym, thr, i, k, mirrored)) G->j[q++] = A->j[k];
+    if (h)
+      for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++)
+        if (GKHostKeepGhost(h, A->m, sc, thr, i, k)) G->j[q++] = A->m + h->oj[k];
   }
   GKCounts.launches += 1; /* the columns written */
+  PetscCall(PetscFree(sc));
   PetscFunctionReturn(0);
 }
 

@@ -19,8 +19,9 @@
    ksp ex56 gives them) take the backend's collapse (the graph of the blocks), tentativeblock (a
    Householder QR of each aggregate's rows) and smoothblock, where the backend has them (both
    backends do; a backend without them leaves PETSc's aggregation to run, and says so). On several
-   processes (aggmpi.c) the graph is PETSc's, each process's rows are coarsened on its device with
-   the boundary's states exchanged (the same aggregates as on one process), each aggregate's QR is
+   processes (aggmpi.c) each process's rows of the graph are made on its device (block size 1,
+   symmetric weights; elsewhere PETSc's graph) and coarsened there with the boundary's states
+   exchanged (the same graph and aggregates as on one process), each aggregate's QR is
    made by the backend at its owner, the tentative prolongator is assembled on the host, and
    PETSc's AGG smooths it. Where none of this applies (a host matrix, another coarsening type,
    PCASM's aggregates, more than one smoothing step, the prolongator's filter), the level
@@ -65,7 +66,7 @@ typedef struct {
   Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
   /* the last setup: coarsenings on the device (nmpi of them on several processes) and on the
      host, and the first host one's reason */
-  PetscInt ndevice, nhost, nmpi;
+  PetscInt ndevice, nhost, nmpi, nmpigraph; /* nmpigraph: of the nmpi, those whose graph the devices made */
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
@@ -254,16 +255,31 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
-    ctx->ndevice = ctx->nhost = ctx->nmpi = 0;
-    ctx->why[0]                           = 0;
+    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = 0;
+    ctx->why[0]                                            = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   ctx->mpi = (PetscBool)(size > 1);
-  if (ctx->device && ctx->mpi) { /* PETSc's graph (MPIAIJ), coarsened on the device where it is symmetric */
+  if (ctx->device && ctx->mpi) { /* the graph made on the devices, else PETSc's (MPIAIJ) coarsened there where it is symmetric */
     ctx->cached = PETSC_FALSE;
     PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
+    sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
+    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
+    if (set && flg) sym = PETSC_FALSE; /* PETSc's graph skips the sum with the transpose too */
+    *G = NULL;
+    if (sym || (set && flg)) { /* symmetric weights: the graph the devices make is symmetric */
+      PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
+      PetscCall(PCGAMGAggGPUGraphMPI_Private(A, sym, pc_gamg->threshold[pc_gamg->current_level], G));
+      PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
+    }
+    if (*G) {
+      ctx->nmpigraph++;
+      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": strength graph on the devices of %d processes, threshold %g\n", pc_gamg->current_level,
+                          (int)size, (double)pc_gamg->threshold[pc_gamg->current_level]));
+      PetscFunctionReturn(0);
+    }
     PetscCall(ctx->creategraph(pc, A, G));
     PetscCall(PCGAMGAggGPUGraphSymmetric(pc_gamg, A, *G, &flg));
     if (flg) {
@@ -300,9 +316,9 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
       GKCsr dC = {0, 0, 0, NULL, NULL, NULL};
 
       PetscCall(GKDev->collapse(&dA, bs, &dC));
-      PetscCall(GKDev->strength(&dC, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
+      PetscCall(GKDev->strength(&dC, NULL, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
       PetscCall(GKCsrFree_Private(&dC));
-    } else PetscCall(GKDev->strength(&dA, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
+    } else PetscCall(GKDev->strength(&dA, NULL, sym, pc_gamg->threshold[pc_gamg->current_level], dG, &mirrored));
     annz = dA.nnz;
     if (mirrored) PetscCall(MatSeqGKKeepCsr_Private(A, &dA)); /* for the smoothing and the Galerkin product */
     else PetscCall(MatSeqGKReleaseCsr_Private(A, &dA));
@@ -743,11 +759,11 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                                      ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nmpi)
       PetscCall(PetscViewerASCIIPrintf(viewer,
-                                       "        on several processes: %" PetscInt_FMT
-                                       " of them (PETSc's graph; the MIS on each process's device, exchanging the boundary's states; each "
+                                       "        on several processes: %" PetscInt_FMT " of them (the strength graph on the devices in %" PetscInt_FMT
+                                       ", PETSc's in the others; the MIS on each process's device, exchanging the boundary's states; each "
                                        "aggregate's QR on the device at its owner; the tentative prolongator assembled on the host, smoothed by "
                                        "PETSc's AGG)\n",
-                                       ctx->nmpi));
+                                       ctx->nmpi, ctx->nmpigraph));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)

@@ -1,17 +1,23 @@
 /*
    PCGAMG's aggregation on several processes (agggpu.c's levels whose matrix is split between
-   processes): each process coarsens its rows of PETSc's strength graph on its device, the rounds
-   of the maximal independent set exchanging the boundary's states with the processes next to
-   it, and makes its rows of the tentative prolongator.
+   processes): each process makes its rows of the strength graph and coarsens them on its
+   device, the rounds of the maximal independent set exchanging the boundary's states with the
+   processes next to it, and makes its rows of the tentative prolongator.
 
-   The graph is PETSc's MPIAIJ graph (MatCreateGraph(), which the device matrices give without
-   PETSc's transpose where their pattern is symmetric: gkgraph.c); its two blocks are this
-   process's rows with local columns (the diagonal block's, then the ghosts' after them), which
-   the backend's aggregate takes with a halo (device.h, GKAggHalo): the ghosts' global numbers for
-   their keys, the local vertices other processes hold as ghosts, and the exchange between the
-   processes (a PetscSF from the send list to the ghosts). The keys hash global numbers and every
-   round reads the last round's states on both sides of the boundary, so the roots and the
-   aggregates are those of one process holding the whole graph, however the rows are split.
+   The graph is made on the devices where the level's matrix has block size 1 and its weights are
+   symmetric (symmetrized, or the matrix known symmetric): the backend's strength takes the
+   diagonal block's device CSR and the off-diagonal block's weights, whose mirrors (a_Ji of an
+   entry a_iJ) come from the columns' owners (gkgraph.c, one PetscSF gather of the halo's size),
+   and each ghost's scale comes from its owner (the halo's exchange); the rows kept are PETSc's
+   (MatCreateGraph() and its filter), entry for entry. Elsewhere the graph is PETSc's MPIAIJ one
+   (which the device matrices give without PETSc's transpose where their pattern is symmetric),
+   made local here. Either way the backend's aggregate takes this process's rows with local
+   columns (the diagonal block's, then the ghosts' after them) and a halo (device.h, GKAggHalo):
+   the ghosts' global numbers for their keys, the local vertices other processes hold as ghosts,
+   and the exchange between the processes (a PetscSF from the send list to the ghosts). The keys
+   hash global numbers and every round reads the last round's states on both sides of the
+   boundary, so the roots and the aggregates are those of one process holding the whole graph,
+   however the rows are split.
 
    An aggregate may hold rows of several processes (a vertex joins the root next to it wherever
    that root is). Its nodes' rows of the near null space are gathered at the aggregate's owner (a
@@ -22,15 +28,10 @@
    level's type, assembled on the host, which PETSc's AGG then smooths (A P0 on the device).
 */
 #include "include/gpukitimpl.h"
+#include "mat/impls/gk/gkmat.h"
 #include "aggmpi.h"
 #include <petscsf.h>
 #include <petsc/private/matimpl.h>
-
-/* the exchange's context: the PetscSF from the send list (roots) to the ghosts (leaves) */
-typedef struct {
-  PetscSF  sf;
-  MPI_Comm comm;
-} GKAggMPIExch;
 
 static PetscErrorCode GKAggMPIExchange(void *ctx, size_t unit, const void *send, void *recv)
 {
@@ -67,47 +68,20 @@ static PetscErrorCode GKAggMPIOffset(void *ctx, PetscInt n, PetscInt *start)
   PetscFunctionReturn(0);
 }
 
-/* The halo of the graph G (MPIAIJ, square): its rows' columns made local (the ghosts after the
-   local vertices), the ghosts' and the local vertices' global numbers, the send list and the
-   PetscSF from it to the ghosts; hi, hj, gid and send in host memory */
-static PetscErrorCode GKAggMPIHalo(Mat G, PetscInt **hi, PetscInt **hj, PetscInt **gid, PetscInt *nghost, PetscInt **send, PetscInt *nsend,
-                                   PetscSF *sf2)
+/* The send list of a halo of ng ghosts (global numbers garray, rows of the layout map): the rows
+   of this process some process holds as a ghost, numbered in their order, and the PetscSF from
+   that list (roots) to the ghosts (leaves) */
+static PetscErrorCode GKAggMPISendList(PetscLayout map, PetscInt ng, const PetscInt *garray, PetscInt **send, PetscInt *nsend, PetscSF *sf2)
 {
-  Mat                Gd, Go;
-  const PetscInt    *garray, *di, *dj, *oi, *oj, *degree;
-  PetscInt           m, ng, rstart, nd, no, *cidx, *lidx, ns = 0, nroots, nleaves;
-  PetscBool          done;
+  const PetscInt    *degree;
+  PetscInt           m = map->n, ns = 0, *cidx, *lidx, nroots, nleaves;
   PetscSF            sf;
   const PetscSFNode *iremote;
   PetscSFNode       *iremote2;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIAIJGetSeqAIJ(G, &Gd, &Go, &garray));
-  PetscCall(MatGetOwnershipRange(G, &rstart, NULL));
-  PetscCall(MatGetLocalSize(G, &m, NULL));
-  PetscCall(MatGetSize(Go, NULL, &ng));
-  PetscCall(MatGetRowIJ(Gd, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
-  PetscCheck(done && nd == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the graph's diagonal block");
-  PetscCall(MatGetRowIJ(Go, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
-  PetscCheck(done && no == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the graph's off-diagonal block");
-  PetscCall(PetscMalloc3(m + 1, hi, di[m] + oi[m], hj, m + ng, gid));
-  (*hi)[0] = 0;
-  for (PetscInt v = 0; v < m; v++) {
-    PetscInt k = (*hi)[v];
-
-    for (PetscInt e = di[v]; e < di[v + 1]; e++) (*hj)[k++] = dj[e];
-    for (PetscInt e = oi[v]; e < oi[v + 1]; e++) (*hj)[k++] = m + oj[e];
-    (*hi)[v + 1] = k;
-    (*gid)[v]    = rstart + v;
-  }
-  for (PetscInt g = 0; g < ng; g++) (*gid)[m + g] = garray[g];
-  PetscCall(MatRestoreRowIJ(Gd, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
-  PetscCall(MatRestoreRowIJ(Go, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
-
-  /* the ghosts (leaves) on their owners' rows (roots); the rows some process holds as a ghost,
-     numbered in their order, are the send list, and the leaves are pointed at those numbers */
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)G), &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, G->rmap, ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCall(PetscSFCreate(map->comm, &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, map, ng, NULL, PETSC_COPY_VALUES, garray));
   PetscCall(PetscSFComputeDegreeBegin(sf, &degree));
   PetscCall(PetscSFComputeDegreeEnd(sf, &degree));
   PetscCall(PetscMalloc2(m, &cidx, ng, &lidx));
@@ -123,47 +97,168 @@ static PetscErrorCode GKAggMPIHalo(Mat G, PetscInt **hi, PetscInt **hj, PetscInt
     iremote2[g].rank  = iremote[g].rank;
     iremote2[g].index = lidx[g];
   }
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)G), sf2));
+  PetscCall(PetscSFCreate(map->comm, sf2));
   PetscCall(PetscSFSetGraph(*sf2, ns, ng, NULL, PETSC_COPY_VALUES, iremote2, PETSC_OWN_POINTER));
   PetscCall(PetscSFSetUp(*sf2));
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscFree2(cidx, lidx));
-  *nghost = ng;
-  *nsend  = ns;
+  *nsend = ns;
+  PetscFunctionReturn(0);
+}
+
+/* A graph's halo in device memory (GKAggMPIGraph's): the vertices' global numbers (this
+   process's rows from rstart, then the ghosts', garray), the send list and the exchange */
+static PetscErrorCode GKAggMPIGraphHalo(PetscLayout map, PetscInt ng, const PetscInt *garray, GKAggMPIGraph *c)
+{
+  PetscInt *hgid, *hsend, ns = 0;
+
+  PetscFunctionBegin;
+  PetscCall(GKAggMPISendList(map, ng, garray, &hsend, &ns, &c->x.sf));
+  c->x.comm = map->comm;
+  PetscCall(PetscMalloc1(map->n + ng, &hgid));
+  for (PetscInt v = 0; v < map->n; v++) hgid[v] = map->rstart + v;
+  for (PetscInt g = 0; g < ng; g++) hgid[map->n + g] = garray[g];
+  PetscCall(GKMallocH2D(map->n + ng, hgid, &c->gid));
+  PetscCall(GKMallocH2D(ns, hsend, &c->send));
+  PetscCall(PetscFree(hgid));
+  PetscCall(PetscFree(hsend));
+  c->h.nghost   = ng;
+  c->h.nsend    = ns;
+  c->h.gid      = c->gid;
+  c->h.send     = c->send;
+  c->h.ctx      = &c->x;
+  c->h.exchange = GKAggMPIExchange;
+  c->h.sum      = GKAggMPISum;
+  c->h.offset   = GKAggMPIOffset;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKAggMPIGraphFree(GKAggMPIGraph *c)
+{
+  PetscFunctionBegin;
+  PetscCall(GKFree(c->g.i));
+  PetscCall(GKFree(c->g.j));
+  PetscCall(GKFree(c->gid));
+  PetscCall(GKFree(c->send));
+  PetscCall(PetscSFDestroy(&c->x.sf));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKAggMPIGraphShellDestroy(void *arg)
+{
+  GKAggMPIGraph *c = (GKAggMPIGraph *)GKContainerCtx(arg);
+
+  PetscFunctionBegin;
+  PetscCall(GKAggMPIGraphFree(c));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(0);
+}
+
+/* The graph G (MPIAIJ, square) as the halo takes it: its rows' columns made local (the diagonal
+   block's, then m + the ghosts' after them), copied to the device, with its halo */
+static PetscErrorCode GKAggMPIGraphFromMPIAIJ(Mat G, GKAggMPIGraph *c)
+{
+  Mat             Gd, Go;
+  const PetscInt *garray, *di, *dj, *oi, *oj;
+  PetscInt        m, ng, nd, no, *hi, *hj;
+  PetscBool       done;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(G, &Gd, &Go, &garray));
+  PetscCall(MatGetLocalSize(G, &m, NULL));
+  PetscCall(MatGetSize(Go, NULL, &ng));
+  PetscCall(MatGetRowIJ(Gd, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
+  PetscCheck(done && nd == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the graph's diagonal block");
+  PetscCall(MatGetRowIJ(Go, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
+  PetscCheck(done && no == m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the graph's off-diagonal block");
+  PetscCall(PetscMalloc2(m + 1, &hi, di[m] + oi[m], &hj));
+  hi[0] = 0;
+  for (PetscInt v = 0; v < m; v++) {
+    PetscInt k = hi[v];
+
+    for (PetscInt e = di[v]; e < di[v + 1]; e++) hj[k++] = dj[e];
+    for (PetscInt e = oi[v]; e < oi[v + 1]; e++) hj[k++] = m + oj[e];
+    hi[v + 1] = k;
+  }
+  PetscCall(MatRestoreRowIJ(Gd, 0, PETSC_FALSE, PETSC_FALSE, &nd, &di, &dj, &done));
+  PetscCall(MatRestoreRowIJ(Go, 0, PETSC_FALSE, PETSC_FALSE, &no, &oi, &oj, &done));
+  c->g.m   = m;
+  c->g.n   = m + ng;
+  c->g.nnz = hi[m];
+  PetscCall(GKMallocH2D(m + 1, hi, &c->g.i));
+  PetscCall(GKMallocH2D(hi[m], hj, &c->g.j));
+  PetscCall(PetscFree2(hi, hj));
+  PetscCall(GKAggMPIGraphHalo(G->rmap, ng, garray, c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCGAMGAggGPUGraphMPI_Private(Mat A, PetscBool sym, PetscReal thr, Mat *G)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+  PetscInt        bs, m = A->rmap->n, ng, *oi, *oj, *doi, *doj;
+  PetscReal      *ow, *dow;
+  PetscBool       ok, mirrored;
+  PetscMPIInt     mine;
+  GKCsr           dA = {0, 0, 0, NULL, NULL, NULL};
+  GKStrengthHalo  sh;
+  GKAggMPIGraph  *c;
+
+  PetscFunctionBegin;
+  *G = NULL;
+  PetscCall(MatGetBlockSize(A, &bs));
+  mine = bs == 1 && A->rmap->rstart == A->cmap->rstart && m == A->cmap->n;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, comm));
+  if (!mine) PetscFunctionReturn(0);
+  PetscCall(MatGKGraphOffDiagonal_Private(A, sym, &oi, &oj, &ow, &ok));
+  if (!ok) PetscFunctionReturn(0);
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetSize(Ao, NULL, &ng));
+  PetscCall(PetscNew(&c));
+  PetscCall(GKAggMPIGraphHalo(A->rmap, ng, garray, c));
+  PetscCall(GKMallocH2D(m + 1, oi, &doi));
+  PetscCall(GKMallocH2D(oi[m], oj, &doj));
+  PetscCall(GKMallocH2D(oi[m], ow, &dow));
+  PetscCall(PetscFree3(oi, oj, ow));
+  sh.halo = &c->h;
+  sh.oi   = doi;
+  sh.oj   = doj;
+  sh.ow   = dow;
+  PetscCall(MatSeqGKCsrToDevice_Private(Ad, &dA));
+  PetscCall(GKDev->strength(&dA, &sh, sym, thr, &c->g, &mirrored));
+  PetscCall(MatSeqGKReleaseCsr_Private(Ad, &dA));
+  PetscCall(GKFree(doi));
+  PetscCall(GKFree(doj));
+  PetscCall(GKFree(dow));
+  mine = mirrored;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, comm));
+  if (!mine) {
+    PetscCall(GKAggMPIGraphFree(c));
+    PetscCall(PetscFree(c));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreateShell(comm, m, m, A->rmap->N, A->rmap->N, c, G));
+  PetscCall(MatShellSetContextDestroy(*G, GKAggMPIGraphShellDestroy));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode PCGAMGAggGPUAggregateMPI_Private(Mat G, PetscInt dist, PetscInt **dagg, PetscInt *nagg)
 {
-  PetscInt    *hi, *hj, *hgid, *hsend, m, ng = 0, ns = 0, *di, *dj, *dgid, *dsend;
-  GKAggMPIExch x;
-  GKAggHalo    h;
+  GKAggMPIGraph *c, own;
+  PetscBool      shell;
 
   PetscFunctionBegin;
-  PetscCall(MatGetLocalSize(G, &m, NULL));
-  PetscCall(GKAggMPIHalo(G, &hi, &hj, &hgid, &ng, &hsend, &ns, &x.sf));
-  x.comm = PetscObjectComm((PetscObject)G);
-  PetscCall(GKMallocH2D(m + 1, hi, &di));
-  PetscCall(GKMallocH2D(hi[m], hj, &dj));
-  PetscCall(GKMallocH2D(m + ng, hgid, &dgid));
-  PetscCall(GKMallocH2D(ns, hsend, &dsend));
-  h.nghost   = ng;
-  h.nsend    = ns;
-  h.gid      = dgid;
-  h.send     = dsend;
-  h.ctx      = &x;
-  h.exchange = GKAggMPIExchange;
-  h.sum      = GKAggMPISum;
-  h.offset   = GKAggMPIOffset;
-  PetscCall(GKMalloc(2 * m, dagg));
-  PetscCall(GKDev->aggregate(m, di, dj, dist, &h, *dagg, *dagg + m, nagg));
-  PetscCall(GKFree(di));
-  PetscCall(GKFree(dj));
-  PetscCall(GKFree(dgid));
-  PetscCall(GKFree(dsend));
-  PetscCall(PetscSFDestroy(&x.sf));
-  PetscCall(PetscFree3(hi, hj, hgid));
-  PetscCall(PetscFree(hsend));
+  PetscCall(PetscObjectTypeCompare((PetscObject)G, MATSHELL, &shell));
+  if (shell) PetscCall(MatShellGetContext(G, &c));
+  else {
+    PetscCall(PetscMemzero(&own, sizeof(own)));
+    PetscCall(GKAggMPIGraphFromMPIAIJ(G, &own));
+    c = &own;
+  }
+  PetscCall(GKMalloc(2 * c->g.m, dagg));
+  PetscCall(GKDev->aggregate(c->g.m, c->g.i, c->g.j, dist, &c->h, *dagg, *dagg + c->g.m, nagg));
+  if (!shell) PetscCall(GKAggMPIGraphFree(&own));
   PetscFunctionReturn(0);
 }
 

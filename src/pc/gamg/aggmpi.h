@@ -3,9 +3,32 @@
 */
 #pragma once
 
-#include <petscmat.h>
+#include "include/gpukitimpl.h"
+#include <petscsf.h>
 
-/* the aggregates of the MPIAIJ graph G, coarsened on the device with the boundary's states
+/* a graph split between processes, as the backend's aggregate takes it with a halo, in device
+   memory: this process's rows (columns local, then m + the ghosts'), the vertices' global
+   numbers and the send list; the exchange's context (the PetscSF from the send list, roots, to
+   the ghosts, leaves). A MATSHELL's context where the graph was made on the devices. */
+typedef struct {
+  PetscSF  sf;
+  MPI_Comm comm;
+} GKAggMPIExch;
+
+typedef struct {
+  GKCsr        g;
+  PetscInt    *gid, *send;
+  GKAggMPIExch x;
+  GKAggHalo    h;
+} GKAggMPIGraph;
+
+/* PCGAMG's strength graph of the MPI device matrix A (block size 1, square) made on the devices
+   (the backend's strength with the ghosts' weights and scales: the graph PETSc's MatCreateGraph()
+   and filter make, symmetrized where sym), a MATSHELL of GKAggMPIGraph; *G NULL (the same on
+   every process) where A's pattern is not symmetric or its blocks are not square. Collective. */
+PETSC_EXTERN PetscErrorCode PCGAMGAggGPUGraphMPI_Private(Mat, PetscBool, PetscReal, Mat *);
+
+/* the aggregates of the graph G (that MATSHELL, or PETSc's MPIAIJ graph), coarsened on the device with the boundary's states
    exchanged (collective): *dagg (device, 2 m entries, freed by the caller) each local row's
    aggregate (global numbers, -1 for none), then this process's roots; *nagg their count */
 PETSC_EXTERN PetscErrorCode PCGAMGAggGPUAggregateMPI_Private(Mat, PetscInt, PetscInt **, PetscInt *);

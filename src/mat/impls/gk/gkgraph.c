@@ -17,7 +17,7 @@
    owner: every process sends its off-diagonal entries to their columns' owners (a PetscSF
    gather, the halo's size), which compare them with their own rows and take the sums.
 */
-#include "gkmat.h"
+#include "mpigk.h"
 #include <petscsf.h>
 
 /* The value PETSc's graph sums: |a| where it takes absolute values first, else a */
@@ -187,5 +187,59 @@ PetscErrorCode MatGKGraphSymmetrize_Private(Mat T, PetscScalar **wd, PetscScalar
   PetscCall(MatSetOption(T, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(PetscFree(*wd));
   PetscCall(PetscFree(*wo));
+  PetscFunctionReturn(0);
+}
+
+/* The off-diagonal block O of the MPI device matrix A (names MPIAIJ's, host values current):
+   its pattern copied, its weights (PetscReal, the block's order) */
+static PetscErrorCode GraphOffDiagonalWeights(Mat A, PetscBool sym, PetscInt **oi, PetscInt **oj, PetscReal **w, PetscBool *ok)
+{
+  Mat                O;
+  const PetscInt    *ia, *ja, *garray;
+  const PetscScalar *a;
+  PetscScalar       *ws = NULL;
+  PetscInt           n;
+  PetscBool          done;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, NULL, &O, &garray));
+  *ok = PETSC_TRUE;
+  if (sym) PetscCall(GraphSumOffDiagonal(A, O, garray, PETSC_TRUE, &ws, ok));
+  PetscCall(MatGetRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No row arrays of the off-diagonal block");
+  PetscCall(PetscMalloc3(n + 1, oi, ia[n], oj, ia[n], w));
+  PetscCall(PetscArraycpy(*oi, ia, n + 1));
+  PetscCall(PetscArraycpy(*oj, ja, ia[n]));
+  PetscCall(MatSeqAIJGetArrayRead(O, &a));
+  for (PetscInt k = 0; k < ia[n] && *ok; k++) (*w)[k] = sym ? PetscRealPart(ws[k]) : PetscAbsScalar(a[k]);
+  PetscCall(MatSeqAIJRestoreArrayRead(O, &a));
+  PetscCall(MatRestoreRowIJ(O, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(PetscFree(ws));
+  PetscFunctionReturn(0);
+}
+
+/* PCGAMG's strength graph of the MPI device matrix A (block size 1) made on the devices
+   (aggmpi.c, the backend's strength with a halo): A's off-diagonal block's pattern (oi, oj: the
+   ghosts' local numbers) and weights w, w_iJ = |a_iJ| + |a_Ji| where symmetrized (the mirror's
+   value from J's owner, as the sum above takes it) or |a_iJ|, in host memory, freed with
+   PetscFree3(*oi, *oj, *w). *ok (the same on every process) false where some entry has no
+   mirror (nothing is made then). Collective. */
+PetscErrorCode MatGKGraphOffDiagonal_Private(Mat A, PetscBool sym, PetscInt **oi, PetscInt **oj, PetscReal **w, PetscBool *ok)
+{
+  GKAsMPIAIJ     s;
+  PetscErrorCode ierr;
+  PetscMPIInt    mine, all;
+
+  PetscFunctionBegin;
+  *oi = *oj = NULL;
+  *w        = NULL;
+  PetscCall(MatMPIGKAsMPIAIJ_Private(A, PETSC_TRUE, &s));
+  ierr = GraphOffDiagonalWeights(A, sym, oi, oj, w, ok);
+  PetscCall(MatMPIGKAsOwn_Private(&s));
+  PetscCall(ierr);
+  mine = *ok ? 1 : 0;
+  PetscCall(MPIU_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)A)));
+  *ok = (PetscBool)(all == 1);
+  if (!*ok) PetscCall(PetscFree3(*oi, *oj, *w));
   PetscFunctionReturn(0);
 }

@@ -291,6 +291,7 @@ PETSC_INTERN PetscErrorCode MatGKTransportDestroy_Private(GKTransport *, MPI_Com
    value arrays, whether the pattern is symmetric (gkgraph.c) */
 PETSC_INTERN PetscErrorCode MatGKGraphSum_Private(Mat, PetscBool, PetscBool *, PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatGKGraphSymmetrize_Private(Mat, PetscScalar **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatGKGraphOffDiagonal_Private(Mat, PetscBool, PetscInt **, PetscInt **, PetscReal **, PetscBool *);
 
 /* MatMatMult() and MatPtAP() of the sequential device types on the device (gkspgemm.c) */
 PETSC_INTERN PetscErrorCode MatProductGKDeviceEligible_Private(Mat, PetscBool *);
