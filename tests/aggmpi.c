@@ -7,7 +7,9 @@ static char
   -bs <bs>       : the rows of a node (the graph's vertices are the nodes)\n\
   -nv <nv>       : the near null space's vectors\n\
   -strength <thr>: the graph made as the strength graph of an mpiellrcuda matrix of that pattern\n\
-                   (values not symmetric), symmetrized and filtered with this threshold\n\n";
+                   (values not symmetric), symmetrized and filtered with this threshold\n\
+  -known_symmetric : its values symmetric instead, the graph not symmetrized (as for a matrix\n\
+                   marked symmetric)\n\n";
 
 /*
    The graph, split between the processes as the layout says, is coarsened by
@@ -67,8 +69,9 @@ int main(int argc, char **argv)
   Mat                    G, A, P;
   PetscInt               bs = 1, nv = 1, M;
   PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE, sameG = PETSC_TRUE, strength = PETSC_FALSE;
-  PetscReal              thr = 0.0;
-  PetscScalar           *av  = NULL;
+  PetscReal              thr   = 0.0;
+  PetscBool              known = PETSC_FALSE;
+  PetscScalar           *av    = NULL;
   PetscInt              *di, *dj, *si = NULL, *sj = NULL;
   PetscGPUKitBackendType backend;
 
@@ -86,6 +89,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-bs", "Rows of a node", NULL, bs, &bs, NULL));
   PetscCall(PetscOptionsInt("-nv", "Near-null-space vectors", NULL, nv, &nv, NULL));
   PetscCall(PetscOptionsReal("-strength", "The strength graph's threshold", NULL, thr, &thr, &strength));
+  PetscCall(PetscOptionsBool("-known_symmetric", "Symmetric values, the graph not symmetrized", NULL, known, &known, NULL));
   PetscOptionsEnd();
   N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
 
@@ -104,7 +108,11 @@ int main(int argc, char **argv)
   if (strength) { /* the weights: a symmetric pattern, values that are not */
     PetscCall(PetscMalloc1(nnz, &av));
     for (PetscInt u = 0; u < N; u++)
-      for (PetscInt k = ai[u]; k < ai[u + 1]; k++) av[k] = aj[k] == u ? 4.0 + (PetscReal)(u % 3) : -1.0 - 0.25 * (PetscReal)((3 * u + 5 * aj[k]) % 7);
+      for (PetscInt k = ai[u]; k < ai[u + 1]; k++) {
+        const PetscInt v = aj[k], a = known ? PetscMin(u, v) : u, b = known ? PetscMax(u, v) : v;
+
+        av[k] = v == u ? 4.0 + (PetscReal)(u % 3) : -1.0 - 0.25 * (PetscReal)((3 * a + 5 * b) % 7);
+      }
   }
 
   mloc = LocalSize(lay, N, rank, size); /* this process's rows */
@@ -131,7 +139,7 @@ int main(int argc, char **argv)
     PetscBool mirrored;
 
     PetscCall(GKMallocH2D(nnz, av, &dA.a));
-    PetscCall(GKDev->strength(&dA, NULL, PETSC_TRUE, thr, &dS, &mirrored));
+    PetscCall(GKDev->strength(&dA, NULL, known ? PETSC_FALSE : PETSC_TRUE, thr, &dS, &mirrored));
     PetscCheck(mirrored, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The pattern is symmetric");
     PetscCall(GKFree(dA.a));
     PetscCall(GKFree(di));
@@ -171,7 +179,7 @@ int main(int argc, char **argv)
     for (PetscInt u = rstart; u < rstart + mloc; u++) PetscCall(MatSetValues(Ad, 1, &u, ai[u + 1] - ai[u], aj + ai[u], av + ai[u], INSERT_VALUES));
     PetscCall(MatAssemblyBegin(Ad, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(Ad, MAT_FINAL_ASSEMBLY));
-    PetscCall(PCGAMGAggGPUGraphMPI_Private(Ad, PETSC_TRUE, thr, &S));
+    PetscCall(PCGAMGAggGPUGraphMPI_Private(Ad, known ? PETSC_FALSE : PETSC_TRUE, thr, &S));
     PetscCheck(S, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "No strength graph made on the devices");
     PetscCall(MatShellGetContext(S, &c));
     PetscCall(PetscMalloc3(mloc + 1, &gi, c->g.nnz, &gj, mloc + c->h.nghost, &gid));
@@ -314,6 +322,9 @@ int main(int argc, char **argv)
     test:
       suffix: strength_random
       args: -problem random -n 300 -strength {{-1 0.35}separate output} -dist 1
+    test:
+      suffix: strength_known_symmetric
+      args: -problem random -n 300 -strength 0.35 -known_symmetric -dist 1
 
   # nodes of 3 rows with 6 vectors (elasticity's rigid-body modes: some aggregates fewer rows than
   # vectors) or 2

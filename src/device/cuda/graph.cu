@@ -1,9 +1,10 @@
 /*
    The strength graph of smoothed aggregation on the device (device.h, strength; host twin:
-   host/graph.c): a thread a row counts the row's kept entries (each weight's mirror and the two
-   diagonals found by binary search in the rows, whose columns ascend), a scan turns the counts
-   into the row starts, and the rows' kept columns are written in order (on several processes
-   each row's kept ghosts after them, the ghosts' scales exchanged first). The weights are PETSc's,
+   host/graph.c): a thread a row finds its scale (its diagonal by binary search in the rows,
+   whose columns ascend), then a thread a row counts the row's kept entries (each weight's mirror
+   found by binary search), marking each, a scan turns the counts into the row starts, and the
+   rows' marked columns are written in order (on several processes each row's kept ghosts after
+   them, the ghosts' scales exchanged first). The weights are PETSc's,
    operation for operation, without fused multiply-adds, so that the same entries pass the
    threshold as in PETSc's graph and in the twin.
 */
@@ -68,26 +69,17 @@ static __device__ __forceinline__ double GKScale(const PetscInt *__restrict__ ai
   return w != 0.0 ? sqrt(fabs(1.0 / w)) : 0.0;
 }
 
-static __device__ __forceinline__ bool GKKeep(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                              PetscBool sym, double thr, PetscInt i, PetscInt k, bool *mirrored)
+/* entry k's weight w (in row i, column j) kept where (w s_i) s_j passes; the scales at sc */
+static __device__ __forceinline__ bool GKKeep(double w, double thr, const PetscReal *__restrict__ sc, PetscInt i, PetscInt j)
 {
-  const double w = GKWeight(ai, aj, aa, sym, i, k, mirrored);
-
-  return thr < 0 || __dmul_rn(__dmul_rn(w, GKScale(ai, aj, aa, sym, i)), GKScale(ai, aj, aa, sym, aj[k])) > thr;
+  return thr < 0 || __dmul_rn(__dmul_rn(w, sc[i]), sc[j]) > thr;
 }
 
-/* the halo's entries of row i (device.h, GKStrengthHalo): entry k in ghost column oj[k], kept
-   where (w s_i) s_J passes, with the ghosts' scales sc[m + J] */
+/* the halo's entries (device.h, GKStrengthHalo): entry k in ghost column m + oj[k] */
 struct GKStrengthGhosts {
   const PetscInt *__restrict__ oi, *__restrict__ oj;
-  const PetscReal *__restrict__ ow, *__restrict__ sc;
-  PetscInt m;
+  const PetscReal *__restrict__ ow;
 };
-
-static __device__ __forceinline__ bool GKKeepGhost(const GKStrengthGhosts &o, double thr, double si, PetscInt k)
-{
-  return thr < 0 || __dmul_rn(__dmul_rn(o.ow[k], si), o.sc[o.m + o.oj[k]]) > thr;
-}
 
 __global__ void GKStrengthScaleKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
                                       PetscBool sym, PetscReal *__restrict__ sc)
@@ -97,8 +89,10 @@ __global__ void GKStrengthScaleKernel(PetscInt  m, const PetscInt *__restrict__ 
   if (i < m) sc[i] = GKScale(ai, aj, aa, sym, i);
 }
 
+/* each entry's weight and its mirror's found once: whether it is kept, in keep[] for the fill */
 __global__ void GKStrengthCountKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                      PetscBool sym, double thr, GKStrengthGhosts o, PetscInt *__restrict__ len)
+                                      PetscBool sym, double thr, const PetscReal *__restrict__ sc, GKStrengthGhosts o, char *__restrict__ keep,
+                                      PetscInt *__restrict__ len)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
@@ -106,28 +100,33 @@ __global__ void GKStrengthCountKernel(PetscInt  m, const PetscInt *__restrict__ 
     bool     mirrored = true;
     PetscInt n        = 0;
 
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) n += GKKeep(ai, aj, aa, sym, thr, i, k, &mirrored);
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      const bool kp = GKKeep(GKWeight(ai, aj, aa, sym, i, k, &mirrored), thr, sc, i, aj[k]);
+
+      keep[k] = kp;
+      n += kp;
+    }
     if (o.oi)
-      for (PetscInt k = o.oi[i]; k < o.oi[i + 1]; k++) n += GKKeepGhost(o, thr, o.sc[i], k);
+      for (PetscInt k = o.oi[i]; k < o.oi[i + 1]; k++) n += GKKeep(o.ow[k], thr, sc, i, m + o.oj[k]);
     len[i] = n;
     if (!mirrored) gk_unmirrored = 1;
   }
 }
 
-__global__ void GKStrengthFillKernel(PetscInt  m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const GKScalar *__restrict__ aa,
-                                     PetscBool sym, double thr, GKStrengthGhosts o, const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
+__global__ void GKStrengthFillKernel(PetscInt m, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, double thr,
+                                     const PetscReal *__restrict__ sc, GKStrengthGhosts o, const char *__restrict__ keep,
+                                     const PetscInt *__restrict__ gi, PetscInt *__restrict__ gj)
 {
   const PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (i < m) {
-    bool     mirrored = true;
-    PetscInt q        = gi[i];
+    PetscInt q = gi[i];
 
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
-      if (GKKeep(ai, aj, aa, sym, thr, i, k, &mirrored)) gj[q++] = aj[k];
+      if (keep[k]) gj[q++] = aj[k];
     if (o.oi)
       for (PetscInt k = o.oi[i]; k < o.oi[i + 1]; k++)
-        if (GKKeepGhost(o, thr, o.sc[i], k)) gj[q++] = m + o.oj[k];
+        if (GKKeep(o.ow[k], thr, sc, i, m + o.oj[k])) gj[q++] = m + o.oj[k];
   }
 }
 
@@ -154,8 +153,9 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool
   const PetscInt   m    = A->m;
   int              flag = 0;
   PetscInt         nnz  = 0;
-  GKStrengthGhosts o    = {NULL, NULL, NULL, NULL, m};
+  GKStrengthGhosts o    = {NULL, NULL, NULL};
   PetscReal       *sc   = NULL;
+  char            *keep = NULL;
 
   PetscFunctionBegin;
   *mirrored = PETSC_TRUE;
@@ -163,25 +163,26 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool
   G->n      = A->n + (h ? h->halo->nghost : 0);
   G->a      = NULL;
   G->j      = NULL;
-  if (h) { /* the local scales, the ghosts' from their owners */
+  /* the rows' scales (with a halo, the ghosts' from their owners after them) */
+  PetscCall(GKBackendCUDA.malloc(sizeof(PetscReal) * (size_t)(m + (h ? h->halo->nghost : 0)), (void **)&sc));
+  PetscCall(GKBackendCUDA.malloc((size_t)A->nnz, (void **)&keep));
+  if (m) GKStrengthScaleKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, sc);
+  GKCheckLaunch();
+  if (h) {
     GKAggExch x;
 
-    PetscCall(GKBackendCUDA.malloc(sizeof(PetscReal) * (size_t)(m + h->halo->nghost), (void **)&sc));
-    if (m) GKStrengthScaleKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, sc);
-    GKCheckLaunch();
     PetscCall(GKCUDAAggExchangeCreate(h->halo, &x));
     PetscCall(GKCUDAAggExchange(&x, m, sizeof(PetscReal), sc));
     PetscCall(GKCUDAAggExchangeDestroy(&x));
     o.oi = h->oi;
     o.oj = h->oj;
     o.ow = h->ow;
-    o.sc = sc;
   }
   /* G->i: the counts at i + 1, then their scan in place (G->i[0] = 0) */
   PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&G->i));
   GKCallCUDA(cudaMemcpyToSymbolAsync(gk_unmirrored, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
-  if (m) GKStrengthCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, o, G->i + 1);
+  if (m) GKStrengthCountKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, sc, o, keep, G->i + 1);
   GKCheckLaunch();
   PetscCall(GKCUDARowStarts(m, G->i, NULL)); /* the flag and the total read together below */
   GKCallCUDA(cudaMemcpyFromSymbolAsync(&flag, gk_unmirrored, sizeof(int), 0, cudaMemcpyDeviceToHost, GKCUDAStream));
@@ -190,15 +191,15 @@ PetscErrorCode GKCUDAStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool
   if (flag) {
     *mirrored = PETSC_FALSE;
     PetscCall(GKBackendCUDA.free(G->i));
-    PetscCall(GKBackendCUDA.free(sc));
     G->i = NULL;
-    PetscFunctionReturn(0);
+  } else {
+    G->nnz = nnz;
+    PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&G->j));
+    if (m) GKStrengthFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, thr, sc, o, keep, G->i, G->j);
+    GKCheckLaunch();
   }
-  G->nnz = nnz;
-  PetscCall(GKBackendCUDA.malloc(sizeof(PetscInt) * (size_t)nnz, (void **)&G->j));
-  if (m) GKStrengthFillKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, A->i, A->j, (const GKScalar *)A->a, sym, thr, o, G->i, G->j);
-  GKCheckLaunch();
   PetscCall(GKBackendCUDA.free(sc));
+  PetscCall(GKBackendCUDA.free(keep));
   PetscFunctionReturn(0);
 }
 

@@ -3,9 +3,10 @@
    kept entries counted, the counts summed into the row starts, the kept columns written. The
    weights are PETSc's, operation for operation (MatCreateGraph() for block size 1: the absolute
    values, the transpose added, the diagonal scaling by sqrt(1 / w_ii) from the left, then from
-   the right; then the filter), so the same entries pass the threshold. On several processes the
-   ghosts' scales come from their owners (the halo's exchange) and each row's kept ghosts follow
-   its kept local columns.
+   the right; then the filter), so the same entries pass the threshold: the rows' scales first,
+   then each entry's weight (its mirror found once), marked kept or not and counted, then the
+   marked columns written. On several processes the ghosts' scales come from their owners (the
+   halo's exchange) and each row's kept ghosts follow its kept local columns.
 */
 #include "hostimpl.h"
 
@@ -50,22 +51,17 @@ static inline PetscReal GKHostScale(const GKCsr *A, PetscBool sym, PetscInt i)
   return w != 0.0 ? PetscSqrtReal(PetscAbsReal(1.0 / w)) : 0.0;
 }
 
-static inline PetscBool GKHostKeep(const GKCsr *A, PetscBool sym, PetscReal thr, PetscInt i, PetscInt k, PetscBool *mirrored)
+/* entry k's weight w (in row i, column j) kept where (w s_i) s_j passes; the scales at sc */
+static inline PetscBool GKHostKeep(PetscReal w, PetscReal thr, const PetscReal *sc, PetscInt i, PetscInt j)
 {
-  const PetscReal w = GKHostWeight(A, sym, i, k, mirrored);
-
-  return thr < 0 || (w * GKHostScale(A, sym, i)) * GKHostScale(A, sym, A->j[k]) > thr ? PETSC_TRUE : PETSC_FALSE;
-}
-
-/* entry k of the halo's row i (device.h, GKStrengthHalo) kept, the ghosts' scales at sc + m */
-static inline PetscBool GKHostKeepGhost(const GKStrengthHalo *h, PetscInt m, const PetscReal *sc, PetscReal thr, PetscInt i, PetscInt k)
-{
-  return thr < 0 || (h->ow[k] * sc[i]) * sc[m + h->oj[k]] > thr ? PETSC_TRUE : PETSC_FALSE;
+  return thr < 0 || (w * sc[i]) * sc[j] > thr ? PETSC_TRUE : PETSC_FALSE;
 }
 
 PetscErrorCode GKHostStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool sym, PetscReal thr, GKCsr *G, PetscBool *mirrored)
 {
-  PetscReal *sc = NULL;
+  const PetscInt m = A->m;
+  PetscReal     *sc;
+  char          *keep;
 
   PetscFunctionBegin;
   *mirrored = PETSC_TRUE;
@@ -73,48 +69,51 @@ PetscErrorCode GKHostStrength(const GKCsr *A, const GKStrengthHalo *h, PetscBool
   G->n      = A->n + (h ? h->halo->nghost : 0);
   G->a      = NULL;
   G->j      = NULL;
-  if (h) { /* the local scales, the ghosts' from their owners */
+  /* the rows' scales (with a halo, the ghosts' from their owners after them) */
+  PetscCall(PetscMalloc2(m + (h ? h->halo->nghost : 0), &sc, A->nnz, &keep));
+  for (PetscInt i = 0; i < m; i++) sc[i] = GKHostScale(A, sym, i);
+  GKCounts.launches += 1;
+  if (h) {
     char *buf;
 
-    PetscCall(PetscMalloc1(A->m + h->halo->nghost, &sc));
     PetscCall(PetscMalloc1(h->halo->nsend * (PetscInt)sizeof(PetscReal), &buf));
-    for (PetscInt i = 0; i < A->m; i++) sc[i] = GKHostScale(A, sym, i);
-    GKCounts.launches += 1;
-    PetscCall(GKHostAggExchange(h->halo, A->m, sizeof(PetscReal), sc, buf));
+    PetscCall(GKHostAggExchange(h->halo, m, sizeof(PetscReal), sc, buf));
     PetscCall(PetscFree(buf));
   }
-  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(A->m + 1), (void **)&G->i));
+  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)(m + 1), (void **)&G->i));
   G->i[0] = 0;
-  for (PetscInt i = 0; i < A->m; i++) {
+  for (PetscInt i = 0; i < m; i++) { /* each entry's weight and its mirror's found once, marked */
     PetscInt n = 0;
 
-    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++) n += GKHostKeep(A, sym, thr, i, k, mirrored);
+    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++) {
+      keep[k] = (char)GKHostKeep(GKHostWeight(A, sym, i, k, mirrored), thr, sc, i, A->j[k]);
+      n += keep[k];
+    }
     if (h)
-      for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++) n += GKHostKeepGhost(h, A->m, sc, thr, i, k);
+      for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++) n += GKHostKeep(h->ow[k], thr, sc, i, m + h->oj[k]);
     G->i[i + 1] = n;
   }
   GKCounts.launches += 3; /* the counts (and the flag) zeroed, counted, summed */
   GKCounts.syncs += 1;    /* the flag and the total read */
   if (!*mirrored) {
     PetscCall(GKBackendHost.free(G->i));
-    PetscCall(PetscFree(sc));
     G->i = NULL;
-    PetscFunctionReturn(0);
-  }
-  for (PetscInt i = 0; i < A->m; i++) G->i[i + 1] += G->i[i];
-  G->nnz = G->i[A->m];
-  PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)G->nnz, (void **)&G->j));
-  for (PetscInt i = 0; i < A->m; i++) {
-    PetscInt q = G->i[i];
+  } else {
+    for (PetscInt i = 0; i < m; i++) G->i[i + 1] += G->i[i];
+    G->nnz = G->i[m];
+    PetscCall(GKBackendHost.malloc(sizeof(PetscInt) * (size_t)G->nnz, (void **)&G->j));
+    for (PetscInt i = 0; i < m; i++) {
+      PetscInt q = G->i[i];
 
-    for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
-      if (GKHostKeep(A, sym, thr, i, k, mirrored)) G->j[q++] = A->j[k];
-    if (h)
-      for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++)
-        if (GKHostKeepGhost(h, A->m, sc, thr, i, k)) G->j[q++] = A->m + h->oj[k];
+      for (PetscInt k = A->i[i]; k < A->i[i + 1]; k++)
+        if (keep[k]) G->j[q++] = A->j[k];
+      if (h)
+        for (PetscInt k = h->oi[i]; k < h->oi[i + 1]; k++)
+          if (GKHostKeep(h->ow[k], thr, sc, i, m + h->oj[k])) G->j[q++] = m + h->oj[k];
+    }
+    GKCounts.launches += 1; /* the columns written */
   }
-  GKCounts.launches += 1; /* the columns written */
-  PetscCall(PetscFree(sc));
+  PetscCall(PetscFree2(sc, keep));
   PetscFunctionReturn(0);
 }
 
