@@ -267,10 +267,10 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
   const PetscInt  m = A->rmap->n, nn = m / bs, nstart = A->rmap->rstart / bs, w = bs * nv;
-  PetscInt        nl = 0, nin = 0, astart, *cols, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
+  PetscInt        nl = 0, nin = 0, astart, *ii, *jj, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
   const PetscInt *degree;
   PetscReal      *leaf, *in, *cb, *dcb, *dr;
-  PetscScalar    *pl, *pm, *pc, *dp;
+  PetscScalar    *pl, *pm, *pc, *dp, *vv;
   PetscLayout     alay;
   PetscSF         sf;
   MPI_Datatype    unit;
@@ -352,26 +352,25 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
   PetscCall(PetscSFScatterEnd(sf, unit, pm, pl));
   PetscCallMPI(MPI_Type_free(&unit));
 
-  /* P0: a node's rows in its aggregate's nv columns */
+  /* P0: a node's rows in its aggregate's nv columns, written into the blocks whole */
   PetscCall(MatCreate(comm, P));
   PetscCall(MatSetSizes(*P, m, nagg * nv, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetBlockSizes(*P, bs, nv));
   PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(MatSeqAIJSetPreallocation(*P, nv, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*P, nv, NULL, nv, NULL));
-  PetscCall(PetscMalloc1(nv, &cols));
-  for (PetscInt v = 0; v < nn; v++) {
-    if (agg[v] < 0) continue;
-    for (PetscInt j = 0; j < nv; j++) cols[j] = agg[v] * nv + j;
-    for (PetscInt i = 0; i < bs; i++) { /* a row's nv values at once */
-      const PetscInt row = (nstart + v) * bs + i;
+  PetscCall(PetscMalloc3(m + 1, &ii, m * nv, &jj, m * nv, &vv));
+  ii[0] = 0;
+  for (PetscInt v = 0; v < nn; v++)
+    for (PetscInt i = 0; i < bs; i++) { /* row v bs + i */
+      const PetscInt row = v * bs + i, at = ii[row];
 
-      PetscCall(MatSetValues(*P, 1, &row, nv, cols, pl + v * w + i * nv, INSERT_VALUES));
+      ii[row + 1] = at + (agg[v] < 0 ? 0 : nv);
+      for (PetscInt j = 0; j < (agg[v] < 0 ? 0 : nv); j++) {
+        jj[at + j] = agg[v] * nv + j;
+        vv[at + j] = pl[v * w + i * nv + j];
+      }
     }
-  }
-  PetscCall(PetscFree(cols));
-  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatMPIGKSetRows_Private(*P, PETSC_TRUE, ii, jj, vv));
+  PetscCall(PetscFree3(ii, jj, vv));
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscLayoutDestroy(&alay));
   PetscCall(PetscFree(pc));

@@ -254,6 +254,10 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GK(Mat);
 PETSC_INTERN PetscErrorCode MatProductNumeric_GK(Mat);
 /* an MPI device matrix's diagonal and off-diagonal blocks and the ghosts' global columns (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatMPIGKGetBlocks_Private(Mat, Mat *, Mat *, const PetscInt **);
+/* an MPI device matrix's local rows (global columns, ascending in each row) written into its
+   blocks whole: with the pattern (preallocated and assembled here), or the values alone
+   (mpigkspgemm.c) */
+PETSC_INTERN PetscErrorCode MatMPIGKSetRows_Private(Mat, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

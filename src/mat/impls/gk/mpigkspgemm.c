@@ -330,7 +330,7 @@ static PetscErrorCode GKShareToRows_Private(PetscLayout rmap, PetscInt ncols, co
    (MatSeqAIJSetColumnIndices(): the off-diagonal block's columns global until the assembly
    compacts them) and C assembled; else only the values, into the pattern they made (the
    off-diagonal block's compacted columns ascend as the global ones do) */
-static PetscErrorCode MatMPIGKSetRows_Private(Mat C, PetscBool pattern, const PetscInt *ii, const PetscInt *jj, const PetscScalar *vv)
+PetscErrorCode MatMPIGKSetRows_Private(Mat C, PetscBool pattern, const PetscInt *ii, const PetscInt *jj, const PetscScalar *vv)
 {
   PetscInt     m, cstart, cend, at[2] = {0, 0}, *nnz[2];
   Mat          blk[2];
