@@ -9,7 +9,8 @@ static char
   -strength <thr>: the graph made as the strength graph of an mpiellrcuda matrix of that pattern\n\
                    (values not symmetric), symmetrized and filtered with this threshold\n\
   -known_symmetric : its values symmetric instead, the graph not symmetrized (as for a matrix\n\
-                   marked symmetric)\n\n";
+                   marked symmetric)\n\
+  -unpaired      : that matrix with an entry (0, N-1) whose mirror is not stored: no graph made\n\n";
 
 /*
    The graph, split between the processes as the layout says, is coarsened by
@@ -58,6 +59,23 @@ static PetscBool Edge(Problem p, PetscInt n, PetscInt u, PetscInt v)
   }
 }
 
+/* the mpiellrcuda matrix of the whole graph's pattern and values av, this process's rows; with
+   unpaired, an entry (0, N - 1) more, whose mirror is not stored */
+static PetscErrorCode DeviceMatrix(PetscInt N, PetscInt mloc, PetscInt rstart, const PetscInt *ai, const PetscInt *aj, const PetscScalar *av,
+                                   PetscBool unpaired, Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, mloc, mloc, N, N));
+  PetscCall(MatSetType(*A, MATMPIELLRCUDA));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 21, NULL, 21, NULL));
+  for (PetscInt u = rstart; u < rstart + mloc; u++) PetscCall(MatSetValues(*A, 1, &u, ai[u + 1] - ai[u], aj + ai[u], av + ai[u], INSERT_VALUES));
+  if (unpaired && rstart == 0 && mloc > 0) PetscCall(MatSetValue(*A, 0, N - 1, -1.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Problem                p   = LAP2D;
@@ -70,8 +88,8 @@ int main(int argc, char **argv)
   PetscInt               bs = 1, nv = 1, M;
   PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE, sameG = PETSC_TRUE, strength = PETSC_FALSE;
   PetscReal              thr   = 0.0;
-  PetscBool              known = PETSC_FALSE;
-  PetscScalar           *av    = NULL;
+  PetscBool              known = PETSC_FALSE, unpaired = PETSC_FALSE;
+  PetscScalar           *av = NULL;
   PetscInt              *di, *dj, *si = NULL, *sj = NULL;
   PetscGPUKitBackendType backend;
 
@@ -90,6 +108,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-nv", "Near-null-space vectors", NULL, nv, &nv, NULL));
   PetscCall(PetscOptionsReal("-strength", "The strength graph's threshold", NULL, thr, &thr, &strength));
   PetscCall(PetscOptionsBool("-known_symmetric", "Symmetric values, the graph not symmetrized", NULL, known, &known, NULL));
+  PetscCall(PetscOptionsBool("-unpaired", "An entry whose mirror is not stored", NULL, unpaired, &unpaired, NULL));
   PetscOptionsEnd();
   N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
 
@@ -129,6 +148,22 @@ int main(int argc, char **argv)
     for (PetscInt k = 0; k < li[mloc]; k++) vals[k] = 1.0;
     PetscCall(MatMPIAIJSetPreallocationCSR(G, li, aj + ai[rstart], vals));
     PetscCall(PetscFree2(li, vals));
+  }
+
+  if (strength && unpaired) { /* no graph on the devices, on every process alike (PETSc's is made then) */
+    Mat Ad, S;
+
+    PetscCall(DeviceMatrix(N, mloc, rstart, ai, aj, av, PETSC_TRUE, &Ad));
+    PetscCall(PCGAMGAggGPUGraphMPI_Private(Ad, PETSC_TRUE, thr, &S));
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "an entry whose mirror is not stored: %s\n", S ? "a graph made on the devices" : "no graph made on the devices"));
+    PetscCall(MatDestroy(&S));
+    PetscCall(MatDestroy(&Ad));
+    PetscCall(MatDestroy(&G));
+    PetscCall(PetscFree(av));
+    PetscCall(PetscFree2(ai, aj));
+    PetscCall(PetscFinalize());
+    return 0;
   }
 
   /* one process's aggregates and tentative prolongator of the whole graph */
@@ -172,13 +207,7 @@ int main(int argc, char **argv)
     PetscInt      *gi, *gj, *gid;
 
     PetscCall(MatDestroy(&G));
-    PetscCall(MatCreate(PETSC_COMM_WORLD, &Ad));
-    PetscCall(MatSetSizes(Ad, mloc, mloc, N, N));
-    PetscCall(MatSetType(Ad, MATMPIELLRCUDA));
-    PetscCall(MatMPIAIJSetPreallocation(Ad, 20, NULL, 20, NULL));
-    for (PetscInt u = rstart; u < rstart + mloc; u++) PetscCall(MatSetValues(Ad, 1, &u, ai[u + 1] - ai[u], aj + ai[u], av + ai[u], INSERT_VALUES));
-    PetscCall(MatAssemblyBegin(Ad, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(Ad, MAT_FINAL_ASSEMBLY));
+    PetscCall(DeviceMatrix(N, mloc, rstart, ai, aj, av, PETSC_FALSE, &Ad));
     PetscCall(PCGAMGAggGPUGraphMPI_Private(Ad, known ? PETSC_FALSE : PETSC_TRUE, thr, &S));
     PetscCheck(S, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "No strength graph made on the devices");
     PetscCall(MatShellGetContext(S, &c));
@@ -325,6 +354,9 @@ int main(int argc, char **argv)
     test:
       suffix: strength_known_symmetric
       args: -problem random -n 300 -strength 0.35 -known_symmetric -dist 1
+    test:
+      suffix: strength_unpaired
+      args: -problem lap2d -n 12 -strength 0.3 -unpaired
 
   # nodes of 3 rows with 6 vectors (elasticity's rigid-body modes: some aggregates fewer rows than
   # vectors) or 2
