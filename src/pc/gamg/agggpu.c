@@ -224,19 +224,27 @@ static PetscErrorCode PCGAMGAggGPUWhyNot(PC pc, PC_GAMG *pc_gamg, Mat A, char *w
   PetscFunctionReturn(0);
 }
 
-/* Whether PETSc's graph G of A (MPIAIJ) is symmetric, as the coarsening's rounds need: made so
-   (symmetrized, or A known symmetric), or found so (gkgraph.c: G known symmetric, or each entry's
-   mirror found, the off-diagonal ones at their columns' owners). Collective. */
-static PetscErrorCode PCGAMGAggGPUGraphSymmetric(PC_GAMG *pc_gamg, Mat A, Mat G, PetscBool *sym)
+/* How PETSc's graph of A takes its weights: *sum, with A^T's added (symmetrize asked, A not
+   known symmetric); *known, A known symmetric (PETSc's graph skips the sum then). The weights
+   are symmetric where either holds. */
+static PetscErrorCode PCGAMGAggGPUSymmetrize(PC_GAMG *pc_gamg, Mat A, PetscBool *sum, PetscBool *known)
 {
   PetscBool set, flg;
 
   PetscFunctionBegin;
-  *sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
-  if (!*sym) {
-    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
-    *sym = (PetscBool)(set && flg);
-  }
+  PetscCall(MatIsSymmetricKnown(A, &set, &flg));
+  *known = (PetscBool)(set && flg);
+  *sum   = (PetscBool)(GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx) && !*known);
+  PetscFunctionReturn(0);
+}
+
+/* Whether PETSc's graph G of A (MPIAIJ) is symmetric, as the coarsening's rounds need: made so
+   (symmetric weights), or found so (gkgraph.c: G known symmetric, or each entry's mirror found,
+   the off-diagonal ones at their columns' owners). Collective. */
+static PetscErrorCode PCGAMGAggGPUGraphSymmetric(PetscBool weights, Mat G, PetscBool *sym)
+{
+  PetscFunctionBegin;
+  *sym = weights;
   if (!*sym) PetscCall(MatGKGraphSum_Private(G, PETSC_FALSE, sym, NULL, NULL));
   PetscFunctionReturn(0);
 }
@@ -247,7 +255,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PC_GAMG        *pc_gamg;
   PC_GAMG_AGGGPU *ctx;
   GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, *dG;
-  PetscBool       sym, set, flg, mirrored, made = PETSC_FALSE; /* made: PETSc's graph, already */
+  PetscBool       sym, known, flg, mirrored, made = PETSC_FALSE; /* made: PETSc's graph, already */
   PetscInt        annz, bs;
   PetscMPIInt     size;
   char            why[sizeof(ctx->why)];
@@ -265,11 +273,9 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   if (ctx->device && ctx->mpi) { /* the graph made on the devices, else PETSc's (MPIAIJ) coarsened there where it is symmetric */
     ctx->cached = PETSC_FALSE;
     PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
-    sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
-    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
-    if (set && flg) sym = PETSC_FALSE; /* PETSc's graph skips the sum with the transpose too */
+    PetscCall(PCGAMGAggGPUSymmetrize(pc_gamg, A, &sym, &known));
     *G = NULL;
-    if (sym || (set && flg)) { /* symmetric weights: the graph the devices make is symmetric */
+    if (sym || known) { /* symmetric weights: the graph the devices make is symmetric */
       PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
       PetscCall(PCGAMGAggGPUGraphMPI_Private(A, sym, pc_gamg->threshold[pc_gamg->current_level], G));
       PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
@@ -281,7 +287,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
       PetscFunctionReturn(0);
     }
     PetscCall(ctx->creategraph(pc, A, G));
-    PetscCall(PCGAMGAggGPUGraphSymmetric(pc_gamg, A, *G, &flg));
+    PetscCall(PCGAMGAggGPUGraphSymmetric((PetscBool)(sym || known), *G, &flg));
     if (flg) {
       PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": PETSc's strength graph, coarsened on the device of each of %d processes\n",
                           pc_gamg->current_level, (int)size));
@@ -306,9 +312,7 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   }
   if (ctx->device) {
     PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_GRAPH], 0, 0, 0, 0));
-    sym = GKGAMGAggSymmetrize((GKGAMGAgg *)pc_gamg->subctx);
-    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
-    if (set && flg) sym = PETSC_FALSE; /* PETSc's graph skips the sum with the transpose too */
+    PetscCall(PCGAMGAggGPUSymmetrize(pc_gamg, A, &sym, &known));
     PetscCall(PetscNew(&dG));
     PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
     PetscCall(MatGetBlockSize(A, &bs));

@@ -27,9 +27,9 @@ static inline PetscScalar GraphValue(PetscScalar a, PetscBool absval)
 }
 
 /* w = g + g^T over the square block D (n rows, columns local), where D's pattern is symmetric;
-   *ok false (w unset) where an entry has no mirror; w NULL: the pattern checked alone. Each entry's mirror from one pass over the
-   rows (GKGraphSymmetric_Private()); each sum is the same at both places (the sum of two doubles
-   is the same in either order). */
+   *ok false (w unset) where an entry has no mirror; w NULL: the pattern checked alone. Each
+   entry's mirror from one pass over the rows (GKGraphSymmetric_Private()); each sum is the same
+   at both places (the sum of two doubles is the same in either order). */
 static PetscErrorCode GraphSumDiagonal(Mat D, PetscBool absval, PetscScalar **w, PetscBool *ok)
 {
   const PetscInt    *ia, *ja;
