@@ -10,7 +10,8 @@ static char
                    (values not symmetric), symmetrized and filtered with this threshold\n\
   -known_symmetric : its values symmetric instead, the graph not symmetrized (as for a matrix\n\
                    marked symmetric)\n\
-  -unpaired      : that matrix with an entry (0, N-1) whose mirror is not stored: no graph made\n\n";
+  -unpaired      : that matrix with an entry (0, N-1) whose mirror is not stored: no graph made\n\
+  -smooth        : the tentative prolongator smoothed on the devices, against PETSc's AGG's step\n\n";
 
 /*
    The graph, split between the processes as the layout says, is coarsened by
@@ -23,7 +24,11 @@ static char
    layout. With -strength the graph is first made by PCGAMGAggGPUGraphMPI_Private() from an
    mpiellrcuda matrix (its off-diagonal weights' mirrors and its ghosts' scales from their owners)
    and by the backend's strength on the whole matrix alone: each process's rows of the two graphs
-   must hold the same columns.
+   must hold the same columns. With -smooth the tentative prolongator is smoothed by
+   PCGAMGAggGPUSmoothMPI_Private() with an mpiellrcuda matrix of bs x bs blocks on the graph's
+   pattern (values not symmetric) and, from the same tentative prolongator, by PETSc's AGG's step
+   on MPIAIJ (MatMatMult(), the diagonal's reciprocal, MatAYPX()): each row's columns must be the
+   same and its values within rounding (the sums' order differs).
 */
 #include <petscgpukit.h>
 #include "include/gpukitimpl.h"
@@ -76,6 +81,68 @@ static PetscErrorCode DeviceMatrix(PetscInt N, PetscInt mloc, PetscInt rstart, c
   PetscFunctionReturn(0);
 }
 
+/* The level's matrix of bs x bs blocks on the graph's pattern (ai, aj), values not symmetric,
+   this process's rows; the tentative prolongator t (and P0, the same as a matrix) smoothed on the
+   devices and by PETSc's AGG's step; *same whether this process's rows agree, *ns P's entries */
+static PetscErrorCode SmoothCheck(PetscInt N, PetscInt bs, PetscInt mloc, PetscInt rstart, const PetscInt *ai, const PetscInt *aj,
+                                  const GKAggMPITentative *t, Mat P0, PetscBool *same, PetscInt *ns)
+{
+  const PetscReal alpha = -1.4 / 2.3;
+  Mat             A, Aaij, P0aij, T, Ps;
+  Vec             d;
+  MatInfo         info;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, &A));
+  PetscCall(MatSetSizes(A, mloc * bs, mloc * bs, N * bs, N * bs));
+  PetscCall(MatSetBlockSize(A, bs));
+  PetscCall(MatSetType(A, MATMPIELLRCUDA));
+  PetscCall(MatMPIAIJSetPreallocation(A, 21 * bs, NULL, 21 * bs, NULL));
+  for (PetscInt u = rstart; u < rstart + mloc; u++)
+    for (PetscInt k = ai[u]; k < ai[u + 1]; k++)
+      for (PetscInt ci = 0; ci < bs; ci++)
+        for (PetscInt cj = 0; cj < bs; cj++) {
+          const PetscInt i = u * bs + ci, j = aj[k] * bs + cj;
+
+          PetscCall(MatSetValue(A, i, j, i == j ? 4.0 + (PetscReal)(i % 3) : -0.5 - 0.25 * (PetscReal)((3 * i + 5 * j) % 7), INSERT_VALUES));
+        }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PCGAMGAggGPUSmoothMPI_Private(A, t, alpha, &Ps));
+  /* PETSc's AGG's step (agg.c, PCGAMGOptProlongator_AGG), on MPIAIJ */
+  PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &Aaij));
+  PetscCall(MatConvert(P0, MATMPIAIJ, MAT_INITIAL_MATRIX, &P0aij));
+  PetscCall(MatMatMult(Aaij, P0aij, MAT_INITIAL_MATRIX, PETSC_DEFAULT, &T));
+  PetscCall(MatCreateVecs(Aaij, &d, NULL));
+  PetscCall(MatGetDiagonal(Aaij, d));
+  PetscCall(VecReciprocal(d));
+  PetscCall(MatDiagonalScale(T, d, NULL));
+  PetscCall(MatAYPX(T, alpha, P0aij, SUBSET_NONZERO_PATTERN));
+  *same = PETSC_TRUE;
+  for (PetscInt i = rstart * bs; i < (rstart + mloc) * bs && *same; i++) {
+    PetscInt           nc, nr;
+    const PetscInt    *cols, *rcols;
+    const PetscScalar *v, *rv;
+
+    PetscCall(MatGetRow(Ps, i, &nc, &cols, &v));
+    PetscCall(MatGetRow(T, i, &nr, &rcols, &rv));
+    *same = (PetscBool)(nc == nr);
+    for (PetscInt k = 0; k < nc && *same; k++)
+      *same = (PetscBool)(cols[k] == rcols[k] && PetscAbsScalar(v[k] - rv[k]) <= 1e-13 * PetscMax(1.0, PetscAbsScalar(rv[k])));
+    PetscCall(MatRestoreRow(Ps, i, &nc, &cols, &v));
+    PetscCall(MatRestoreRow(T, i, &nr, &rcols, &rv));
+  }
+  PetscCall(MatGetInfo(Ps, MAT_GLOBAL_SUM, &info));
+  *ns = (PetscInt)info.nz_used;
+  PetscCall(VecDestroy(&d));
+  PetscCall(MatDestroy(&T));
+  PetscCall(MatDestroy(&Ps));
+  PetscCall(MatDestroy(&P0aij));
+  PetscCall(MatDestroy(&Aaij));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   Problem                p   = LAP2D;
@@ -88,7 +155,8 @@ int main(int argc, char **argv)
   PetscInt               bs = 1, nv = 1, M;
   PetscBool              same = PETSC_TRUE, sameP = PETSC_TRUE, sameG = PETSC_TRUE, strength = PETSC_FALSE;
   PetscReal              thr   = 0.0;
-  PetscBool              known = PETSC_FALSE, unpaired = PETSC_FALSE;
+  PetscBool              known = PETSC_FALSE, unpaired = PETSC_FALSE, smooth = PETSC_FALSE, sameS = PETSC_TRUE;
+  PetscInt               nS = 0;
   PetscScalar           *av = NULL;
   PetscInt              *di, *dj, *si = NULL, *sj = NULL;
   PetscGPUKitBackendType backend;
@@ -109,6 +177,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-strength", "The strength graph's threshold", NULL, thr, &thr, &strength));
   PetscCall(PetscOptionsBool("-known_symmetric", "Symmetric values, the graph not symmetrized", NULL, known, &known, NULL));
   PetscCall(PetscOptionsBool("-unpaired", "An entry whose mirror is not stored", NULL, unpaired, &unpaired, NULL));
+  PetscCall(PetscOptionsBool("-smooth", "The tentative prolongator smoothed on the devices", NULL, smooth, &smooth, NULL));
   PetscOptionsEnd();
   N = p == LAP2D ? n * n : p == LAP3D ? n * n * n : n;
 
@@ -256,7 +325,8 @@ int main(int argc, char **argv)
   /* the tentative prolongator: each local row's nv entries in its node's aggregate's columns; the
      coarse vectors of this process's aggregates */
   if (same) {
-    PetscReal *bl;
+    PetscReal        *bl;
+    GKAggMPITentative t;
 
     PetscCall(MatCreate(PETSC_COMM_WORLD, &A)); /* the level's matrix: its rows, type and block size */
     PetscCall(MatSetSizes(A, mloc * bs, mloc * bs, M, M));
@@ -266,7 +336,8 @@ int main(int argc, char **argv)
     PetscCall(PetscMalloc1(mloc * bs * nv, &bl));
     for (PetscInt i = 0; i < mloc * bs; i++)
       for (PetscInt k = 0; k < nv; k++) bl[i + k * mloc * bs] = b[rstart * bs + i + k * M];
-    PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, dagg, nagg, bl, &P, &r));
+    PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, dagg, nagg, bl, &t, &r));
+    PetscCall(PCGAMGAggGPUTentativeMatMPI_Private(A, &t, &P));
     for (PetscInt i = 0; i < mloc * bs; i++) {
       PetscInt           nc;
       const PetscInt    *cols;
@@ -284,18 +355,21 @@ int main(int argc, char **argv)
     for (PetscInt a = 0; a < nagg; a++)
       for (PetscInt i = 0; i < nv; i++)
         for (PetscInt k = 0; k < nv; k++) sameP = (PetscBool)(sameP && r[a * nv + i + k * nagg * nv] == rref[(astart + a) * nv + i + k * nref * nv]);
+    if (smooth) PetscCall(SmoothCheck(N, bs, mloc, rstart, ai, aj, &t, P, &sameS, &nS));
+    PetscCall(PCGAMGAggGPUTentativeMPIFree_Private(&t));
     PetscCall(MatDestroy(&P));
     PetscCall(MatDestroy(&A));
     PetscCall(PetscFree(r));
     PetscCall(PetscFree(bl));
   } else sameP = PETSC_FALSE;
   {
-    PetscMPIInt both[3] = {same, sameP, sameG}; /* whether every process's rows agree */
+    PetscMPIInt both[4] = {same, sameP, sameG, sameS}; /* whether every process's rows agree */
 
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, 3, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, both, 4, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
     same  = both[0] ? PETSC_TRUE : PETSC_FALSE;
     sameP = both[1] ? PETSC_TRUE : PETSC_FALSE;
     sameG = both[2] ? PETSC_TRUE : PETSC_FALSE;
+    sameS = both[3] ? PETSC_TRUE : PETSC_FALSE;
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s of %" PetscInt_FMT " vertices, distance %" PetscInt_FMT ": %" PetscInt_FMT " aggregates\n", Problems[p],
                         N, dist, nref));
@@ -306,6 +380,9 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the aggregates and roots of one process: %s\n", same ? "yes" : "no"));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the tentative prolongator and coarse vector of one process: %s\n", sameP ? "yes" : "no"));
+  if (smooth)
+    PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "smoothed on the devices as PETSc's AGG smooths it: %s (%" PetscInt_FMT " entries)\n", sameS ? "yes" : "no", nS));
 
   PetscCall(PetscFree3(all, agg, roots));
   PetscCall(GKFree(dagg));
@@ -339,6 +416,12 @@ int main(int argc, char **argv)
     test:
       suffix: random
       args: -problem random -n 300 -dist {{1 2}separate output}
+    test:
+      suffix: smooth_lap2d
+      args: -problem lap2d -n 24 -dist 1 -smooth
+    test:
+      suffix: smooth_random
+      args: -problem random -n 300 -dist 2 -smooth
 
   # the graph made from a matrix on the devices (the strength graph), all entries kept or those
   # above a threshold
@@ -366,5 +449,8 @@ int main(int argc, char **argv)
     test:
       suffix: block_lap2d
       args: -problem lap2d -n 14 -nv {{6 2}separate output} -dist {{1 2}separate output}
+    test:
+      suffix: block_smooth
+      args: -problem lap2d -n 10 -nv 6 -dist 1 -smooth
 
 TEST*/

@@ -22,8 +22,10 @@
    processes (aggmpi.c) each process's rows of the graph are made on its device (block size 1,
    symmetric weights; elsewhere PETSc's graph) and coarsened there with the boundary's states
    exchanged (the same graph and aggregates as on one process), each aggregate's QR is
-   made by the backend at its owner, the tentative prolongator is assembled on the host, and
-   PETSc's AGG smooths it. Where none of this applies (a host matrix, another coarsening type,
+   made by the backend at its owner, and each process's rows of the prolongator are smoothed by
+   the backend's smoothblock with the ghosts' aggregates and values brought from their owners,
+   then written into a matrix of the level's type on the host (PETSc's AGG smooths it where the
+   rows and columns are laid out differently). Where none of this applies (a host matrix, another coarsening type,
    PCASM's aggregates, more than one smoothing step, the prolongator's filter), the level
    runs PETSc's operations, and -pc_view and -info say which ran and why.
 
@@ -66,7 +68,7 @@ typedef struct {
   Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
   /* the last setup: coarsenings on the device (nmpi of them on several processes) and on the
      host, and the first host one's reason */
-  PetscInt ndevice, nhost, nmpi, nmpigraph; /* nmpigraph: of the nmpi, those whose graph the devices made */
+  PetscInt ndevice, nhost, nmpi, nmpigraph, nmpismooth; /* of the nmpi, those whose graph the devices made, whose prolongator they smoothed */
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
@@ -158,6 +160,17 @@ typedef struct {
   PetscScalar *p;      /* device: its values, nv a row */
   PetscInt     bs, nv; /* the rows of a node, the near null space's vectors */
 } GKTentative;
+
+/* on several processes: this process's share (aggmpi.h) */
+static PetscErrorCode GKTentativeMPIShellDestroy(void *arg)
+{
+  GKAggMPITentative *t = (GKAggMPITentative *)GKContainerCtx(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PCGAMGAggGPUTentativeMPIFree_Private(t));
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
 
 static PetscErrorCode GKTentativeShellDestroy(void *arg)
 {
@@ -263,8 +276,8 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
-    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = 0;
-    ctx->why[0]                                            = 0;
+    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = 0;
+    ctx->why[0]                                                              = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
@@ -498,19 +511,34 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_PROL], 0, 0, 0, 0));
   nagg = ctx->nagg;
   *P   = NULL;
-  if (ctx->mpi) { /* PETSc's AGG smooths it (its product on the device) */
-    PetscInt total;
+  if (ctx->mpi) { /* a MATSHELL of this process's share until the devices smooth it, else a matrix of A's type */
+    MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+    PetscInt           total;
+    PetscMPIInt        square = A->rmap->rstart == A->cmap->rstart && m == A->cmap->n;
+    GKAggMPITentative *mt;
 
     PetscCall(MatGetBlockSize(A, &bs));
     nv = pc_gamg->data_cell_cols;
-    PetscCall(MPIU_Allreduce(&nagg, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    PetscCall(MPIU_Allreduce(&nagg, &total, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &square, 1, MPI_INT, MPI_MIN, comm));
     if (!total) PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
     else {
-      PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, ctx->agg, nagg, pc_gamg->data, P, &r));
+      PetscCall(PetscNew(&mt));
+      PetscCall(PCGAMGAggGPUTentativeMPI_Private(A, bs, nv, ctx->agg, nagg, pc_gamg->data, mt, &r));
       PetscCall(PetscFree(pc_gamg->data));
       pc_gamg->data           = r; /* the coarse level's nv vectors: this process's aggregates' nagg nv rows */
       pc_gamg->data_cell_rows = nv;
       pc_gamg->data_sz        = nagg * nv * nv;
+      if (((GKGAMGAgg *)pc_gamg->subctx)->nsmooths && square) { /* each process's rows smoothed on its device (optprolongator) */
+        PetscCall(MatCreateShell(comm, m, nagg * nv, PETSC_DETERMINE, PETSC_DETERMINE, mt, P));
+        PetscCall(MatShellSetContextDestroy(*P, GKTentativeMPIShellDestroy));
+        PetscCall(MatSetBlockSizes(*P, bs, nv));
+        ctx->tentative = *P;
+      } else { /* no smoothing, or PETSc's AGG's (A's rows and columns laid out differently) */
+        PetscCall(PCGAMGAggGPUTentativeMatMPI_Private(A, mt, P));
+        PetscCall(PCGAMGAggGPUTentativeMPIFree_Private(mt));
+        PetscCall(PetscFree(mt));
+      }
     }
   } else if (!nagg) {
     PetscCall(PetscInfo(pc, "%s: No selected points on coarse grid\n", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : ""));
@@ -658,6 +686,22 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
   PetscCall(PCGAMGAggGPUEstimate(pc, pc_gamg, A, &emax));
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
+  if (ctx->mpi) { /* each process's rows on its device, the ghosts' aggregates and values from their owners */
+    GKAggMPITentative *mt;
+    Mat                Ps;
+
+    PetscCall(MatShellGetContext(*P, &mt));
+    PetscCall(PCGAMGAggGPUSmoothMPI_Private(A, mt, -1.4 / emax, &Ps));
+    PetscCall(MatDestroy(P));
+    ctx->tentative = NULL;
+    *P             = Ps;
+    ctx->nmpismooth++;
+    PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": the prolongator smoothed on the devices of several processes\n", pc_gamg->current_level));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
+    PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
+    PetscCall(MatViewFromOptions(*P, NULL, "-pc_gamg_agg_view_prolongation"));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MatShellGetContext(*P, &t));
   PetscCall(MatSeqGKCsrToDevice_Private(A, &dA));
   if (t->bs == 1 && t->nv == 1) PetscCall(GKDev->smooth(&dA, t->agg, t->p, (*P)->cmap->n, -1.4 / emax, &dP));
@@ -765,9 +809,9 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer,
                                        "        on several processes: %" PetscInt_FMT " of them (the strength graph on the devices in %" PetscInt_FMT
                                        ", PETSc's in the others; the MIS on each process's device, exchanging the boundary's states; each "
-                                       "aggregate's QR on the device at its owner; the tentative prolongator assembled on the host, smoothed by "
-                                       "PETSc's AGG)\n",
-                                       ctx->nmpi, ctx->nmpigraph));
+                                       "aggregate's QR on the device at its owner; the prolongator smoothed on the devices in %" PetscInt_FMT
+                                       ", by PETSc's AGG in the others, each written into its blocks on the host)\n",
+                                       ctx->nmpi, ctx->nmpigraph, ctx->nmpismooth));
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)

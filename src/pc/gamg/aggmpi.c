@@ -24,8 +24,12 @@
    PetscSF from each node to its aggregate), put in ascending order, and the owner's aggregates
    made a problem of their own for the backend's tentative or tentativeblock (device.h: the QR
    one process makes, in the same order, so the same values); each node's rows of Q go back where
-   the node is, and the prolongator (a node's rows in its aggregate's columns) is a matrix of the
-   level's type, assembled on the host, which PETSc's AGG then smooths (A P0 on the device).
+   the node is. The prolongator's smoothing step, P = P0 + alpha D^-1 A P0, is one process's
+   (the backend's smoothblock) on this process's rows [Ad Ao] of A: the ghosts' aggregates and
+   values of P0 come from their owners through a PetscSF of A's ghost columns, and the smoothed
+   rows, whose columns are the aggregates' global numbers, are written into the blocks of a
+   matrix of the level's type whole, in place of PETSc's step (MatMatMult(), MatDiagonalScale(),
+   then MatAYPX(), which MPIAIJ makes a row at a time on the host).
 */
 #include "include/gpukitimpl.h"
 #include "mat/impls/gk/gkmat.h"
@@ -262,15 +266,15 @@ PetscErrorCode PCGAMGAggGPUAggregateMPI_Private(Mat G, PetscInt dist, PetscInt *
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv, const PetscInt *dagg, PetscInt nagg, const PetscReal *b, Mat *P,
-                                                PetscReal **r)
+PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv, const PetscInt *dagg, PetscInt nagg, const PetscReal *b,
+                                                GKAggMPITentative *t, PetscReal **r)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
   const PetscInt  m = A->rmap->n, nn = m / bs, nstart = A->rmap->rstart / bs, w = bs * nv;
-  PetscInt        nl = 0, nin = 0, astart, *ii, *jj, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
+  PetscInt        nl = 0, nin = 0, astart, *agg, *ilocal, *remote, *gnode, *inode, *perm, *cagg, *dcagg, mc;
   const PetscInt *degree;
   PetscReal      *leaf, *in, *cb, *dcb, *dr;
-  PetscScalar    *pl, *pm, *pc, *dp, *vv;
+  PetscScalar    *pl, *pm, *pc, *dp;
   PetscLayout     alay;
   PetscSF         sf;
   MPI_Datatype    unit;
@@ -283,7 +287,8 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
   PetscCall(PetscLayoutSetUp(alay));
   PetscCall(PetscLayoutGetRange(alay, &astart, NULL));
   for (PetscInt v = 0; v < nn; v++) nl += agg[v] >= 0;
-  PetscCall(PetscMalloc5(nl, &ilocal, nl, &remote, nn, &gnode, nn * w, &leaf, nn * w, &pl));
+  PetscCall(PetscMalloc4(nl, &ilocal, nl, &remote, nn, &gnode, nn * w, &leaf));
+  PetscCall(PetscCalloc1(nn * w, &pl)); /* zero in the rows of no aggregate */
   nl = 0;
   for (PetscInt v = 0; v < nn; v++) { /* a node's bs rows of the nv vectors, by row */
     gnode[v] = nstart + v;
@@ -352,30 +357,114 @@ PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat A, PetscInt bs, PetscInt nv,
   PetscCall(PetscSFScatterEnd(sf, unit, pm, pl));
   PetscCallMPI(MPI_Type_free(&unit));
 
-  /* P0: a node's rows in its aggregate's nv columns, written into the blocks whole */
-  PetscCall(MatCreate(comm, P));
-  PetscCall(MatSetSizes(*P, m, nagg * nv, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetBlockSizes(*P, bs, nv));
-  PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
-  PetscCall(PetscMalloc3(m + 1, &ii, m * nv, &jj, m * nv, &vv));
-  ii[0] = 0;
-  for (PetscInt v = 0; v < nn; v++)
-    for (PetscInt i = 0; i < bs; i++) { /* row v bs + i */
-      const PetscInt row = v * bs + i, at = ii[row];
-
-      ii[row + 1] = at + (agg[v] < 0 ? 0 : nv);
-      for (PetscInt j = 0; j < (agg[v] < 0 ? 0 : nv); j++) {
-        jj[at + j] = agg[v] * nv + j;
-        vv[at + j] = pl[v * w + i * nv + j];
-      }
-    }
-  PetscCall(MatMPIGKSetRows_Private(*P, PETSC_TRUE, ii, jj, vv));
-  PetscCall(PetscFree3(ii, jj, vv));
+  t->bs   = bs;
+  t->nv   = nv;
+  t->nagg = nagg;
+  t->agg  = agg; /* a node's bs rows of values are its rows', nv each: pl is each row's, by rows */
+  t->p    = pl;
   PetscCall(PetscSFDestroy(&sf));
   PetscCall(PetscLayoutDestroy(&alay));
   PetscCall(PetscFree(pc));
   PetscCall(PetscFree6(inode, in, perm, cagg, cb, pm));
-  PetscCall(PetscFree5(ilocal, remote, gnode, leaf, pl));
-  PetscCall(PetscFree(agg));
+  PetscCall(PetscFree4(ilocal, remote, gnode, leaf));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCGAMGAggGPUTentativeMPIFree_Private(GKAggMPITentative *t)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(t->agg));
+  PetscCall(PetscFree(t->p));
+  PetscFunctionReturn(0);
+}
+
+/* a matrix of A's type of m rows and this process's nagg nv columns, block sizes bs x nv, made
+   from its local rows (global columns, ascending in each row), written into its blocks whole */
+static PetscErrorCode GKAggMPIMatFromRows(Mat A, const GKAggMPITentative *t, const PetscInt *ii, const PetscInt *jj, const PetscScalar *vv, Mat *P)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), P));
+  PetscCall(MatSetSizes(*P, A->rmap->n, t->nagg * t->nv, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetBlockSizes(*P, t->bs, t->nv));
+  PetscCall(MatSetType(*P, ((PetscObject)A)->type_name));
+  PetscCall(MatMPIGKSetRows_Private(*P, PETSC_TRUE, ii, jj, vv));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCGAMGAggGPUTentativeMatMPI_Private(Mat A, const GKAggMPITentative *t, Mat *P)
+{
+  const PetscInt m = A->rmap->n, bs = t->bs, nv = t->nv;
+  PetscInt      *ii, *jj;
+  PetscScalar   *vv;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(m + 1, &ii, m * nv, &jj, m * nv, &vv));
+  ii[0] = 0;
+  for (PetscInt row = 0; row < m; row++) {
+    const PetscInt a = t->agg[row / bs], len = a < 0 ? 0 : nv;
+
+    ii[row + 1] = ii[row] + len;
+    for (PetscInt j = 0; j < len; j++) {
+      jj[ii[row] + j] = a * nv + j;
+      vv[ii[row] + j] = t->p[row * nv + j];
+    }
+  }
+  PetscCall(GKAggMPIMatFromRows(A, t, ii, jj, vv, P));
+  PetscCall(PetscFree3(ii, jj, vv));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode PCGAMGAggGPUSmoothMPI_Private(Mat A, const GKAggMPITentative *t, PetscReal alpha, Mat *P)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)A);
+  const PetscInt  m = A->rmap->n, bs = t->bs, nv = t->nv;
+  Mat             Ad, Ao;
+  const PetscInt *garray;
+  PetscInt        ng, ncoarse, *ragg, *dragg, *ii, *jj;
+  PetscScalar    *rp, *drp, *vv;
+  PetscSF         sf;
+  MPI_Datatype    unit;
+  GKCsr           dA = {0, 0, 0, NULL, NULL, NULL}, dP = dA;
+
+  PetscFunctionBegin;
+  PetscCheck(A->rmap->rstart == A->cmap->rstart && m == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+             "The smoothing on the devices needs the matrix's rows and columns laid out alike (rows %" PetscInt_FMT " of %" PetscInt_FMT
+             " from %" PetscInt_FMT ", columns %" PetscInt_FMT " from %" PetscInt_FMT ")",
+             m, A->rmap->N, A->rmap->rstart, A->cmap->n, A->cmap->rstart);
+  PetscCall(MPIU_Allreduce(&t->nagg, &ncoarse, 1, MPIU_INT, MPI_SUM, comm));
+  /* each row's aggregate and nv values, this process's rows then the ghosts' from their owners */
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Ad, &Ao, &garray));
+  ng = Ao->cmap->n;
+  PetscCall(PetscMalloc2(m + ng, &ragg, (m + ng) * nv, &rp));
+  for (PetscInt row = 0; row < m; row++) ragg[row] = t->agg[row / bs];
+  PetscCall(PetscArraycpy(rp, t->p, m * nv));
+  PetscCall(PetscSFCreate(comm, &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, A->cmap, ng, NULL, PETSC_COPY_VALUES, garray));
+  PetscCallMPI(MPI_Type_contiguous((PetscMPIInt)nv, MPIU_SCALAR, &unit));
+  PetscCallMPI(MPI_Type_commit(&unit));
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, ragg, ragg + m, MPI_REPLACE));
+  PetscCall(PetscSFBcastBegin(sf, unit, rp, rp + m * nv, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, ragg, ragg + m, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, unit, rp, rp + m * nv, MPI_REPLACE));
+  PetscCallMPI(MPI_Type_free(&unit));
+  PetscCall(PetscSFDestroy(&sf));
+  PetscCall(GKMallocH2D(m + ng, ragg, &dragg));
+  PetscCall(GKMallocH2D((m + ng) * nv, rp, &drp));
+  PetscCall(PetscFree2(ragg, rp));
+  /* this process's rows [Ad Ao], whose column i < m is row i's diagonal, smoothed as one
+     process's rows are (a row a node: each row's aggregate given), their columns global */
+  PetscCall(MatGKHostSyncIf_Private(A));
+  PetscCall(MatMPIGKStackedRowsToDevice_Private(A, &dA));
+  PetscCall(GKDev->smoothblock(&dA, 1, nv, dragg, drp, ncoarse, alpha, &dP));
+  PetscCall(GKCsrFree_Private(&dA));
+  PetscCall(GKFree(dragg));
+  PetscCall(GKFree(drp));
+  PetscCall(PetscMalloc3(m + 1, &ii, dP.nnz, &jj, dP.nnz, &vv));
+  PetscCall(GKMemcpyD2H(ii, dP.i, sizeof(PetscInt) * (size_t)(m + 1)));
+  PetscCall(GKMemcpyD2H(jj, dP.j, sizeof(PetscInt) * (size_t)dP.nnz));
+  PetscCall(GKMemcpyD2H(vv, dP.a, sizeof(PetscScalar) * (size_t)dP.nnz));
+  PetscCall(GKCsrFree_Private(&dP));
+  PetscCall(GKAggMPIMatFromRows(A, t, ii, jj, vv, P));
+  PetscCall(PetscFree3(ii, jj, vv));
   PetscFunctionReturn(0);
 }

@@ -34,7 +34,21 @@ PETSC_EXTERN PetscErrorCode PCGAMGAggGPUGraphMPI_Private(Mat, PetscBool, PetscRe
 PETSC_EXTERN PetscErrorCode PCGAMGAggGPUAggregateMPI_Private(Mat, PetscInt, PetscInt **, PetscInt *);
 /* the tentative prolongator of the near null space's nv vectors b (host, A's local rows by
    columns, bs rows a node) on those aggregates of the nodes (dagg, device; nagg this process's):
-   a matrix of A's type, a node's rows in its aggregate's nv columns, and *r (host, nagg nv x nv,
-   as the backend's tentativeblock gives it) the coarse level's vectors. Collective. */
-PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *, Mat *,
-                                                             PetscReal **);
+   *t each local node's aggregate and each local row's nv values in its columns (the QR one
+   process makes, in the same order, so the same values), and *r (host, nagg nv x nv, as the
+   backend's tentativeblock gives it) the coarse level's vectors. Collective. */
+typedef struct {
+  PetscInt     bs, nv, nagg; /* nagg: this process's aggregates, nv columns each */
+  PetscInt    *agg;          /* host: each local node's aggregate, global numbers (-1: none) */
+  PetscScalar *p;            /* host: each local row's nv values, by rows */
+} GKAggMPITentative;
+
+PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscReal *,
+                                                             GKAggMPITentative *, PetscReal **);
+/* that prolongator P0 as a matrix of A's type: a node's rows in its aggregate's nv columns */
+PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMatMPI_Private(Mat, const GKAggMPITentative *, Mat *);
+/* P0 smoothed once on the devices, P = P0 + alpha D^-1 A P0 (PETSc's AGG's step, the backend's
+   smoothblock on this process's rows [Ad Ao] with the ghosts' aggregates and values from their
+   owners), a matrix of A's type; A's rows and columns laid out alike. Collective. */
+PETSC_EXTERN PetscErrorCode PCGAMGAggGPUSmoothMPI_Private(Mat, const GKAggMPITentative *, PetscReal, Mat *);
+PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMPIFree_Private(GKAggMPITentative *);

@@ -258,6 +258,10 @@ PETSC_INTERN PetscErrorCode MatMPIGKGetBlocks_Private(Mat, Mat *, Mat *, const P
    blocks whole: with the pattern (preallocated and assembled here), or the values alone
    (mpigkspgemm.c) */
 PETSC_INTERN PetscErrorCode MatMPIGKSetRows_Private(Mat, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
+/* an MPI device matrix's local rows [Ad Ao] as CSR on the device: Ad's columns, then Ao's shifted
+   by Ad's width (ascending in each row, as both blocks keep them), from the host's arrays
+   (mpigkspgemm.c) */
+PETSC_INTERN PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat, GKCsr *);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

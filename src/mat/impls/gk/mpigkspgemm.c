@@ -81,9 +81,7 @@ static PetscErrorCode MatMPIGKLocalRows_Private(Mat M, PetscInt **mi, PetscInt *
   PetscFunctionReturn(0);
 }
 
-/* A's local rows [Ad Ao] as CSR on the device: Ad's columns, then Ao's shifted by Ad's width
-   (ascending in each row, as both blocks keep them) */
-static PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat A, GKCsr *d)
+PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat A, GKCsr *d)
 {
   Mat                Ad, Ao;
   const PetscInt    *di, *dj, *oi, *oj, nc = A->cmap->n;
