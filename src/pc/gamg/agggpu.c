@@ -68,7 +68,8 @@ typedef struct {
   Mat       tentative;        /* the tentative prolongator's MATSHELL, until it is smoothed */
   /* the last setup: coarsenings on the device (nmpi of them on several processes) and on the
      host, and the first host one's reason */
-  PetscInt ndevice, nhost, nmpi, nmpigraph, nmpismooth; /* of the nmpi, those whose graph the devices made, whose prolongator they smoothed */
+  PetscInt ndevice, nhost, nmpi, nmpigraph; /* nmpigraph: of the nmpi, those whose graph the devices made */
+  PetscInt nmpismooth, nmpiaggsmooth;       /* of the nmpi, those whose prolongator the devices smoothed, PETSc's AGG smoothed */
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
@@ -276,8 +277,8 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
-    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = 0;
-    ctx->why[0]                                                              = 0;
+    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = ctx->nmpiaggsmooth = 0;
+    ctx->why[0]                                                                                   = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
@@ -535,6 +536,7 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
         PetscCall(MatSetBlockSizes(*P, bs, nv));
         ctx->tentative = *P;
       } else { /* no smoothing, or PETSc's AGG's (A's rows and columns laid out differently) */
+        ctx->nmpiaggsmooth += ((GKGAMGAgg *)pc_gamg->subctx)->nsmooths ? 1 : 0;
         PetscCall(PCGAMGAggGPUTentativeMatMPI_Private(A, mt, P));
         PetscCall(PCGAMGAggGPUTentativeMPIFree_Private(mt));
         PetscCall(PetscFree(mt));
@@ -805,13 +807,19 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                                      "        Aggregation on the GPU (agggpu: graph, MIS, prolongator): %" PetscInt_FMT " of %" PetscInt_FMT
                                      " coarsenings\n",
                                      ctx->ndevice, ctx->ndevice + ctx->nhost));
-    if (ctx->nmpi)
+    if (ctx->nmpi) {
+      char smooth[96] = "the prolongators not smoothed";
+
+      if (ctx->nmpismooth + ctx->nmpiaggsmooth)
+        PetscCall(PetscSNPrintf(smooth, sizeof(smooth),
+                                "the prolongator smoothed on the devices in %" PetscInt_FMT ", by PETSc's AGG in %" PetscInt_FMT, ctx->nmpismooth,
+                                ctx->nmpiaggsmooth));
       PetscCall(PetscViewerASCIIPrintf(viewer,
                                        "        on several processes: %" PetscInt_FMT " of them (the strength graph on the devices in %" PetscInt_FMT
                                        ", PETSc's in the others; the MIS on each process's device, exchanging the boundary's states; each "
-                                       "aggregate's QR on the device at its owner; the prolongator smoothed on the devices in %" PetscInt_FMT
-                                       ", by PETSc's AGG in the others, each written into its blocks on the host)\n",
-                                       ctx->nmpi, ctx->nmpigraph, ctx->nmpismooth));
+                                       "aggregate's QR on the device at its owner; %s; the rows written into the level's matrices on the host)\n",
+                                       ctx->nmpi, ctx->nmpigraph, smooth));
+    }
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)
