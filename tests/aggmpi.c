@@ -25,7 +25,8 @@ static char
    mpiellrcuda matrix (its off-diagonal weights' mirrors and its ghosts' scales from their owners)
    and by the backend's strength on the whole matrix alone: each process's rows of the two graphs
    must hold the same columns. With -smooth the tentative prolongator is smoothed by
-   PCGAMGAggGPUSmoothMPI_Private() with an mpiellrcuda matrix of bs x bs blocks on the graph's
+   PCGAMGAggGPUSmoothMPI_Private() (made with another step, then given new values in place) with
+   an mpiellrcuda matrix of bs x bs blocks on the graph's
    pattern (values not symmetric) and, from the same tentative prolongator, by PETSc's AGG's step
    on MPIAIJ (MatMatMult(), the diagonal's reciprocal, MatAYPX()): each row's columns must be the
    same and its values within rounding (the sums' order differs).
@@ -88,7 +89,7 @@ static PetscErrorCode SmoothCheck(PetscInt N, PetscInt bs, PetscInt mloc, PetscI
                                   const GKAggMPITentative *t, Mat P0, PetscBool *same, PetscInt *ns)
 {
   const PetscReal alpha = -1.4 / 2.3;
-  Mat             A, Aaij, P0aij, T, Ps;
+  Mat             A, Aaij, P0aij, T, Ps = NULL;
   Vec             d;
   MatInfo         info;
 
@@ -108,6 +109,7 @@ static PetscErrorCode SmoothCheck(PetscInt N, PetscInt bs, PetscInt mloc, PetscI
         }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PCGAMGAggGPUSmoothMPI_Private(A, t, 2.0 * alpha, &Ps)); /* made, then given the values compared */
   PetscCall(PCGAMGAggGPUSmoothMPI_Private(A, t, alpha, &Ps));
   /* PETSc's AGG's step (agg.c, PCGAMGOptProlongator_AGG), on MPIAIJ */
   PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &Aaij));

@@ -45,11 +45,12 @@
 
 /* a level of the last setup made on the device, kept for a re-setup */
 typedef struct {
-  PetscObjectId    id;  /* the level's matrix, the one the aggregates were made of */
-  PetscObjectState nz;  /* its nonzero state then */
-  PetscInt        *agg; /* device: the aggregates as the coarsening left them (m + nagg) */
-  PetscInt         m, nagg;
-  Mat              P, Ac; /* the prolongator and the Galerkin product made from them (references) */
+  PetscObjectId    id;          /* the level's matrix, the one the aggregates were made of */
+  PetscObjectState nz;          /* its nonzero state then */
+  PetscInt        *agg;         /* device: the aggregates as the coarsening left them (nn + nagg) */
+  PetscInt         m, nn, nagg; /* the matrix's rows, the graph's nodes, this process's aggregates */
+  PetscBool        kept;        /* whether agg holds them (a process's share may be empty) */
+  Mat              P, Ac;       /* the prolongator and the Galerkin product made from them (references) */
 } GKAggLevel;
 
 typedef struct {
@@ -70,6 +71,7 @@ typedef struct {
      host, and the first host one's reason */
   PetscInt ndevice, nhost, nmpi, nmpigraph; /* nmpigraph: of the nmpi, those whose graph the devices made */
   PetscInt nmpismooth, nmpiaggsmooth;       /* of the nmpi, those whose prolongator the devices smoothed, PETSc's AGG smoothed */
+  PetscInt nmpikept;                        /* of the nmpi, those that kept the last setup's aggregates (no graph) */
   char     why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
@@ -105,7 +107,8 @@ static PetscErrorCode PCGAMGAggGPUForget(PC_GAMG_AGGGPU *ctx, PetscInt l)
     PetscCall(MatDestroy(&ctx->lev[k].P));
     PetscCall(MatDestroy(&ctx->lev[k].Ac));
     PetscCall(GKFree(ctx->lev[k].agg));
-    ctx->lev[k].m = ctx->lev[k].nagg = 0;
+    ctx->lev[k].m = ctx->lev[k].nn = ctx->lev[k].nagg = 0;
+    ctx->lev[k].kept                                  = PETSC_FALSE;
   }
   PetscFunctionReturn(0);
 }
@@ -124,21 +127,39 @@ static PetscErrorCode PCGAMGAggGPUKeepMat(Mat mat, Mat *keep)
 /* Whether level l of this setup runs from the levels kept: at the finest level, where the option
    is set, the last setup made every level on the device from this very matrix, and its nonzero
    pattern has not changed; at a coarser level, where the finer ones did and A is the Galerkin
-   product they gave again. Else what is kept from level l on is released. */
+   product they gave again. Else what is kept from level l on is released. On several processes,
+   where every process's share says so (collective). */
 static PetscErrorCode PCGAMGAggGPUCached(PC_GAMG_AGGGPU *ctx, PetscInt l, Mat A)
 {
   GKAggLevel   *lv = &ctx->lev[l];
   PetscObjectId id;
+  PetscMPIInt   size;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetId((PetscObject)A, &id));
   if (!l) ctx->cached = ctx->reuse;
-  ctx->cached = (PetscBool)(ctx->cached && lv->agg && lv->id == id && lv->nz == A->nonzerostate && lv->m == A->rmap->n);
+  ctx->cached = (PetscBool)(ctx->cached && lv->kept && lv->id == id && lv->nz == A->nonzerostate && lv->m == A->rmap->n);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size > 1) PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &ctx->cached, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)A)));
   if (!ctx->cached) PetscCall(PCGAMGAggGPUForget(ctx, l));
   if (!ctx->cached && ctx->reuse) {
     lv->id = id;
     lv->nz = A->nonzerostate;
+    lv->m  = A->rmap->n;
   }
+  PetscFunctionReturn(0);
+}
+
+/* The coarsening's aggregates (nn nodes, then nagg roots: device) kept for a re-setup */
+static PetscErrorCode PCGAMGAggGPUKeepAggregates(GKAggLevel *lv, PetscInt nn, PetscInt nagg, const PetscInt *agg)
+{
+  PetscFunctionBegin;
+  PetscCall(GKFree(lv->agg));
+  PetscCall(GKMalloc(nn + nagg, &lv->agg));
+  PetscCall(GKMemcpyD2D(lv->agg, agg, sizeof(PetscInt) * (size_t)(nn + nagg)));
+  lv->nn   = nn;
+  lv->nagg = nagg;
+  lv->kept = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -277,16 +298,21 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscFunctionBegin;
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
-    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = ctx->nmpiaggsmooth = 0;
-    ctx->why[0]                                                                                   = 0;
+    ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = ctx->nmpiaggsmooth = ctx->nmpikept = 0;
+    ctx->why[0]                                                                                                   = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   ctx->mpi = (PetscBool)(size > 1);
   if (ctx->device && ctx->mpi) { /* the graph made on the devices, else PETSc's (MPIAIJ) coarsened there where it is symmetric */
-    ctx->cached = PETSC_FALSE;
-    PetscCall(PCGAMGAggGPUForget(ctx, pc_gamg->current_level));
+    PetscCall(PCGAMGAggGPUCached(ctx, pc_gamg->current_level, A));
+    if (ctx->cached) { /* no graph: the coarsening gives the aggregates kept */
+      ctx->nmpikept++;
+      PetscCall(MatGetBlockSize(A, &bs));
+      PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), A->rmap->n / bs, A->rmap->n / bs, PETSC_DETERMINE, PETSC_DETERMINE, NULL, G));
+      PetscFunctionReturn(0);
+    }
     PetscCall(PCGAMGAggGPUSymmetrize(pc_gamg, A, &sym, &known));
     *G = NULL;
     if (sym || known) { /* symmetric weights: the graph the devices make is symmetric */
@@ -386,7 +412,16 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
     PetscInt m, total;
 
     PetscCall(MatCoarsenDestroy(&agg->crs)); /* PETSc's creategraph's, which its coarsen would use and destroy */
-    PetscCall(PCGAMGAggGPUAggregateMPI_Private(*G, ctx->dist, &ctx->agg, &ctx->nagg));
+    lv = &ctx->lev[pc_gamg->current_level];
+    if (ctx->cached) { /* the aggregates kept */
+      ctx->nagg = lv->nagg;
+      PetscCall(GKMalloc(PetscMax(lv->nn + lv->nagg, 1), &ctx->agg));
+      PetscCall(GKMemcpyD2D(ctx->agg, lv->agg, sizeof(PetscInt) * (size_t)(lv->nn + lv->nagg)));
+    } else {
+      PetscCall(PCGAMGAggGPUAggregateMPI_Private(*G, ctx->dist, &ctx->agg, &ctx->nagg));
+      PetscCall(MatGetLocalSize(*G, &m, NULL));
+      if (ctx->reuse) PetscCall(PCGAMGAggGPUKeepAggregates(lv, m, ctx->nagg, ctx->agg));
+    }
     PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
     PetscCall(PetscCDCreate(0, lists));
     PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_COARSEN], 0, 0, 0, 0));
@@ -394,27 +429,23 @@ static PetscErrorCode PCGAMGCoarsen_AGGGPU(PC pc, Mat *G, PetscCoarsenData **lis
     PetscCall(MPIU_Allreduce(&ctx->nagg, &total, 1, MPIU_INT, MPI_SUM, PetscObjectComm((PetscObject)*G)));
     PetscCall(PetscInfo(pc,
                         "level %" PetscInt_FMT ": %" PetscInt_FMT " aggregates of %" PetscInt_FMT " rows on the devices of several processes (%s)\n",
-                        pc_gamg->current_level, total, m, ctx->dist == 2 ? "MIS-2" : "MIS"));
+                        pc_gamg->current_level, total, m,
+                        ctx->cached      ? "kept from the last setup"
+                        : ctx->dist == 2 ? "MIS-2"
+                                         : "MIS"));
     ctx->ndevice++;
     ctx->nmpi++;
     PetscFunctionReturn(0);
   }
   PetscCall(MatShellGetContext(*G, &g));
   PetscCall(GKMalloc(2 * g->m, &ctx->agg));
+  lv = &ctx->lev[pc_gamg->current_level];
   if (ctx->cached) { /* the aggregates kept */
-    lv        = &ctx->lev[pc_gamg->current_level];
     ctx->nagg = lv->nagg;
-    PetscCall(GKMemcpyD2D(ctx->agg, lv->agg, sizeof(PetscInt) * (size_t)(lv->m + lv->nagg)));
+    PetscCall(GKMemcpyD2D(ctx->agg, lv->agg, sizeof(PetscInt) * (size_t)(lv->nn + lv->nagg)));
   } else {
     PetscCall(GKDev->aggregate(g->m, g->i, g->j, ctx->dist, NULL, ctx->agg, ctx->agg + g->m, &ctx->nagg));
-    if (ctx->reuse) { /* kept for a re-setup with a new matrix of the same pattern */
-      lv = &ctx->lev[pc_gamg->current_level];
-      PetscCall(GKFree(lv->agg));
-      PetscCall(GKMalloc(g->m + ctx->nagg, &lv->agg));
-      PetscCall(GKMemcpyD2D(lv->agg, ctx->agg, sizeof(PetscInt) * (size_t)(g->m + ctx->nagg)));
-      lv->m    = g->m;
-      lv->nagg = ctx->nagg;
-    }
+    if (ctx->reuse) PetscCall(PCGAMGAggGPUKeepAggregates(lv, g->m, ctx->nagg, ctx->agg)); /* for a re-setup with a new matrix of the same pattern */
   }
   PetscCall(PetscLogEventEnd(petsc_gamg_setup_events[GAMG_MIS], 0, 0, 0, 0));
   PetscCall(PetscCDCreate(0, lists)); /* of no nodes: lists of g->m nodes are a zeroed pointer a node, which nothing reads here */
@@ -536,8 +567,16 @@ static PetscErrorCode PCGAMGProlongator_AGGGPU(GK_GAMG_PROL_ARGS)
         PetscCall(MatSetBlockSizes(*P, bs, nv));
         ctx->tentative = *P;
       } else { /* no smoothing, or PETSc's AGG's (A's rows and columns laid out differently) */
+        GKAggLevel *lv = &ctx->lev[pc_gamg->current_level];
+
         ctx->nmpiaggsmooth += ((GKGAMGAgg *)pc_gamg->subctx)->nsmooths ? 1 : 0;
-        PetscCall(PCGAMGAggGPUTentativeMatMPI_Private(A, mt, P));
+        if (ctx->cached && lv->P && !((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) { /* the same aggregates, the same prolongator */
+          *P = lv->P;
+          PetscCall(PetscObjectReference((PetscObject)*P));
+        } else {
+          PetscCall(PCGAMGAggGPUTentativeMatMPI_Private(A, mt, P));
+          if (ctx->reuse && !((GKGAMGAgg *)pc_gamg->subctx)->nsmooths) PetscCall(PCGAMGAggGPUKeepMat(*P, &lv->P));
+        }
         PetscCall(PCGAMGAggGPUTentativeMPIFree_Private(mt));
         PetscCall(PetscFree(mt));
       }
@@ -690,10 +729,16 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
   if (ctx->mpi) { /* each process's rows on its device, the ghosts' aggregates and values from their owners */
     GKAggMPITentative *mt;
-    Mat                Ps;
+    Mat                Ps = NULL;
 
+    lv = &ctx->lev[pc_gamg->current_level];
+    if (ctx->cached && lv->P) { /* the last setup's prolongator, of the same pattern, given the new values */
+      Ps = lv->P;
+      PetscCall(PetscObjectReference((PetscObject)Ps));
+    }
     PetscCall(MatShellGetContext(*P, &mt));
     PetscCall(PCGAMGAggGPUSmoothMPI_Private(A, mt, -1.4 / emax, &Ps));
+    if (ctx->reuse) PetscCall(PCGAMGAggGPUKeepMat(Ps, &lv->P));
     PetscCall(MatDestroy(P));
     ctx->tentative = NULL;
     *P             = Ps;
@@ -808,17 +853,24 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                                      " coarsenings\n",
                                      ctx->ndevice, ctx->ndevice + ctx->nhost));
     if (ctx->nmpi) {
-      char smooth[96] = "the prolongators not smoothed";
+      char   graph[128], smooth[96] = "the prolongators not smoothed";
+      size_t len;
 
+      PetscCall(PetscSNPrintf(graph, sizeof(graph), "the strength graph on the devices in %" PetscInt_FMT ", PETSc's in %" PetscInt_FMT,
+                              ctx->nmpigraph, ctx->nmpi - ctx->nmpigraph - ctx->nmpikept));
+      PetscCall(PetscStrlen(graph, &len));
+      if (ctx->nmpikept)
+        PetscCall(PetscSNPrintf(graph + len, sizeof(graph) - len, ", none in %" PetscInt_FMT " (the last setup's aggregates kept)", ctx->nmpikept));
       if (ctx->nmpismooth + ctx->nmpiaggsmooth)
         PetscCall(PetscSNPrintf(smooth, sizeof(smooth),
                                 "the prolongator smoothed on the devices in %" PetscInt_FMT ", by PETSc's AGG in %" PetscInt_FMT, ctx->nmpismooth,
                                 ctx->nmpiaggsmooth));
       PetscCall(PetscViewerASCIIPrintf(viewer,
-                                       "        on several processes: %" PetscInt_FMT " of them (the strength graph on the devices in %" PetscInt_FMT
-                                       ", PETSc's in the others; the MIS on each process's device, exchanging the boundary's states; each "
-                                       "aggregate's QR on the device at its owner; %s; the rows written into the level's matrices on the host)\n",
-                                       ctx->nmpi, ctx->nmpigraph, smooth));
+                                       "        on several processes: %" PetscInt_FMT
+                                       " of them (%s; the MIS on each process's device, exchanging the "
+                                       "boundary's states; each aggregate's QR on the device at its owner; %s; the rows written into the level's "
+                                       "matrices on the host)\n",
+                                       ctx->nmpi, graph, smooth));
     }
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
@@ -834,9 +886,6 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                              "        A new matrix of the same pattern keeps the aggregates (-pc_gamg_agggpu_reuse_aggregates): %" PetscInt_FMT
                              " setups of the last %" PetscInt_FMT " made the prolongators' values and the Galerkin products alone\n",
                              ctx->nreused, ctx->nreused + 1));
-  if (ctx->reuse && ctx->nmpi)
-    PetscCall(
-      PetscViewerASCIIPrintf(viewer, "        (not on several processes: there PETSc's -pc_gamg_reuse_interpolation keeps the prolongators)\n"));
   PetscFunctionReturn(0);
 }
 

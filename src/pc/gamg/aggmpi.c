@@ -414,6 +414,28 @@ PetscErrorCode PCGAMGAggGPUTentativeMatMPI_Private(Mat A, const GKAggMPITentativ
   PetscFunctionReturn(0);
 }
 
+/* whether the local rows of the MPI matrix P have the pattern ii, jj (global columns, ascending
+   in each row) on every process (collective) */
+static PetscErrorCode GKAggMPISamePattern(Mat P, const PetscInt *ii, const PetscInt *jj, PetscBool *same)
+{
+  PetscInt rstart, rend;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(P, &rstart, &rend));
+  *same = PETSC_TRUE;
+  for (PetscInt r = rstart; r < rend && *same; r++) {
+    const PetscInt *cols;
+    PetscInt        nc;
+
+    PetscCall(MatGetRow(P, r, &nc, &cols, NULL));
+    *same = (PetscBool)(nc == ii[r - rstart + 1] - ii[r - rstart]);
+    for (PetscInt k = 0; k < nc && *same; k++) *same = (PetscBool)(cols[k] == jj[ii[r - rstart] + k]);
+    PetscCall(MatRestoreRow(P, r, &nc, &cols, NULL));
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, same, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)P)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode PCGAMGAggGPUSmoothMPI_Private(Mat A, const GKAggMPITentative *t, PetscReal alpha, Mat *P)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)A);
@@ -464,7 +486,14 @@ PetscErrorCode PCGAMGAggGPUSmoothMPI_Private(Mat A, const GKAggMPITentative *t, 
   PetscCall(GKMemcpyD2H(jj, dP.j, sizeof(PetscInt) * (size_t)dP.nnz));
   PetscCall(GKMemcpyD2H(vv, dP.a, sizeof(PetscScalar) * (size_t)dP.nnz));
   PetscCall(GKCsrFree_Private(&dP));
-  PetscCall(GKAggMPIMatFromRows(A, t, ii, jj, vv, P));
+  if (*P) { /* the values into the same pattern */
+    PetscBool same;
+
+    PetscCall(GKAggMPISamePattern(*P, ii, jj, &same));
+    PetscCheck(same, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_INCOMP,
+               "The prolongator to give new values has another pattern than the smoothing makes: make it again");
+    PetscCall(MatMPIGKSetRows_Private(*P, PETSC_FALSE, ii, jj, vv));
+  } else PetscCall(GKAggMPIMatFromRows(A, t, ii, jj, vv, P));
   PetscCall(PetscFree3(ii, jj, vv));
   PetscFunctionReturn(0);
 }

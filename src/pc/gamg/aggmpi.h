@@ -49,6 +49,7 @@ PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMPI_Private(Mat, PetscInt, Pets
 PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMatMPI_Private(Mat, const GKAggMPITentative *, Mat *);
 /* P0 smoothed once on the devices, P = P0 + alpha D^-1 A P0 (PETSc's AGG's step, the backend's
    smoothblock on this process's rows [Ad Ao] with the ghosts' aggregates and values from their
-   owners), a matrix of A's type; A's rows and columns laid out alike. Collective. */
+   owners), a matrix of A's type; A's rows and columns laid out alike. Where *P is given (a
+   matrix this function made, of the same pattern), its values are replaced. Collective. */
 PETSC_EXTERN PetscErrorCode PCGAMGAggGPUSmoothMPI_Private(Mat, const GKAggMPITentative *, PetscReal, Mat *);
 PETSC_EXTERN PetscErrorCode PCGAMGAggGPUTentativeMPIFree_Private(GKAggMPITentative *);
