@@ -80,9 +80,11 @@ typedef struct {
   PetscBool cached;  /* this setup runs from the levels kept (decided at the finest level) */
   PetscInt  nreused; /* setups run from them since the last full one */
   /* -pc_mg_gpukit_storage: the precision the hierarchy's products read (the prolongators' and
-     the coarse operators' values); nsingle: the levels of the last setup stored so */
+     the coarse operators' values); nsingle: the levels of the last setup stored so; singular:
+     single storage declined in the last setup, the operator having a null space */
   PetscGPUKitStorage storage;
   PetscInt           nsingle, nlevels;
+  PetscBool          singular;
   GKAggLevel         lev[PETSC_MG_MAXLEVELS];
 } PC_GAMG_AGGGPU;
 
@@ -776,13 +778,18 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
 
 /* -pc_mg_gpukit_storage single: M in single-precision storage for its products, its device
    copies made so from the device CSR it keeps (MatGPUKitSetStorage() leaves other types alone);
-   *single whether it took it */
+   *single whether it took it. Not where the operator has a null space (ctx->singular): the
+   rounded prolongators no longer map the coarse null space onto the fine one, so a restricted
+   residual keeps a component of the coarse operators' null space, which the coarsest level's
+   solve of a singular operator (its last pivot shifted) magnifies: the preconditioner loses its
+   definiteness (ksp ex50 unsmoothed, or on several processes with few levels, breaks down in
+   CG's first iterations) */
 static PetscErrorCode PCGAMGAggGPUStorage(PC_GAMG_AGGGPU *ctx, Mat M, PetscBool *single)
 {
   PetscGPUKitStorage st = PETSCGPUKIT_STORAGE_DOUBLE;
 
   PetscFunctionBegin;
-  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE) {
+  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE && !ctx->singular) {
     PetscCall(MatGPUKitSetStorage(M, PETSCGPUKIT_STORAGE_SINGLE));
     PetscCall(MatGPUKitGetStorage(M, &st));
   }
@@ -813,7 +820,15 @@ static PetscErrorCode PCGAMGCreateLevel_AGGGPU(PC pc, Mat A, PetscInt bs, Mat *P
   } else {
     PetscBool single;
 
-    if (!pc_gamg->current_level) ctx->nsingle = ctx->nlevels = 0;
+    if (!pc_gamg->current_level) {
+      MatNullSpace nsp = NULL;
+
+      ctx->nsingle = ctx->nlevels = 0;
+      if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE) PetscCall(MatGetNullSpace(A, &nsp));
+      if (!nsp && ctx->storage == PETSCGPUKIT_STORAGE_SINGLE) PetscCall(MatGetNullSpace(pc->mat, &nsp));
+      ctx->singular = nsp ? PETSC_TRUE : PETSC_FALSE;
+      if (nsp) PetscCall(PetscInfo(pc, "-pc_mg_gpukit_storage single declined: the operator has a null space; the hierarchy stays in double\n"));
+    }
     PetscCall(PCGAMGAggGPUStorage(ctx, *P, &single)); /* before the product, which makes P's device copies */
     ctx->nlevels++;
     ctx->nsingle += single;
@@ -874,7 +889,13 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
     }
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
   }
-  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)
+  if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE && ctx->singular)
+    PetscCall(
+      PetscViewerASCIIPrintf(viewer,
+                             "        Hierarchy kept in double-precision storage (-pc_mg_gpukit_storage single declined): the operator has a null "
+                             "space (MatSetNullSpace()), whose components single storage's rounding would let into the singular "
+                             "coarse solve\n"));
+  else if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE)
     PetscCall(
       PetscViewerASCIIPrintf(viewer,
                              "        Hierarchy in single-precision storage (-pc_mg_gpukit_storage single): the prolongators and coarse operators "
