@@ -418,20 +418,15 @@ PetscErrorCode PCGAMGAggGPUTentativeMatMPI_Private(Mat A, const GKAggMPITentativ
    in each row) on every process (collective) */
 static PetscErrorCode GKAggMPISamePattern(Mat P, const PetscInt *ii, const PetscInt *jj, PetscBool *same)
 {
-  PetscInt rstart, rend;
+  const PetscInt m = P->rmap->n;
+  PetscInt      *pi, *pj;
+  PetscScalar   *pa;
 
   PetscFunctionBegin;
-  PetscCall(MatGetOwnershipRange(P, &rstart, &rend));
-  *same = PETSC_TRUE;
-  for (PetscInt r = rstart; r < rend && *same; r++) {
-    const PetscInt *cols;
-    PetscInt        nc;
-
-    PetscCall(MatGetRow(P, r, &nc, &cols, NULL));
-    *same = (PetscBool)(nc == ii[r - rstart + 1] - ii[r - rstart]);
-    for (PetscInt k = 0; k < nc && *same; k++) *same = (PetscBool)(cols[k] == jj[ii[r - rstart] + k]);
-    PetscCall(MatRestoreRow(P, r, &nc, &cols, NULL));
-  }
+  PetscCall(MatMPIGKLocalRows_Private(P, &pi, &pj, &pa));
+  PetscCall(PetscArraycmp(pi, ii, m + 1, same));
+  if (*same) PetscCall(PetscArraycmp(pj, jj, ii[m], same));
+  PetscCall(PetscFree3(pi, pj, pa));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, same, 1, GK_MPI_BOOL, MPI_LAND, PetscObjectComm((PetscObject)P)));
   PetscFunctionReturn(0);
 }

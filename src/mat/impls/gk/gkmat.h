@@ -262,6 +262,9 @@ PETSC_INTERN PetscErrorCode MatMPIGKSetRows_Private(Mat, PetscBool, const PetscI
    by Ad's width (ascending in each row, as both blocks keep them), from the host's arrays
    (mpigkspgemm.c) */
 PETSC_INTERN PetscErrorCode MatMPIGKStackedRowsToDevice_Private(Mat, GKCsr *);
+/* an MPI device matrix's local rows as one CSR in global columns, each row's columns ascending;
+   arrays of PetscMalloc3 (mpigkspgemm.c) */
+PETSC_INTERN PetscErrorCode MatMPIGKLocalRows_Private(Mat, PetscInt **, PetscInt **, PetscScalar **);
 /* an interpolation's device copies, its transpose's included, made now (mpigk.c) */
 PETSC_INTERN PetscErrorCode MatGKPrepareInterpolation_Private(Mat);
 /* a device matrix's DM, if any, made to give device interpolations (gkdm.c) */

@@ -42,8 +42,7 @@ static PetscErrorCode GKMPIProductDestroy_Private(void *arg)
   PetscFunctionReturn(0);
 }
 
-/* M's local rows as one CSR in global columns, each row's columns ascending; arrays of PetscMalloc3 */
-static PetscErrorCode MatMPIGKLocalRows_Private(Mat M, PetscInt **mi, PetscInt **mj, PetscScalar **ma)
+PetscErrorCode MatMPIGKLocalRows_Private(Mat M, PetscInt **mi, PetscInt **mj, PetscScalar **ma)
 {
   Mat                Md, Mo;
   const PetscInt    *garray, *di, *dj, *oi, *oj, cstart = M->cmap->rstart;
