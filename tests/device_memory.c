@@ -1,7 +1,7 @@
 static char help[] = "The backend's memory entry points: copies round-trip exactly and are counted to the byte,\n\
 a zero-byte allocation is NULL, and an allocation the device cannot hold is PETSC_ERR_MEM naming\n\
-the bytes requested. With -staged, a copy large enough to be staged in pieces: the same bytes\n\
-each way, one copy counted.\n\n";
+the bytes requested. With -staged, a copy large enough to be staged in pieces (-staged_bytes, default\n\
+three 16 MiB pieces and a short one): the same bytes each way, one copy counted.\n\n";
 
 #include <petscgpukit.h>
 #include "include/gpukitimpl.h"
@@ -16,6 +16,7 @@ int main(int argc, char **argv)
   const size_t              hugebytes = (size_t)1 << 50; /* 1 PiB */
   PetscErrorCode            ierr;
   PetscBool                 abort = PETSC_FALSE, oom = PETSC_TRUE, staged = PETSC_FALSE;
+  PetscInt                  stagedbytes = 3 * (16 << 20) + 12345;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-oom_error", &abort, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-oom", &oom, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-staged", &staged, NULL)); /* -oom 0 under compute-sanitizer, which reports the failed cudaMalloc */
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-staged_bytes", &stagedbytes, NULL));
+  PetscCheck(stagedbytes >= 64, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-staged_bytes %" PetscInt_FMT ": at least 64", stagedbytes);
   PetscCall(PetscGPUKitGetBackend(&backend));
   if (abort) PetscCall(GKMalloc_Private(hugebytes, &huge)); /* the error as a user sees it */
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "backend %s\n", PetscGPUKitBackendTypes[backend]));
@@ -50,11 +53,11 @@ int main(int argc, char **argv)
   PetscCall(PetscFree2(h, back));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "copies round-trip and are counted exactly\n"));
 
-  /* a copy of more pieces than the staging has buffers, the last one short, an odd length: the
-     device's bytes read back in small copies (never staged) at each piece's edges, then the whole
-     staged back into a fresh array */
+  /* a copy of more pieces than the staging has buffers, the last one short, an odd length (or of
+     -staged_bytes): the device's bytes read back in small copies (never staged) at each piece's
+     edges within it, then the whole staged back into a fresh array */
   if (staged) {
-    const size_t   piece = (size_t)16 << 20, bytes = 3 * piece + 12345, at[] = {0, piece - 8, piece, 2 * piece + 3, 3 * piece, bytes - 64};
+    const size_t piece = (size_t)16 << 20, bytes = (size_t)stagedbytes, at[] = {0, piece - 8, piece, 2 * piece + 3, 3 * piece, bytes / 2, bytes - 64};
     unsigned char *hb, *hback, *db, win[64];
 
     PetscCall(PetscMalloc1(bytes, &hb));
@@ -67,6 +70,7 @@ int main(int argc, char **argv)
     PetscCheck(c1.h2d_count - c0.h2d_count == 1 && c1.h2d_bytes - c0.h2d_bytes == bytes, PETSC_COMM_SELF, PETSC_ERR_PLIB,
                "staged host to device: %g copies, %g bytes counted", c1.h2d_count - c0.h2d_count, c1.h2d_bytes - c0.h2d_bytes);
     for (size_t w = 0; w < sizeof(at) / sizeof(at[0]); w++) {
+      if (at[w] + sizeof(win) > bytes) continue;
       PetscCall(GKMemcpyD2H(win, db + at[w], sizeof(win)));
       for (size_t i = 0; i < sizeof(win); i++)
         PetscCheck(win[i] == hb[at[w] + i], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Staged copy to the device: byte %zu wrong", at[w] + i);
@@ -124,6 +128,12 @@ int main(int argc, char **argv)
   test:
     suffix: staged
     args: -staged -oom 0 -gpukit_host_threads 3 -gpukit_staged_copy_min {{0 16777216}separate output} -gpukit_backend {{host cuda}shared output} -info
+    filter: grep -E -o "^staged.*|copy of [0-9]+ bytes staged in [0-9]+ pieces by [0-9]+ threads"
+
+  # by default a copy of a few MiB is staged too, in one short piece
+  test:
+    suffix: staged_one_piece
+    args: -staged -staged_bytes 5242883 -oom 0 -gpukit_host_threads 3 -gpukit_backend {{host cuda}shared output} -info
     filter: grep -E -o "^staged.*|copy of [0-9]+ bytes staged in [0-9]+ pieces by [0-9]+ threads"
 
   # an allocation no device holds, as a user sees it: PETSC_ERR_MEM naming the bytes requested

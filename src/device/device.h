@@ -413,9 +413,13 @@ typedef enum {
   GK_MEMCPY_D2D
 } GKMemcpyKind;
 
-/* the staging of large copies (GKBackendOps' stagebuffer): the buffers' count and size */
+/* the staging of large copies (GKBackendOps' stagebuffer): the buffers' count and size, and the
+   smallest copy staged by default (-gpukit_staged_copy_min): from a few MiB on, a copy down into
+   a new host array gains most, its first touch being the threads' too; below that, staging
+   gained nothing measurable (docs/performance.md) */
 #define GK_STAGE_PIECES 2
 #define GK_STAGE_BYTES  ((size_t)16 << 20)
+#define GK_STAGE_MIN    ((size_t)4 << 20)
 
 /* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
    ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. single: the

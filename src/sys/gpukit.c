@@ -24,10 +24,10 @@ const GKBackendOps *GKDev = NULL;
 static PetscBool                 gk_initialized = PETSC_FALSE;
 static PetscGPUKitBackendType    gk_backend     = PETSCGPUKIT_BACKEND_AUTO; /* resolved: cuda or host */
 static int                       gk_device = -1, gk_localrank = 0, gk_localsize = 1;
-static PetscBool                 gk_early         = PETSC_FALSE;              /* the CUDA backend's early start is under way */
-static PetscBool                 gk_aware         = PETSC_FALSE;              /* MPI takes device memory */
-static PetscBool                 gk_gpu_time      = PETSC_FALSE;              /* -log_view_gpu_time: the events wait for the device */
-static PetscInt                  gk_staged_min    = (PetscInt)GK_STAGE_BYTES; /* -gpukit_staged_copy_min: the smallest copy staged */
+static PetscBool                 gk_early         = PETSC_FALSE;            /* the CUDA backend's early start is under way */
+static PetscBool                 gk_aware         = PETSC_FALSE;            /* MPI takes device memory */
+static PetscBool                 gk_gpu_time      = PETSC_FALSE;            /* -log_view_gpu_time: the events wait for the device */
+static PetscInt                  gk_staged_min    = (PetscInt)GK_STAGE_MIN; /* -gpukit_staged_copy_min: the smallest copy staged */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 PetscBool                        GKDevicePool     = PETSC_TRUE;
 PetscInt                         GKDenseSolveMax  = 1024;
@@ -79,7 +79,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_device        = -1;
   gk_aware         = PETSC_FALSE;
   gk_gpu_time      = PETSC_FALSE;
-  gk_staged_min    = (PetscInt)GK_STAGE_BYTES;
+  gk_staged_min    = (PetscInt)GK_STAGE_MIN;
   GKOverlapKernels = PETSC_TRUE;
   GKDevicePool     = PETSC_TRUE;
   GKDenseSolveMax  = 1024;
