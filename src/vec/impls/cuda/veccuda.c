@@ -31,6 +31,36 @@ PetscErrorCode VecGKGetData_Private(Vec v, Vec_GK **g)
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  PetscScalar *a, v;
+  PetscBool    zero; /* v's bits all zero (not -0.0) */
+} VecGKFill;
+
+static void VecGKFillPart(void *ctx, PetscInt part, PetscInt lo, PetscInt hi)
+{
+  const VecGKFill *f = (const VecGKFill *)ctx;
+
+  (void)part;
+  if (f->zero) memset(f->a + lo, 0, (size_t)(hi - lo) * sizeof(PetscScalar));
+  else
+    for (PetscInt i = lo; i < hi; i++) f->a[i] = f->v;
+}
+
+/* a new host array's n entries set to v (its bits: a VecSet() of -0.0 stays -0.0), the pages'
+   first touch (most of the time) spread over the host's threads where there are many
+   (gkthreads.c) */
+static PetscErrorCode VecGKHostFill_Private(PetscScalar *a, PetscInt n, PetscScalar v)
+{
+  const PetscScalar zero = 0.0;
+  VecGKFill         f    = {a, v, memcmp(&v, &zero, sizeof(v)) ? PETSC_FALSE : PETSC_TRUE};
+  PetscInt          nt;
+
+  PetscFunctionBegin;
+  PetscCall(GKHostThreads_Private(n, (PetscInt)(((size_t)2 << 20) / sizeof(PetscScalar)), &nt));
+  PetscCall(GKParallelFor_Private(n, nt, VecGKFillPart, &f));
+  PetscFunctionReturn(0);
+}
+
 /* The host array is made when the host first needs it (the creator makes none: most device
    vectors, a Krylov method's or a smoother's work vectors, never do, and allocating and zeroing
    one costs more host time than the device spends on the vector); set to cval where that is every
@@ -43,11 +73,7 @@ PetscErrorCode VecGKHostAlloc_Private(Vec v, Vec_GK *g)
   if (s->array || !v->map->n) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(v->map->n, &s->array));
   s->array_allocated = s->array;
-  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) {
-    if (g->cval == (PetscScalar)0.0) PetscCall(PetscArrayzero(s->array, v->map->n));
-    else
-      for (PetscInt i = 0; i < v->map->n; i++) s->array[i] = g->cval;
-  }
+  if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(VecGKHostFill_Private(s->array, v->map->n, g->cval));
   PetscFunctionReturn(0);
 }
 
@@ -129,8 +155,7 @@ PetscErrorCode VecGKCopyToHost_Private(Vec v, Vec_GK *g)
   if (g->mask == PETSC_OFFLOAD_GPU) {
     PetscScalar *h = VecGKHostArray_Private(v);
 
-    if (g->isconst)
-      for (PetscInt i = 0; i < v->map->n; i++) h[i] = g->cval;
+    if (g->isconst) PetscCall(VecGKHostFill_Private(h, v->map->n, g->cval));
     else {
       PetscCall(VecGKPin_Private(v, g));
       PetscCall(GKMemcpyD2H(h, g->d, (size_t)v->map->n * sizeof(PetscScalar)));
