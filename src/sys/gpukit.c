@@ -206,8 +206,8 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
                             "triangles' inverses, so that its solves on device vectors run on the device (0: never)",
                             NULL, GKDenseSolveMax, &GKDenseSolveMax, NULL));
   PetscCall(PetscOptionsInt("-gpukit_host_threads",
-                            "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values, the staged "
-                            "copies' pieces; default 0: "
+                            "Threads of the library's host loops that first touch new memory (a DMDA matrix's pattern and zeroed values, a device "
+                            "vector's new host array, the staged copies' pieces; default 0: "
                             "the cores this process may run on, one under mpiexec --bind-to core)",
                             NULL, threads, &threads, NULL));
   PetscCall(PetscOptionsInt("-gpukit_staged_copy_min",
