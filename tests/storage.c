@@ -110,12 +110,14 @@ static PetscErrorCode ViewSays(PetscObject o, PetscViewerFormat fmt, const char 
 
 /* An ill-conditioned operator: a 1D Neumann operator with values away from single precision's,
    shifted by shift of its diagonal, on one process (each its own). With shift 3e-7 (a condition
-   number near 1e7) cggpu on its single storage reaches the double-precision answer to 1e-8,
-   restarting CG from the true residual once keeping the direction stalls (iterative refinement;
-   kept, the direction stalls near the start). With 1e-9 it cannot: it stops, saying so
-   (KSP_DIVERGED_BREAKDOWN; with KSPSetErrorIfNotConverged() the error). Either way the norm it
-   reports is the true residual's. */
-static PetscErrorCode Stall(const char *type, PetscReal shift)
+   number near 1e7) cggpu (method) on its single storage reaches the double-precision answer to
+   1e-8, restarting CG from the true residual once keeping the direction stalls (iterative
+   refinement; kept, the direction stalls near the start); bicggpu restarts BiCG once a true
+   residual is far above the recursion's. With 1e-9 neither can: CG stops, saying so
+   (KSP_DIVERGED_BREAKDOWN), BiCG's recursion may diverge first (KSP_DIVERGED_DTOL, the true
+   residual tested); with KSPSetErrorIfNotConverged() the error. Either way the norm reported is
+   the true residual's. */
+static PetscErrorCode Stall(const char *type, const char *method, PetscReal shift)
 {
   const PetscInt     n = 1000;
   Mat                A, S;
@@ -146,7 +148,7 @@ static PetscErrorCode Stall(const char *type, PetscReal shift)
   PetscCall(VecAssemblyEnd(b));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   PetscCall(KSPSetOperators(ksp, S, S));
-  PetscCall(KSPSetType(ksp, KSPCGGPU));
+  PetscCall(KSPSetType(ksp, method));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetTolerances(ksp, shift > 1e-8 ? 1e-8 : 1e-10, 1e-50, PETSC_DEFAULT, 20000));
   {
@@ -180,7 +182,7 @@ static PetscErrorCode Stall(const char *type, PetscReal shift)
     PetscCall(VecRestoreArrayRead(b, &ba));
     PetscCall(VecRestoreArrayRead(x, &xa));
     PetscCheck(PetscAbsReal(rnorm - tnorm) <= 1e-8 * tnorm + 2 * PETSC_MACHINE_EPSILON * PetscSqrtReal(s2), PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "cggpu reported %g, the true residual is %g (double precision's rounding: %g)", (double)rnorm, (double)tnorm,
+               "%s reported %g, the true residual is %g (double precision's rounding: %g)", method, (double)rnorm, (double)tnorm,
                (double)(2 * PETSC_MACHINE_EPSILON * PetscSqrtReal(s2)));
   }
   if (shift > 1e-8) {
@@ -188,22 +190,147 @@ static PetscErrorCode Stall(const char *type, PetscReal shift)
 
     PetscCall(VecNorm(b, NORM_2, &bnorm));
     PetscCheck(reason > 0 && tnorm <= 1e-8 * bnorm, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-               "cggpu on single storage, condition number near 1e7: %s, true residual %g of %g", KSPConvergedReasons[reason], (double)tnorm,
+               "%s on single storage, condition number near 1e7: %s, true residual %g of %g", method, KSPConvergedReasons[reason], (double)tnorm,
                (double)bnorm);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a condition number near 1e7: cggpu on single storage reaches the double answer\n"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a condition number near 1e7: %s on single storage reaches the double answer\n", method));
   } else {
-    PetscCheck(reason == KSP_DIVERGED_BREAKDOWN, PETSC_COMM_SELF, PETSC_ERR_PLIB, "cggpu beyond single precision ended %s, not DIVERGED_BREAKDOWN",
-               KSPConvergedReasons[reason]);
+    /* CG stalls; BiCG's recursion may diverge first (the true residual tested: DIVERGED_DTOL) */
+    PetscCheck(reason == KSP_DIVERGED_BREAKDOWN || (reason == KSP_DIVERGED_DTOL && !strcmp(method, KSPBICGGPU)), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "%s beyond single precision ended %s, not DIVERGED_BREAKDOWN", method, KSPConvergedReasons[reason]);
     PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = KSPSolve(ksp, b, x);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(ierr == PETSC_ERR_NOT_CONVERGED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSetErrorIfNotConverged gave error %d", (int)ierr);
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "beyond single precision: cggpu stops, says so, and reports the true residual\n"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "beyond single precision: %s stops, says so, and reports the true residual\n", method));
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
+/* BiCG on single storage: a nonsymmetric operator (the 5-point matrix of Assemble with a skew
+   part, convection's), its values away from single precision's. PETSc's bicg on AIJ meets 1e-10
+   in the true residual; PETSc's bicg on the single storage, whose products (A's and A^H's) are
+   the rounded matrix's, does not; bicggpu on the single storage, which on one process reads the
+   single values in both products and replaces the residual by b - A x in double, does, in at
+   most a few iterations more than on AIJ (on several processes it reads the double values:
+   bicg's iterations), and its view says so */
+static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
+{
+  Mat                A, S;
+  Vec                x, b, y, r;
+  PetscInt           rstart, rend, its[3];
+  KSPConvergedReason reason[3];
+  PetscReal          rel[3], nd, nr;
+  PetscMPIInt        size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, n * n, n * n, 5, NULL, 2, NULL, &A));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt row = rstart; row < rend; row++) {
+    const PetscInt  i = row / n, j = row % n, c[5] = {row - n, row - 1, row, row + 1, row + n};
+    const PetscBool in[5] = {i > 0, j > 0, PETSC_TRUE, j < n - 1, i < n - 1};
+
+    for (int k = 0; k < 5; k++) {
+      PetscScalar v = k == 2 ? 6.0 + 0.1 * PetscSinReal(0.37 * row) : -1.0 - PetscCosReal(0.11 * (row + c[k])) / 3.0 + (k < 2 ? 0.4 : -0.4);
+
+#if defined(PETSC_USE_COMPLEX)
+      if (k != 2) v += PETSC_i * PetscSinReal(0.23 * (row + 2 * c[k])) / 7.0;
+#endif
+      if (in[k]) PetscCall(MatSetValue(A, row, c[k], v, INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &S));
+  PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_SINGLE));
+  PetscCall(MatCreateVecs(S, &x, &b));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, b));
+  for (int k = 0; k < 3; k++) {
+    KSP ksp;
+    PC  pc;
+
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, k ? S : A, k ? S : A));
+    PetscCall(KSPSetType(ksp, k == 2 ? KSPBICGGPU : KSPBICG));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
+    PetscCall(KSPSolve(ksp, b, y));
+    PetscCall(KSPGetIterationNumber(ksp, &its[k]));
+    PetscCall(KSPGetConvergedReason(ksp, &reason[k]));
+    PetscCall(MatMult(A, y, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &nd));
+    PetscCall(VecNorm(b, NORM_2, &nr));
+    rel[k] = nd / nr;
+    if (k == 2 && size == 1) PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, "replaced by b - A x in double precision"));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  for (int k = 0; k < 3; k++)
+    PetscCheck(reason[k] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "BiCG solve %d did not converge: %s", k, KSPConvergedReasons[reason[k]]);
+  PetscCheck(rel[0] <= 1e-10 && rel[2] <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "True residuals %g (bicg, AIJ) and %g (bicggpu, single) above 1e-10", (double)rel[0], (double)rel[2]);
+  PetscCheck(rel[1] > 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "PETSc's bicg on the single storage met 1e-10 in A's true residual (%g): the test cannot tell", (double)rel[1]);
+  if (size > 1)
+    PetscCheck(its[2] == its[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "bicggpu took %" PetscInt_FMT " iterations, bicg on AIJ %" PetscInt_FMT, its[2],
+               its[0]);
+  else
+    PetscCheck(its[2] <= its[0] + 2 + its[0] / 10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+               "bicggpu on the single values took %" PetscInt_FMT " iterations, bicg on AIJ %" PetscInt_FMT, its[2], its[0]);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bicggpu on single storage meets the tolerance in the double true residual\n"));
+
+  /* what the steps read: after 3 iterations (no replacement has moved x; the third's direction
+     depends on A^H's products through rho), bicggpu's x on one process is PETSc's bicg's on the
+     single storage to rounding and away from its x on AIJ; on several processes the other way */
+  {
+    Vec       xk[3];
+    PetscReal dS, dA, nx;
+
+    for (int k = 0; k < 3; k++) {
+      KSP ksp;
+      PC  pc;
+
+      PetscCall(VecDuplicate(b, &xk[k]));
+      PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+      PetscCall(KSPSetOperators(ksp, k ? S : A, k ? S : A));
+      PetscCall(KSPSetType(ksp, k == 2 ? KSPBICGGPU : KSPBICG));
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCJACOBI));
+      PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+      PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 3));
+      PetscCall(KSPSolve(ksp, b, xk[k]));
+      PetscCall(KSPDestroy(&ksp));
+    }
+    PetscCall(VecNorm(xk[0], NORM_2, &nx));
+    PetscCall(VecAXPY(xk[1], -1.0, xk[2]));
+    PetscCall(VecAXPY(xk[0], -1.0, xk[2]));
+    PetscCall(VecNorm(xk[1], NORM_2, &dS));
+    PetscCall(VecNorm(xk[0], NORM_2, &dA));
+    dS /= nx;
+    dA /= nx;
+    if (size == 1)
+      PetscCheck(dS <= 1e-10 && dA >= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "bicggpu's third iterate on one process: %g from bicg's on the single storage, %g from bicg's on AIJ", (double)dS, (double)dA);
+    else
+      PetscCheck(dA <= 1e-10 && dS >= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "bicggpu's third iterate on several processes: %g from bicg's on AIJ, %g from bicg's on the single storage", (double)dA, (double)dS);
+    for (int k = 0; k < 3; k++) PetscCall(VecDestroy(&xk[k]));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&r));
   PetscCall(MatDestroy(&S));
   PetscCall(MatDestroy(&A));
@@ -336,8 +463,11 @@ int main(int argc, char **argv)
                  "cggpu on the single values took %" PetscInt_FMT " iterations, cg on AIJ %" PetscInt_FMT, its[2], its[0]);
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the diagonal reads the double values; cggpu meets the tolerance in the double true residual\n"));
-  PetscCall(Stall(type, 3e-7)); /* each process its own */
-  PetscCall(Stall(type, 1e-9));
+  PetscCall(Stall(type, KSPCGGPU, 3e-7)); /* each process its own */
+  PetscCall(Stall(type, KSPCGGPU, 1e-9));
+  PetscCall(Stall(type, KSPBICGGPU, 3e-7)); /* BiCG's restarts take its shadow residual again */
+  PetscCall(Stall(type, KSPBICGGPU, 1e-9));
+  PetscCall(BiCGSingle(type, n));
 
   /* what a product reads, and what the view says */
   PetscCall(ProductBytes(S, x, y, &bsingle));

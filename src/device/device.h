@@ -423,12 +423,21 @@ typedef enum {
 
 /* An operator for the fused Krylov kernels: one of the two formats. For A^T and A^H products
    ELLPACK-R brings its transposed copy (At), DIA reads its own arrays transposed. single: the
-   step's products read the format's sval (set, and CG or COCG) in place of val. */
+   step's products read the format's sval in place of val (GKOperatorSingle). */
 typedef struct {
   const GKEllr *ellr, *ellrt;
   const GKDia  *dia;
   PetscBool     single;
 } GKOperator;
+
+/* Whether a step of A reads its single-precision values: single asked for and every copy the
+   step reads having them (BiCG's: ELLPACK-R's transposed copy too); both backends decide so */
+static inline PetscBool GKOperatorSingle(const GKOperator *A, PetscBool bicg)
+{
+  if (!A->single) return PETSC_FALSE;
+  if (A->ellr) return A->ellr->sval && (!bicg || (A->ellrt && A->ellrt->sval)) ? PETSC_TRUE : PETSC_FALSE;
+  return A->dia && A->dia->sval ? PETSC_TRUE : PETSC_FALSE;
+}
 
 /* The fused Krylov iterations (cggpu, bicggpu). Two kernels an iteration, i = 0, 1, ...:
      step i:   finish the last update's sums (the norm, rho_i); x += a_i-1 p_i-1 (the last

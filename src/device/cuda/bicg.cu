@@ -6,20 +6,26 @@
 #include "fused.cuh"
 
 /* the general layout's kernel for ELLPACK-R, as for the paper's; DIA with its diagonals known
-   where there are few */
-PetscErrorCode GKCUDAKrylovStepBiCG_Private(GKKrylovCUDA *k, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
+   where there are few; the values of A and A^T read in single precision with SINGLE */
+template <bool SINGLE>
+static GKStepKernelPtr GKBiCGStepKernelFor(const GKOperator *A)
 {
   GKStepKernelPtr kern = NULL;
 
-  PetscFunctionBegin;
   if (A->ellr)
-    kern = A->ellr->dcol ? GKStepKernel<GKStepLayout<true, 0, false, true>, GK_KRYLOV_BICG, false>()
-                         : GKStepKernel<GKStepLayout<true, 0, false, false>, GK_KRYLOV_BICG, false>();
-  else {
-#define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND>, GK_KRYLOV_BICG, false>()
-    GKDiaDispatch(A->dia->ndiag, GK_DIA_STEP);
+    return A->ellr->dcol ? GKStepKernel<GKStepLayout<true, 0, false, true, SINGLE>, GK_KRYLOV_BICG, false>()
+                         : GKStepKernel<GKStepLayout<true, 0, false, false, SINGLE>, GK_KRYLOV_BICG, false>();
+#define GK_DIA_STEP(ND) kern = GKStepKernel<GKStepLayout<false, ND, false, false, SINGLE>, GK_KRYLOV_BICG, false>()
+  GKDiaDispatch(A->dia->ndiag, GK_DIA_STEP);
 #undef GK_DIA_STEP
-  }
+  return kern;
+}
+
+PetscErrorCode GKCUDAKrylovStepBiCG_Private(GKKrylovCUDA *k, PetscInt i, PetscScalar rho0, PetscBool last, const GKOperator *A, const GKKrylovVecs *v)
+{
+  GKStepKernelPtr kern = GKOperatorSingle(A, PETSC_TRUE) ? GKBiCGStepKernelFor<true>(A) : GKBiCGStepKernelFor<false>(A);
+
+  PetscFunctionBegin;
   PetscCall(GKStepLaunch(k, kern, i, rho0, last, A, v));
   PetscFunctionReturn(0);
 }

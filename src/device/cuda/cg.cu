@@ -48,7 +48,7 @@ static GKStepKernelPtr GKStepKernelFor(const GKOperator *A)
 template <GKKrylovMethod METHOD>
 static GKStepKernelPtr GKStepKernelChoose(const GKOperator *A, bool peers)
 {
-  const bool single = A->single && (A->ellr ? A->ellr->sval : A->dia->sval);
+  const bool single = GKOperatorSingle(A, PETSC_FALSE);
 
   if (peers) return GKStepKernelFor<METHOD, true, false>(A);
   return single ? GKStepKernelFor<METHOD, false, true>(A) : GKStepKernelFor<METHOD, false, false>(A);

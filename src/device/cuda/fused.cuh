@@ -78,7 +78,6 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
 {
   GKScalar       acc[1] = {0.0}, b, a = 0.0;
   const PetscInt rows = METHOD == GK_KRYLOV_BICG ? 2 * n : n;
-  static_assert(!L::SINGLE || METHOD != GK_KRYLOV_BICG, "single-precision values in CG's and COCG's step only");
 
   GKOverlapBegin();
   if (PEERS && g.np && i) a = GKMake(st->a[0], st->a[1]); /* in flight during the wait */
@@ -127,11 +126,13 @@ static __device__ __forceinline__ void GKKrylovStepBody(PetscInt n, PetscInt i, 
         else if (METHOD == GK_KRYLOV_COCG) acc[0] += pr * wr;
         else acc[0] += wr * GKConj(int_(r));
       } else {
-        const PetscInt s = t - n, j = L::ELLR && Et.perm ? Et.perm[s] : s;
+        typedef typename L::Value V;
+        const PetscInt            s = t - n, j = L::ELLR && Et.perm ? Et.perm[s] : s;
 
         pt[j] = int_(j);
-        wt[j] = L::ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.wfirst, Et.wptr, Et.rl, Et.col, Et.dcol, (const GKScalar *)Et.val, int_)
-                        : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const GKScalar *)D.val, int_);
+        wt[j] = L::ELLR ? GKEllrRow<true>(s, Et.h, Et.sliceptr, Et.wfirst, Et.wptr, Et.rl, Et.col, Et.dcol,
+                                          (const V *)(L::SINGLE ? Et.sval : (void *)Et.val), int_)
+                        : GKDiaTransposeRow<true>(j, n, D.ndiag, D.off, (const V *)(L::SINGLE ? D.sval : (void *)D.val), int_);
       }
     }
   }

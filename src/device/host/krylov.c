@@ -88,8 +88,8 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   PetscScalar       *p = v->p[i % 2], *w = v->w, *x = v->x, *pt = v->pt[i % 2], *wt = v->wt;
   PetscScalar        b, s = 0.0;
   PetscBool          stop;
-  /* the values in single precision as the CUDA step reads them (cuda/cg.cu: CG and COCG) */
-  const PetscBool single = A->single && K->method != GK_KRYLOV_BICG && (A->ellr ? A->ellr->sval : A->dia->sval) ? PETSC_TRUE : PETSC_FALSE;
+  /* the values in single precision as the CUDA step reads them (cuda/cg.cu, bicg.cu) */
+  const PetscBool single = GKOperatorSingle(A, K->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE);
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
@@ -104,8 +104,8 @@ PetscErrorCode GKHostKrylovStep(GKKrylov K, PetscInt i, PetscScalar rho0, PetscB
   if (A->ellr) PetscCall(GKHostEllrLoop(A->ellr, PETSC_FALSE, single, p, NULL, PETSC_FALSE, w));
   else PetscCall(GKHostDiaLoop(A->dia, single, p, NULL, PETSC_FALSE, w));
   if (K->method == GK_KRYLOV_BICG) {
-    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, PETSC_FALSE, pt, NULL, PETSC_FALSE, wt));
-    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, PETSC_FALSE, pt, NULL, PETSC_FALSE, wt));
+    if (A->ellr) PetscCall(GKHostEllrLoop(A->ellrt, PETSC_TRUE, single, pt, NULL, PETSC_FALSE, wt));
+    else PetscCall(GKHostDiaTLoop(A->dia, PETSC_TRUE, single, pt, NULL, PETSC_FALSE, wt));
   }
   for (PetscInt j = 0; j < K->n; j++) {
     if (K->method == GK_KRYLOV_CG) s += p[j] * PetscConj(w[j]);

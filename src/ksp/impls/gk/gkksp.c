@@ -377,7 +377,8 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
 
 /*
    An operator whose values are kept in single precision too (MatGPUKitSetStorage()): one
-   process's CG and COCG steps read those, half the bytes, and the solve still reaches the
+   process's CG, COCG and BiCG steps read those (BiCG's A^H products too), half the bytes, and
+   the solve still reaches the
    double-precision answer by residual replacement (van der Vorst and Ye, "Residual replacement
    strategies for Krylov subspace iterative methods for the convergence of true residuals", SISC
    22, 2000; as "reliable updates" in mixed-precision lattice QCD solvers): the recursive residual
@@ -389,11 +390,16 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
    residual, and the last norm recorded is always one. A true residual that neither halves nor
    stays near the recursive one, three replacements running, is the single-precision values'
    limit (a condition number near 1/eps of single precision): the solve stops with
-   KSP_DIVERGED_BREAKDOWN and says so, rather than iterate on.
+   KSP_DIVERGED_BREAKDOWN and says so, rather than iterate on. BiCG restarts (its shadow residual
+   taken again from r) once a replaced residual is GK_REPLACE_LOST times the recursive one: kept,
+   the shadow residual the recursion paired with the old r leads the next steps astray (an
+   ill-conditioned operator diverged at its first replacement); and a recursive norm that
+   diverges is replaced and tested too, so the norm reported is a true one either way.
 */
 #define GK_REPLACE_DROP  0.1 /* the recursive norm's fall since the last true one that asks for a replacement */
 #define GK_REPLACE_STALL 3   /* replacements running without progress that stop the solve */
 #define GK_REPLACE_WAIT  4   /* iterations since the last replacement, in the first one's, that ask for one */
+#define GK_REPLACE_LOST  4.0 /* BiCG: a true norm so many times the recursive one that asked restarts it (the recursion has lost it) */
 typedef struct {
   const GKOperator  *op; /* the double values' arrays */
   PetscInt           n;
@@ -404,8 +410,9 @@ typedef struct {
   PetscReal          last, trig; /* the last true norm; the recursive norm that asked for the pending replacement */
   PetscInt           stalls;
   PetscInt           lastits, window; /* the last replacement's iteration; GK_REPLACE_WAIT times the first's (0 before it) */
-  /* once the direction kept across replacements stalls, each replacement restarts CG from the true
-     residual (iterative refinement, each phase a CG on the single-precision operator): restart
+  /* once the direction kept across replacements stalls, each replacement restarts the method from
+     the true residual (iterative refinement, each phase a CG or BiCG on the single-precision
+     operator; BiCG's shadow residual taken again from it): restart
      says so, restartnow that the loop ended for one, its0 the iterations before this phase */
   PetscBool restart, restartnow;
   PetscInt  its0;
@@ -468,8 +475,9 @@ static PetscErrorCode KSPGKReplace_Private(KSP ksp, KSPGKReplace *rep, PetscInt 
 }
 
 /* Whether this solve's steps read the operator's single-precision values, with the residual
-   replacement (KSPGKReplace): CG and COCG on one process, the operator stored so, a norm to
-   test, no Eisenstat and no constants removed; elsewhere the fused kernels read its double values */
+   replacement (KSPGKReplace): CG, COCG and BiCG on one process, the operator stored so, a norm
+   to test, no Eisenstat and no constants removed; elsewhere the fused kernels read its double
+   values */
 static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
 {
   KSP_GK            *gk = (KSP_GK *)ksp->data;
@@ -477,7 +485,7 @@ static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
 
   PetscFunctionBegin;
   *single = PETSC_FALSE;
-  if (gk->mpi || gk->method == GK_KRYLOV_BICG || gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
+  if (gk->mpi || gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
   PetscCall(MatGPUKitGetStorage(gk->Adev, &st));
   *single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -610,15 +618,16 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
     }
     PetscCall(KSPGKTest_Private(ksp, its, nrm, &ok));
     if (!ok) PetscFunctionReturn(0);
-    if (rep && !replaced && ksp->reason > 0) { /* the recursive norm passed: the true one is tested next */
+    if (rep && !replaced &&
+        (ksp->reason > 0 || ksp->reason == KSP_DIVERGED_DTOL)) { /* the recursive norm passed, or diverged: the true one is tested next */
       ksp->reason  = KSP_CONVERGED_ITERATING;
       rep->pending = PETSC_TRUE;
       rep->trig    = nrm;
     }
     if (ksp->reason) PetscFunctionReturn(0);
     if (rep && replaced && rep->stalls >= GK_REPLACE_STALL && !rep->restart && !last) {
-      PetscCall(
-        PetscInfo(ksp, "The true residual stalls at %g with the direction kept: CG restarted from each true residual from now on\n", (double)nrm));
+      PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the direction kept: %s restarted from each true residual from now on\n",
+                          (double)nrm, ((KSP_GK *)ksp->data)->method == GK_KRYLOV_BICG ? "BiCG" : "CG"));
       rep->restart = PETSC_TRUE;
       rep->stalls  = 0;
       rep->window  = PetscMax(rep->window, rep->n); /* a phase may take CG's n steps to fall tenfold */
@@ -631,6 +640,16 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
       PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the operator's single-precision values: diverged (breakdown)\n", (double)nrm));
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       PetscFunctionReturn(0);
+    }
+    if (rep && replaced && !rep->restart && !last && ((KSP_GK *)ksp->data)->method == GK_KRYLOV_BICG && nrm > GK_REPLACE_LOST * rep->trig) {
+      /* BiCG whose recursion has lost the true residual: the replaced r no longer matches the
+         shadow residual it is paired with, and kept, the next steps diverge (an ill-conditioned
+         operator); restarted from here on, each phase from r~ = r */
+      PetscCall(PetscInfo(ksp, "The true residual %g is %g times the recursion's: BiCG restarted from each true residual from now on\n", (double)nrm,
+                          (double)(nrm / rep->trig)));
+      rep->restart = PETSC_TRUE;
+      rep->stalls  = 0;
+      rep->window  = PetscMax(rep->window, rep->n);
     }
     if (rep && replaced && rep->restart && !last) { /* the loop ends; KSPGKIterate_Private starts the next phase */
       rep->restartnow = PETSC_TRUE;
@@ -789,8 +808,9 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 }
 
 /* The next phase of a solve restarted at a replacement (KSPGKReplace's restart): r is b - A x in
-   double precision, z = B r and rho = r^H z (r^T z for COCG) made from it, and CG runs again from
-   p = z with a new state, its iterations counted on */
+   double precision, z = B r and rho = r^H z (r^T z for COCG; BiCG: r~ = r, z~ = B^H r~, rho =
+   r~^H z) made from it, and the method runs again from p = z (p~ = z~) with a new state, its
+   iterations counted on */
 static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperator *op, const GKKrylovVecs *v, KSPGKReplace *rep, PetscInt every,
                                            PetscLogDouble flops, GKKrylovNorm norm)
 {
@@ -803,7 +823,18 @@ static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperato
   rep->its0       = ksp->its;
   gk->restarts++;
   if (v->d) PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, v->z, v->d, v->r));
-  PetscCall(GKDev->dots(rep->n, v->z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
+  if (gk->method == GK_KRYLOV_BICG) { /* as the start: r~ = r, z~ = B^H r~ = conj(d conj(r~)), rho = r~^H z */
+    const PetscScalar *rt[1] = {v->rt};
+
+    PetscCall(GKMemcpyD2D(v->rt, v->r, sizeof(PetscScalar) * (size_t)rep->n));
+    if (v->d) {
+      PetscCall(GKMemcpyD2D(v->zt, v->rt, sizeof(PetscScalar) * (size_t)rep->n));
+      if (PetscDefined(USE_COMPLEX)) PetscCall(GKDev->conjugate(rep->n, v->zt));
+      PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, v->zt, v->d, v->zt));
+      if (PetscDefined(USE_COMPLEX)) PetscCall(GKDev->conjugate(rep->n, v->zt));
+    }
+    PetscCall(GKDev->dots(rep->n, v->z, 1, rt, PETSC_TRUE, &rho));
+  } else PetscCall(GKDev->dots(rep->n, v->z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
   PetscCall(GKDev->krylovdestroy(K));
   PetscCall(GKDev->krylovcreate(rep->n, gk->method, norm, gk->nullcnst, K));
   PetscCall(KSPGKLoop_Private(ksp, *K, op, v, rho, every, flops, rep));
@@ -997,9 +1028,9 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (gk->single)
     PetscCall(PetscViewerASCIIPrintf(viewer,
                                      "  the operator's products read its values in single precision; the residual replaced by b - A x in double "
-                                     "precision %" PetscInt_FMT " time%s in the last solve (CG restarted from it %" PetscInt_FMT
+                                     "precision %" PetscInt_FMT " time%s in the last solve (%s restarted from it %" PetscInt_FMT
                                      " of them: iterative refinement), whose norms the convergence tests took\n",
-                                     gk->replaced, gk->replaced == 1 ? "" : "s", gk->restarts));
+                                     gk->replaced, gk->replaced == 1 ? "" : "s", gk->method == GK_KRYLOV_BICG ? "BiCG" : "CG", gk->restarts));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));
