@@ -213,6 +213,44 @@ static PetscErrorCode Stall(const char *type, const char *method, PetscReal shif
   PetscFunctionReturn(0);
 }
 
+/* A solve of A x = b (x = 0 first) by method on the operator Op (A itself, or its single
+   storage): Jacobi, the unpreconditioned norm, to 1e-10 or maxit iterations; its iterations,
+   reason and true residual ||b - A x|| / ||b|| with A's double values where asked, and where says
+   is given, that its view says so */
+static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscInt maxit, Mat A, Vec b, Vec y, PetscInt *its, KSPConvergedReason *reason,
+                                  PetscReal *rel, const char *says)
+{
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, Op, Op));
+  PetscCall(KSPSetType(ksp, method));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, maxit));
+  PetscCall(KSPSolve(ksp, b, y));
+  if (its) PetscCall(KSPGetIterationNumber(ksp, its));
+  if (reason) PetscCall(KSPGetConvergedReason(ksp, reason));
+  if (rel) {
+    Vec       r;
+    PetscReal nd, nr;
+
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(MatMult(A, y, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &nd));
+    PetscCall(VecNorm(b, NORM_2, &nr));
+    PetscCall(VecDestroy(&r));
+    *rel = nd / nr;
+  }
+  if (says) PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, says));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
 /* BiCG on single storage: a nonsymmetric operator (the 5-point matrix of Assemble with a skew
    part, convection's), its values away from single precision's. PETSc's bicg on AIJ meets 1e-10
    in the true residual; PETSc's bicg on the single storage, whose products (A's and A^H's) are
@@ -223,10 +261,10 @@ static PetscErrorCode Stall(const char *type, const char *method, PetscReal shif
 static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
 {
   Mat                A, S;
-  Vec                x, b, y, r;
+  Vec                x, b, y;
   PetscInt           rstart, rend, its[3];
   KSPConvergedReason reason[3];
-  PetscReal          rel[3], nd, nr;
+  PetscReal          rel[3];
   PetscMPIInt        size;
 
   PetscFunctionBegin;
@@ -252,31 +290,11 @@ static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
   PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_SINGLE));
   PetscCall(MatCreateVecs(S, &x, &b));
   PetscCall(VecDuplicate(b, &y));
-  PetscCall(VecDuplicate(b, &r));
   PetscCall(VecSet(x, 1.0));
   PetscCall(MatMult(A, x, b));
-  for (int k = 0; k < 3; k++) {
-    KSP ksp;
-    PC  pc;
-
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, k ? S : A, k ? S : A));
-    PetscCall(KSPSetType(ksp, k == 2 ? KSPBICGGPU : KSPBICG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
-    PetscCall(KSPSolve(ksp, b, y));
-    PetscCall(KSPGetIterationNumber(ksp, &its[k]));
-    PetscCall(KSPGetConvergedReason(ksp, &reason[k]));
-    PetscCall(MatMult(A, y, r));
-    PetscCall(VecAYPX(r, -1.0, b));
-    PetscCall(VecNorm(r, NORM_2, &nd));
-    PetscCall(VecNorm(b, NORM_2, &nr));
-    rel[k] = nd / nr;
-    if (k == 2 && size == 1) PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, "replaced by b - A x in double precision"));
-    PetscCall(KSPDestroy(&ksp));
-  }
+  for (int k = 0; k < 3; k++)
+    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPBICGGPU : KSPBICG, 500, A, b, y, &its[k], &reason[k], &rel[k],
+                          k == 2 && size == 1 ? "replaced by b - A x in double precision" : NULL));
   for (int k = 0; k < 3; k++)
     PetscCheck(reason[k] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "BiCG solve %d did not converge: %s", k, KSPConvergedReasons[reason[k]]);
   PetscCheck(rel[0] <= 1e-10 && rel[2] <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
@@ -299,19 +317,8 @@ static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
     PetscReal dS, dA, nx;
 
     for (int k = 0; k < 3; k++) {
-      KSP ksp;
-      PC  pc;
-
       PetscCall(VecDuplicate(b, &xk[k]));
-      PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-      PetscCall(KSPSetOperators(ksp, k ? S : A, k ? S : A));
-      PetscCall(KSPSetType(ksp, k == 2 ? KSPBICGGPU : KSPBICG));
-      PetscCall(KSPGetPC(ksp, &pc));
-      PetscCall(PCSetType(pc, PCJACOBI));
-      PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-      PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 3));
-      PetscCall(KSPSolve(ksp, b, xk[k]));
-      PetscCall(KSPDestroy(&ksp));
+      PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPBICGGPU : KSPBICG, 3, A, b, xk[k], NULL, NULL, NULL, NULL));
     }
     PetscCall(VecNorm(xk[0], NORM_2, &nx));
     PetscCall(VecAXPY(xk[1], -1.0, xk[2]));
@@ -331,7 +338,6 @@ static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&y));
-  PetscCall(VecDestroy(&r));
   PetscCall(MatDestroy(&S));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(0);
@@ -422,28 +428,11 @@ int main(int argc, char **argv)
      double values: cg's iterations) */
   PetscCall(MatMult(A, x, w));
   for (int k = 0; k < 3; k++) {
-    KSP         ksp;
-    PC          pc;
     PetscMPIInt size;
 
-    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
-    PetscCall(KSPSetOperators(ksp, k ? S : A, k ? S : A));
-    PetscCall(KSPSetType(ksp, k == 2 ? KSPCGGPU : KSPCG));
-    PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCJACOBI));
-    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
-    PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
-    PetscCall(KSPSolve(ksp, w, y));
-    PetscCall(KSPGetIterationNumber(ksp, &its[k]));
-    PetscCall(KSPGetConvergedReason(ksp, &reason[k]));
-    PetscCall(MatMult(A, y, yref));
-    PetscCall(VecAYPX(yref, -1.0, w));
-    PetscCall(VecNorm(yref, NORM_2, &nd));
-    PetscCall(VecNorm(w, NORM_2, &nr));
-    rel[k] = nd / nr;
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-    if (k == 2 && size == 1) PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, "replaced by b - A x in double precision"));
-    PetscCall(KSPDestroy(&ksp));
+    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPCGGPU : KSPCG, 500, A, w, y, &its[k], &reason[k], &rel[k],
+                          k == 2 && size == 1 ? "replaced by b - A x in double precision" : NULL));
   }
   for (int k = 0; k < 3; k++)
     PetscCheck(reason[k] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Solve %d did not converge: %s", k, KSPConvergedReasons[reason[k]]);
