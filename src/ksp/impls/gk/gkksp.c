@@ -378,10 +378,10 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
 /*
    An operator whose values are kept in single precision too (MatGPUKitSetStorage()): one
    process's CG, COCG and BiCG steps read those (BiCG's A^H products too), half the bytes, and
-   the solve still reaches the
-   double-precision answer by residual replacement (van der Vorst and Ye, "Residual replacement
-   strategies for Krylov subspace iterative methods for the convergence of true residuals", SISC
-   22, 2000; as "reliable updates" in mixed-precision lattice QCD solvers): the recursive residual
+   the solve still reaches the double-precision answer by residual replacement (van der Vorst
+   and Ye, "Residual replacement strategies for Krylov subspace iterative methods for the
+   convergence of true residuals", SISC 22, 2000; as "reliable updates" in mixed-precision
+   lattice QCD solvers): the recursive residual
    of the single-precision products drifts from b - A x, so whenever its norm has fallen tenfold
    below the last true one, and whenever it would pass the convergence test, the next test
    replaces r by b - A x computed with the double values, x and the direction kept, and that

@@ -56,6 +56,7 @@ static PetscErrorCode VecGKHostFill_Private(PetscScalar *a, PetscInt n, PetscSca
   PetscInt          nt;
 
   PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
   PetscCall(GKHostThreads_Private(n, (PetscInt)(((size_t)2 << 20) / sizeof(PetscScalar)), &nt));
   PetscCall(GKParallelFor_Private(n, nt, VecGKFillPart, &f));
   PetscFunctionReturn(0);
