@@ -573,8 +573,9 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
    rep: the residual replacement of single-precision values, else NULL. */
 static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, PetscBool last, KSPGKReplace *rep, PetscBool *done)
 {
-  GKKrylovState S;
-  PetscBool     ok;
+  const PetscBool bicg = ((KSP_GK *)ksp->data)->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE;
+  GKKrylovState   S;
+  PetscBool       ok;
 
   PetscFunctionBegin;
   *done = PETSC_TRUE;
@@ -594,12 +595,10 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
   if (S.flag) { /* rho of iteration flagit: the norm before it is still tested */
     PetscCall(KSPGKTest_Private(ksp, S.flagit, KSPGKNorm_Private(ksp, &S), &ok));
     if (ok && !ksp->reason) {
-      const KSP_GK *gk = (KSP_GK *)ksp->data;
-
       if (S.flag == GK_KRYLOV_INDEFINITE_PC) { /* KSPCG: in the next iteration */
         ksp->its    = S.flagit + 1;
         ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
-      } else if (gk->method == GK_KRYLOV_BICG) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
+      } else if (bicg) ksp->reason = KSP_DIVERGED_BREAKDOWN; /* KSPBICG goes on, into a NaN */
       else {
         /* KSPCG: "converged due to beta = 0", in the next iteration */
         ksp->its    = S.flagit + 1;
@@ -627,7 +626,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
     if (ksp->reason) PetscFunctionReturn(0);
     if (rep && replaced && rep->stalls >= GK_REPLACE_STALL && !rep->restart && !last) {
       PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the direction kept: %s restarted from each true residual from now on\n",
-                          (double)nrm, ((KSP_GK *)ksp->data)->method == GK_KRYLOV_BICG ? "BiCG" : "CG"));
+                          (double)nrm, bicg ? "BiCG" : "CG"));
       rep->restart = PETSC_TRUE;
       rep->stalls  = 0;
       rep->window  = PetscMax(rep->window, rep->n); /* a phase may take CG's n steps to fall tenfold */
@@ -641,7 +640,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       PetscFunctionReturn(0);
     }
-    if (rep && replaced && !rep->restart && !last && ((KSP_GK *)ksp->data)->method == GK_KRYLOV_BICG && nrm > GK_REPLACE_LOST * rep->trig) {
+    if (rep && replaced && !rep->restart && !last && bicg && nrm > GK_REPLACE_LOST * rep->trig) {
       /* BiCG whose recursion has lost the true residual: the replaced r no longer matches the
          shadow residual it is paired with, and kept, the next steps diverge (an ill-conditioned
          operator); restarted from here on, each phase from r~ = r */

@@ -48,16 +48,18 @@ static void VecGKFillPart(void *ctx, PetscInt part, PetscInt lo, PetscInt hi)
 
 /* a new host array's n entries set to v (its bits: a VecSet() of -0.0 stays -0.0), the pages'
    first touch (most of the time) spread over the host's threads where there are many
-   (gkthreads.c) */
+   (gkthreads.c); a vector of fewer than two threads' grains is set here, without asking how
+   many threads there are */
+#define GK_VEC_FILL_GRAIN ((PetscInt)(((size_t)2 << 20) / sizeof(PetscScalar)))
 static PetscErrorCode VecGKHostFill_Private(PetscScalar *a, PetscInt n, PetscScalar v)
 {
   const PetscScalar zero = 0.0;
   VecGKFill         f    = {a, v, memcmp(&v, &zero, sizeof(v)) ? PETSC_FALSE : PETSC_TRUE};
-  PetscInt          nt;
+  PetscInt          nt   = 1;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  PetscCall(GKHostThreads_Private(n, (PetscInt)(((size_t)2 << 20) / sizeof(PetscScalar)), &nt));
+  if (n >= 2 * GK_VEC_FILL_GRAIN) PetscCall(GKHostThreads_Private(n, GK_VEC_FILL_GRAIN, &nt));
   PetscCall(GKParallelFor_Private(n, nt, VecGKFillPart, &f));
   PetscFunctionReturn(0);
 }
