@@ -234,18 +234,7 @@ static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscInt maxit, Mat A,
   PetscCall(KSPSolve(ksp, b, y));
   if (its) PetscCall(KSPGetIterationNumber(ksp, its));
   if (reason) PetscCall(KSPGetConvergedReason(ksp, reason));
-  if (rel) {
-    Vec       r;
-    PetscReal nd, nr;
-
-    PetscCall(VecDuplicate(b, &r));
-    PetscCall(MatMult(A, y, r));
-    PetscCall(VecAYPX(r, -1.0, b));
-    PetscCall(VecNorm(r, NORM_2, &nd));
-    PetscCall(VecNorm(b, NORM_2, &nr));
-    PetscCall(VecDestroy(&r));
-    *rel = nd / nr;
-  }
+  if (rel) PetscCall(TestTrueResidual(A, y, b, rel));
   if (says) PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, says));
   PetscCall(KSPDestroy(&ksp));
   PetscFunctionReturn(0);
