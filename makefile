@@ -156,7 +156,7 @@ check-sanitizer: tests
 # optional, not in CI: the SuiteSparse matrices of ../shared/data/matrices (MATRICES=dir), each
 # solved by PETSc and by the plug-in: the same iterations (tools/check-matrices)
 check-matrices: lib $(TUTORIALS)
-	@BUILD=$(BUILD) SCALAR=$(SCALAR) sh tools/check-matrices
+	@BUILD=$(BUILD) SCALAR=$(SCALAR) MPIEXEC=$(MPIEXEC) sh tools/check-matrices
 
 # the benchmarks (a CUDA GPU and the real PETSc): bench/run, results in bench/
 $(BUILD)/bench/baseline.o: bench/baseline.cu

@@ -751,7 +751,7 @@ typedef struct {
   PetscErrorCode (*krylovgatherwait)(GKKrylov);
   /* after a step: w += Ao g, the off-diagonal block times the ghosts g of p, and that part of
      dpi (Ao, the count and list of its slots holding entries, g, p, w, and p~ for BiCG), into
-     sums[3] */
+     sums[3]; Ao's single-precision values where its sval is set */
   PetscErrorCode (*krylovoffdiag)(GKKrylov, const GKEllr *, PetscInt, const PetscInt *, const PetscScalar *, const PetscScalar *, PetscScalar *,
                                   const PetscScalar *);
   /* waits for the kernels so far and gives the GK_KRYLOV_SUMS sums they left: [0] dpi (the

@@ -4,6 +4,7 @@
    GPU with peershalo), and the off-diagonal block's part of w and dpi after the step.
 */
 #include "gridsum.cuh"
+#include <type_traits>
 
 /* The entries idx of the direction step i computes, b computed as the step computes it (the
    same bits): what other processes read as ghosts, into buf; or, with buf NULL, sent GPU to GPU
@@ -74,19 +75,21 @@ PetscErrorCode GKCUDAKrylovGatherWait(GKKrylov K)
 
 /* w += Ao g, a thread per listed slot of the off-diagonal block (those holding entries: the rows
    with ghosts, few), and the block sums of that part of dpi; g may be staging memory, read with
-   plain loads */
+   plain loads. SINGLE: the block's single-precision values (sval), summed in double. */
 struct GKPlainIn {
   const GKScalar                     *x;
   __device__ __forceinline__ GKScalar operator()(PetscInt j) const { return x[j]; }
 };
 
-template <GKKrylovMethod METHOD>
+template <GKKrylovMethod METHOD, bool SINGLE>
 __global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *partial, GKKrylovDevState *st, GKKrylovDevState *pub, GKEllr E,
                                       PetscInt ns, const PetscInt *__restrict__ slots, const GKScalar *g, const GKScalar *__restrict__ p,
                                       GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
 {
-  GKScalar        acc[1] = {0.0};
-  const GKPlainIn in     = {g};
+  typedef typename std::conditional<SINGLE, GKSingle, GKScalar>::type V;
+  GKScalar                                                            acc[1] = {0.0};
+  const GKPlainIn                                                     in     = {g};
+  const V                                                            *val    = (const V *)(SINGLE ? E.sval : (void *)E.val);
 
   GKOverlapBegin();
   if (halo) { /* g is this process's ghost buffer, which the others' steps write into: their tags first */
@@ -94,7 +97,7 @@ __global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *
   } else if (GKStopped(st)) return;
   for (PetscInt k = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; k < ns; k += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt t = slots[k], r = E.perm ? E.perm[t] : t;
-    const GKScalar v = GKEllrRow<false>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, (const GKScalar *)E.val, in);
+    const GKScalar v = GKEllrRow<false, GKPlainIn, false, 4, -1, false, V>(t, E.h, E.sliceptr, E.wfirst, E.wptr, E.rl, E.col, E.dcol, val, in);
 
     w[r] += v;
     if (METHOD == GK_KRYLOV_CG) acc[0] += p[r] * GKConj(v);
@@ -115,9 +118,14 @@ PetscErrorCode GKCUDAKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   PetscFunctionBegin;
   PetscCheck(g || (k->g.np && k->ghost), PETSC_COMM_SELF, PETSC_ERR_PLIB, "No ghosts given and none sent GPU to GPU");
   if (halo) g = (const PetscScalar *)(k->ghost + (k->stepi % 2) * k->nghost);
-  kern = k->method == GK_KRYLOV_CG   ? GKKrylovOffDiagKernel<GK_KRYLOV_CG>
-       : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG>
-                                     : GKKrylovOffDiagKernel<GK_KRYLOV_BICG>;
+  if (Ao->sval)
+    kern = k->method == GK_KRYLOV_CG   ? GKKrylovOffDiagKernel<GK_KRYLOV_CG, true>
+         : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG, true>
+                                       : GKKrylovOffDiagKernel<GK_KRYLOV_BICG, true>;
+  else
+    kern = k->method == GK_KRYLOV_CG   ? GKKrylovOffDiagKernel<GK_KRYLOV_CG, false>
+         : k->method == GK_KRYLOV_COCG ? GKKrylovOffDiagKernel<GK_KRYLOV_COCG, false>
+                                       : GKKrylovOffDiagKernel<GK_KRYLOV_BICG, false>;
   GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, ns), k->stepi, k->g, halo, k->partial, k->state, k->pub, *Ao, ns, slots,
                                 (const GKScalar *)g, (const GKScalar *)p, (GKScalar *)w, (const GKScalar *)pt));
   GKCheckLaunch();

@@ -262,7 +262,8 @@ PetscErrorCode GKHostKrylovGatherWait(GKKrylov K)
   PetscFunctionReturn(0);
 }
 
-/* w += Ao g on the listed slots, and that part of dpi, as the step sums dpi */
+/* w += Ao g on the listed slots, and that part of dpi, as the step sums dpi; the single values
+   where sval is set, as the CUDA kernel reads them */
 PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, const PetscInt *slots, const PetscScalar *g, const PetscScalar *p,
                                    PetscScalar *w, const PetscScalar *pt)
 {
@@ -274,7 +275,7 @@ PetscErrorCode GKHostKrylovOffDiag(GKKrylov K, const GKEllr *Ao, PetscInt ns, co
   if (K->flag) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < ns; k++) {
     const PetscInt    t = slots[k], r = Ao->perm ? Ao->perm[t] : t;
-    const PetscScalar v = GKHostEllrRow(Ao, t, PETSC_FALSE, PETSC_FALSE, g);
+    const PetscScalar v = GKHostEllrRow(Ao, t, PETSC_FALSE, Ao->sval ? PETSC_TRUE : PETSC_FALSE, g);
 
     w[r] += v;
     if (K->method == GK_KRYLOV_CG) s += p[r] * PetscConj(v);

@@ -264,6 +264,7 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscCall(VecDestroy(&w->zt));
   PetscCall(VecDestroy(&w->wt));
   PetscCall(VecDestroy(&w->t));
+  PetscCall(VecDestroy(&w->xbest));
   for (int k = 0; k < 2; k++) {
     PetscCall(VecDestroy(&w->p[k]));
     PetscCall(VecDestroy(&w->pt[k]));
@@ -376,8 +377,9 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
 }
 
 /*
-   An operator whose values are kept in single precision too (MatGPUKitSetStorage()): one
-   process's CG, COCG and BiCG steps read those (BiCG's A^H products too), half the bytes, and
+   An operator whose values are kept in single precision too (MatGPUKitSetStorage()): the CG,
+   COCG and BiCG steps read those (BiCG's A^H products too; on several processes both blocks'),
+   half the bytes, and
    the solve still reaches the double-precision answer by residual replacement (van der Vorst
    and Ye, "Residual replacement strategies for Krylov subspace iterative methods for the
    convergence of true residuals", SISC 22, 2000; as "reliable updates" in mixed-precision
@@ -394,15 +396,19 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
    taken again from r) once a replaced residual is GK_REPLACE_LOST times the recursive one: kept,
    the shadow residual the recursion paired with the old r leads the next steps astray (an
    ill-conditioned operator diverged at its first replacement); and a recursive norm that
-   diverges is replaced and tested too, so the norm reported is a true one either way.
+   diverges is replaced and tested too, so the norm reported is a true one either way. BiCG
+   keeps the iterate of its smallest true residual: a replaced residual GK_REPLACE_LOST times that
+   one (the recursion diverged with x, where the shadow residual went astray below that ratio)
+   takes x back to it, and the method restarts from there.
 */
 #define GK_REPLACE_DROP  0.1 /* the recursive norm's fall since the last true one that asks for a replacement */
 #define GK_REPLACE_STALL 3   /* replacements running without progress that stop the solve */
 #define GK_REPLACE_WAIT  4   /* iterations since the last replacement, in the first one's, that ask for one */
 #define GK_REPLACE_LOST  4.0 /* BiCG: a true norm so many times the recursive one that asked restarts it (the recursion has lost it) */
 typedef struct {
-  const GKOperator  *op; /* the double values' arrays */
-  PetscInt           n;
+  const GKOperator  *op;         /* the double values' arrays (one process) */
+  Mat                Ampi;       /* or the MPI matrix whose blocks hold them */
+  PetscInt           n, N;       /* the local and global sizes */
   const PetscScalar *b, *d;      /* b; the Jacobi scaling or NULL */
   PetscScalar       *x, *r, *z;  /* z: where d .* r goes (the update recomputes it) */
   PetscBool          pending;    /* replace at the next test (its update was not queued) */
@@ -416,23 +422,32 @@ typedef struct {
      says so, restartnow that the loop ended for one, its0 the iterations before this phase */
   PetscBool restart, restartnow;
   PetscInt  its0;
+  /* BiCG: the iterate of the smallest true residual so far, that norm, the returns to it since */
+  PetscScalar *xbest;
+  PetscReal    best;
+  PetscInt     rollbacks;
 } KSPGKReplace;
 
-/* r = b - A x with the operator's double-precision values, whatever its storage */
-static PetscErrorCode KSPGKResidualDouble_Private(const GKOperator *op, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+/* r = b - A x with the operator's double-precision values, whatever its storage: one process's
+   operator op, or the MPI matrix A (collective) */
+static PetscErrorCode KSPGKResidualDouble_Private(const GKOperator *op, Mat A, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
 {
   PetscFunctionBegin;
-  if (op->ellr) {
-    GKEllr E = *op->ellr;
+  if (A) PetscCall(MatMPIGKResidualDouble_Private(A, b, x, r));
+  else PetscCall(GKOperatorResidualDouble_Private(op, b, x, r));
+  PetscFunctionReturn(0);
+}
 
-    E.sval = NULL;
-    PetscCall(GKDev->ellrmult(&E, PETSC_FALSE, x, b, PETSC_TRUE, r));
-  } else {
-    GKDia D = *op->dia;
+/* y^H x (y^T x without conj) over the processes of the KSP where mpi */
+static PetscErrorCode KSPGKDot_Private(KSP ksp, PetscBool mpi, PetscInt n, const PetscScalar *x, const PetscScalar *y, PetscBool conj, PetscScalar *d)
+{
+  const PetscScalar *ys[1] = {y};
+  PetscScalar        loc;
 
-    D.sval = NULL;
-    PetscCall(GKDev->diamult(&D, x, b, PETSC_TRUE, r));
-  }
+  PetscFunctionBegin;
+  PetscCall(GKDev->dots(n, x, 1, ys, conj, &loc));
+  if (mpi) PetscCall(MPIU_Allreduce(&loc, d, 1, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+  else *d = loc;
   PetscFunctionReturn(0);
 }
 
@@ -445,26 +460,34 @@ static PetscErrorCode KSPGKReplace_Private(KSP ksp, KSPGKReplace *rep, PetscInt 
   PetscReal          parts[3];
 
   PetscFunctionBegin;
-  PetscCall(KSPGKResidualDouble_Private(rep->op, rep->b, rep->x, rep->r));
+  PetscCall(KSPGKResidualDouble_Private(rep->op, rep->Ampi, rep->b, rep->x, rep->r));
   if (rep->d && ksp->normtype != KSP_NORM_UNPRECONDITIONED) {
     PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, rep->z, rep->d, rep->r));
     z = rep->z;
   }
   if (ksp->normtype == KSP_NORM_NATURAL) {
-    const PetscScalar *r[1] = {rep->r};
-    PetscScalar        rho;
+    PetscScalar rho;
 
-    PetscCall(GKDev->dots(rep->n, z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
+    PetscCall(KSPGKDot_Private(ksp, gk->mpi, rep->n, z, rep->r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
     *nrm = PetscSqrtReal(PetscAbsScalar(rho));
   } else {
+    PetscReal sq;
+
     PetscCall(GKDev->norms(rep->n, ksp->normtype == KSP_NORM_UNPRECONDITIONED ? rep->r : z, GK_NORM_SQ, parts));
-    *nrm = PetscSqrtReal(parts[1]);
+    if (gk->mpi) PetscCall(MPIU_Allreduce(&parts[1], &sq, 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)ksp)));
+    else sq = parts[1];
+    *nrm = PetscSqrtReal(sq);
   }
   /* no progress: the true norm has not halved, and is not near the recursive one that asked (or
      that one had not fallen tenfold either) */
   if (*nrm > 0.5 * rep->last && (*nrm > 2.0 * rep->trig || rep->waited)) rep->stalls++;
   else rep->stalls = 0;
   PetscCall(PetscInfo(ksp, "Residual replaced by b - A x in double precision: norm %g (the recursion's %g)\n", (double)*nrm, (double)rep->trig));
+  if (rep->xbest && *nrm < rep->best) {
+    PetscCall(GKMemcpyD2D(rep->xbest, rep->x, sizeof(PetscScalar) * (size_t)rep->n));
+    rep->best      = *nrm;
+    rep->rollbacks = 0;
+  }
   rep->last    = *nrm;
   rep->pending = PETSC_FALSE;
   rep->waited  = PETSC_FALSE;
@@ -475,9 +498,8 @@ static PetscErrorCode KSPGKReplace_Private(KSP ksp, KSPGKReplace *rep, PetscInt 
 }
 
 /* Whether this solve's steps read the operator's single-precision values, with the residual
-   replacement (KSPGKReplace): CG, COCG and BiCG on one process, the operator stored so, a norm
-   to test, no Eisenstat and no constants removed; elsewhere the fused kernels read its double
-   values */
+   replacement (KSPGKReplace): CG, COCG and BiCG, the operator stored so, a norm to test, no
+   Eisenstat and no constants removed; elsewhere the fused kernels read its double values */
 static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
 {
   KSP_GK            *gk = (KSP_GK *)ksp->data;
@@ -485,7 +507,7 @@ static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
 
   PetscFunctionBegin;
   *single = PETSC_FALSE;
-  if (gk->mpi || gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
+  if (gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
   PetscCall(MatGPUKitGetStorage(gk->Adev, &st));
   *single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -519,11 +541,11 @@ static PetscErrorCode KSPGKStart_Private(KSP ksp, Vec X, Vec Bv, PetscScalar *rh
     const PetscScalar *b, *x;
     PetscScalar       *r;
 
-    PetscCall(MatSeqGKGetOperator(gk->Adev, PETSC_FALSE, &op));
+    if (!gk->mpi) PetscCall(MatSeqGKGetOperator(gk->Adev, PETSC_FALSE, &op));
     PetscCall(VecGPUKitGetDeviceArrayRead(Bv, &b));
     PetscCall(VecGPUKitGetDeviceArrayRead(X, &x));
     PetscCall(VecGPUKitGetDeviceArrayWrite(R, &r));
-    PetscCall(KSPGKResidualDouble_Private(&op, b, x, r));
+    PetscCall(KSPGKResidualDouble_Private(&op, gk->mpi ? gk->Adev : NULL, b, x, r));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(R, &r));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(X, &x));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(Bv, &b));
@@ -614,6 +636,19 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
     if (replaced) {
       if (!rep->pending) rep->trig = nrm;
       PetscCall(KSPGKReplace_Private(ksp, rep, its, &nrm));
+      if (rep->xbest && !last && nrm > GK_REPLACE_LOST * rep->best) {
+        /* BiCG diverged from its best iterate: x taken back to it, its residual replaced again,
+           and the method restarted from there (below), each phase from then on; returns with no
+           better iterate between them count as stalls */
+        PetscCall(PetscInfo(ksp, "The true residual %g is %g times the smallest one: BiCG taken back to that iterate and restarted from it\n",
+                            (double)nrm, (double)(nrm / rep->best)));
+        PetscCall(GKMemcpyD2D(rep->x, rep->xbest, sizeof(PetscScalar) * (size_t)rep->n));
+        rep->trig = nrm;
+        PetscCall(KSPGKReplace_Private(ksp, rep, its, &nrm));
+        rep->stalls  = ++rep->rollbacks;
+        rep->restart = PETSC_TRUE;
+        rep->window  = PetscMax(rep->window, rep->N);
+      }
     }
     PetscCall(KSPGKTest_Private(ksp, its, nrm, &ok));
     if (!ok) PetscFunctionReturn(0);
@@ -629,7 +664,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
                           (double)nrm, bicg ? "BiCG" : "CG"));
       rep->restart = PETSC_TRUE;
       rep->stalls  = 0;
-      rep->window  = PetscMax(rep->window, rep->n); /* a phase may take CG's n steps to fall tenfold */
+      rep->window  = PetscMax(rep->window, rep->N); /* a phase may take CG's n steps to fall tenfold */
     }
     if (rep && replaced && rep->stalls >= GK_REPLACE_STALL) {
       PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
@@ -648,7 +683,7 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
                           (double)(nrm / rep->trig)));
       rep->restart = PETSC_TRUE;
       rep->stalls  = 0;
-      rep->window  = PetscMax(rep->window, rep->n);
+      rep->window  = PetscMax(rep->window, rep->N);
     }
     if (rep && replaced && rep->restart && !last) { /* the loop ends; KSPGKIterate_Private starts the next phase */
       rep->restartnow = PETSC_TRUE;
@@ -732,7 +767,8 @@ static PetscErrorCode KSPGKLoop_Private(KSP ksp, GKKrylov K, const GKOperator *o
    the step and sent while it runs) received, the off-diagonal block's part of w and dpi added
    (BiCG: w~'s part too, through the reverse exchange), and dpi summed over the processes (kept
    on the GPUs: the kernels did it) */
-static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt, PetscScalar glob[3])
+static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscBool single, PetscScalar *p, PetscScalar *w, PetscScalar *pt, PetscScalar *wt,
+                                           PetscScalar glob[3])
 {
   KSP_GK     *gk = (KSP_GK *)ksp->data;
   PetscScalar loc[GK_KRYLOV_SUMS], dpi;
@@ -740,7 +776,8 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
 
   PetscFunctionBegin;
   if (!gk->halonow) PetscCall(MatMPIGKKrylovSend_Private(gk->Adev, K));
-  PetscCall(MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, gk->halonow, p, w, pt, wt, &added));
+  PetscCall(
+    MatMPIGKKrylovOffDiag_Private(gk->Adev, K, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, gk->halonow, single, p, w, pt, wt, &added));
   if (gk->peersnow) PetscFunctionReturn(0);
   PetscCall(GKDev->krylovgetsums(K, loc));
   dpi = added ? loc[0] + loc[3] : loc[0];
@@ -754,16 +791,21 @@ static PetscErrorCode KSPGKOffDiag_Private(KSP ksp, GKKrylov K, PetscScalar *p, 
    allreduce at each of the method's two synchronisation points (dpi after the products; the
    norm and rho after the update), which the kernels then use in place of their own; or, kept on
    the GPUs, by the kernels themselves, the host waiting only for the ghosts it sends. Every
-   process takes the same decisions from the same sums. */
-static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops)
+   process takes the same decisions from the same sums (the residual replacement's too: its
+   norms are summed over the processes). */
+static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVecs *v, PetscScalar rho0, PetscInt every, PetscLogDouble flops,
+                                           KSPGKReplace *rep)
 {
-  KSP_GK     *gk = (KSP_GK *)ksp->data;
-  GKOperator  Ad;
-  PetscScalar glob[3] = {0.0, 0.0, 0.0}, loc[GK_KRYLOV_SUMS], nr[2];
-  PetscBool   done, offdiag, queued = PETSC_FALSE;
+  KSP_GK        *gk   = (KSP_GK *)ksp->data;
+  const PetscInt its0 = rep ? rep->its0 : 0;
+  GKOperator     Ad;
+  PetscScalar    glob[3] = {0.0, 0.0, 0.0}, loc[GK_KRYLOV_SUMS], nr[2];
+  PetscBool      done, offdiag, single, queued = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGKGetKrylovOperator_Private(gk->Adev, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE, &Ad, &offdiag));
+  Ad.single = gk->single;
+  single    = GKOperatorSingle(&Ad, gk->method == GK_KRYLOV_BICG ? PETSC_TRUE : PETSC_FALSE); /* the off-diagonal block read alike */
   /* the sums kept on the GPUs: BiCG's reverse exchange waits on the host anyway */
   if (gk->devsums && gk->method != GK_KRYLOV_BICG) PetscCall(MatGKTransportPeers_Private(&gk->transport, (PetscObject)ksp));
   /* the mailboxes, made by an earlier solve, serve this one only as CG or COCG and while asked */
@@ -776,10 +818,10 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
   }
   PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, 0, v->z, NULL));
   PetscCall(GKDev->krylovstep(K, 0, rho0, PETSC_FALSE, &Ad, v));
-  PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[0], v->w, v->pt[0], v->wt, glob));
+  PetscCall(KSPGKOffDiag_Private(ksp, K, single, v->p[0], v->w, v->pt[0], v->wt, glob));
   for (PetscInt i = 0;; i++) {
-    const PetscInt  its  = i + 1;
-    const PetscBool last = its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
+    const PetscInt  its  = i + 1; /* the phase's step: a restarted phase's iterations count on from its0 */
+    const PetscBool last = its0 + its >= ksp->max_it ? PETSC_TRUE : PETSC_FALSE;
 
     if (!queued) PetscCall(GKDev->krylovupdate(K, i, v));
     queued = PETSC_FALSE;
@@ -793,14 +835,15 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
     if (!last) PetscCall(MatMPIGKKrylovGather_Private(gk->Adev, K, gk->halonow, its, v->z, v->p[i % 2]));
     PetscCall(GKDev->krylovstep(K, its, 0.0, last, &Ad, v)); /* p_its in p[its % 2], p_i in the other */
     PetscCall(PetscLogFlops(flops));
-    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
-    if (its % every && !last) continue;
+    if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, single, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
+    if ((its0 + its) % every && !last && !(rep && rep->pending)) continue;
     PetscCall(GKDev->krylovstatebegin(K));
-    if (gk->peersnow && !last) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
+    if (gk->peersnow && !last &&
+        !(rep && rep->pending)) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
       PetscCall(GKDev->krylovupdate(K, its, v));
       queued = PETSC_TRUE;
     }
-    PetscCall(KSPGKCheck_Private(ksp, K, its, last, NULL, &done));
+    PetscCall(KSPGKCheck_Private(ksp, K, its0 + its, last, rep, &done));
     if (done) break;
   }
   PetscFunctionReturn(0);
@@ -813,9 +856,8 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
 static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperator *op, const GKKrylovVecs *v, KSPGKReplace *rep, PetscInt every,
                                            PetscLogDouble flops, GKKrylovNorm norm)
 {
-  KSP_GK            *gk   = (KSP_GK *)ksp->data;
-  const PetscScalar *r[1] = {v->r};
-  PetscScalar        rho;
+  KSP_GK     *gk = (KSP_GK *)ksp->data;
+  PetscScalar rho;
 
   PetscFunctionBegin;
   rep->restartnow = PETSC_FALSE;
@@ -823,8 +865,6 @@ static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperato
   gk->restarts++;
   if (v->d) PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, v->z, v->d, v->r));
   if (gk->method == GK_KRYLOV_BICG) { /* as the start: r~ = r, z~ = B^H r~ = conj(d conj(r~)), rho = r~^H z */
-    const PetscScalar *rt[1] = {v->rt};
-
     PetscCall(GKMemcpyD2D(v->rt, v->r, sizeof(PetscScalar) * (size_t)rep->n));
     if (v->d) {
       PetscCall(GKMemcpyD2D(v->zt, v->rt, sizeof(PetscScalar) * (size_t)rep->n));
@@ -832,11 +872,12 @@ static PetscErrorCode KSPGKRestart_Private(KSP ksp, GKKrylov *K, const GKOperato
       PetscCall(GKDev->pointwise(rep->n, GK_POINTWISE_MULT, v->zt, v->d, v->zt));
       if (PetscDefined(USE_COMPLEX)) PetscCall(GKDev->conjugate(rep->n, v->zt));
     }
-    PetscCall(GKDev->dots(rep->n, v->z, 1, rt, PETSC_TRUE, &rho));
-  } else PetscCall(GKDev->dots(rep->n, v->z, 1, r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
+    PetscCall(KSPGKDot_Private(ksp, gk->mpi, rep->n, v->z, v->rt, PETSC_TRUE, &rho));
+  } else PetscCall(KSPGKDot_Private(ksp, gk->mpi, rep->n, v->z, v->r, gk->method == GK_KRYLOV_CG ? PETSC_TRUE : PETSC_FALSE, &rho));
   PetscCall(GKDev->krylovdestroy(K));
   PetscCall(GKDev->krylovcreate(rep->n, gk->method, norm, gk->nullcnst, K));
-  PetscCall(KSPGKLoop_Private(ksp, *K, op, v, rho, every, flops, rep));
+  if (gk->mpi) PetscCall(KSPGKLoopMPI_Private(ksp, *K, v, rho, every, flops, rep));
+  else PetscCall(KSPGKLoop_Private(ksp, *K, op, v, rho, every, flops, rep));
   PetscFunctionReturn(0);
 }
 
@@ -904,26 +945,35 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar r
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
   /* an iteration's floating point work: the product(s), 3 dots, 3 (BiCG 5) updates, the PC */
   flops = (bicg ? 2.0 : 1.0) * 2.0 * info.nz_used + (bicg ? 22.0 : 14.0) * n;
+  PetscCall(PetscMemzero(&rep, sizeof(rep)));
   if (gk->single) {
     PetscCall(VecGPUKitGetDeviceArrayRead(Bv, &b));
-    PetscCall(PetscMemzero(&rep, sizeof(rep)));
     rep.op   = &op;
+    rep.Ampi = gk->mpi ? gk->Adev : NULL;
     rep.n    = n;
+    rep.N    = X->map->N;
     rep.b    = b;
     rep.d    = v.d;
     rep.x    = v.x;
     rep.r    = v.r;
     rep.z    = v.z;
     rep.last = ksp->rnorm; /* r_0's, in double (KSPGKStart_Private) */
+    if (bicg) {            /* x_0 the best so far */
+      PetscCall(KSPGKWork_Private(gk, &wk->xbest));
+      PetscCall(VecGPUKitGetDeviceArrayWrite(wk->xbest, &rep.xbest));
+      PetscCall(GKMemcpyD2D(rep.xbest, v.x, sizeof(PetscScalar) * (size_t)n));
+      rep.best = ksp->rnorm;
+    }
   }
   PetscCall(GKDev->krylovcreate(n, gk->method, norm, gk->nullcnst, &K));
   /* the work space freed and the arrays given back also after an error in the loop (one of
      KSPSetErrorIfNotConverged()'s), which is then passed on */
-  if (gk->mpi) ierr = KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops);
+  if (gk->mpi) ierr = KSPGKLoopMPI_Private(ksp, K, &v, rho0, every, flops, gk->single ? &rep : NULL);
   else ierr = KSPGKLoop_Private(ksp, K, &op, &v, rho0, every, flops, gk->single ? &rep : NULL);
   while (!ierr && gk->single && rep.restartnow && !ksp->reason) ierr = KSPGKRestart_Private(ksp, &K, &op, &v, &rep, every, flops, norm);
   PetscCall(GKDev->krylovdestroy(&K));
   if (b) PetscCall(VecGPUKitRestoreDeviceArrayRead(Bv, &b));
+  if (rep.xbest) PetscCall(VecGPUKitRestoreDeviceArrayWrite(wk->xbest, &rep.xbest));
   PetscCall(VecGPUKitRestoreDeviceArray(X, &v.x));
   for (PetscInt k = 0; k < nn; k++) PetscCall(VecGPUKitRestoreDeviceArray(*need[k], to[k]));
   if (v.d) PetscCall(VecGPUKitRestoreDeviceArrayRead(gk->diag, &v.d));

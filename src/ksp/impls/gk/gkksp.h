@@ -18,11 +18,12 @@ typedef struct {
 } KSPGKKey;
 
 /* The solve's work vectors: the residual, the preconditioned residual, the direction's two
-   buffers and w = A p; the shadow system's (BiCG); Eisenstat's t */
+   buffers and w = A p; the shadow system's (BiCG); Eisenstat's t; BiCG's best iterate */
 typedef struct {
   Vec r, z, p[2], w;
   Vec rt, zt, pt[2], wt;
   Vec t;
+  Vec xbest; /* BiCG on single values: the iterate of the smallest true residual */
 } KSPGKWork;
 
 /* Why PETSc's method iterates (general.c) instead of the fused kernels (KSPGKChoosePath_Private) */

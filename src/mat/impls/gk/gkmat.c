@@ -879,6 +879,25 @@ PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
   PetscFunctionReturn(0);
 }
 
+/* r = b - A x with the operator's double-precision values, whatever its storage (the fused
+   solvers' residual replacement); b may be r */
+PetscErrorCode GKOperatorResidualDouble_Private(const GKOperator *op, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (op->ellr) {
+    GKEllr E = *op->ellr;
+
+    E.sval = NULL;
+    PetscCall(GKDev->ellrmult(&E, PETSC_FALSE, x, b, PETSC_TRUE, r));
+  } else {
+    GKDia D = *op->dia;
+
+    D.sval = NULL;
+    PetscCall(GKDev->diamult(&D, x, b, PETSC_TRUE, r));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@
    MatGPUKitSetStorage - Sets the precision a device matrix's copy stores its values in for its
    products (`MatMult()`, `MatMultAdd()`, `MatMultTranspose()`, ...): single precision halves the
@@ -898,8 +917,10 @@ PetscErrorCode MatSeqGKGetOperator(Mat A, PetscBool transpose, GKOperator *op)
 
    Notes:
    The host matrix keeps its values in double precision, and so does the device copy for every
-   operation other than the products (the diagonal, `MatSOR()`, the fused iterations of `KSPCGGPU`
-   and `KSPBICGGPU`); `-mat_view ::ascii_info` says which storage the products read.
+   operation other than the products (the diagonal, `MatSOR()`); `-mat_view ::ascii_info` says
+   which storage the products read. `KSPCGGPU` and `KSPBICGGPU` read the single values in their
+   fused iterations and replace the residual by b - A x computed with the double ones, so that
+   they reach the double-precision answer.
 
 .seealso: `MatGPUKitGetStorage()`, `PetscGPUKitStorage`, `MATELLRCUDA`, `MATDIACUDA`
 @*/

@@ -275,12 +275,13 @@ PETSC_INTERN PetscErrorCode MatCreateSeqGK_Private(MPI_Comm, MatType, PetscInt, 
 
 /* The fused solvers on the MPI device matrices (mpigk.c): the diagonal block's operator, the
    halo exchange of the direction (gather queued, sent), the off-diagonal block's part after
-   the step */
+   the step (its single values or its double ones), b - A x with the double values */
 PETSC_INTERN PetscErrorCode MatMPIGKGetKrylovOperator_Private(Mat, PetscBool, GKOperator *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovGather_Private(Mat, GKKrylov, PetscBool, PetscInt, const PetscScalar *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKKrylovSend_Private(Mat, GKKrylov);
-PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, const PetscScalar *, PetscScalar *,
+PETSC_INTERN PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat, GKKrylov, PetscBool, PetscBool, PetscBool, const PetscScalar *, PetscScalar *,
                                                           const PetscScalar *, PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatMPIGKResidualDouble_Private(Mat, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatMPIGKGetHaloLists_Private(Mat, PetscInt *, PetscInt *, const PetscMPIInt **, const PetscInt **, PetscInt **);
 /* The sums over the processes and the direction's ghosts kept on the GPUs, for a solver
    (mpigkpeers.c): the mailboxes (tried once; NULL: the host sums), and the ghost buffers set up
@@ -337,6 +338,8 @@ PETSC_INTERN PetscErrorCode GKSpGEMM_Private(Mat, const GKCsr *, const GKCsr *, 
 
 /* The device operator of a device matrix, up to date (the solvers' entry point) */
 PETSC_EXTERN PetscErrorCode MatSeqGKGetOperator(Mat, PetscBool, GKOperator *);
+/* r = b - A x with an operator's double values whatever its storage (gkmat.c) */
+PETSC_INTERN PetscErrorCode GKOperatorResidualDouble_Private(const GKOperator *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 
 /* For the tests: the device copies, brought up to date */
 PETSC_EXTERN PetscErrorCode MatSeqELLRCUDAGetDeviceFormat(Mat, const GKEllr **, const GKEllr **);

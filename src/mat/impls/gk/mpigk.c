@@ -183,6 +183,19 @@ static PetscErrorCode MatMPIGKHaloWait_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* The entries of the device array xd that others need, packed into sendbuf by a kernel */
+static PetscErrorCode MatMPIGKHaloPackDevice_Private(Mat A, const PetscScalar *xd)
+{
+  Mat_MPIGK     *mg = (Mat_MPIGK *)A->spptr;
+  const PetscInt ns = mg->soff[mg->nsr];
+
+  PetscFunctionBegin;
+  PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->sendbuf));
+  GK_COUNT_BYTES(GKGatherBytes_Private(ns));
+  if (ns) PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
+  PetscFunctionReturn(0);
+}
+
 /* Forward exchange, begun: the entries of x others need packed (by a kernel for a device
    vector) and sent; the ghosts' receives posted */
 static PetscErrorCode MatMPIGKHaloBegin_Private(Mat A, Vec x)
@@ -195,10 +208,8 @@ static PetscErrorCode MatMPIGKHaloBegin_Private(Mat A, Vec x)
     const PetscScalar *xd;
 
     PetscCall(VecGPUKitGetDeviceArrayRead(x, &xd));
-    PetscCall(GKDev->gather(ns, mg->dsidx, xd, mg->sendbuf));
-    GK_COUNT_BYTES(GKGatherBytes_Private(ns));
+    PetscCall(MatMPIGKHaloPackDevice_Private(A, xd));
     PetscCall(VecGPUKitRestoreDeviceArrayRead(x, &xd));
-    if (ns) PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   } else {
     const PetscScalar *xa;
     PetscScalar       *h = mg->sendbuf;
@@ -458,13 +469,15 @@ PetscErrorCode MatMPIGKKrylovSend_Private(Mat A, GKKrylov K)
    sums' slot 3 (*added says whether it ran); for BiCG also w~ += the off-diagonal part of A^H
    p~, Ao^H p~ on the ghosts sent back to their owners and added there. With devhalo the gathers
    sent the ghosts GPU to GPU (CG and COCG): nothing went through MPI, and the kernel waits on
-   the device for them. */
-PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, PetscBool devhalo, const PetscScalar *p, PetscScalar *w,
-                                             const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
+   the device for them. With single, the block's single-precision values where it stores them
+   (as the diagonal block's step read its own), else its double ones. */
+PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, PetscBool devhalo, PetscBool single, const PetscScalar *p,
+                                             PetscScalar *w, const PetscScalar *pt, PetscScalar *wt, PetscBool *added)
 {
   Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
   Mat        Bo;
   GKOperator Ao;
+  GKEllr     E, Et;
 
   PetscFunctionBegin;
   PetscCheck(!devhalo || !bicg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "BiCG's ghosts go through MPI");
@@ -473,14 +486,45 @@ PetscErrorCode MatMPIGKKrylovOffDiag_Private(Mat A, GKKrylov K, PetscBool bicg, 
   if (!mg->nslots && !bicg) PetscFunctionReturn(0);
   PetscCall(MatMPIGKGetBlocks_Private(A, NULL, &Bo, NULL));
   PetscCall(MatSeqGKGetOperator(Bo, bicg, &Ao));
-  if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, Ao.ellr, mg->nslots, mg->dslots, devhalo ? NULL : mg->ghostbuf, p, w, pt));
+  E = *Ao.ellr; /* the kernels read sval where it is set */
+  if (!single) E.sval = NULL;
+  if (mg->nslots) PetscCall(GKDev->krylovoffdiag(K, &E, mg->nslots, mg->dslots, devhalo ? NULL : mg->ghostbuf, p, w, pt));
   if (!bicg) PetscFunctionReturn(0);
   if (mg->nghost) {
-    PetscCall(GKDev->ellrmult(Ao.ellrt, PETSC_TRUE, pt, NULL, PETSC_FALSE, mg->ghostbuf));
+    Et = *Ao.ellrt;
+    if (!single) Et.sval = NULL;
+    PetscCall(GKDev->ellrmult(&Et, PETSC_TRUE, pt, NULL, PETSC_FALSE, mg->ghostbuf));
     PetscCall(GKDev->synchronize()); /* the kernel's writes done before MPI reads them */
   }
   PetscCall(MatMPIGKReverseBegin_Private(A));
   PetscCall(MatMPIGKReverseEnd_Private(A, wt, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* r = b - A x with both blocks' double values whatever the storage, on device arrays (b may be
+   r): the fused solvers' residual replacement on several processes. Collective. */
+PetscErrorCode MatMPIGKResidualDouble_Private(Mat A, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  Mat_MPIGK *mg = (Mat_MPIGK *)A->spptr;
+  Mat        Bd, Bo;
+  GKOperator Ad, Ao;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIGKSetUpHalo_Private(A));
+  PetscCall(MatMPIGKGetBlocks_Private(A, &Bd, &Bo, NULL));
+  PetscCall(MatMPIGKHaloPackDevice_Private(A, x));
+  PetscCall(MatMPIGKHaloPost_Private(A));
+  PetscCall(MatSeqGKGetOperator(Bd, PETSC_FALSE, &Ad));
+  PetscCall(GKOperatorResidualDouble_Private(&Ad, b, x, r));
+  PetscCall(MatMPIGKHaloEnd_Private(A));
+  if (mg->nghost) {
+    const PetscScalar *g;
+
+    PetscCall(MatSeqGKGetOperator(Bo, PETSC_FALSE, &Ao));
+    PetscCall(VecGPUKitGetDeviceArrayRead(mg->lvec, &g));
+    PetscCall(GKOperatorResidualDouble_Private(&Ao, r, g, r));
+    PetscCall(VecGPUKitRestoreDeviceArrayRead(mg->lvec, &g));
+  }
   PetscFunctionReturn(0);
 }
 
