@@ -74,7 +74,8 @@ def mpi_section(path):
               "(the default where each process has a GPU of its own), the direction's ghosts through MPI on the host;",
               "`-devhalo`: the same with the ghosts written by each GPU into the others' memory",
               "(`-ksp_cggpu_device_halo`); `-hostsums`: the sums through MPI_Allreduce on the host instead",
-              "(`-ksp_cggpu_device_sums 0`). The targets take the sequential type as the",
+              "(`-ksp_cggpu_device_sums 0`); `-single`: the default with the values stored in single precision",
+              "(`-mat_gpukit_storage single`, both blocks; the roofline its own bytes). The targets take the sequential type as the",
               "one-GPU time: scaling must not lose what one GPU wins.", ""]
     checks = []
 
