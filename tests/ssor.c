@@ -2,7 +2,7 @@ static char help[] = "PCSSORGPU against PETSc: natural against PCSOR (symmetric 
 matrix permuted colour by colour (and the colouring checked), neumann against its series computed\n\
 here; block SSOR (multicolor with -pc_ssorgpu_block_size) against its sweeps written here; then\n\
 KSPCG with each, and the failures.\n\
-  -mode apply|ksp|cggpu|block|setters|zerodiag|zeropivot|negdiag|shell\n\
+  -mode apply|ksp|cggpu|block|single|setters|zerodiag|zeropivot|negdiag|shell\n\
   -type aij|ellrcuda|diacuda : the matrix ssorgpu is given\n\
   -dim 2|3, -n <n>           : the Laplacian's grid\n\
   -block_sizes b1,b2,...     : block: the block sizes (default 1,2,4,8); cggpu: block SSOR of these instead\n\n";
@@ -657,6 +657,148 @@ static PetscErrorCode Krylov(PetscInt dim, PetscInt n, MatType type)
   PetscFunctionReturn(0);
 }
 
+/* The Laplacian of Laplacian() with values away from single precision's: each coupling
+   -1 - cos(0.11 (r + c)) / 30 (symmetric), the diagonal 2 dim + 0.3 + sin(0.3 r) / 7; with round,
+   the couplings between rows of different blocks (this process's rows' blocks, block[r - rstart];
+   every coupling where block is NULL) rounded to single precision, as ssorgpu's single copy holds
+   them (the diagonal and the blocks' own couplings, which its factors keep, in double) */
+static PetscErrorCode InexactLaplacian(PetscInt dim, PetscInt n, MatType type, PetscBool round, const PetscInt *block, Mat *A)
+{
+  const PetscInt N = dim == 2 ? n * n : n * n * n;
+  PetscInt       rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, N, N));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 7, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 7, NULL, 7, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt r = rs; r < re; r++) {
+    const PetscInt stride[3] = {1, n, n * n}, pos[3] = {r % n, (r / n) % n, r / (n * n)};
+
+    for (PetscInt d = 0; d < dim; d++)
+      for (PetscInt sgn = -1; sgn <= 1; sgn += 2) {
+        const PetscInt c = r + sgn * stride[d];
+        PetscReal      v = -1.0 - PetscCosReal(0.11 * (PetscReal)(r + c)) / 30.0;
+
+        if ((sgn < 0 && pos[d] == 0) || (sgn > 0 && pos[d] == n - 1)) continue;
+        if (round && (!block || c < rs || c >= re || block[c - rs] != block[r - rs])) v = (PetscReal)(float)v;
+        PetscCall(MatSetValue(*A, r, c, v, INSERT_VALUES));
+      }
+    PetscCall(MatSetValue(*A, r, r, 2.0 * dim + 0.3 + PetscSinReal(0.3 * r) / 7.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* ssorgpu on a matrix stored in single precision (-mat_gpukit_storage single): its application
+   reads L's and U's values rounded so, and is ssorgpu's on the matrix whose couplings are rounded
+   here (to the last digits), away from its application on the double values, for each type
+   (block SSOR: the couplings between blocks; the blocks' own stay in their double factors); the
+   view says so; and cggpu's Eisenstat iterations, which read the operator itself, are the same on
+   single storage as on double */
+static PetscErrorCode Single(PetscInt dim, PetscInt n, MatType type)
+{
+  const char *types[] = {"natural", "multicolor", "multicolor", "neumann"};
+  Mat         A, Ar;
+  Vec         b, y, yr, yd, x, xd;
+
+  PetscFunctionBegin;
+  PetscCall(InexactLaplacian(dim, n, type, PETSC_FALSE, NULL, &A));
+  PetscCall(MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_SINGLE));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecDuplicate(b, &yr));
+  PetscCall(VecDuplicate(b, &yd));
+  PetscCall(VecDuplicate(x, &xd));
+  PetscCall(Fill(b));
+  for (int t = 0; t < 4; t++) {
+    const PetscInt  bs = t == 2 ? 4 : 1;
+    PC              pc, pcr, pcd;
+    PetscInt        nblk;
+    const PetscInt *blk;
+    PetscReal       nd, nr;
+    char            what[96];
+
+    PetscCall(SetType(types[t], 1.2, 2));
+    PetscCall(SetBlockSize(bs));
+    PetscCall(MakePC(A, PCSSORGPU, 1.2, &pc));
+    PetscCall(PCApply(pc, b, y));
+    PetscCall(PCSSORGPUGetBlocks(pc, &nblk, &blk));
+    PetscCheck(bs == 1 || nblk > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "No blocks of %d", (int)bs);
+    PetscCall(InexactLaplacian(dim, n, type, PETSC_TRUE, bs > 1 ? blk : NULL, &Ar));
+    PetscCall(MakePC(Ar, PCSSORGPU, 1.2, &pcr));
+    PetscCall(PCApply(pcr, b, yr));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%dD %s%s, single storage, against the couplings rounded here", (int)dim, types[t],
+                            bs > 1 ? " (blocks of 4)" : ""));
+    PetscCall(Expect(y, yr, 1e-14, what));
+    PetscCall(MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE));
+    PetscCall(MakePC(A, PCSSORGPU, 1.2, &pcd));
+    PetscCall(PCApply(pcd, b, yd));
+    PetscCall(MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_SINGLE));
+    PetscCall(TestDiffNorms(yd, y, NORM_2, &nd, &nr));
+    PetscCheck(nd > 1e-10 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s: single storage's application is the double values' (%g): the test cannot tell",
+               types[t], (double)(nd / nr));
+    {
+      PetscMPIInt size;
+
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      if (size == 1) { /* the view, written to a file and read back */
+        char        buf[4096];
+        size_t      len;
+        FILE       *f;
+        PetscViewer v;
+
+        PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, "ssor-view.txt", &v));
+        PetscCall(PCView(pc, v));
+        PetscCall(PetscViewerDestroy(&v));
+        PetscCall(PetscFOpen(PETSC_COMM_SELF, "ssor-view.txt", "r", &f));
+        len      = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[len] = 0;
+        PetscCall(PetscFClose(PETSC_COMM_SELF, f));
+        (void)remove("ssor-view.txt");
+        PetscCheck(strstr(buf, "values in single precision storage"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The view does not say single:\n%s", buf);
+      }
+    }
+    PetscCall(PCDestroy(&pc));
+    PetscCall(PCDestroy(&pcr));
+    PetscCall(PCDestroy(&pcd));
+    PetscCall(MatDestroy(&Ar));
+  }
+  { /* Eisenstat (one process): single storage or double, the same iterations and iterates (a zero guess: no product with A) */
+    PetscInt           its, itsd;
+    KSPConvergedReason rs, rsd;
+    PetscReal          nd, nr;
+    PetscMPIInt        size;
+
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+    if (size == 1) {
+      PetscCall(SetType("multicolor", 1.2, 0));
+      PetscCall(SetBlockSize(1));
+      PetscCall(PetscOptionsSetValue(NULL, "-ksp_type", KSPCGGPU));
+      PetscCall(CG(A, PCSSORGPU, 1.2, b, x, &its, &rs));
+      PetscCall(MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE));
+      PetscCall(CG(A, PCSSORGPU, 1.2, b, xd, &itsd, &rsd));
+      PetscCall(PetscOptionsClearValue(NULL, "-ksp_type"));
+      PetscCall(TestDiffNorms(xd, x, NORM_2, &nd, &nr));
+      PetscCheck(rs > 0 && its == itsd && nd <= 1e-14 * nr, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "cggpu with ssorgpu: %d iterations (%s) on single storage, %d (%s) on double, solutions %g apart", (int)its, KSPConvergedReasons[rs],
+                 (int)itsd, KSPConvergedReasons[rsd], (double)(nd / nr));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%dD cggpu with ssorgpu (Eisenstat): the same iterations and iterates on single storage\n", (int)dim));
+    }
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&yr));
+  PetscCall(VecDestroy(&yd));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xd));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* A PCSHELL failing as ssorgpu does where the process holds row: PC_FACTOR_NUMERIC_ZEROPIVOT at
    setup, Inf from every apply */
 static PetscErrorCode ShellFailSetUp(PC pc)
@@ -994,6 +1136,7 @@ int main(int argc, char **argv)
   else if (!strcmp(mode, "shell")) PetscCall(Shell());
   else if (!strcmp(mode, "cggpu")) PetscCall(Fused(dim, n, type));
   else if (!strcmp(mode, "block")) PetscCall(Blocks(dim, n, type));
+  else if (!strcmp(mode, "single")) PetscCall(Single(dim, n, type));
   else if (!strcmp(mode, "zeropivot")) PetscCall(ZeroPivot(type));
   else if (!strcmp(mode, "setters")) PetscCall(Setters(dim, n, type));
   else if (!strcmp(mode, "negdiag")) PetscCall(NegativeDiagonal(n, type));
@@ -1054,6 +1197,15 @@ int main(int argc, char **argv)
       requires: complex
       args: -mode block -type ellrcuda -dim 2 -n 13 -block_sizes 4 -info :pc
       filter: grep -oE "PCSetUp_SSORGPU\(\): .*|^2D n = .*|^  .*|^done$" | sed -E "s/relative difference [^ ]+$/relative difference (within the tolerance)/"
+    # the matrix stored in single precision: L's and U's values read so (cggpu's Eisenstat
+    # iterations on one process)
+    test:
+      suffix: single
+      args: -mode single -type {{ellrcuda diacuda}shared output} -dim {{2 3}} -n 10 -gpukit_backend {{host cuda}shared output}
+    test:
+      suffix: single_mpi
+      nsize: 2
+      args: -mode single -type {{ellrcuda diacuda}shared output} -dim {{2 3}} -n 10 -gpukit_backend {{host cuda}shared output}
     test:
       suffix: ksp_2d
       args: -mode ksp -type ellrcuda -dim 2 -n 24

@@ -370,6 +370,11 @@ typedef struct {
   PetscBool          herm;
   const GKSsorColor *bcolors;
   const PetscScalar *fac;
+  /* L's and U's values in single precision (GK_SINGLE_SIZE each, the layouts of lval, uval and
+     pval), which ssorrows and ssorblocks read in their place where set: the preconditioner's own
+     application on a matrix stored so (-mat_gpukit_storage single); the diagonal, the blocks'
+     factors and the Eisenstat step (which needs the operator itself) read the double values */
+  const void *slval, *suval, *spval[2];
 } GKSsor;
 
 /* The flags of a colour of the permuted Eisenstat step. Its part of dpi is stored (0), or added to

@@ -84,19 +84,6 @@ struct GKSsorBlockFac {
   }
 };
 
-/* row l of block j of colour c (device.h, GKSsorColor): sum_e val_e x_col(e) over its L (t = 0)
-   or U (t = 1) */
-template <int BS>
-static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const GKSsorColor &c, int t, PetscInt j, int l, const GKScalar *x)
-{
-  GKScalar s = 0.0;
-
-#pragma unroll 4
-  for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb)
-    s += ((const GKScalar *)S.pval[t])[e] * x[S.pcol[t][e]];
-  return s;
-}
-
 /* PetscCall(F<BS>(...)) for S's block size bs (2 to GK_SSOR_MAX_BS) */
 #define GKSsorBlockDispatch(bs, F, ...) \
   do { \
@@ -302,6 +289,26 @@ static __device__ __forceinline__ GKScalar GKLdcs(const GKScalar *p)
 #else
   return __ldcs(p);
 #endif
+}
+
+/* row l of block j of colour c (device.h, GKSsorColor): sum_e val_e x_col(e) over its L (t = 0)
+   or U (t = 1); the single-precision values where S has them */
+template <int BS, class V>
+static __device__ __forceinline__ GKScalar GKSsorBlockRowOf(const GKSsor &S, const GKSsorColor &c, int t, PetscInt j, int l, const GKScalar *x,
+                                                            const V *val)
+{
+  GKScalar s = 0.0;
+
+#pragma unroll 4
+  for (PetscInt k = 0, e = c.off[t] + (PetscInt)l * c.nb + j; k < c.w[t]; k++, e += (PetscInt)BS * c.nb) s += GKLd(val + e) * x[S.pcol[t][e]];
+  return s;
+}
+
+template <int BS>
+static __device__ __forceinline__ GKScalar GKSsorBlockRow(const GKSsor &S, const GKSsorColor &c, int t, PetscInt j, int l, const GKScalar *x)
+{
+  if (S.spval[t]) return GKSsorBlockRowOf<BS>(S, c, t, j, l, x, (const GKSingle *)S.spval[t]);
+  return GKSsorBlockRowOf<BS>(S, c, t, j, l, x, (const GKScalar *)S.pval[t]);
 }
 
 /* What a product reads as x: the vector itself here; the fused Krylov step (krylov.cu) reads a

@@ -5,9 +5,11 @@
 #include "cudaimpl.h"
 
 /* SSOR's step (device.h): a thread per listed row. In place the rows of one list (a level, a
-   colour) never read each other's entries, so the order within a launch does not matter. */
+   colour) never read each other's entries, so the order within a launch does not matter. V: the
+   values' type (GKSingle where S keeps them in single precision). */
+template <class V>
 __global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, const PetscInt *__restrict__ ptr, const PetscInt *__restrict__ col,
-                                 const GKScalar *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b,
+                                 const V *__restrict__ val, const GKScalar *__restrict__ d, GKSsorStep step, double omega, const GKScalar *b,
                                  const GKScalar *xin, GKScalar *xout)
 {
   GKOverlapBegin();
@@ -18,7 +20,7 @@ __global__ void GKSsorRowsKernel(PetscInt n, const PetscInt *__restrict__ rows, 
     const PetscInt i = rows ? rows[k] : k;
     GKScalar       s = 0.0;
 
-    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += GKLd(val + e) * xin[col[e]];
     if (step == GK_SSOR_UPPER_SSOR) xout[i] = (2.0 - omega) * b[i] - omega * s / d[i];
     else if (step == GK_SSOR_UPPER_MULT) xout[i] = d[i] / omega * xin[i] + s;
     else xout[i] = omega * (b[i] - s) / d[i];
@@ -30,12 +32,18 @@ PetscErrorCode GKCUDASsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, 
 {
   const PetscInt  n     = rows ? nrows : S->m;
   const PetscBool upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
+  const void     *sval  = upper ? S->suval : S->slval;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(0);
-  GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol,
-                                (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b,
-                                (const GKScalar *)xin, (GKScalar *)xout));
+  if (sval)
+    GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel<GKSingle>, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol,
+                                  (const GKSingle *)sval, (const GKScalar *)S->d, step, omega, (const GKScalar *)b, (const GKScalar *)xin,
+                                  (GKScalar *)xout));
+  else
+    GKCallCUDA(GKLaunchOverlapped(GKSsorRowsKernel<GKScalar>, GKBlocks(n), n, rows, upper ? S->uptr : S->lptr, upper ? S->ucol : S->lcol,
+                                  (const GKScalar *)(upper ? S->uval : S->lval), (const GKScalar *)S->d, step, omega, (const GKScalar *)b,
+                                  (const GKScalar *)xin, (GKScalar *)xout));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

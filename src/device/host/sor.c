@@ -11,8 +11,9 @@ PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, 
 {
   const PetscBool    upper = step != GK_SSOR_LOWER ? PETSC_TRUE : PETSC_FALSE;
   const PetscInt    *ptr = upper ? S->uptr : S->lptr, *col = upper ? S->ucol : S->lcol;
-  const PetscScalar *val = upper ? S->uval : S->lval;
-  const PetscInt     n   = rows ? nrows : S->m;
+  const PetscScalar *val  = upper ? S->uval : S->lval;
+  const void        *sval = upper ? S->suval : S->slval; /* the single values where set, as the CUDA kernel reads them */
+  const PetscInt     n    = rows ? nrows : S->m;
 
   PetscFunctionBegin;
   if (n) GKCounts.launches += 1;
@@ -20,7 +21,7 @@ PetscErrorCode GKHostSsorRows(const GKSsor *S, GKSsorStep step, PetscInt nrows, 
     const PetscInt i = rows ? rows[k] : k;
     PetscScalar    s = 0.0;
 
-    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += val[e] * xin[col[e]];
+    for (PetscInt e = ptr[i]; e < ptr[i + 1]; e++) s += GKHostValue(val, sval, sval ? PETSC_TRUE : PETSC_FALSE, (size_t)e) * xin[col[e]];
     switch (step) {
     case GK_SSOR_UPPER_SSOR:
       xout[i] = (2.0 - omega) * b[i] - omega * s / S->d[i];
@@ -127,7 +128,7 @@ PetscScalar GKHostSsorBlockRow(const GKSsor *S, const GKSsorColor *c, int t, Pet
   for (PetscInt k = 0; k < c->w[t]; k++) {
     const PetscInt e = c->off[t] + (k * S->bs + l) * c->nb + j;
 
-    s += S->pval[t][e] * x[S->pcol[t][e]];
+    s += GKHostValue(S->pval[t], S->spval[t], S->spval[t] ? PETSC_TRUE : PETSC_FALSE, (size_t)e) * x[S->pcol[t][e]];
   }
   return s;
 }

@@ -19,12 +19,12 @@ static PetscErrorCode PCSSORGPUEisenstatVec_Private(PC_SSORGPU *s, GKSsorStep st
   PetscCall(VecGPUKitGetDeviceArray(v, &a));
   if (step == GK_SSOR_UPPER_MULT) {
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &t));
-    if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, NULL, a, t));
+    if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, &s->S, step, NULL, a, t));
     else PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, NULL, a, t));
     PetscCall(GKMemcpyD2D(a, t, (size_t)s->m * sizeof(PetscScalar)));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[1], &t));
-  } else if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, step, a, a, a));
-  else PetscCall(PCSSORGPUSweep_Private(s, step, NULL, a));
+  } else if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, &s->S, step, a, a, a));
+  else PetscCall(PCSSORGPUSweep_Private(s, &s->S, step, NULL, a));
   PetscCall(VecGPUKitRestoreDeviceArray(v, &a));
   PetscFunctionReturn(0);
 }
@@ -101,7 +101,7 @@ static PetscErrorCode PCEisenstatApply_SSORGPU(PC pc, Vec r, Vec z)
   PetscFunctionBegin;
   PetscCall(VecGPUKitGetDeviceArrayRead(r, &ra));
   PetscCall(VecGPUKitGetDeviceArrayWrite(z, &za));
-  if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, GK_SSOR_BLOCK_Z, NULL, ra, za));
+  if (s->blk) PetscCall(PCSSORGPUBlockSweep_Private(s, &s->S, GK_SSOR_BLOCK_Z, NULL, ra, za));
   else PetscCall(GKDev->pointwise(s->m, GK_POINTWISE_MULT, za, s->scale, ra));
   PetscCall(VecGPUKitRestoreDeviceArrayWrite(z, &za));
   PetscCall(VecGPUKitRestoreDeviceArrayRead(r, &ra));

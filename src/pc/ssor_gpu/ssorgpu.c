@@ -12,6 +12,7 @@
    several processes each applies SSOR to its diagonal block, as PETSc's MatSOR does for MPIAIJ
    with a local symmetric sweep.
 */
+#include <float.h> /* FLT_MAX */
 #include "include/gpukitimpl.h"
 #include "mat/impls/gk/gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
@@ -25,6 +26,10 @@ const char *const PCSSORGPUTypes[] = {"natural", "multicolor", "neumann", "PCSSO
 static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
 {
   PetscFunctionBegin;
+  PetscCall(GKFree(s->Sa.slval));
+  PetscCall(GKFree(s->Sa.suval));
+  for (int k = 0; k < 2; k++) PetscCall(GKFree(s->Sa.spval[k]));
+  PetscCall(PetscMemzero(&s->Sa, sizeof(s->Sa)));
   PetscCall(GKFree(s->S.lptr));
   PetscCall(GKFree(s->S.lcol));
   PetscCall(GKFree(s->S.lval));
@@ -54,6 +59,47 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscCall(PetscFree(s->color));
   s->ncolors = 0;
   s->badrow  = -1;
+  PetscFunctionReturn(0);
+}
+
+/* The n values val (device) rounded to single precision into *sval (device); an error where one
+   is beyond its range, as the matrix's own single storage gives */
+static PetscErrorCode PCSSORGPUDemote_Private(size_t n, const PetscScalar *val, const void **sval)
+{
+  void     *sv = NULL;
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, &sv));
+  PetscCall(GKDev->demote(n, val, sv, &ok));
+  *sval = sv;
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FP,
+             "PC %s: the matrix has a value beyond single precision's range (magnitude above %g), which its single storage cannot hold: use "
+             "double storage (MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE)), or scale the matrix",
+             PCSSORGPU, (double)FLT_MAX);
+  PetscFunctionReturn(0);
+}
+
+/* What the PC's application reads (s->Sa): S, and where the matrix stores its values in single
+   precision (-mat_gpukit_storage single) L's and U's values rounded so, which its sweeps then
+   read (nl, nu: L's and U's entries; with blocks the permuted copy's); a preconditioner that
+   rounds its data is still one fixed operator, symmetric where the matrix is, so the Krylov
+   method on the double operator reaches its answer as before. */
+static PetscErrorCode PCSSORGPUSingle_Private(PC pc, PC_SSORGPU *s, PetscInt nl, PetscInt nu)
+{
+  PetscGPUKitStorage st;
+
+  PetscFunctionBegin;
+  s->Sa = s->S;
+  PetscCall(MatGPUKitGetStorage(pc->pmat, &st));
+  if (st != PETSCGPUKIT_STORAGE_SINGLE) PetscFunctionReturn(0);
+  if (s->blk)
+    for (int t = 0; t < 2; t++) PetscCall(PCSSORGPUDemote_Private((size_t)s->npval[t], s->S.pval[t], &s->Sa.spval[t]));
+  else {
+    PetscCall(PCSSORGPUDemote_Private((size_t)nl, s->S.lval, &s->Sa.slval));
+    PetscCall(PCSSORGPUDemote_Private((size_t)nu, s->S.uval, &s->Sa.suval));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -189,6 +235,7 @@ static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)
     PetscCall(VecSetSizes(s->w[k], m, m));
     PetscCall(VecSetType(s->w[k], VECSEQGKCUDA));
   }
+  PetscCall(PCSSORGPUSingle_Private(pc, s, nl, nu));
   PetscFunctionReturn(0);
 }
 
@@ -241,23 +288,24 @@ PetscErrorCode PCSSORGPUFailure_Private(PC pc, char *msg, size_t len)
 /* Neumann: each triangular solve as its series' first terms + 1 terms, each term one step of
    all rows out of place (term 0, from a zero xin, is w D^-1 b for L and (2 - w) b for U): the
    lower series of b into one of t[], then the upper series of that into y */
-PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, PetscScalar *x)
+PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *s, const GKSsor *S, GKSsorStep step, const PetscScalar *b, PetscScalar *x)
 {
   const int k = step == GK_SSOR_LOWER ? 0 : 1;
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l < s->nlev[k]; l++)
-    PetscCall(GKDev->ssorrows(&s->S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
+    PetscCall(GKDev->ssorrows(S, step, s->lev[k][l + 1] - s->lev[k][l], s->rows[k] + s->lev[k][l], s->omega, b ? b : x, x, x));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *s, GKSsorStep step, const PetscScalar *b, const PetscScalar *xin, PetscScalar *xout)
+PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *s, const GKSsor *S, GKSsorStep step, const PetscScalar *b, const PetscScalar *xin,
+                                           PetscScalar *xout)
 {
   const PetscBool backward = step == GK_SSOR_UPPER || step == GK_SSOR_UPPER_SSOR ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < s->ncolors; k++)
-    PetscCall(GKDev->ssorblocks(&s->S, step, &s->pcolors[backward ? s->ncolors - 1 - k : k], s->omega, b, xin, xout));
+    PetscCall(GKDev->ssorblocks(S, step, &s->pcolors[backward ? s->ncolors - 1 - k : k], s->omega, b, xin, xout));
   PetscFunctionReturn(0);
 }
 
@@ -267,11 +315,11 @@ static PetscErrorCode PCSSORGPUSeries_Private(PC_SSORGPU *s, GKSsorStep step, co
 {
   PetscFunctionBegin;
   PetscCall(GKDev->memzero(*other, (size_t)s->m * sizeof(PetscScalar)));
-  PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, rhs, *other, *cur));
+  PetscCall(GKDev->ssorrows(&s->Sa, step, 0, NULL, s->omega, rhs, *other, *cur));
   for (PetscInt k = 0; k < s->terms; k++) {
     PetscScalar *tmp = *cur;
 
-    PetscCall(GKDev->ssorrows(&s->S, step, 0, NULL, s->omega, rhs, *cur, *other));
+    PetscCall(GKDev->ssorrows(&s->Sa, step, 0, NULL, s->omega, rhs, *cur, *other));
     *cur   = *other;
     *other = tmp;
   }
@@ -322,14 +370,14 @@ static PetscErrorCode PCApply_SSORGPU(PC pc, Vec x, Vec y)
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &bp));
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &yp));
     PetscCall(GKDev->gather(s->m, s->rows[0], b, bp));
-    PetscCall(PCSSORGPUBlockSweep_Private(s, GK_SSOR_LOWER, bp, yp, yp));
-    PetscCall(PCSSORGPUBlockSweep_Private(s, GK_SSOR_UPPER_SSOR, yp, yp, yp));
+    PetscCall(PCSSORGPUBlockSweep_Private(s, &s->Sa, GK_SSOR_LOWER, bp, yp, yp));
+    PetscCall(PCSSORGPUBlockSweep_Private(s, &s->Sa, GK_SSOR_UPPER_SSOR, yp, yp, yp));
     PetscCall(GKDev->gather(s->m, s->iperm, yp, yd));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[1], &bp));
     PetscCall(VecGPUKitRestoreDeviceArrayWrite(s->w[2], &yp));
   } else if (s->type != PC_SSORGPU_NEUMANN) { /* in place, level by level (or colour by colour): the sweeps */
-    PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_LOWER, b, yd));
-    PetscCall(PCSSORGPUSweep_Private(s, GK_SSOR_UPPER_SSOR, NULL, yd));
+    PetscCall(PCSSORGPUSweep_Private(s, &s->Sa, GK_SSOR_LOWER, b, yd));
+    PetscCall(PCSSORGPUSweep_Private(s, &s->Sa, GK_SSOR_UPPER_SSOR, NULL, yd));
   } else {
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[1], &t[0]));
     PetscCall(VecGPUKitGetDeviceArrayWrite(s->w[2], &t[1]));
@@ -425,6 +473,9 @@ static PetscErrorCode PCView_SSORGPU(PC pc, PetscViewer viewer)
   } else
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level scheduled: %" PetscInt_FMT " levels forward, %" PetscInt_FMT " backward (first process)\n",
                                      s->nlev[0], s->nlev[1]));
+  if (s->Sa.slval || s->Sa.suval || s->Sa.spval[0] || s->Sa.spval[1])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  L's and U's values in single precision storage, as the matrix's (the diagonal%s in double)\n",
+                                     s->blk ? " blocks' factors" : ""));
   PetscFunctionReturn(0);
 }
 

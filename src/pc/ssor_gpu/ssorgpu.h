@@ -19,12 +19,15 @@ PETSC_EXTERN PetscErrorCode PCCreate_SSORGPU(PC);
 typedef struct {
   PCSSORGPUType type;
   PetscReal     omega;
-  PetscInt      terms;   /* neumann: terms beyond the first of each series */
-  PetscInt      m;       /* rows of the block */
-  GKSsor        S;       /* its device arrays */
-  PetscInt      nlev[2]; /* levels (natural) or colours (multicolor) of the forward and backward sweeps */
-  PetscInt     *lev[2];  /* host: the level starts into rows[] */
-  PetscInt     *rows[2]; /* device: the rows level by level */
+  PetscInt      terms;    /* neumann: terms beyond the first of each series */
+  PetscInt      m;        /* rows of the block */
+  GKSsor        S;        /* its device arrays */
+  GKSsor        Sa;       /* what the PC's application reads: S, with single-precision copies of L's and U's values (device.h) where the
+                            matrix stores its values so; the Eisenstat step reads S */
+  PetscInt      npval[2]; /* the entries of S.pval[0] and [1] */
+  PetscInt      nlev[2];  /* levels (natural) or colours (multicolor) of the forward and backward sweeps */
+  PetscInt     *lev[2];   /* host: the level starts into rows[] */
+  PetscInt     *rows[2];  /* device: the rows level by level */
   PetscInt      ncolors;
   PetscInt     *color;   /* host: each row's colour (multicolor) */
   GKSsorColor  *pcolors; /* host: multicolor's colours in S's permuted copy (cggpu's Eisenstat step) */
@@ -40,13 +43,14 @@ typedef struct {
   GKEisenstat  eis;   /* the Eisenstat operations given to the KSP */
 } PC_SSORGPU;
 
-/* One SSOR step over all the lists of a solve (device.h), in place: LOWER forward, UPPER and
-   UPPER_SSOR backward; b the right side (NULL: x itself) */
-PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, PetscScalar *);
+/* One SSOR step over all the lists of a solve (device.h) on the arrays S (s->S or s->Sa), in
+   place: LOWER forward, UPPER and UPPER_SSOR backward; b the right side (NULL: x itself) */
+PETSC_INTERN PetscErrorCode PCSSORGPUSweep_Private(PC_SSORGPU *, const GKSsor *, GKSsorStep, const PetscScalar *, PetscScalar *);
 /* The same with blocks (bs > 1), on the permuted copy's numbering: every colour in the step's
    order (LOWER forward, UPPER and UPPER_SSOR backward, the products in any), b, xin, xout as
    ssorblocks (device.h) */
-PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, GKSsorStep, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode PCSSORGPUBlockSweep_Private(PC_SSORGPU *, const GKSsor *, GKSsorStep, const PetscScalar *, const PetscScalar *,
+                                                        PetscScalar *);
 /* The setup's failure in words (which row, which entry, why), for the error of any KSP */
 PETSC_INTERN PetscErrorCode PCSSORGPUFailure_Private(PC, char *, size_t);
 /* The Eisenstat operations (eisenstat.h), composed as GK_EISENSTAT_C */

@@ -325,6 +325,7 @@ PetscErrorCode PCSSORGPUPermuteBlocks_Private(PC pc, PC_SSORGPU *s, const PetscI
     PetscCall(GKMallocH2D(tot[t], pcol, (PetscInt **)&s->S.pcol[t]));
     PetscCall(GKMallocH2D(tot[t], pval, (PetscScalar **)&s->S.pval[t]));
     PetscCall(PetscFree2(pcol, pval));
+    s->npval[t] = tot[t];
   }
   s->S.herm = herm;
   for (PetscInt k = 0; k < nb; k++) { /* block k of the copy: D_B = F Delta F^*, without pivoting */
