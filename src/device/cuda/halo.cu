@@ -87,9 +87,10 @@ __global__ void GKKrylovOffDiagKernel(PetscInt i, GKSums gs, bool halo, double *
                                       GKScalar *__restrict__ w, const GKScalar *__restrict__ pt)
 {
   typedef typename std::conditional<SINGLE, GKSingle, GKScalar>::type V;
-  GKScalar                                                            acc[1] = {0.0};
-  const GKPlainIn                                                     in     = {g};
-  const V                                                            *val    = (const V *)(SINGLE ? E.sval : (void *)E.val);
+
+  GKScalar        acc[1] = {0.0};
+  const GKPlainIn in     = {g};
+  const V        *val    = (const V *)(SINGLE ? E.sval : (void *)E.val);
 
   GKOverlapBegin();
   if (halo) { /* g is this process's ghost buffer, which the others' steps write into: their tags first */
