@@ -250,6 +250,56 @@ static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscInt maxit, Mat A,
   PetscFunctionReturn(0);
 }
 
+/* A solve on the single storage S from a nonzero guess, x0 + 1 (cggpu, bicggpu): its first residual,
+   the norm recorded first, is b - A x0 with A's double values (the rounded operator's is further
+   from it than 1e-10, relative), on one process and on several, and the solve meets 1e-10 in A's
+   true residual */
+static PetscErrorCode GuessNonzero(Mat S, Mat A, KSPType method, Vec b, Vec x0)
+{
+  KSP              ksp;
+  PC               pc;
+  Vec              x, g, r;
+  const PetscReal *hist;
+  PetscReal        r0, rs, rel;
+  PetscInt         nh;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(x0, &x));
+  PetscCall(VecDuplicate(x0, &g));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecCopy(x0, g));
+  PetscCall(VecShift(g, 1.0)); /* the guess (x0 may solve the system) */
+  PetscCall(MatMult(A, g, r)); /* b - A g, A's double values */
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &r0));
+  PetscCall(MatMult(S, g, r)); /* the rounded operator's */
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &rs));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, S, S));
+  PetscCall(KSPSetType(ksp, method));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, 500));
+  PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_TRUE));
+  PetscCall(VecCopy(g, x));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetResidualHistory(ksp, &hist, &nh));
+  PetscCall(TestTrueResidual(A, x, b, &rel));
+  PetscCheck(nh > 0 && PetscAbsReal(hist[0] - r0) <= 1e-12 * r0 && PetscAbsReal(rs - r0) > 1e-10 * r0, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "%s from a nonzero guess recorded %.15e first; b - A x0 is %.15e with the double values, %.15e with the single ones", method,
+             nh ? (double)hist[0] : -1.0, (double)r0, (double)rs);
+  PetscCheck(rel <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s from a nonzero guess: true residual %g", method, (double)rel);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s from a nonzero guess: its first residual is b - A x0 in double precision\n", method));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&g));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
 /* BiCG on single storage: a nonsymmetric operator (the 5-point matrix of Assemble with a skew
    part, convection's), its values away from single precision's. PETSc's bicg on AIJ meets 1e-10
    in the true residual; PETSc's bicg on the single storage, whose products (A's and A^H's) are
@@ -441,6 +491,8 @@ int main(int argc, char **argv)
       PetscCall(Stall(comm, type, KSPBICGGPU, 1e-9));
     }
   }
+  PetscCall(GuessNonzero(S, A, KSPCGGPU, w, x));
+  PetscCall(GuessNonzero(S, A, KSPBICGGPU, w, x));
   PetscCall(BiCGSingle(type, n));
 
   /* what a product reads, and what the view says */
