@@ -26,6 +26,7 @@ and PETSc's solver options (-pc_type mg -pc_mg_levels ..., gamg, -mg_levels_...)
 #include <petscgpukit.h>
 #include <petscksp.h>
 #include <petscdmda.h>
+#include "testutil.h"
 
 static PetscBool neumann = PETSC_FALSE; /* -neumann */
 
@@ -143,24 +144,11 @@ static PetscErrorCode CreateDM(PetscInt dim, PetscInt n, PetscBool aij, DM *da)
   PetscFunctionReturn(0);
 }
 
-/* what -mat_view ::ascii_info prints of A, into buf (through a temporary file) */
+/* what -mat_view ::ascii_info prints of A, into buf */
 static PetscErrorCode ViewInfo(Mat A, char *buf, size_t len)
 {
-  FILE       *fp = tmpfile();
-  PetscViewer v;
-  size_t      got;
-
   PetscFunctionBegin;
-  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_SYS, "tmpfile() failed");
-  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &v));
-  PetscCall(PetscViewerPushFormat(v, PETSC_VIEWER_ASCII_INFO));
-  PetscCall(MatView(A, v));
-  PetscCall(PetscViewerPopFormat(v));
-  PetscCall(PetscViewerDestroy(&v));
-  rewind(fp);
-  got      = fread(buf, 1, len - 1, fp);
-  buf[got] = 0;
-  PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_SYS, "fclose() failed");
+  PetscCall(TestViewText((PetscObject)A, PETSC_VIEWER_ASCII_INFO, buf, len));
   PetscFunctionReturn(0);
 }
 

@@ -83,32 +83,15 @@ static PetscErrorCode ProductBytes(Mat S, Vec x, Vec y, PetscLogDouble *bytes)
   PetscFunctionReturn(0);
 }
 
-/* the object's view in the format fmt (written to a file and read back: an MPI matrix's view has
-   no lines of its blocks) says what, or with want false does not */
+/* the object's view in the format fmt says what, or with want false does not */
 static PetscErrorCode ViewSays(PetscObject o, PetscViewerFormat fmt, const char *what, PetscBool want)
 {
-  PetscViewer v;
-  FILE       *f;
-  size_t      len;
   char        buf[8192];
-  char        name[64];
   const char *cname;
-  PetscMPIInt rank;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetClassName(o, &cname));
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(PetscSNPrintf(name, sizeof(name), "storage-view-%d.txt", (int)rank)); /* each process its own */
-  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &v));
-  PetscCall(PetscViewerPushFormat(v, fmt));
-  PetscCall(PetscObjectView(o, v));
-  PetscCall(PetscViewerPopFormat(v));
-  PetscCall(PetscViewerDestroy(&v));
-  PetscCall(PetscFOpen(PETSC_COMM_SELF, name, "r", &f));
-  len      = fread(buf, 1, sizeof(buf) - 1, f);
-  buf[len] = 0;
-  PetscCall(PetscFClose(PETSC_COMM_SELF, f));
-  (void)remove(name);
+  PetscCall(TestViewText(o, fmt, buf, sizeof(buf)));
   PetscCheck(!strstr(buf, what) == !want, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s's view %s \"%s\":\n%s", cname, want ? "does not say" : "says",
              what, buf);
   PetscFunctionReturn(0);

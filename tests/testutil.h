@@ -19,6 +19,28 @@ static PetscErrorCode TestDiffNorms(Vec a, Vec b, NormType t, PetscReal *nd, Pet
   PetscFunctionReturn(0);
 }
 
+/* what o's view in the format fmt prints on this process, into buf (through a temporary file of
+   its own: an MPI matrix's view has no lines of its blocks, and each process views alone) */
+static PetscErrorCode TestViewText(PetscObject o, PetscViewerFormat fmt, char *buf, size_t len)
+{
+  FILE       *fp = tmpfile();
+  PetscViewer v;
+  size_t      got;
+
+  PetscFunctionBegin;
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_SYS, "tmpfile() failed");
+  PetscCall(PetscViewerASCIIOpenWithFILE(PETSC_COMM_SELF, fp, &v));
+  PetscCall(PetscViewerPushFormat(v, fmt));
+  PetscCall(PetscObjectView(o, v));
+  PetscCall(PetscViewerPopFormat(v));
+  PetscCall(PetscViewerDestroy(&v));
+  rewind(fp);
+  got      = fread(buf, 1, len - 1, fp);
+  buf[got] = 0;
+  PetscCheck(!fclose(fp), PETSC_COMM_SELF, PETSC_ERR_SYS, "fclose() failed");
+  PetscFunctionReturn(0);
+}
+
 /* ||b - A x|| / ||b|| */
 static PetscErrorCode TestTrueResidual(Mat A, Vec x, Vec b, PetscReal *rel)
 {

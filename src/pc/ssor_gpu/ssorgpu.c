@@ -12,7 +12,6 @@
    several processes each applies SSOR to its diagonal block, as PETSc's MatSOR does for MPIAIJ
    with a local symmetric sweep.
 */
-#include <float.h> /* FLT_MAX */
 #include "include/gpukitimpl.h"
 #include "mat/impls/gk/gkmat.h"
 #include "vec/impls/cuda/gkvec.h"
@@ -62,25 +61,6 @@ static PetscErrorCode PCSSORGPUReset_Private(PC_SSORGPU *s)
   PetscFunctionReturn(0);
 }
 
-/* The n values val (device) rounded to single precision into *sval (device); an error where one
-   is beyond its range, as the matrix's own single storage gives */
-static PetscErrorCode PCSSORGPUDemote_Private(size_t n, const PetscScalar *val, const void **sval)
-{
-  void     *sv = NULL;
-  PetscBool ok;
-
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(0);
-  PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, &sv));
-  PetscCall(GKDev->demote(n, val, sv, &ok));
-  *sval = sv;
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FP,
-             "PC %s: the matrix has a value beyond single precision's range (magnitude above %g), which its single storage cannot hold: use "
-             "double storage (MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE)), or scale the matrix",
-             PCSSORGPU, (double)FLT_MAX);
-  PetscFunctionReturn(0);
-}
-
 /* What the PC's application reads (s->Sa): S, and where the matrix stores its values in single
    precision (-mat_gpukit_storage single) L's and U's values rounded so, which its sweeps then
    read (nl, nu: L's and U's entries; with blocks the permuted copy's); a preconditioner that
@@ -94,16 +74,16 @@ static PetscErrorCode PCSSORGPUSingle_Private(PC pc, PC_SSORGPU *s, PetscInt nl,
   s->Sa = s->S;
   PetscCall(MatGPUKitGetStorage(pc->pmat, &st));
   if (st != PETSCGPUKIT_STORAGE_SINGLE) PetscFunctionReturn(0);
-  if (s->blk)
-    for (int t = 0; t < 2; t++) PetscCall(PCSSORGPUDemote_Private((size_t)s->npval[t], s->S.pval[t], &s->Sa.spval[t]));
-  else {
-    PetscCall(PCSSORGPUDemote_Private((size_t)nl, s->S.lval, &s->Sa.slval));
-    PetscCall(PCSSORGPUDemote_Private((size_t)nu, s->S.uval, &s->Sa.suval));
+  if (s->blk) {
+    for (int t = 0; t < 2; t++)
+      if (s->npval[t]) PetscCall(GKDemoteValues_Private("PC ssorgpu's", (size_t)s->npval[t], s->S.pval[t], (void **)&s->Sa.spval[t]));
+  } else {
+    if (nl) PetscCall(GKDemoteValues_Private("PC ssorgpu's", (size_t)nl, s->S.lval, (void **)&s->Sa.slval));
+    if (nu) PetscCall(GKDemoteValues_Private("PC ssorgpu's", (size_t)nu, s->S.uval, (void **)&s->Sa.suval));
   }
   PetscFunctionReturn(0);
 }
 
-/* The transposed pattern of an m-row CSR pattern whose columns are below m (freed by the caller) */
 /* The setup with blocks of bsz rows (1: points); *fallback set where the automatic block size
    cannot take blocks (blocks neither symmetric nor Hermitian, or a pivot SSOR cannot divide by) */
 static PetscErrorCode PCSSORGPUSetUpWith_Private(PC pc, PetscBool *fallback)

@@ -379,15 +379,14 @@ static PetscErrorCode KSPGKApplyPC_Private(KSP ksp, Vec r, Vec z, PetscBool herm
 /*
    An operator whose values are kept in single precision too (MatGPUKitSetStorage()): the CG,
    COCG and BiCG steps read those (BiCG's A^H products too; on several processes both blocks'),
-   half the bytes, and
-   the solve still reaches the double-precision answer by residual replacement (van der Vorst
-   and Ye, "Residual replacement strategies for Krylov subspace iterative methods for the
-   convergence of true residuals", SISC 22, 2000; as "reliable updates" in mixed-precision
-   lattice QCD solvers): the recursive residual
-   of the single-precision products drifts from b - A x, so whenever its norm has fallen tenfold
-   below the last true one, and whenever it would pass the convergence test, the next test
-   replaces r by b - A x computed with the double values, x and the direction kept, and that
-   norm is the one recorded and tested; so, too, when the recursion has not fallen tenfold in
+   half the bytes, and the solve still reaches the double-precision answer by residual
+   replacement (van der Vorst and Ye, "Residual replacement strategies for Krylov subspace
+   iterative methods for the convergence of true residuals", SISC 22, 2000; as "reliable updates"
+   in mixed-precision lattice QCD solvers): the recursive residual of the single-precision
+   products drifts from b - A x, so whenever its norm has fallen tenfold below the last true
+   one, and whenever it would pass the convergence test, the next test replaces r by b - A x
+   computed with the double values, x and the direction kept, and that norm is the one recorded
+   and tested; so, too, when the recursion has not fallen tenfold in
    four times the iterations the first replacement took. The solve converges only on a true
    residual, and the last norm recorded is always one. A true residual that neither halves nor
    stays near the recursive one, three replacements running, is the single-precision values'
@@ -838,8 +837,9 @@ static PetscErrorCode KSPGKLoopMPI_Private(KSP ksp, GKKrylov K, const GKKrylovVe
     if (!last) PetscCall(KSPGKOffDiag_Private(ksp, K, single, v->p[its % 2], v->w, v->pt[its % 2], v->wt, glob));
     if ((its0 + its) % every && !last && !(rep && rep->pending)) continue;
     PetscCall(GKDev->krylovstatebegin(K));
-    if (gk->peersnow && !last &&
-        !(rep && rep->pending)) { /* as on one process: the next update queued before the wait (it needs no sum from the host) */
+    /* as on one process: the next update queued before the wait (it needs no sum from the host),
+       but not before a replacement of the r it reads */
+    if (gk->peersnow && !last && !(rep && rep->pending)) {
       PetscCall(GKDev->krylovupdate(K, its, v));
       queued = PETSC_TRUE;
     }

@@ -811,20 +811,31 @@ PetscErrorCode MatSeqGKSetMaxFill_Private(Mat A, const char *type, PetscReal fil
 PetscErrorCode MatSeqGKStorageValues_Private(Mat A, size_t n, const PetscScalar *val, void **sval)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
-  PetscBool  ok;
 
   PetscFunctionBegin;
   if (gk->storage != PETSCGPUKIT_STORAGE_SINGLE || !n) {
     PetscCall(GKFree(*sval));
     PetscFunctionReturn(0);
   }
+  PetscCall(GKDemoteValues_Private(gk->fmt->name, n, val, sval));
+  PetscFunctionReturn(0);
+}
+
+/* The n values val (device) rounded to single precision into *sval (device; made where NULL),
+   for single storage's readers; an error naming double storage where one is beyond single
+   precision's range (*sval then freed). owner names the matrix in it. */
+PetscErrorCode GKDemoteValues_Private(const char *owner, size_t n, const PetscScalar *val, void **sval)
+{
+  PetscBool ok;
+
+  PetscFunctionBegin;
   if (!*sval) PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, sval));
   PetscCall(GKDev->demote(n, val, *sval, &ok));
   if (!ok) PetscCall(GKFree(*sval));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FP,
              "The %s matrix has a value beyond single precision's range (magnitude above %g), which -mat_gpukit_storage single cannot store: "
              "use double storage (MatGPUKitSetStorage(A, PETSCGPUKIT_STORAGE_DOUBLE)), or scale the matrix",
-             gk->fmt->name, (double)FLT_MAX);
+             owner, (double)FLT_MAX);
   PetscFunctionReturn(0);
 }
 

@@ -190,6 +190,7 @@ PETSC_INTERN const GKMatFormat *MatGKFormatAt_Private(size_t);
 PETSC_INTERN PetscErrorCode     MatCreate_GK_Private(Mat, const GKMatFormat *);
 PETSC_INTERN PetscErrorCode     MatSeqGKSetMaxFill_Private(Mat, const char *, PetscReal);
 PETSC_INTERN PetscErrorCode     MatSeqGKStorageValues_Private(Mat, size_t, const PetscScalar *, void **);
+PETSC_INTERN PetscErrorCode     GKDemoteValues_Private(const char *, size_t, const PetscScalar *, void **);
 PETSC_INTERN PetscErrorCode     MatSeqGKInvalidate_Private(Mat);
 /* every factorization this PETSc has for SEQAIJ and MPIAIJ, registered for the device types (gkfactor.c) */
 PETSC_INTERN PetscErrorCode MatGKRegisterFactors_Private(void);
