@@ -616,22 +616,27 @@ static PetscErrorCode RunSSOR(PetscInt dim, PetscInt n, const char *only)
 {
   const PetscInt M         = dim == 2 ? n * n : n * n * n;
   const char    *runs[][2] = {
-    {"cggpu-none",                    "-sb_ksp_type cggpu -sb_pc_type none"                                                        },
-    {"cggpu-jacobi",                  "-sb_ksp_type cggpu -sb_pc_type jacobi"                                                      },
+    {"cggpu-none",                        "-sb_ksp_type cggpu -sb_pc_type none"                                                        },
+    {"cggpu-jacobi",                      "-sb_ksp_type cggpu -sb_pc_type jacobi"                                                      },
     {"cggpu-ssor-multicolor-w1.0",
-     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"  },
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"      },
     {"cggpu-ssor-multicolor-w1.5",
-     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"  },
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.5"      },
     {"cggpu-ssor-multicolor-b4-w1.0",
-     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"  },
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 4 -sb_pc_ssorgpu_omega 1.0"      },
     {"cggpu-ssor-multicolor-b8-w1.0",
-     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"  },
-    {"cggpu-ssor-natural-w1.9",       "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 8 -sb_pc_ssorgpu_omega 1.0"      },
+    {"cggpu-ssor-natural-w1.9",           "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type natural -sb_pc_ssorgpu_omega 1.9"},
     {"cg-ssor-neumann2-w1.0",
-     "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"     },
+     "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"         },
+    /* the sweeps reading L and U in single precision (-single: the matrix stored so) */
+    {"cggpu-ssor-multicolor-w1.0-single",
+     "-sb_ksp_type cggpu -sb_pc_type ssorgpu -sb_pc_ssorgpu_type multicolor -sb_pc_ssorgpu_block_size 1 -sb_pc_ssorgpu_omega 1.0"      },
+    {"cg-ssor-neumann2-w1.0-single",
+     "-sb_ksp_type cg -sb_pc_type ssorgpu -sb_pc_ssorgpu_type neumann -sb_pc_ssorgpu_neumann_terms 2 -sb_pc_ssorgpu_omega 1.0"         },
     /* to ||b - A x|| <= 1e-8 ||b||, the values stored in double and in single precision (-single) */
-    {"cggpu-jacobi-true",             "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
-    {"cggpu-jacobi-single-true",      "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
+    {"cggpu-jacobi-true",                 "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
+    {"cggpu-jacobi-single-true",          "-sb_ksp_type cggpu -sb_pc_type jacobi -sb_ksp_norm_type unpreconditioned"                   },
   };
   Problem P;
   Mat     A, D;
