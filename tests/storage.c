@@ -206,12 +206,61 @@ static PetscErrorCode Stall(MPI_Comm comm, const char *type, const char *method,
   PetscFunctionReturn(0);
 }
 
+/* PC_SHELL's application of a diagonal scaling (its context): y = d .* x, and the transpose alike
+   (PCJACOBI's) */
+static PetscErrorCode ApplyRounded(PC pc, Vec x, Vec y)
+{
+  Vec d;
+
+  PetscFunctionBegin;
+  PetscCall(PCShellGetContext(pc, &d));
+  PetscCall(VecPointwiseMult(y, d, x));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DestroyRounded(PC pc)
+{
+  Vec d;
+
+  PetscFunctionBegin;
+  PetscCall(PCShellGetContext(pc, &d));
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+/* pc: Jacobi on Op, with round the inverted diagonal rounded to single precision (a PC_SHELL) */
+static PetscErrorCode SetJacobi(PC pc, Mat Op, PetscBool round)
+{
+  Vec          d;
+  PetscScalar *a;
+  PetscInt     n;
+
+  PetscFunctionBegin;
+  if (!round) {
+    PetscCall(PCSetType(pc, PCJACOBI));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreateVecs(Op, NULL, &d));
+  PetscCall(MatGetDiagonal(Op, d));
+  PetscCall(VecReciprocal(d));
+  PetscCall(VecGetLocalSize(d, &n));
+  PetscCall(VecGetArray(d, &a));
+  for (PetscInt i = 0; i < n; i++) a[i] = RoundSingle(a[i]);
+  PetscCall(VecRestoreArray(d, &a));
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, d));
+  PetscCall(PCShellSetApply(pc, ApplyRounded));
+  PetscCall(PCShellSetApplyTranspose(pc, ApplyRounded));
+  PetscCall(PCShellSetDestroy(pc, DestroyRounded));
+  PetscFunctionReturn(0);
+}
+
 /* A solve of A x = b (x = 0 first) by method on the operator Op (A itself, or its single
-   storage): Jacobi, the unpreconditioned norm, to 1e-10 or maxit iterations; its iterations,
-   reason and true residual ||b - A x|| / ||b|| with A's double values where asked, and where says
-   is given, that its view says so */
-static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscInt maxit, Mat A, Vec b, Vec y, PetscInt *its, KSPConvergedReason *reason,
-                                  PetscReal *rel, const char *says)
+   storage): Jacobi (round: its scaling rounded to single precision), the unpreconditioned norm,
+   to 1e-10 or maxit iterations; its iterations, reason and true residual ||b - A x|| / ||b||
+   with A's double values where asked, and where says is given, that its view says so */
+static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscBool round, PetscInt maxit, Mat A, Vec b, Vec y, PetscInt *its,
+                                  KSPConvergedReason *reason, PetscReal *rel, const char *says)
 {
   KSP ksp;
   PC  pc;
@@ -221,7 +270,7 @@ static PetscErrorCode SolveJacobi(Mat Op, KSPType method, PetscInt maxit, Mat A,
   PetscCall(KSPSetOperators(ksp, Op, Op));
   PetscCall(KSPSetType(ksp, method));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(SetJacobi(pc, Op, round));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-50, PETSC_DEFAULT, maxit));
   PetscCall(KSPSolve(ksp, b, y));
@@ -283,6 +332,89 @@ static PetscErrorCode GuessNonzero(Mat S, Mat A, KSPType method, Vec b, Vec x0)
   PetscFunctionReturn(0);
 }
 
+/* What the steps read: after 3 iterations from x = 0 (no replacement has moved x; the third's
+   direction depends on the products through rho, BiCG's on A^H's too), gk's x on the single
+   storage S is PETSc's ref's on S with the Jacobi scaling rounded to single precision, to
+   rounding; away from ref's on S with PCJACOBI's double scaling (the updates read it in single
+   precision), and further from ref's on A; on several processes too (the off-diagonal block's
+   products read its single values as well) */
+static PetscErrorCode ThirdIterate(Mat A, Mat S, KSPType ref, KSPType gk, Vec b)
+{
+  Vec       xk[4];
+  PetscReal dS, dD, dA, nx;
+
+  PetscFunctionBegin;
+  for (int k = 0; k < 4; k++) { /* ref on A; ref on S, rounded scaling; gk on S; ref on S, double scaling */
+    PetscCall(VecDuplicate(b, &xk[k]));
+    PetscCall(SolveJacobi(k ? S : A, k == 2 ? gk : ref, k == 1 ? PETSC_TRUE : PETSC_FALSE, 3, A, b, xk[k], NULL, NULL, NULL, NULL));
+  }
+  PetscCall(VecNorm(xk[0], NORM_2, &nx));
+  for (int k = 0; k < 4; k++)
+    if (k != 2) PetscCall(VecAXPY(xk[k], -1.0, xk[2]));
+  PetscCall(VecNorm(xk[1], NORM_2, &dS));
+  PetscCall(VecNorm(xk[3], NORM_2, &dD));
+  PetscCall(VecNorm(xk[0], NORM_2, &dA));
+  dS /= nx;
+  dD /= nx;
+  dA /= nx;
+  PetscCheck(dS <= 1e-12 && dD >= 1e-10 && dA >= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+             "%s's third iterate: %g from %s's on the single storage with the scaling rounded to single precision, %g with its double scaling, %g "
+             "from "
+             "%s's on AIJ",
+             gk, (double)dS, ref, (double)dD, (double)dA, ref);
+  for (int k = 0; k < 4; k++) PetscCall(VecDestroy(&xk[k]));
+  PetscFunctionReturn(0);
+}
+
+/* A Jacobi scaling beyond single precision's range: a tridiagonal operator of values near 1e-40
+   (single precision's subnormals: stored, with fewer digits), whose inverted diagonal (near 2.5e39)
+   single precision cannot hold. cggpu on its single storage reads the scaling in double, its
+   view not naming it among what is read in single precision, and meets 1e-10 in the true
+   residual. */
+static PetscErrorCode TinyDiagonal(const char *type)
+{
+  Mat       A, S;
+  Vec       x, b;
+  KSP       ksp;
+  PC        pc;
+  PetscInt  rstart, rend;
+  PetscReal rel;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 64, 64, 3, NULL, 1, NULL, &A));
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscCall(MatSetValue(A, i, i, 4e-40 + 1e-41 * PetscSinReal(0.7 * i), INSERT_VALUES));
+    if (i > 0) PetscCall(MatSetValue(A, i, i - 1, -1e-40, INSERT_VALUES));
+    if (i < 63) PetscCall(MatSetValue(A, i, i + 1, -1e-40, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &S));
+  PetscCall(MatGPUKitSetStorage(S, PETSCGPUKIT_STORAGE_SINGLE));
+  PetscCall(MatCreateVecs(S, &x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, S, S));
+  PetscCall(KSPSetType(ksp, KSPCGGPU));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, 1e-300, PETSC_DEFAULT, 500));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(TestTrueResidual(A, x, b, &rel));
+  PetscCheck(rel <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "cggpu on the tiny operator's single storage: true residual %g", (double)rel);
+  PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, "replaced by b - A x in double precision", PETSC_TRUE));
+  PetscCall(ViewSays((PetscObject)ksp, PETSC_VIEWER_DEFAULT, "the Jacobi scaling", PETSC_FALSE));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "a Jacobi scaling beyond single precision's range is read in double precision\n"));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&S));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* BiCG on single storage: a nonsymmetric operator (the 5-point matrix of Assemble with a skew
    part, convection's), its values away from single precision's. PETSc's bicg on AIJ meets 1e-10
    in the true residual; PETSc's bicg on the single storage, whose products (A's and A^H's) are
@@ -322,8 +454,8 @@ static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
   PetscCall(VecSet(x, 1.0));
   PetscCall(MatMult(A, x, b));
   for (int k = 0; k < 3; k++)
-    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPBICGGPU : KSPBICG, 500, A, b, y, &its[k], &reason[k], &rel[k],
-                          k == 2 ? "replaced by b - A x in double precision" : NULL));
+    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPBICGGPU : KSPBICG, PETSC_FALSE, 500, A, b, y, &its[k], &reason[k], &rel[k],
+                          k == 2 ? "the updates the Jacobi scaling; the residual replaced by b - A x in double precision" : NULL));
   for (int k = 0; k < 3; k++)
     PetscCheck(reason[k] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "BiCG solve %d did not converge: %s", k, KSPConvergedReasons[reason[k]]);
   PetscCheck(rel[0] <= 1e-10 && rel[2] <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
@@ -334,29 +466,7 @@ static PetscErrorCode BiCGSingle(const char *type, PetscInt n)
              "bicggpu on the single values took %" PetscInt_FMT " iterations, bicg on AIJ %" PetscInt_FMT, its[2], its[0]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "bicggpu on single storage meets the tolerance in the double true residual\n"));
 
-  /* what the steps read: after 3 iterations (no replacement has moved x; the third's direction
-     depends on A^H's products through rho), bicggpu's x is PETSc's bicg's on the single storage
-     to rounding and away from its x on AIJ, on several processes too (the off-diagonal block's
-     products read its single values as well) */
-  {
-    Vec       xk[3];
-    PetscReal dS, dA, nx;
-
-    for (int k = 0; k < 3; k++) {
-      PetscCall(VecDuplicate(b, &xk[k]));
-      PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPBICGGPU : KSPBICG, 3, A, b, xk[k], NULL, NULL, NULL, NULL));
-    }
-    PetscCall(VecNorm(xk[0], NORM_2, &nx));
-    PetscCall(VecAXPY(xk[1], -1.0, xk[2]));
-    PetscCall(VecAXPY(xk[0], -1.0, xk[2]));
-    PetscCall(VecNorm(xk[1], NORM_2, &dS));
-    PetscCall(VecNorm(xk[0], NORM_2, &dA));
-    dS /= nx;
-    dA /= nx;
-    PetscCheck(dS <= 1e-10 && dA >= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
-               "bicggpu's third iterate: %g from bicg's on the single storage, %g from bicg's on AIJ", (double)dS, (double)dA);
-    for (int k = 0; k < 3; k++) PetscCall(VecDestroy(&xk[k]));
-  }
+  PetscCall(ThirdIterate(A, S, KSPBICG, KSPBICGGPU, b));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&y));
@@ -450,8 +560,8 @@ int main(int argc, char **argv)
      iterations more than cg on AIJ at most */
   PetscCall(MatMult(A, x, w));
   for (int k = 0; k < 3; k++)
-    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPCGGPU : KSPCG, 500, A, w, y, &its[k], &reason[k], &rel[k],
-                          k == 2 ? "replaced by b - A x in double precision" : NULL));
+    PetscCall(SolveJacobi(k ? S : A, k == 2 ? KSPCGGPU : KSPCG, PETSC_FALSE, 500, A, w, y, &its[k], &reason[k], &rel[k],
+                          k == 2 ? "the updates the Jacobi scaling; the residual replaced by b - A x in double precision" : NULL));
   for (int k = 0; k < 3; k++)
     PetscCheck(reason[k] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Solve %d did not converge: %s", k, KSPConvergedReasons[reason[k]]);
   PetscCheck(rel[0] <= 1e-10 && rel[2] <= 1e-10, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "True residuals %g (cg, AIJ) and %g (cggpu, single) above 1e-10",
@@ -461,6 +571,7 @@ int main(int argc, char **argv)
   PetscCheck(its[2] <= its[0] + 2 + its[0] / 10, PETSC_COMM_WORLD, PETSC_ERR_PLIB,
              "cggpu on the single values took %" PetscInt_FMT " iterations, cg on AIJ %" PetscInt_FMT, its[2], its[0]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "the diagonal reads the double values; cggpu meets the tolerance in the double true residual\n"));
+  PetscCall(ThirdIterate(A, S, KSPCG, KSPCGGPU, w));
   {
     PetscMPIInt size;
 
@@ -477,6 +588,7 @@ int main(int argc, char **argv)
   PetscCall(GuessNonzero(S, A, KSPCGGPU, w, x));
   PetscCall(GuessNonzero(S, A, KSPBICGGPU, w, x));
   PetscCall(BiCGSingle(type, n));
+  PetscCall(TinyDiagonal(type));
 
   /* what a product reads, and what the view says */
   PetscCall(ProductBytes(S, x, y, &bsingle));

@@ -295,9 +295,10 @@ typedef struct {
    diamulttranspose) read sval, the values rounded to single precision (float; complex: float pairs,
    real part first), where it is set, and sum in the scalar type's precision into its vectors; so
    does the fused Krylov step where its operator says single (GKOperator); every other reader
-   (diagonals, SOR, the halo's gathers) reads val, kept beside it. demote(n, x, y, ok) writes y[k] =
-   x[k] rounded to single precision, *ok false where a finite part of some x[k] is beyond single
-   precision's range (its y infinite).
+   (diagonals, SOR, the halo's gathers) reads val, kept beside it. demote(n, x, y, xr, ok) writes
+   y[k] = x[k] rounded to single precision, and where xr is not NULL (it may be x) the same value
+   in the scalar type to xr[k], *ok false where a finite part of some x[k] is beyond single
+   precision's range (its y infinite, xr[k] left as it was).
 */
 #if defined(PETSC_USE_COMPLEX)
   #define GK_SINGLE_SIZE (2 * sizeof(float))
@@ -501,12 +502,14 @@ typedef struct _n_GKKrylov *GKKrylov; /* the backend's work space and state */
    p[i % 2] and reads p_i-1 from the other (not at i = 0, where p_0 = z). d is the Jacobi scaling
    (NULL: no preconditioner, and z is r); z NULL with d: z = d .* r enters the sums but is not
    stored. The shadow system's arrays (rt, zt, wt, pt) are BiCG's, NULL for CG and COCG; t is
-   Eisenstat's (krylovssor), else NULL. */
+   Eisenstat's (krylovssor), else NULL. sd, where set (with d), is d in single precision
+   (GK_SINGLE_SIZE each), which the update reads in place of d. */
 typedef struct {
   PetscScalar       *x, *r, *z, *w, *p[2];
   PetscScalar       *rt, *zt, *wt, *pt[2];
   PetscScalar       *t;
   const PetscScalar *d;
+  const void        *sd;
 } GKKrylovVecs;
 
 /* One launch of Eisenstat's step (krylovssor below): which sweep (upper, else lower), over
@@ -584,7 +587,7 @@ typedef struct {
   PetscErrorCode (*free)(void *);
   PetscErrorCode (*memcpy)(void *, const void *, size_t, GKMemcpyKind);
   PetscErrorCode (*memzero)(void *, size_t);
-  PetscErrorCode (*demote)(size_t, const PetscScalar *, void *, PetscBool *);
+  PetscErrorCode (*demote)(size_t, const PetscScalar *, void *, PetscScalar *, PetscBool *);
   PetscErrorCode (*synchronize)(void);
   /* optional (NULL: the backend has none): graphs of the backend's work. Between graphbegin and
      graphend the backend records its launches, device copies and zeroings instead of running

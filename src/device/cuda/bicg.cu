@@ -33,6 +33,6 @@ PetscErrorCode GKCUDAKrylovStepBiCG_Private(GKKrylovCUDA *k, PetscInt i, PetscSc
 PetscErrorCode GKCUDAKrylovUpdateBiCG_Private(GKKrylovCUDA *k, PetscInt i, const GKKrylovVecs *v)
 {
   PetscFunctionBegin;
-  PetscCall(GKUpdateLaunch(k, v->d ? GKKrylovUpdateKernel<GK_KRYLOV_BICG, true, false> : GKKrylovUpdateKernel<GK_KRYLOV_BICG, false, false>, i, v));
+  PetscCall(GKUpdateLaunch(k, GKUpdateKernelFor<GK_KRYLOV_BICG, false>(v), i, v));
   PetscFunctionReturn(0);
 }

@@ -85,8 +85,7 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     void (*nk)(PetscInt, GKKrylovNorm, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *,
                GKScalar *) = cg ? GKKrylovNullConstKernel<GK_KRYLOV_CG> : GKKrylovNullConstKernel<GK_KRYLOV_COCG>;
 
-    if (cg) kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_CG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_CG, false, false, true>;
-    else kern = v->d ? GKKrylovUpdateKernel<GK_KRYLOV_COCG, true, false, true> : GKKrylovUpdateKernel<GK_KRYLOV_COCG, false, false, true>;
+    kern = cg ? GKUpdateKernelFor<GK_KRYLOV_CG, false, true>(v) : GKUpdateKernelFor<GK_KRYLOV_COCG, false, true>(v);
     PetscCall(GKUpdateLaunch(k, kern, i, v));
     GKCallCUDA(GKLaunchOverlapped(nk, GKWaveBlocks((const void *)nk, k->n), k->n, k->norm, k->partial, k->state, k->pub, (const GKScalar *)v->r,
                                   (GKScalar *)v->z));
@@ -94,10 +93,8 @@ PetscErrorCode GKCUDAKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
     PetscFunctionReturn(0);
   }
   /* the sums kept on the GPUs: the kernels that wait and push */
-#define GK_UPDATE(M, DIAG) (k->g.np ? GKKrylovUpdateKernel<M, DIAG, true> : GKKrylovUpdateKernel<M, DIAG, false>)
-  if (k->method == GK_KRYLOV_CG) kern = v->d ? GK_UPDATE(GK_KRYLOV_CG, true) : GK_UPDATE(GK_KRYLOV_CG, false);
-  else kern = v->d ? GK_UPDATE(GK_KRYLOV_COCG, true) : GK_UPDATE(GK_KRYLOV_COCG, false);
-#undef GK_UPDATE
+  if (k->method == GK_KRYLOV_CG) kern = k->g.np ? GKUpdateKernelFor<GK_KRYLOV_CG, true>(v) : GKUpdateKernelFor<GK_KRYLOV_CG, false>(v);
+  else kern = k->g.np ? GKUpdateKernelFor<GK_KRYLOV_COCG, true>(v) : GKUpdateKernelFor<GK_KRYLOV_COCG, false>(v);
   PetscCall(GKUpdateLaunch(k, kern, i, v));
   PetscFunctionReturn(0);
 }

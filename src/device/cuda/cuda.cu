@@ -370,23 +370,25 @@ static PetscErrorCode GKCUDAMemzero(void *p, size_t bytes)
   PetscFunctionReturn(0);
 }
 
-/* y[k] = x[k] rounded to single precision, each real (and imaginary) part (device.h, GKStorage):
-   a thread a real */
+/* y[k] = x[k] rounded to single precision, each real (and imaginary) part (device.h, GKStorage),
+   and back into xr[k] where xr is given (it may be x): a thread a real */
 static __device__ int gk_demote_overflow;
 
-__global__ void GKDemoteKernel(size_t n, const double *__restrict__ x, float *__restrict__ y)
+__global__ void GKDemoteKernel(size_t n, const double *x, float *__restrict__ y, double *xr)
 {
   const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
 
   if (k < n) {
-    const float f = __double2float_rn(x[k]);
+    const double v = x[k];
+    const float  f = __double2float_rn(v);
 
     y[k] = f;
-    if (isinf(f) && !isinf(x[k])) gk_demote_overflow = 1;
+    if (isinf(f) && !isinf(v)) gk_demote_overflow = 1;
+    else if (xr) xr[k] = (double)f;
   }
 }
 
-static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y, PetscBool *ok)
+static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y, PetscScalar *xr, PetscBool *ok)
 {
   const size_t nr   = n * (GK_SINGLE_SIZE / sizeof(float));
   int          flag = 0;
@@ -396,7 +398,7 @@ static PetscErrorCode GKCUDADemote(size_t n, const PetscScalar *x, void *y, Pets
   if (!n) PetscFunctionReturn(0);
   GKCallCUDA(cudaMemcpyToSymbolAsync(gk_demote_overflow, &flag, sizeof(int), 0, cudaMemcpyHostToDevice, GKCUDAStream));
   GKCounts.launches += 1;
-  GKDemoteKernel<<<(unsigned)((nr + GK_BLOCK - 1) / GK_BLOCK), GK_BLOCK, 0, GKCUDAStream>>>(nr, (const double *)x, (float *)y);
+  GKDemoteKernel<<<(unsigned)((nr + GK_BLOCK - 1) / GK_BLOCK), GK_BLOCK, 0, GKCUDAStream>>>(nr, (const double *)x, (float *)y, (double *)xr);
   GKCheckLaunch();
   GKCallCUDA(cudaMemcpyFromSymbolAsync(&flag, gk_demote_overflow, sizeof(int), 0, cudaMemcpyDeviceToHost, GKCUDAStream));
   GKWaitCUDA(cudaStreamSynchronize(GKCUDAStream));

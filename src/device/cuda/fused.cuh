@@ -220,17 +220,28 @@ static PetscErrorCode GKStepLaunch(GKKrylovCUDA *k, GKStepKernelPtr kern, PetscI
   PetscFunctionReturn(0);
 }
 
+/* the update's Jacobi scaling: none, in double precision, or in single (GKKrylovVecs' sd) */
+enum GKUpdateDiag {
+  GK_DIAG_NONE,
+  GK_DIAG_DOUBLE,
+  GK_DIAG_SINGLE
+};
+
 /* a = rho_i/dpi (kept for the next step, which moves x); r -= a w; z = diag .* r; for BiCG
-   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1. PEERS: the
-   sums may be kept on the GPUs (g.np). NULLC (CG and COCG on one process): z stored (without
-   diag too) and only its sum taken, into slot 4, for GKKrylovNullConstKernel after it. */
-template <GKKrylovMethod METHOD, bool DIAG, bool PEERS, bool NULLC = false>
+   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the block sums of the norm and of rho_i+1. DK: how
+   diag is stored (GKUpdateDiag). PEERS: the sums may be kept on the GPUs (g.np). NULLC (CG and
+   COCG on one process): z stored (without diag too) and only its sum taken, into slot 4, for
+   GKKrylovNullConstKernel after it. */
+template <GKKrylovMethod METHOD, int DK, bool PEERS, bool NULLC = false>
 __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, bool pairs, GKSums g, double *partial, GKKrylovDevState *st,
-                                     GKKrylovDevState *pub, const GKScalar *diag, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt,
+                                     GKKrylovDevState *pub, const void *dv, const GKScalar *w, GKScalar *r, GKScalar *z, const GKScalar *wt,
                                      GKScalar *rt, GKScalar *zt)
 {
   static_assert(!NULLC || (!PEERS && METHOD != GK_KRYLOV_BICG), "the constants are removed for CG and COCG on one process");
+  using DT              = typename std::conditional<DK == GK_DIAG_SINGLE, GKSingle, GKScalar>::type;
+  constexpr bool DIAG   = DK != GK_DIAG_NONE;
   constexpr bool STOREZ = DIAG || NULLC;
+  const DT      *diag   = (const DT *)dv;
   GKScalar       acc[2] = {0.0, 0.0};
   GKScalar       a;
 
@@ -254,8 +265,15 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
   if (METHOD != GK_KRYLOV_BICG && pairs) { /* two rows a thread: 16-byte loads and stores, fewer instructions for the same bytes */
     for (PetscInt q0 = tid; q0 < n / 2; q0 += stride) {
       const PetscInt q  = n / 2 - 1 - q0;
-      const double2  r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q], d2 = DIAG ? ((const double2 *)diag)[q] : make_double2(1.0, 1.0);
-      double2        ro, zo;
+      const double2  r2 = ((const double2 *)r)[q], w2 = ((const double2 *)w)[q];
+      double2        d2 = make_double2(1.0, 1.0), ro, zo;
+
+      if constexpr (DK == GK_DIAG_DOUBLE) d2 = ((const double2 *)diag)[q];
+      else if constexpr (DK == GK_DIAG_SINGLE) {
+        const float2 f = ((const float2 *)diag)[q];
+
+        d2 = make_double2(f.x, f.y);
+      }
 
       row(r2.x, w2.x, d2.x, ro.x, zo.x);
       row(r2.y, w2.y, d2.y, ro.y, zo.y);
@@ -265,7 +283,7 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
     if ((n & 1) && !tid) {
       GKScalar ro, zo;
 
-      row(r[n - 1], w[n - 1], DIAG ? diag[n - 1] : 1.0, ro, zo);
+      row(r[n - 1], w[n - 1], DIAG ? GKLd(diag + n - 1) : 1.0, ro, zo);
       r[n - 1] = ro;
       if (STOREZ && z) z[n - 1] = zo;
     }
@@ -276,11 +294,13 @@ __global__ void GKKrylovUpdateKernel(PetscInt n, PetscInt i, GKKrylovNorm norm, 
       const PetscInt j = n - 1 - j0;
       GKScalar       rj, zj;
 
-      row(r[j], w[j], DIAG ? diag[j] : GKScalar(1.0), rj, zj);
+      const GKScalar dj = DIAG ? GKLd(diag + j) : GKScalar(1.0);
+
+      row(r[j], w[j], dj, rj, zj);
       r[j] = rj;
       if (STOREZ && z) z[j] = zj;
       if (METHOD == GK_KRYLOV_BICG) {
-        const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(diag[j]) * rtj : rtj;
+        const GKScalar rtj = rt[j] - GKConj(a) * wt[j], ztj = DIAG ? GKConj(dj) * rtj : rtj;
 
         rt[j] = rtj;
         if (DIAG) zt[j] = ztj;
@@ -318,19 +338,29 @@ __global__ void GKKrylovNullConstKernel(PetscInt n, GKKrylovNorm norm, double *p
   GKGridSum<2>(acc, partial, 1, st, pub); /* the norm and rho */
 }
 
-typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const GKScalar *,
+typedef void (*GKUpdateKernelPtr)(PetscInt, PetscInt, GKKrylovNorm, bool, GKSums, double *, GKKrylovDevState *, GKKrylovDevState *, const void *,
                                   const GKScalar *, GKScalar *, GKScalar *, const GKScalar *, GKScalar *, GKScalar *);
+
+/* the update kernel for v's Jacobi scaling: none, double, or single precision (sd) */
+template <GKKrylovMethod METHOD, bool PEERS, bool NULLC = false>
+static GKUpdateKernelPtr GKUpdateKernelFor(const GKKrylovVecs *v)
+{
+  if (v->d && v->sd) return GKKrylovUpdateKernel<METHOD, GK_DIAG_SINGLE, PEERS, NULLC>;
+  if (v->d) return GKKrylovUpdateKernel<METHOD, GK_DIAG_DOUBLE, PEERS, NULLC>;
+  return GKKrylovUpdateKernel<METHOD, GK_DIAG_NONE, PEERS, NULLC>;
+}
 
 /* Launches update i with the kernel kern on v's arrays */
 static PetscErrorCode GKUpdateLaunch(GKKrylovCUDA *k, GKUpdateKernelPtr kern, PetscInt i, const GKKrylovVecs *v)
 {
+  const void *d = v->d && v->sd ? v->sd : (const void *)v->d;
   /* 16-byte accesses where every array allows them */
-  const bool pairs = !(((uintptr_t)v->d | (uintptr_t)v->w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
+  const bool pairs = !(((uintptr_t)d | (uintptr_t)v->w | (uintptr_t)v->r | (uintptr_t)v->z) % 16);
 
   PetscFunctionBegin;
-  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub,
-                                (const GKScalar *)v->d, (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt,
-                                (GKScalar *)v->rt, (GKScalar *)v->zt));
+  GKCallCUDA(GKLaunchOverlapped(kern, GKWaveBlocks((const void *)kern, k->n), k->n, i, k->norm, pairs, k->g, k->partial, k->state, k->pub, d,
+                                (const GKScalar *)v->w, (GKScalar *)v->r, (GKScalar *)v->z, (const GKScalar *)v->wt, (GKScalar *)v->rt,
+                                (GKScalar *)v->zt));
   GKCheckLaunch();
   PetscFunctionReturn(0);
 }

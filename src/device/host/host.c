@@ -119,9 +119,10 @@ static PetscErrorCode GKHostMemcpy(void *dst, const void *src, size_t bytes, GKM
 }
 
 /* y[k] = x[k] rounded to single precision, each real (and imaginary) part: device.h, GKStorage */
-static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y, PetscBool *ok)
+static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y, PetscScalar *xr, PetscBool *ok)
 {
-  const PetscReal *xr = (const PetscReal *)x;
+  const PetscReal *xs = (const PetscReal *)x;
+  PetscReal       *xb = (PetscReal *)xr;
   float           *f  = (float *)y;
 
   PetscFunctionBegin;
@@ -129,8 +130,11 @@ static PetscErrorCode GKHostDemote(size_t n, const PetscScalar *x, void *y, Pets
   if (n) GKCounts.launches += 2; /* the flag cleared, the values rounded */
   if (n) GKCounts.syncs += 1;    /* the flag read */
   for (size_t k = 0; k < n * (GK_SINGLE_SIZE / sizeof(float)); k++) {
-    f[k] = (float)xr[k];
-    if (PetscIsInfReal(f[k]) && !PetscIsInfReal(xr[k])) *ok = PETSC_FALSE;
+    const PetscReal v = xs[k];
+
+    f[k] = (float)v;
+    if (PetscIsInfReal(f[k]) && !PetscIsInfReal(v)) *ok = PETSC_FALSE;
+    else if (xb) xb[k] = (PetscReal)f[k];
   }
   PetscFunctionReturn(0);
 }

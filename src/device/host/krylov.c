@@ -155,13 +155,15 @@ static void GKHostKrylovNullConst(GKKrylov K, const PetscScalar *r, PetscScalar 
 }
 
 /* Update i: a = rho_i/dpi (kept for the next step); r -= a w; z = diag .* r (z is r without
-   diag, unless nullconst); for BiCG also r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the
-   norm and of rho_i+1; with nullconst, after z -= mean(z) */
+   diag, unless nullconst; diag read in single precision from sd where set); for BiCG also
+   r~ -= conj(a) w~, z~ = conj(diag) .* r~; the sums of the norm and of rho_i+1; with nullconst,
+   after z -= mean(z) */
 PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
 {
   const PetscScalar *diag = v->d, *w = v->w, *wt = v->wt;
   PetscScalar       *r = v->r, *z = v->z, *rt = v->rt, *zt = v->zt;
   PetscScalar        a, sn = 0.0, sr = 0.0;
+  const PetscBool    single = v->sd ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
   GKCounts.launches += 1;
@@ -169,20 +171,20 @@ PetscErrorCode GKHostKrylovUpdate(GKKrylov K, PetscInt i, const GKKrylovVecs *v)
   if (K->nullconst) {
     for (PetscInt j = 0; j < K->n; j++) {
       r[j] -= a * w[j];
-      z[j] = diag ? diag[j] * r[j] : r[j];
+      z[j] = diag ? GKHostValue(diag, v->sd, single, (size_t)j) * r[j] : r[j];
     }
     GKHostKrylovNullConst(K, r, z);
     PetscFunctionReturn(0);
   }
   for (PetscInt j = 0; j < K->n; j++) {
-    const PetscScalar rj = r[j] - a * w[j], zj = diag ? diag[j] * rj : rj;
+    const PetscScalar dj = diag ? GKHostValue(diag, v->sd, single, (size_t)j) : 1.0, rj = r[j] - a * w[j], zj = diag ? dj * rj : rj;
 
     r[j] = rj;
     if (diag && z) z[j] = zj;
     if (K->norm == GK_KRYLOV_NORM_Z) sn += zj * PetscConj(zj);
     else if (K->norm == GK_KRYLOV_NORM_R) sn += rj * PetscConj(rj);
     if (K->method == GK_KRYLOV_BICG) {
-      const PetscScalar rtj = rt[j] - PetscConj(a) * wt[j], ztj = diag ? PetscConj(diag[j]) * rtj : rtj;
+      const PetscScalar rtj = rt[j] - PetscConj(a) * wt[j], ztj = diag ? PetscConj(dj) * rtj : rtj;
 
       rt[j] = rtj;
       if (diag) zt[j] = ztj;

@@ -273,6 +273,9 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
   PetscCall(VecDestroy(&gk->ones));
+  PetscCall(GKDev->free(gk->sdiag));
+  gk->sdiag  = NULL;
+  gk->nsdiag = 0;
   PetscFunctionReturn(0);
 }
 
@@ -509,6 +512,39 @@ static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
   if (gk->eis || gk->nullcnst || ksp->normtype == KSP_NORM_NONE) PetscFunctionReturn(0);
   PetscCall(MatGPUKitGetStorage(gk->Adev, &st));
   *single = st == PETSCGPUKIT_STORAGE_SINGLE ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* For a solve on the operator's single-precision values: the Jacobi scaling (gk->diag) rounded
+   to single precision, kept so in gk->sdiag for the updates, which read it there (the
+   preconditioner's data stored as its matrix is), and in gk->diag itself for the start and the
+   replacements, so that every z of the solve is the same fixed diagonal's (CG and BiCG iterate
+   with one preconditioner, the one rounded). Where some entry is beyond single precision's
+   range, the PC's double scaling is taken again and read in double. */
+static PetscErrorCode KSPGKSingleDiag_Private(KSP ksp)
+{
+  KSP_GK      *gk = (KSP_GK *)ksp->data;
+  PetscScalar *d;
+  PetscInt     n;
+  PetscBool    ok;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(gk->diag, &n));
+  if (gk->nsdiag != n) {
+    PetscCall(GKDev->free(gk->sdiag));
+    gk->sdiag  = NULL;
+    gk->nsdiag = 0;
+    PetscCall(GKDev->malloc(GK_SINGLE_SIZE * (size_t)n, &gk->sdiag));
+    gk->nsdiag = n;
+  }
+  PetscCall(VecGPUKitGetDeviceArray(gk->diag, &d));
+  PetscCall(GKDev->demote((size_t)n, d, gk->sdiag, d, &ok));
+  PetscCall(VecGPUKitRestoreDeviceArray(gk->diag, &d));
+  if (!ok) {
+    PetscCall(PetscInfo(ksp, "The Jacobi scaling has entries beyond single precision's range: read in double precision\n"));
+    PetscCall(KSPGKSetUpPC_Private(ksp));
+  }
+  gk->sjacobi = ok;
   PetscFunctionReturn(0);
 }
 
@@ -940,6 +976,7 @@ static PetscErrorCode KSPGKIterate_Private(KSP ksp, Vec X, Vec Bv, PetscScalar r
   }
   PetscCall(VecGPUKitGetDeviceArray(X, &v.x));
   if (gk->diag) PetscCall(VecGPUKitGetDeviceArrayRead(gk->diag, &v.d));
+  if (gk->sjacobi) v.sd = gk->sdiag;
   if (!KSPGKHasZ_Private(gk)) v.z = v.r; /* without a preconditioner z is r */
   if (bicg && !gk->diag) v.zt = v.rt;
   PetscCall(MatGetInfo(gk->Adev, MAT_LOCAL, &info));
@@ -997,9 +1034,11 @@ static PetscErrorCode KSPSolve_GK(KSP ksp)
   gk->method = iscg ? GK_KRYLOV_CG : (gk->cocg ? GK_KRYLOV_COCG : GK_KRYLOV_BICG);
   PetscCall(KSPSetUp_GK(ksp)); /* a changed operator is converted again, a changed diagonal taken again */
   gk->single   = PETSC_FALSE;
+  gk->sjacobi  = PETSC_FALSE;
   gk->replaced = 0;
   gk->restarts = 0;
   if (!gk->general) PetscCall(KSPGKSingle_Private(ksp, &gk->single));
+  if (gk->single && gk->diag) PetscCall(KSPGKSingleDiag_Private(ksp));
   /* b in and x in and out once per solve, when they are not device vectors */
   if (!VecIsGK(Bv)) {
     if (!gk->B) PetscCall(VecDuplicate(gk->work.r, &gk->B));
@@ -1076,10 +1115,11 @@ static PetscErrorCode KSPView_GK(KSP ksp, PetscViewer viewer)
   if (gk->Aconv) PetscCall(PetscViewerASCIIPrintf(viewer, "  the operator is converted to %s for the device\n", ((PetscObject)gk->Aconv)->type_name));
   if (gk->single)
     PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "  the operator's products read its values in single precision; the residual replaced by b - A x in double "
+                                     "  the operator's products read its values in single precision%s; the residual replaced by b - A x in double "
                                      "precision %" PetscInt_FMT " time%s in the last solve (%s restarted from it %" PetscInt_FMT
                                      " of them: iterative refinement), whose norms the convergence tests took\n",
-                                     gk->replaced, gk->replaced == 1 ? "" : "s", gk->method == GK_KRYLOV_BICG ? "BiCG" : "CG", gk->restarts));
+                                     gk->sjacobi ? ", the updates the Jacobi scaling" : "", gk->replaced, gk->replaced == 1 ? "" : "s",
+                                     gk->method == GK_KRYLOV_BICG ? "BiCG" : "CG", gk->restarts));
   if (gk->eis)
     PetscCall(PetscViewerASCIIPrintf(viewer, "  SSOR by Eisenstat's trick: CG on (D/w + L)^-1 A (D/w + U)^-1, no product with A an iteration; its "
                                              "norms are the transformed system's (the natural norm is SSOR-PCG's)\n"));

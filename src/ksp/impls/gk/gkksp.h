@@ -60,8 +60,11 @@ typedef struct {
   KSP                inner;      /* that method, made and set up in the KSP's setup */
   PetscBool          graph;      /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
   PetscBool          single;     /* the last solve's steps read the operator's single-precision values (gkksp.c, KSPGKReplace) */
-  PetscInt           replaced;   /* and replaced the residual by b - A x in double so many times */
-  PetscInt           restarts;   /* restarting CG from it so many of them (iterative refinement) */
+  void              *sdiag;      /* and diag in single precision (GK_SINGLE_SIZE each, nsdiag of them), which its updates read */
+  PetscInt           nsdiag;
+  PetscBool          sjacobi;  /* the last solve's updates read sdiag */
+  PetscInt           replaced; /* and replaced the residual by b - A x in double so many times */
+  PetscInt           restarts; /* restarting CG from it so many of them (iterative refinement) */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);

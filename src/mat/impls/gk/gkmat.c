@@ -830,7 +830,7 @@ PetscErrorCode GKDemoteValues_Private(const char *owner, size_t n, const PetscSc
 
   PetscFunctionBegin;
   if (!*sval) PetscCall(GKDev->malloc(n * GK_SINGLE_SIZE, sval));
-  PetscCall(GKDev->demote(n, val, *sval, &ok));
+  PetscCall(GKDev->demote(n, val, *sval, NULL, &ok));
   if (!ok) PetscCall(GKFree(*sval));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FP,
              "The %s matrix has a value beyond single precision's range (magnitude above %g), which -mat_gpukit_storage single cannot store: "
