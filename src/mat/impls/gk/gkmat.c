@@ -930,8 +930,9 @@ PetscErrorCode GKOperatorResidualDouble_Private(const GKOperator *op, const Pets
    The host matrix keeps its values in double precision, and so does the device copy for every
    operation other than the products (the diagonal, `MatSOR()`); `-mat_view ::ascii_info` says
    which storage the products read. `KSPCGGPU` and `KSPBICGGPU` read the single values in their
-   fused iterations and replace the residual by b - A x computed with the double ones, so that
-   they reach the double-precision answer.
+   fused iterations (and `PCJACOBI`'s scaling rounded to single precision) and replace the
+   residual by b - A x computed with the double ones, so that they reach the double-precision
+   answer.
 
 .seealso: `MatGPUKitGetStorage()`, `PetscGPUKitStorage`, `MATELLRCUDA`, `MATDIACUDA`
 @*/
