@@ -97,6 +97,23 @@ static PetscErrorCode ViewSays(PetscObject o, PetscViewerFormat fmt, const char 
   PetscFunctionReturn(0);
 }
 
+/* an error handler that keeps the first message of an error in ctx (GK_MESSAGE_LEN characters)
+   and returns the error, as PetscReturnErrorHandler() does */
+#define GK_MESSAGE_LEN 1024
+static PetscErrorCode KeepMessage(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess,
+                                  void *ctx)
+{
+  (void)comm;
+  (void)line;
+  (void)fun;
+  (void)file;
+  if (p == PETSC_ERROR_INITIAL && mess) {
+    strncpy((char *)ctx, mess, GK_MESSAGE_LEN - 1);
+    ((char *)ctx)[GK_MESSAGE_LEN - 1] = 0;
+  }
+  return n;
+}
+
 /* An ill-conditioned operator: a 1D Neumann operator with values away from single precision's,
    shifted by shift of its diagonal, on the processes of comm (each process its own on
    PETSC_COMM_SELF). With shift 3e-7 (a condition number near 1e7) cggpu (method) on its single
@@ -116,6 +133,7 @@ static PetscErrorCode Stall(MPI_Comm comm, const char *type, const char *method,
   PetscReal          rnorm, tnorm, bound;
   PetscInt           rstart, rend;
   PetscErrorCode     ierr;
+  char               mess[GK_MESSAGE_LEN] = "";
 
   PetscFunctionBegin;
   PetscCall(MatCreateAIJ(comm, PETSC_DECIDE, PETSC_DECIDE, n, n, 3, NULL, 1, NULL, &A));
@@ -188,10 +206,15 @@ static PetscErrorCode Stall(MPI_Comm comm, const char *type, const char *method,
     PetscCheck(reason == KSP_DIVERGED_BREAKDOWN || (reason == KSP_DIVERGED_DTOL && !strcmp(method, KSPBICGGPU)), comm, PETSC_ERR_PLIB,
                "%s beyond single precision ended %s, not DIVERGED_BREAKDOWN", method, KSPConvergedReasons[reason]);
     PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_TRUE));
-    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    PetscCall(PetscPushErrorHandler(KeepMessage, mess));
     ierr = KSPSolve(ksp, b, x);
     PetscCall(PetscPopErrorHandler());
     PetscCheck(ierr == PETSC_ERR_NOT_CONVERGED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "KSPSetErrorIfNotConverged gave error %d", (int)ierr);
+    /* the error names what single storage cannot do and what to use instead; BiCG's, where it
+       diverged from its best iterate, that BiCG may diverge with double values too */
+    PetscCheck(strstr(mess, "condition number is beyond single precision") && strstr(mess, "-mat_gpukit_storage double") &&
+                 (!strstr(mess, "best iterate") || strstr(mess, "with its double values as well")),
+               PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s's error beyond single precision: %s", method, mess);
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "beyond single precision: %s stops, says so, and reports the true residual%s\n", method,
                           comm == PETSC_COMM_SELF ? "" : " (over the processes)"));
   }

@@ -702,11 +702,20 @@ static PetscErrorCode KSPGKCheck_Private(KSP ksp, GKKrylov K, PetscInt its, Pets
       rep->window  = PetscMax(rep->window, rep->N); /* a phase may take CG's n steps to fall tenfold */
     }
     if (rep && replaced && rep->stalls >= GK_REPLACE_STALL) {
-      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+      /* BiCG's returns to its best iterate: its divergence, which double values may show as
+         well (BiCG has no minimization property), so the message says both causes */
+      PetscCheck(!ksp->errorifnotconverged || rep->rollbacks, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
                  "KSPSolve has not converged: with the operator's values in single precision the true residual stalls at %g (the matrix's "
                  "condition number is beyond single precision); store them in double: -mat_gpukit_storage double or MatGPUKitSetStorage()",
                  (double)nrm);
-      PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the operator's single-precision values: diverged (breakdown)\n", (double)nrm));
+      PetscCheck(!ksp->errorifnotconverged || !rep->rollbacks, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED,
+                 "KSPSolve has not converged: with the operator's values in single precision BiCG diverged from its best iterate (true residual "
+                 "%g) %" PetscInt_FMT " times running: BiCG may diverge on this matrix with its double values as well, or the matrix's "
+                 "condition number is beyond single precision; a solve with them stored in double tells which (-mat_gpukit_storage double or "
+                 "MatGPUKitSetStorage())",
+                 (double)rep->best, rep->rollbacks);
+      PetscCall(PetscInfo(ksp, "The true residual stalls at %g with the operator's single-precision values%s: diverged (breakdown)\n", (double)nrm,
+                          rep->rollbacks ? " (BiCG diverging from its best iterate)" : ""));
       ksp->reason = KSP_DIVERGED_BREAKDOWN;
       PetscFunctionReturn(0);
     }
