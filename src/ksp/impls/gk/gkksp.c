@@ -239,6 +239,7 @@ static PetscErrorCode KSPGKSetUpPC_Private(KSP ksp)
   if (gk->general || gk->eis || isnone) {
     PetscCall(VecDestroy(&gk->diag));
     PetscCall(VecDestroy(&gk->ones));
+    PetscCall(GKFree(gk->sdiag));
     PetscFunctionReturn(0);
   }
   if (!gk->diag) PetscCall(VecDuplicate(gk->work.r, &gk->diag));
@@ -273,9 +274,7 @@ static PetscErrorCode KSPGKDestroyWork_Private(KSP_GK *gk)
   PetscCall(VecDestroy(&gk->B));
   PetscCall(VecDestroy(&gk->diag));
   PetscCall(VecDestroy(&gk->ones));
-  PetscCall(GKDev->free(gk->sdiag));
-  gk->sdiag  = NULL;
-  gk->nsdiag = 0;
+  PetscCall(GKFree(gk->sdiag));
   PetscFunctionReturn(0);
 }
 
@@ -520,7 +519,8 @@ static PetscErrorCode KSPGKSingle_Private(KSP ksp, PetscBool *single)
    preconditioner's data stored as its matrix is), and in gk->diag itself for the start and the
    replacements, so that every z of the solve is the same fixed diagonal's (CG and BiCG iterate
    with one preconditioner, the one rounded). Where some entry is beyond single precision's
-   range, the PC's double scaling is taken again and read in double. */
+   range, the PC's double scaling is taken again and read in double. sdiag goes with diag (a
+   new row layout destroys both), so it has diag's length. */
 static PetscErrorCode KSPGKSingleDiag_Private(KSP ksp)
 {
   KSP_GK      *gk = (KSP_GK *)ksp->data;
@@ -530,13 +530,7 @@ static PetscErrorCode KSPGKSingleDiag_Private(KSP ksp)
 
   PetscFunctionBegin;
   PetscCall(VecGetLocalSize(gk->diag, &n));
-  if (gk->nsdiag != n) {
-    PetscCall(GKDev->free(gk->sdiag));
-    gk->sdiag  = NULL;
-    gk->nsdiag = 0;
-    PetscCall(GKDev->malloc(GK_SINGLE_SIZE * (size_t)n, &gk->sdiag));
-    gk->nsdiag = n;
-  }
+  if (!gk->sdiag) PetscCall(GKDev->malloc(GK_SINGLE_SIZE * (size_t)n, &gk->sdiag));
   PetscCall(VecGPUKitGetDeviceArray(gk->diag, &d));
   PetscCall(GKDev->demote((size_t)n, d, gk->sdiag, d, &ok));
   PetscCall(VecGPUKitRestoreDeviceArray(gk->diag, &d));

@@ -60,11 +60,10 @@ typedef struct {
   KSP                inner;      /* that method, made and set up in the KSP's setup */
   PetscBool          graph;      /* replay a multigrid PC's application as a CUDA graph (-ksp_cggpu_graph) */
   PetscBool          single;     /* the last solve's steps read the operator's single-precision values (gkksp.c, KSPGKReplace) */
-  void              *sdiag;      /* and diag in single precision (GK_SINGLE_SIZE each, nsdiag of them), which its updates read */
-  PetscInt           nsdiag;
-  PetscBool          sjacobi;  /* the last solve's updates read sdiag */
-  PetscInt           replaced; /* and replaced the residual by b - A x in double so many times */
-  PetscInt           restarts; /* restarting CG from it so many of them (iterative refinement) */
+  PetscInt           replaced;   /* and replaced the residual by b - A x in double so many times */
+  PetscInt           restarts;   /* restarting CG from it so many of them (iterative refinement) */
+  void              *sdiag;      /* diag in single precision (GK_SINGLE_SIZE each), for the updates of a solve on single values */
+  PetscBool          sjacobi;    /* the last solve's updates read sdiag */
 } KSP_GK;
 
 PETSC_INTERN PetscErrorCode KSPCreate_GK_Private(KSP, const char *);
