@@ -660,6 +660,12 @@ typedef struct {
   /* the GKNormParts asked for (a bitwise or) into r[0..2], the others 0 */
   PetscErrorCode (*norms)(PetscInt, const PetscScalar *, int, PetscReal *);
   PetscErrorCode (*sum)(PetscInt, const PetscScalar *, PetscScalar *);
+  /* One step of Arnoldi's process by classical Gram-Schmidt, as PETSc's GMRES takes it (VecMDot(),
+     VecMAXPY(), VecNormalize()), its coefficients kept in device memory: no wait. With v[0..m-1]
+     and the new direction w, all of length n > 0:
+       h[k] = v[k]^H w (k < m), w -= sum_k h[k] v[k], h[m] = ||w||_2, w /= h[m] unless it is 0;
+     h: m + 1 scalars of device memory */
+  PetscErrorCode (*arnoldi)(PetscInt, PetscInt, const PetscScalar *const *, PetscScalar *, PetscScalar *);
   /* x minus the constant of its mean as MatNullSpaceRemove() computes it from VecSum() and
      VecShift(), with sum's arithmetic: s = (sum of x) / -N, x_i += s (N the global size, one
      process), the sum kept on the device: no wait */

@@ -10,6 +10,7 @@
 #include <petsc/private/petscimpl.h>
 #include <petscvec.h>
 #include <petscpc.h>
+#include <petscksp.h>
 #include <petsc/private/matimpl.h>
 
 /* The options object handed to the setfromoptions operations: a pointer since 3.23
@@ -78,12 +79,14 @@ static inline PetscErrorCode GKCreateMPIAIJWithSeqAIJ(MPI_Comm comm, PetscInt M,
   #define PetscAssertPointer(p, arg) PetscValidPointer(p, arg)
 #endif
 
-/* Diagonal scaling of the PC (PCSetDiagonalScale), which PETSc's own CG and BiCG refuse: removed
-   in 3.26, so never set there */
+/* Diagonal scaling of the PC (PCSetDiagonalScale), which PETSc's own CG and BiCG refuse, and of
+   the KSP (KSPSetDiagonalScale): removed in 3.26, so never set there */
 #if PETSC_VERSION_LT(3, 26, 0)
   #define GKPCGetDiagonalScale(pc, flg) PCGetDiagonalScale((pc), (flg))
+  #define GKKSPDiagonalScaled(ksp)      ((ksp)->dscale)
 #else
   #define GKPCGetDiagonalScale(pc, flg) ((*(flg) = PETSC_FALSE), PETSC_SUCCESS)
+  #define GKKSPDiagonalScaled(ksp)      ((void)(ksp), PETSC_FALSE)
 #endif
 
 /* After a PC fails at setup, PETSc's KSPs leave x as it was through 3.21 and fill it with Inf
@@ -175,6 +178,30 @@ static inline PetscErrorCode GKNoisyRemoveNullSpace(Mat A, Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
+/* Whether a GMRES orthogonalizes by classical Gram-Schmidt without refinement (its default): the
+   orthogonalization became KSP's own in 3.26 (KSPOrthogonalizationGet(), the refinement types
+   KSP_ORTHOGONALIZATION_CGS_REFINE_*), GMRES's before */
+static inline PetscErrorCode GKKSPOrthogonalizationIsClassical(KSP ksp, PetscBool *classical)
+{
+#if PETSC_VERSION_LT(3, 26, 0)
+  PetscErrorCode (*orthog)(KSP, PetscInt);
+  KSPGMRESCGSRefinementType refine;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGMRESGetOrthogonalization(ksp, &orthog));
+  PetscCall(KSPGMRESGetCGSRefinementType(ksp, &refine));
+  *classical = (PetscBool)(orthog == KSPGMRESClassicalGramSchmidtOrthogonalization && refine == KSP_GMRES_CGS_REFINE_NEVER);
+#else
+  KSPOrthogonalizationFn               *orthog;
+  KSPOrthogonalizationCGSRefinementType refine;
+
+  PetscFunctionBegin;
+  PetscCall(KSPOrthogonalizationGet(ksp, &orthog));
+  PetscCall(KSPOrthogonalizationGetCGSRefinementType(ksp, &refine));
+  *classical = (PetscBool)(orthog == KSPOrthogonalizationClassicalGramSchmidt && refine == KSP_ORTHOGONALIZATION_CGS_REFINE_NEVER);
+#endif
+  PetscFunctionReturn(0);
+}
 #if PETSC_VERSION_LT(3, 20, 0)
   #define GKKSPSetNestLevel(ksp, pc) ((void)(ksp), (void)(pc), (PetscErrorCode)0)
 #else

@@ -658,6 +658,7 @@ const GKBackendOps GKBackendCUDA = {
   .dotnorm2           = GKCUDADotNorm2,
   .norms              = GKCUDANorms,
   .sum                = GKCUDASum,
+  .arnoldi            = GKCUDAArnoldi,
   .removeconstant     = GKCUDARemoveConstant,
   .extreme            = GKCUDAExtreme,
   .densetrimv         = GKCUDADenseTriMV,

@@ -566,6 +566,7 @@ PETSC_INTERN PetscErrorCode GKCUDAReciprocal(PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDANoisy(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAConjugate(PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAAbs(PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKCUDAArnoldi(PetscInt, PetscInt, const PetscScalar *const *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDADots(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDADotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKCUDANorms(PetscInt, const PetscScalar *, int, PetscReal *);

@@ -113,6 +113,39 @@ PetscErrorCode GKHostDots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
 }
 
 /* dp = t^H s, nm = t^H t */
+/* cuda/blas1.cu's launches: per GK_MULTI vectors two for the dots and one for the update, and
+   two (three where m is 0) for the norm and the scaling */
+PetscErrorCode GKHostArnoldi(PetscInt n, PetscInt m, const PetscScalar *const *v, PetscScalar *w, PetscScalar *h)
+{
+  const PetscInt chunks = (m + GK_MULTI - 1) / GK_MULTI;
+  PetscReal      nrm    = 0.0;
+
+  PetscFunctionBegin;
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Arnoldi's step on an empty vector");
+  GKCounts.launches += 3 * chunks + (m ? 2 : 3);
+  for (PetscInt k = 0; k < m; k++) {
+    PetscScalar s = 0.0;
+
+    for (PetscInt i = 0; i < n; i++) s += w[i] * PetscConj(v[k][i]);
+    h[k] = s;
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = w[i];
+
+    for (PetscInt k = 0; k < m; k++) s -= h[k] * v[k][i];
+    w[i] = s;
+    nrm += PetscRealPart(s * PetscConj(s));
+  }
+  nrm  = PetscSqrtReal(nrm);
+  h[m] = nrm;
+  if (nrm != 0.0) {
+    const PetscReal s = 1.0 / nrm;
+
+    for (PetscInt i = 0; i < n; i++) w[i] = w[i] * s;
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode GKHostDotNorm2(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *dp, PetscReal *nm)
 {
   PetscScalar d = 0.0;

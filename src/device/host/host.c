@@ -274,6 +274,7 @@ const GKBackendOps GKBackendHost = {
   .dotnorm2           = GKHostDotNorm2,
   .norms              = GKHostNorms,
   .sum                = GKHostSum,
+  .arnoldi            = GKHostArnoldi,
   .removeconstant     = GKHostRemoveConstant,
   .extreme            = GKHostExtreme,
   .densetrimv         = GKHostDenseTriMV,

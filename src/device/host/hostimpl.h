@@ -87,6 +87,7 @@ PETSC_INTERN PetscErrorCode GKHostReciprocal(PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostNoisy(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostConjugate(PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostAbs(PetscInt, PetscScalar *);
+PETSC_INTERN PetscErrorCode GKHostArnoldi(PetscInt, PetscInt, const PetscScalar *const *, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDots(PetscInt, const PetscScalar *, PetscInt, const PetscScalar *const *, PetscBool, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostDotNorm2(PetscInt, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscReal *);
 PETSC_INTERN PetscErrorCode GKHostNorms(PetscInt, const PetscScalar *, int, PetscReal *);

@@ -36,6 +36,7 @@
 #include "mat/impls/gk/gkmat.h"
 #include "agggpu.h"
 #include "aggmpi.h"
+#include "esteig.h"
 #include "pc/graph/pcgraph.h"
 #include "vec/impls/cuda/gkvec.h"
 #include <petsc/private/pcgamgimpl.h>
@@ -72,7 +73,11 @@ typedef struct {
   PetscInt ndevice, nhost, nmpi, nmpigraph; /* nmpigraph: of the nmpi, those whose graph the devices made */
   PetscInt nmpismooth, nmpiaggsmooth;       /* of the nmpi, those whose prolongator the devices smoothed, PETSc's AGG smoothed */
   PetscInt nmpikept;                        /* of the nmpi, those that kept the last setup's aggregates (no graph) */
-  char     why[160];
+  /* -pc_gamg_agggpu_arnoldi: the smoothing's eigenvalue estimates by GMRES's Arnoldi steps on the
+     device where they are PETSc's GMRES (esteig.c); of the last setup's nestimates, narnoldi so */
+  PetscBool arnoldi;
+  PetscInt  nestimates, narnoldi;
+  char      why[160];
   /* -pc_gamg_agggpu_reuse_aggregates: each level of the last setup made on the device, kept for
      a new matrix of the same pattern (lev[l]: level l, 0 the finest) */
   PetscErrorCode (*setfromoptions)(PC, GKOptionItems);
@@ -301,7 +306,8 @@ static PetscErrorCode PCGAMGCreateGraph_AGGGPU(PC pc, Mat A, Mat *G)
   PetscCall(PCGAMGAggGPUGet(pc, &pc_gamg, &ctx));
   if (pc_gamg->current_level == 0) {
     ctx->ndevice = ctx->nhost = ctx->nmpi = ctx->nmpigraph = ctx->nmpismooth = ctx->nmpiaggsmooth = ctx->nmpikept = 0;
-    ctx->why[0]                                                                                                   = 0;
+    ctx->nestimates = ctx->narnoldi = 0;
+    ctx->why[0]                     = 0;
   }
   PetscCall(PCGAMGAggGPUWhyNot(pc, pc_gamg, A, why, sizeof(why)));
   ctx->device = why[0] ? PETSC_FALSE : PETSC_TRUE;
@@ -651,7 +657,7 @@ static PetscErrorCode PCGAMGAggGPUNoisy(Mat A, Vec v)
    the esteig KSP (prefix -pc_gamg_esteig_; CG where A is known SPD, else the KSP's default) from
    a noisy right-hand side, with Jacobi, 10 iterations; or the user's (-pc_gamg_eigenvalues); the
    spectrum cached for the levels' Chebyshev smoothers where PETSc would */
-static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, PetscReal *emax)
+static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, PC_GAMG_AGGGPU *ctx, Mat A, PetscReal *emax)
 {
   PC_MG    *mg = (PC_MG *)pc->data;
   PetscReal emin;
@@ -665,7 +671,7 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
     PC             epc;
     Vec            bb, xx;
     const char    *prefix;
-    PetscBool      isset, spd, noop;
+    PetscBool      isset, spd, noop, arnoldi = PETSC_FALSE;
     PetscErrorCode ierr;
 
     PetscCall(MatCreateVecs(A, &bb, NULL));
@@ -689,12 +695,17 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, Mat A, Petsc
     PetscCall(KSPSetComputeSingularValues(eksp, PETSC_TRUE));
     PetscCall(KSPGetPC(eksp, &epc)); /* the options may have changed it */
     PetscCall(PCGKJacobiFixIsNoop_Private(epc, &noop));
-    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE)); /* a host pass that would change nothing (pcgraph.c) */
-    ierr = KSPSolve(eksp, bb, xx);
+    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE));                          /* a host pass that would change nothing (pcgraph.c) */
+    ierr = ctx->arnoldi ? PCGAMGAggGPUArnoldi_Private(eksp, bb, emax, &emin, &arnoldi) : 0; /* GMRES's steps on the device (esteig.c) */
+    if (!ierr && !arnoldi) ierr = KSPSolve(eksp, bb, xx);
     if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_TRUE));
     PetscCall(ierr);
-    PetscCall(KSPCheckSolve(eksp, pc, xx));
-    PetscCall(KSPComputeExtremeSingularValues(eksp, emax, &emin));
+    if (!arnoldi) {
+      PetscCall(KSPCheckSolve(eksp, pc, xx));
+      PetscCall(KSPComputeExtremeSingularValues(eksp, emax, &emin));
+    }
+    ctx->nestimates++;
+    ctx->narnoldi += arnoldi;
     PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": smoothing the prolongator: max eigen=%e min=%e PC=%s\n", pc_gamg->current_level, (double)*emax,
                         (double)emin, PCJACOBI));
     PetscCall(VecDestroy(&xx));
@@ -727,7 +738,7 @@ static PetscErrorCode PCGAMGOptProlongator_AGGGPU(PC pc, Mat A, Mat *P)
     PetscFunctionReturn(0);
   }
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPT], 0, 0, 0, 0));
-  PetscCall(PCGAMGAggGPUEstimate(pc, pc_gamg, A, &emax));
+  PetscCall(PCGAMGAggGPUEstimate(pc, pc_gamg, ctx, A, &emax));
   PetscCall(PetscLogEventBegin(petsc_gamg_setup_events[GAMG_OPTSM], 0, 0, 0, 0));
   if (ctx->mpi) { /* each process's rows on its device, the ghosts' aggregates and values from their owners */
     GKAggMPITentative *mt;
@@ -888,6 +899,11 @@ static PetscErrorCode PCView_GAMG_AGGGPU(PC pc, PetscViewer viewer)
                                        ctx->nmpi, graph, smooth));
     }
     if (ctx->nhost) PetscCall(PetscViewerASCIIPrintf(viewer, "        PETSc's host aggregation on the others: %s\n", ctx->why));
+    if (ctx->nestimates)
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "        Smoothing's eigenvalue estimates by GMRES's Arnoldi steps on the device (-pc_gamg_agggpu_arnoldi): "
+                                       "%" PetscInt_FMT " of %" PetscInt_FMT "%s\n",
+                                       ctx->narnoldi, ctx->nestimates, ctx->narnoldi < ctx->nestimates ? " (the others PETSc's KSPSolve())" : ""));
   }
   if (ctx->storage == PETSCGPUKIT_STORAGE_SINGLE && ctx->singular)
     PetscCall(
@@ -923,6 +939,10 @@ static PetscErrorCode PCSetFromOptions_GAMG_AGGGPU(PC pc, GKOptionItems PetscOpt
                              "A new matrix of the same nonzero pattern keeps the aggregates: only the prolongators' values and the Galerkin products "
                              "are made again, on the device",
                              "PCGAMGAGGGPU", ctx->reuse, &ctx->reuse, NULL));
+  PetscCall(PetscOptionsBool("-pc_gamg_agggpu_arnoldi",
+                             "The smoothing's eigenvalue estimates by GMRES's Arnoldi steps on the device, one wait each (false: PETSc's KSPSolve() "
+                             "of the esteig KSP)",
+                             "PCGAMGAGGGPU", ctx->arnoldi, &ctx->arnoldi, NULL));
   PetscCall(PetscOptionsEnum("-pc_mg_gpukit_storage",
                              "Precision the hierarchy's prolongators and coarse operators store their values in for their products (the finest "
                              "operator keeps its own)",
@@ -961,6 +981,7 @@ PetscErrorCode PCCreateGAMG_AGGGPU(PC pc)
   PetscCall(PetscFree(pc_gamg->gamg_type_name));
   PetscCall(PetscStrallocpy(PCGAMGAGGGPU, &pc_gamg->gamg_type_name));
   PetscCall(PetscNew(&ctx));
+  ctx->arnoldi                 = PETSC_TRUE;
   ctx->creategraph             = pc_gamg->ops->creategraph;
   ctx->coarsen                 = pc_gamg->ops->coarsen;
   ctx->prolongator             = pc_gamg->ops->prolongator;
