@@ -220,14 +220,10 @@ PetscErrorCode GKCUDAAbs(PetscInt n, PetscScalar *x)
   return GKCUDAUnary<GK_UNARY_ABS>(n, x);
 }
 
-/* result[k] = sum over the nb partial sums of k, by one block */
+/* this thread's share of the sums over the nb partial sums of each of the K results */
 template <int K>
-__global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, double *__restrict__ result)
+static __device__ void GKSumPartialsShare(int nb, const double *__restrict__ partial, GKScalar *acc)
 {
-  GKOverlapBegin();
-
-  GKScalar acc[K];
-
 #pragma unroll
   for (int k = 0; k < K; k++) {
     acc[k] = 0.0;
@@ -239,6 +235,17 @@ __global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, 
 #endif
     }
   }
+}
+
+/* result[k] = sum over the nb partial sums of k, by one block */
+template <int K>
+__global__ void GKSumPartialsKernel(int nb, const double *__restrict__ partial, double *__restrict__ result)
+{
+  GKOverlapBegin();
+
+  GKScalar acc[K];
+
+  GKSumPartialsShare<K>(nb, partial, acc);
   GKBlockSumStore<K>(acc, result); /* one block: writes result[2k], result[2k+1] */
 }
 
@@ -327,17 +334,7 @@ __global__ void GKArnoldiSumKernel(int nb, const double *__restrict__ partial, d
 
   GKScalar acc[K];
 
-#pragma unroll
-  for (int k = 0; k < K; k++) {
-    acc[k] = 0.0;
-    for (int b = threadIdx.x; b < nb; b += blockDim.x) {
-#if defined(PETSC_USE_COMPLEX)
-      acc[k] += GKScalar(partial[2 * (k * nb + b)], partial[2 * (k * nb + b) + 1]);
-#else
-      acc[k] += partial[2 * (k * nb + b)];
-#endif
-    }
-  }
+  GKSumPartialsShare<K>(nb, partial, acc);
   GKBlockSumStore<K>(acc, scratch, 1);
   if (!threadIdx.x) {
 #pragma unroll
@@ -390,9 +387,9 @@ __global__ void GKArnoldiNormSumKernel(int nb, const double *__restrict__ partia
 {
   GKOverlapBegin();
 
-  GKScalar acc[1] = {0.0};
+  GKScalar acc[1];
 
-  for (int b = threadIdx.x; b < nb; b += blockDim.x) acc[0] += partial[2 * b];
+  GKSumPartialsShare<1>(nb, partial, acc);
   GKBlockSumStore<1>(acc, scratch, 1);
   if (!threadIdx.x) h[0] = sqrt(scratch[0]);
 }
