@@ -243,7 +243,8 @@ PetscErrorCode PCGAMGAggGPUArnoldi_Private(KSP ksp, Vec b, PetscReal *emax, Pets
     PetscCall(GKDev->arnoldi(n, j + 1, (const PetscScalar *const *)v, v[j + 1], H + 1 + j * ld));
   }
   PetscCall(GKMemcpyD2H(hh, H, sizeof(PetscScalar) * (1 + (size_t)ld * m))); /* the one wait */
-  for (PetscInt j = 0; j < m; j++)                                           /* below the subdiagonal: never written, zero as GMRES's */
+  /* below the subdiagonal: never written, zero as in GMRES's arrays */
+  for (PetscInt j = 0; j < m; j++)
     for (PetscInt i = j + 2; i < ld; i++) hh[1 + j * ld + i] = 0.0;
   res = PetscRealPart(hh[0]);
   if (res > 0.0 && !PetscIsInfOrNanReal(res)) {
@@ -256,7 +257,7 @@ PetscErrorCode PCGAMGAggGPUArnoldi_Private(KSP ksp, Vec b, PetscReal *emax, Pets
     }
   }
   if (!*done)
-    PetscCall(PetscInfo(ksp, "GMRES's Arnoldi steps on the device stopped early (a zero or non-finite norm, or a breakdown): PETSc's GMRES runs\n"));
+    PetscCall(PetscInfo(ksp, "GMRES would stop early or fail on these Arnoldi steps (a zero or non-finite norm, a breakdown): PETSc's GMRES runs\n"));
   if (rhs != b) PetscCall(VecDestroy(&rhs));
   PetscCall(VecDestroy(&t));
   PetscCall(VecDestroy(&y));
