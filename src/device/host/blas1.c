@@ -112,7 +112,6 @@ PetscErrorCode GKHostDots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
   PetscFunctionReturn(0);
 }
 
-/* dp = t^H s, nm = t^H t */
 /* cuda/blas1.cu's launches: per GK_MULTI vectors two for the dots and one for the update, and
    two (three where m is 0) for the norm and the scaling */
 PetscErrorCode GKHostArnoldi(PetscInt n, PetscInt m, const PetscScalar *const *v, PetscScalar *w, PetscScalar *h)
@@ -146,6 +145,7 @@ PetscErrorCode GKHostArnoldi(PetscInt n, PetscInt m, const PetscScalar *const *v
   PetscFunctionReturn(0);
 }
 
+/* dp = t^H s, nm = t^H t */
 PetscErrorCode GKHostDotNorm2(PetscInt n, const PetscScalar *s, const PetscScalar *t, PetscScalar *dp, PetscReal *nm)
 {
   PetscScalar d = 0.0;

@@ -695,8 +695,10 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, PC_GAMG_AGGG
     PetscCall(KSPSetComputeSingularValues(eksp, PETSC_TRUE));
     PetscCall(KSPGetPC(eksp, &epc)); /* the options may have changed it */
     PetscCall(PCGKJacobiFixIsNoop_Private(epc, &noop));
-    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE));                          /* a host pass that would change nothing (pcgraph.c) */
-    ierr = ctx->arnoldi ? PCGAMGAggGPUArnoldi_Private(eksp, bb, emax, &emin, &arnoldi) : 0; /* GMRES's steps on the device (esteig.c) */
+    /* PCJacobi's fix of zero entries off where it would change nothing (pcgraph.c); GMRES's steps
+       on the device where the estimate is PETSc's GMRES (esteig.c), else PETSc's KSPSolve() */
+    if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE));
+    ierr = ctx->arnoldi ? PCGAMGAggGPUArnoldi_Private(eksp, bb, emax, &emin, &arnoldi) : 0;
     if (!ierr && !arnoldi) ierr = KSPSolve(eksp, bb, xx);
     if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_TRUE));
     PetscCall(ierr);
