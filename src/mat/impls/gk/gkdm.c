@@ -42,6 +42,8 @@
 
 /* the least points (rows, for the zeroing) a thread of the host loops here takes */
 #define GK_DM_GRAIN 16384
+/* PetscInts in 128 bytes: two cache lines, the pair the host's prefetcher fetches together */
+#define GK_LINE_INTS ((PetscInt)(128 / sizeof(PetscInt)))
 
 #define GK_DM_INTERP_BASE_C "GKDMCreateInterpolation_Base_C"
 #define GK_DM_LEVEL_STORAGE "GKDMLevelStorage" /* composed on a coarsened DM whose matrices get single storage */
@@ -544,7 +546,8 @@ typedef struct {
   Mat                 *blk;
   const PetscInt     **ia;
   PetscInt           **jj;
-  PetscInt            *nb;   /* width entries a part */
+  PetscInt            *nb;   /* a part's stride entries, of which it uses the first width */
+  PetscInt             stride;
   PetscInt            *rows; /* rows written, a part */
   PetscBool           *ok;   /* a part */
   PetscScalar         *v[2]; /* the values zeroed, a block */
@@ -554,7 +557,7 @@ static void GKDMDASetColumnsPart(void *arg, PetscInt part, PetscInt lo, PetscInt
 {
   GKDMDAColumnsCtx    *x  = (GKDMDAColumnsCtx *)arg;
   const GKDMDAStencil *p  = x->p;
-  PetscInt            *nb = x->nb + part * p->width, rows = 0;
+  PetscInt            *nb = x->nb + part * x->stride, rows = 0;
   PetscBool            ok = PETSC_TRUE;
 
   for (PetscInt line = lo; line < hi && ok; line++) {
@@ -617,7 +620,10 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
   x.v[0] = x.v[1] = NULL;
   PetscCall(GKHostThreads_Private(lines * p->xm[0], GK_DM_GRAIN, &nt));
   nt = PetscMin(nt, PetscMax(lines, 1));
-  PetscCall(PetscMalloc3(nt * p->width, &x.nb, nt, &x.rows, nt, &x.ok));
+  /* each thread's neighbours at least 128 bytes from the next thread's: threads that write
+     one cache line take it from each other at every write, and ran no faster than one */
+  x.stride = (p->width + 2 * GK_LINE_INTS - 1) / GK_LINE_INTS * GK_LINE_INTS;
+  PetscCall(PetscMalloc3(nt * x.stride, &x.nb, nt, &x.rows, nt, &x.ok));
   PetscCall(GKParallelFor_Private(lines, nt, GKDMDASetColumnsPart, &x));
   *done = PETSC_TRUE;
   for (PetscInt t = 0; t < nt; t++) {
