@@ -546,7 +546,7 @@ typedef struct {
   Mat                 *blk;
   const PetscInt     **ia;
   PetscInt           **jj;
-  PetscInt            *nb;   /* a part's stride entries, of which it uses the first width */
+  PetscInt            *nb; /* a part's stride entries, of which it uses the first width */
   PetscInt             stride;
   PetscInt            *rows; /* rows written, a part */
   PetscBool           *ok;   /* a part */
