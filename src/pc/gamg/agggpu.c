@@ -669,13 +669,12 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, PC_GAMG_AGGG
   } else {
     KSP            eksp;
     PC             epc;
-    Vec            bb, xx;
+    Vec            bb, xx = NULL;
     const char    *prefix;
     PetscBool      isset, spd, noop, arnoldi = PETSC_FALSE;
     PetscErrorCode ierr;
 
     PetscCall(MatCreateVecs(A, &bb, NULL));
-    PetscCall(MatCreateVecs(A, &xx, NULL));
     PetscCall(PCGAMGAggGPUNoisy(A, bb));
     PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &eksp));
     PetscCall(GKKSPSetNestLevel(eksp, pc));
@@ -699,7 +698,10 @@ static PetscErrorCode PCGAMGAggGPUEstimate(PC pc, PC_GAMG *pc_gamg, PC_GAMG_AGGG
        on the device where the estimate is PETSc's GMRES (esteig.c), else PETSc's KSPSolve() */
     if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_FALSE));
     ierr = ctx->arnoldi ? PCGAMGAggGPUArnoldi_Private(eksp, bb, emax, &emin, &arnoldi) : 0;
-    if (!ierr && !arnoldi) ierr = KSPSolve(eksp, bb, xx);
+    if (!ierr && !arnoldi) { /* the solution vector only here: the device's steps need none */
+      ierr = MatCreateVecs(A, &xx, NULL);
+      if (!ierr) ierr = KSPSolve(eksp, bb, xx);
+    }
     if (noop) PetscCall(PCJacobiSetFixDiagonal(epc, PETSC_TRUE));
     PetscCall(ierr);
     if (!arnoldi) {
