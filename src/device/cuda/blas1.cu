@@ -325,139 +325,6 @@ PetscErrorCode GKCUDADots(PetscInt n, const PetscScalar *x, PetscInt nv, const P
   PetscFunctionReturn(0);
 }
 
-/* Arnoldi's step (the device op's comment): the K sums of the first pass's partials into h[0..K-1],
-   by one block (its thread 0 reads back what it stored) */
-template <int K>
-__global__ void GKArnoldiSumKernel(int nb, const double *__restrict__ partial, double *__restrict__ scratch, GKScalar *__restrict__ h)
-{
-  GKOverlapBegin();
-
-  GKScalar acc[K];
-
-  GKSumPartialsShare<K>(nb, partial, acc);
-  GKBlockSumStore<K>(acc, scratch, 1);
-  if (!threadIdx.x) {
-#pragma unroll
-    for (int k = 0; k < K; k++) {
-#if defined(PETSC_USE_COMPLEX)
-      h[k] = GKScalar(scratch[2 * k], scratch[2 * k + 1]);
-#else
-      h[k] = scratch[2 * k];
-#endif
-    }
-  }
-}
-
-/* w -= sum_k h[k] v[k], the coefficients read from the device; LAST: the block's partial sum of
-   |w_i|^2 of the new w as well */
-template <int NV, bool LAST>
-__global__ void GKArnoldiUpdateKernel(PetscInt n, GKMultiArgs args, const GKScalar *__restrict__ h, GKScalar *__restrict__ w, double *partial)
-{
-  GKOverlapBegin();
-
-  GKScalar c[NV], acc[1] = {0.0};
-
-#pragma unroll
-  for (int k = 0; k < NV; k++) c[k] = h[k];
-  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
-    GKScalar s = w[i];
-
-#pragma unroll
-    for (int k = 0; k < NV; k++) s -= c[k] * args.v[k][i];
-    w[i] = s;
-    if (LAST) acc[0] += GKRe(s) * GKRe(s) + GKIm(s) * GKIm(s);
-  }
-  if (LAST) GKBlockSumStore<1>(acc, partial);
-}
-
-/* |w_i|^2 by blocks, where no vector came before (the first step) */
-__global__ void GKArnoldiNormKernel(PetscInt n, const GKScalar *__restrict__ w, double *partial)
-{
-  GKOverlapBegin();
-
-  GKScalar acc[1] = {0.0};
-
-  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x)
-    acc[0] += GKRe(w[i]) * GKRe(w[i]) + GKIm(w[i]) * GKIm(w[i]);
-  GKBlockSumStore<1>(acc, partial);
-}
-
-/* h = ||w|| from the norm's partials (one block), then w /= h unless it is 0, as VecNormalize() */
-__global__ void GKArnoldiNormSumKernel(int nb, const double *__restrict__ partial, double *__restrict__ scratch, GKScalar *__restrict__ h)
-{
-  GKOverlapBegin();
-
-  GKScalar acc[1];
-
-  GKSumPartialsShare<1>(nb, partial, acc);
-  GKBlockSumStore<1>(acc, scratch, 1);
-  if (!threadIdx.x) h[0] = sqrt(scratch[0]);
-}
-
-__global__ void GKArnoldiScaleKernel(PetscInt n, const GKScalar *__restrict__ h, GKScalar *__restrict__ w)
-{
-  GKOverlapBegin();
-
-  const double nrm = GKRe(h[0]);
-
-  if (nrm == 0.0) return;
-  const double s = 1.0 / nrm;
-  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) w[i] = w[i] * s;
-}
-
-PetscErrorCode GKCUDAArnoldi(PetscInt n, PetscInt m, const PetscScalar *const *v, PetscScalar *w, PetscScalar *h)
-{
-  const unsigned nb = GKRedBlocks(n);
-  GKMultiArgs    args;
-
-  PetscFunctionBegin;
-  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Arnoldi's step on an empty vector");
-  PetscCall(GKReduceSpace_Private());
-  /* the dots, all against w as it came (classical Gram-Schmidt) */
-  for (PetscInt k0 = 0; k0 < m; k0 += GK_MULTI) {
-    const int nv = (int)PetscMin((PetscInt)GK_MULTI, m - k0);
-
-    for (int k = 0; k < nv; k++) args.v[k] = (const GKScalar *)v[k0 + k];
-    switch (nv) {
-#define GK_CASE(K) \
-  case K: \
-    GKCallCUDA(GKLaunchOverlapped(GKDotsKernel<K, true>, nb, n, (const GKScalar *)w, args, gk_partial)); \
-    GKCheckLaunch(); \
-    GKCallCUDA(GKLaunchOverlapped(GKArnoldiSumKernel<K>, 1, (int)nb, (const double *)gk_partial, gk_result, (GKScalar *)h + k0)); \
-    GKCheckLaunch(); \
-    break;
-      GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
-#undef GK_CASE
-    }
-  }
-  /* the update, its last pass summing the new w's squares */
-  for (PetscInt k0 = 0; k0 < m; k0 += GK_MULTI) {
-    const int  nv   = (int)PetscMin((PetscInt)GK_MULTI, m - k0);
-    const bool last = k0 + nv == m;
-
-    for (int k = 0; k < nv; k++) args.v[k] = (const GKScalar *)v[k0 + k];
-    switch (nv) {
-#define GK_CASE(K) \
-  case K: \
-    if (last) GKCallCUDA(GKLaunchOverlapped(GKArnoldiUpdateKernel<K, true>, nb, n, args, (const GKScalar *)h + k0, (GKScalar *)w, gk_partial)); \
-    else GKCallCUDA(GKLaunchOverlapped(GKArnoldiUpdateKernel<K, false>, GKBlocks(n), n, args, (const GKScalar *)h + k0, (GKScalar *)w, gk_partial)); \
-    GKCheckLaunch(); \
-    break;
-      GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
-#undef GK_CASE
-    }
-  }
-  if (!m) {
-    GKCallCUDA(GKLaunchOverlapped(GKArnoldiNormKernel, nb, n, (const GKScalar *)w, gk_partial));
-    GKCheckLaunch();
-  }
-  GKCallCUDA(GKLaunchOverlapped(GKArnoldiNormSumKernel, 1, (int)nb, (const double *)gk_partial, gk_result, (GKScalar *)h + m));
-  GKCheckLaunch();
-  GKCallCUDA(GKLaunchOverlapped(GKArnoldiScaleKernel, GKBlocks(n), n, (const GKScalar *)h + m, (GKScalar *)w));
-  GKCheckLaunch();
-  PetscFunctionReturn(0);
-}
-
 /* dp = t^H s, nm = t^H t, in one pass */
 __global__ void GKDotNorm2Kernel(PetscInt n, const GKScalar *__restrict__ s, const GKScalar *__restrict__ t, double *partial)
 {
@@ -573,6 +440,128 @@ PetscErrorCode GKCUDANorms(PetscInt n, const PetscScalar *x, int parts, PetscRea
   PetscCall(GKFinishSum_Private<2>(nb, s));
   r[0] = PetscRealPart(s[0]);
   r[1] = PetscRealPart(s[1]);
+  PetscFunctionReturn(0);
+}
+
+/* Arnoldi's step (the device op's comment): the K sums of the first pass's partials into h[0..K-1],
+   by one block (its thread 0 reads back what it stored) */
+template <int K>
+__global__ void GKArnoldiSumKernel(int nb, const double *__restrict__ partial, double *__restrict__ scratch, GKScalar *__restrict__ h)
+{
+  GKOverlapBegin();
+
+  GKScalar acc[K];
+
+  GKSumPartialsShare<K>(nb, partial, acc);
+  GKBlockSumStore<K>(acc, scratch, 1);
+  if (!threadIdx.x) {
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+#if defined(PETSC_USE_COMPLEX)
+      h[k] = GKScalar(scratch[2 * k], scratch[2 * k + 1]);
+#else
+      h[k] = scratch[2 * k];
+#endif
+    }
+  }
+}
+
+/* w -= sum_k h[k] v[k], the coefficients read from the device; LAST: the block's partial sum of
+   |w_i|^2 of the new w as well */
+template <int NV, bool LAST>
+__global__ void GKArnoldiUpdateKernel(PetscInt n, GKMultiArgs args, const GKScalar *__restrict__ h, GKScalar *__restrict__ w, double *partial)
+{
+  GKOverlapBegin();
+
+  GKScalar c[NV], acc[1] = {0.0};
+
+#pragma unroll
+  for (int k = 0; k < NV; k++) c[k] = h[k];
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    GKScalar s = w[i];
+
+#pragma unroll
+    for (int k = 0; k < NV; k++) s -= c[k] * args.v[k][i];
+    w[i] = s;
+    if (LAST) acc[0] += GKRe(s) * GKRe(s) + GKIm(s) * GKIm(s);
+  }
+  if (LAST) GKBlockSumStore<1>(acc, partial);
+}
+
+/* h = ||w|| from the partial sums of its squares (one block) */
+__global__ void GKArnoldiNormSumKernel(int nb, const double *__restrict__ partial, double *__restrict__ scratch, GKScalar *__restrict__ h)
+{
+  GKOverlapBegin();
+
+  GKScalar acc[1];
+
+  GKSumPartialsShare<1>(nb, partial, acc);
+  GKBlockSumStore<1>(acc, scratch, 1);
+  if (!threadIdx.x) h[0] = sqrt(scratch[0]);
+}
+
+/* w /= h unless h is 0, as VecNormalize() */
+__global__ void GKArnoldiScaleKernel(PetscInt n, const GKScalar *__restrict__ h, GKScalar *__restrict__ w)
+{
+  GKOverlapBegin();
+
+  const double nrm = GKRe(h[0]);
+
+  if (nrm == 0.0) return;
+  const double s = 1.0 / nrm;
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) w[i] = w[i] * s;
+}
+
+PetscErrorCode GKCUDAArnoldi(PetscInt n, PetscInt m, const PetscScalar *const *v, PetscScalar *w, PetscScalar *h)
+{
+  const unsigned nb = GKRedBlocks(n);
+  GKMultiArgs    args;
+
+  PetscFunctionBegin;
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Arnoldi's step on an empty vector");
+  PetscCall(GKReduceSpace_Private());
+  /* the dots, all against w as it came (classical Gram-Schmidt) */
+  for (PetscInt k0 = 0; k0 < m; k0 += GK_MULTI) {
+    const int nv = (int)PetscMin((PetscInt)GK_MULTI, m - k0);
+
+    for (int k = 0; k < nv; k++) args.v[k] = (const GKScalar *)v[k0 + k];
+    switch (nv) {
+#define GK_CASE(K) \
+  case K: \
+    GKCallCUDA(GKLaunchOverlapped(GKDotsKernel<K, true>, nb, n, (const GKScalar *)w, args, gk_partial)); \
+    GKCheckLaunch(); \
+    GKCallCUDA(GKLaunchOverlapped(GKArnoldiSumKernel<K>, 1, (int)nb, (const double *)gk_partial, gk_result, (GKScalar *)h + k0)); \
+    GKCheckLaunch(); \
+    break;
+      GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
+#undef GK_CASE
+    }
+  }
+  /* the update, its last pass summing the new w's squares */
+  for (PetscInt k0 = 0; k0 < m; k0 += GK_MULTI) {
+    const int  nv   = (int)PetscMin((PetscInt)GK_MULTI, m - k0);
+    const bool last = k0 + nv == m;
+
+    for (int k = 0; k < nv; k++) args.v[k] = (const GKScalar *)v[k0 + k];
+    switch (nv) {
+#define GK_CASE(K) \
+  case K: \
+    if (last) GKCallCUDA(GKLaunchOverlapped(GKArnoldiUpdateKernel<K, true>, nb, n, args, (const GKScalar *)h + k0, (GKScalar *)w, gk_partial)); \
+    else GKCallCUDA(GKLaunchOverlapped(GKArnoldiUpdateKernel<K, false>, GKBlocks(n), n, args, (const GKScalar *)h + k0, (GKScalar *)w, gk_partial)); \
+    GKCheckLaunch(); \
+    break;
+      GK_CASE(1) GK_CASE(2) GK_CASE(3) GK_CASE(4) GK_CASE(5) GK_CASE(6) GK_CASE(7) GK_CASE(8)
+#undef GK_CASE
+    }
+  }
+  if (!m) { /* the first direction: its squares by VecNorm()'s kernel, whose second sum they are */
+    GKCallCUDA(GKLaunchOverlapped(GKNormsKernel<false, true>, nb, n, (const GKScalar *)w, gk_partial));
+    GKCheckLaunch();
+  }
+  GKCallCUDA(GKLaunchOverlapped(GKArnoldiNormSumKernel, 1, (int)nb, (const double *)gk_partial + (m ? 0 : 2 * nb), gk_result, (GKScalar *)h + m));
+  GKCheckLaunch();
+  GKCallCUDA(GKLaunchOverlapped(GKArnoldiScaleKernel, GKBlocks(n), n, (const GKScalar *)h + m, (GKScalar *)w));
+  GKCheckLaunch();
   PetscFunctionReturn(0);
 }
 
