@@ -556,6 +556,10 @@ PETSC_INTERN PetscBool GKOverlapKernels;
    at the process's first allocation, which decides for the process) */
 PETSC_INTERN PetscBool GKDevicePool;
 
+/* -gpukit_device_reserve: the room the pool makes ahead for a matrix's first device copies, in
+   times its entries' bytes (gkmat.c; 0: none) */
+PETSC_INTERN PetscReal GKDeviceReserve;
+
 /* A CSR matrix of m rows and n columns, nnz entries, where the operation says (spgemm: device
    memory) */
 typedef struct {
@@ -582,6 +586,10 @@ typedef struct {
   PetscErrorCode (*earlystart)(int, int, PetscBool);
   PetscErrorCode (*ready)(void);
   PetscErrorCode (*settle)(void);
+  /* optional (NULL: nothing to make ready): reserve(bytes) has the backend's memory make room for
+     allocations of that many bytes to come, on a thread of its own, while the caller goes on (a
+     matrix preallocated or assembled, before its device copies); settle waits for it */
+  PetscErrorCode (*reserve)(size_t);
   /* memory; malloc of 0 bytes gives NULL */
   PetscErrorCode (*malloc)(size_t, void **);
   PetscErrorCode (*free)(void *);

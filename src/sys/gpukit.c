@@ -30,6 +30,7 @@ static PetscBool                 gk_gpu_time      = PETSC_FALSE;            /* -
 static PetscInt                  gk_staged_min    = (PetscInt)GK_STAGE_MIN; /* -gpukit_staged_copy_min: the smallest copy staged */
 PetscBool                        GKOverlapKernels = PETSC_TRUE;
 PetscBool                        GKDevicePool     = PETSC_TRUE;
+PetscReal                        GKDeviceReserve  = 4.0;
 PetscInt                         GKDenseSolveMax  = 1024;
 static PetscGPUKitTransferCounts gk_counts;
 
@@ -82,6 +83,7 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
   gk_staged_min    = (PetscInt)GK_STAGE_MIN;
   GKOverlapKernels = PETSC_TRUE;
   GKDevicePool     = PETSC_TRUE;
+  GKDeviceReserve  = 4.0;
   GKDenseSolveMax  = 1024;
   gk_initialized   = PETSC_FALSE;
   PetscCall(PetscMemzero(&gk_counts, sizeof(gk_counts)));
@@ -201,6 +203,12 @@ PetscErrorCode PetscGPUKitBackendSetUp_Private(void)
                              "Take device memory from the device's memory pool, which keeps what is freed for the next allocation (cudaMallocAsync), "
                              "instead of cudaMalloc and cudaFree, which waits for the device",
                              NULL, GKDevicePool, &GKDevicePool, NULL));
+  PetscCall(PetscOptionsReal("-gpukit_device_reserve",
+                             "With -gpukit_device_pool: have the pool make room, on a thread of its own, for this many times the bytes of a matrix's "
+                             "entries once it is assembled on the host and before its first copy to the device, where they are at least 16 MiB "
+                             "(a GAMG setup's device memory; the first allocations of new memory otherwise wait for it to be mapped); at most a "
+                             "quarter of the device's free memory; 0: none",
+                             NULL, GKDeviceReserve, &GKDeviceReserve, NULL));
   PetscCall(PetscOptionsInt("-gpukit_dense_solve_max",
                             "PETSc's LU of a sequential device matrix of up to this many rows (multigrid's coarsest) also kept as its dense "
                             "triangles' inverses, so that its solves on device vectors run on the device (0: never)",

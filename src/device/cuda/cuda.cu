@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 #include "cudaimpl.h"
 
 /* The early start (device.h, earlystart): a thread of its own counts the devices, reads the
@@ -262,11 +263,74 @@ static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
   PetscFunctionReturn(0);
 }
 
+/* The pool's room made ahead (device.h, reserve): a thread of its own allocates that much from
+   the device's pool and frees it, both on the library's stream, so that the pool maps the memory
+   while the program's host work goes on; the library's next allocations on that stream take it
+   from the pool. Mapping new memory is what a pool's allocation waits for: the first ones of a
+   GAMG setup (the finest matrix's arrays) each took several milliseconds. At most a quarter of
+   the memory the device has free; none where the pool is not the library's memory (the device
+   has no pools, or -gpukit_device_pool 0). No PETSc call (its thread). */
+static struct {
+  pthread_t thread;
+  int       started, dev; /* started: under way or ended, not yet joined */
+  size_t    asked, made;  /* asked: the largest asked for so far; made: the thread's result */
+  double    seconds;
+} gk_reserve;
+
+static void *GKCUDAReserve_Thread(void *arg)
+{
+  cudaMemPool_t  pool;
+  uint64_t       keep  = UINT64_MAX;
+  size_t         avail = 0, total = 0, bytes = gk_reserve.asked;
+  int            has   = 0;
+  void          *q     = NULL;
+  struct timespec t0, t1;
+
+  (void)arg;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if (cudaSetDevice(gk_reserve.dev) == cudaSuccess && cudaDeviceGetAttribute(&has, cudaDevAttrMemoryPoolsSupported, gk_reserve.dev) == cudaSuccess &&
+      has && cudaMemGetInfo(&avail, &total) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, gk_reserve.dev) == cudaSuccess &&
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess) {
+    bytes = PetscMin(bytes, avail / 4);
+    if (bytes && cudaMallocAsync(&q, bytes, 0) == cudaSuccess && cudaFreeAsync(q, 0) == cudaSuccess) gk_reserve.made = bytes;
+  }
+  (void)cudaGetLastError();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  gk_reserve.seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  return NULL;
+}
+
+/* Waits for the reservation under way, where one is */
+static PetscErrorCode GKCUDAReserveJoin(void)
+{
+  PetscFunctionBegin;
+  if (!gk_reserve.started) PetscFunctionReturn(0);
+  gk_reserve.started = 0;
+  PetscCheck(!pthread_join(gk_reserve.thread, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Could not wait for the thread that reserves device memory");
+  PetscCall(PetscInfo(NULL, "Device memory: %zu bytes made ready in the pool ahead of use, on a thread of its own, in %g s\n", gk_reserve.made,
+                      gk_reserve.seconds));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode GKCUDAReserve(size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!GKDevicePool || gk_pool == 0 || bytes <= gk_reserve.asked) PetscFunctionReturn(0);
+  PetscCall(GKCUDAReserveJoin()); /* one at a time: the pool then holds what the last one made */
+  GKCallCUDA(cudaGetDevice(&gk_reserve.dev));
+  gk_reserve.asked = bytes;
+  gk_reserve.made  = 0;
+  if (!pthread_create(&gk_reserve.thread, NULL, GKCUDAReserve_Thread, NULL)) gk_reserve.started = 1;
+  PetscFunctionReturn(0);
+}
+
 /* PetscFinalize(), whether or not the backend was used: what the early start began ended (the
-   preload) or freed (the staging buffers, which it makes before any use) */
+   preload) or freed (the staging buffers, which it makes before any use), a reservation ended */
 static PetscErrorCode GKCUDASettle(void)
 {
   PetscFunctionBegin;
+  PetscCall(GKCUDAReserveJoin());
+  gk_reserve.asked = 0;
   PetscCall(GKCUDASpGEMMSettle());
   if (gk_stage.made) GKWaitCUDA(cudaStreamSynchronize(0));
   GKCUDAStageFree();
@@ -426,6 +490,7 @@ static PetscErrorCode GKCUDAGraphBegin(void)
 {
   PetscFunctionBegin;
   PetscCheck(!GKCUDAStream, PETSC_COMM_SELF, PETSC_ERR_ORDER, "A graph is being recorded already");
+  PetscCall(GKCUDAReserveJoin()); /* its allocation on the legacy stream would end the recording */
   GKCallCUDA(cudaStreamCreate(&gk_record));
   GKCallCUDA(cudaStreamBeginCapture(gk_record, cudaStreamCaptureModeThreadLocal));
   GKCUDAStream = gk_record;
@@ -624,6 +689,7 @@ const GKBackendOps GKBackendCUDA = {
   .earlystart         = GKCUDAEarlyStart,
   .ready              = GKCUDAReady,
   .settle             = GKCUDASettle,
+  .reserve            = GKCUDAReserve,
   .malloc             = GKCUDAMalloc,
   .free               = GKCUDAFree,
   .memcpy             = GKCUDAMemcpy,

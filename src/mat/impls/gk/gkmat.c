@@ -664,6 +664,27 @@ static PetscErrorCode MatGetInfo_SeqGK(Mat A, MatInfoType flag, MatInfo *info)
 
 /* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
    interpolations for PCMG */
+/* The device's room for a matrix assembled on the host and never copied there yet, made ahead
+   (device.h, reserve) while the program goes on: -gpukit_device_reserve times its entries' and
+   rows' bytes (its device copy, the CSR arrays it is made from, and GAMG's setup: its strength
+   graph, prolongator and products), for a matrix of at least GK_RESERVE_MIN bytes. DMDA's
+   matrices are assembled empty in DMCreateMatrix(), well before the program's own assembly and
+   the first device copy. */
+#define GK_RESERVE_MIN ((size_t)16 << 20)
+static PetscErrorCode MatSeqGKReserve_Private(Mat A)
+{
+  Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
+  MatInfo    info;
+  size_t     bytes;
+
+  PetscFunctionBegin;
+  if (!GKDev || !GKDev->reserve || GKDeviceReserve <= 0 || gk->nzstate >= 0 || gk->behind || gk->rowstarts || gk->csr.i) PetscFunctionReturn(0);
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  bytes = (size_t)info.nz_allocated * (sizeof(PetscScalar) + sizeof(PetscInt)) + (size_t)(A->rmap->n + 1) * sizeof(PetscInt);
+  if (bytes >= GK_RESERVE_MIN) PetscCall(GKDev->reserve((size_t)(GKDeviceReserve * (double)bytes)));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;
@@ -687,6 +708,7 @@ static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
     if (gk->csr.i && gk->csrstate == state0) gk->csrstate = state + 1;
   }
   PetscCall(MatGKAttachDM_Private(A));
+  PetscCall(MatSeqGKReserve_Private(A));
   /* a coarse operator P^T A P (PCGAMG's, PCMG's Galerkin): P interpolates and restricts in every
      V-cycle, so its device copies are made now, in the PC's setup */
   if (A->product && A->product->type == MATPRODUCT_PtAP && A->product->B) PetscCall(MatGKPrepareInterpolation_Private(A->product->B));
