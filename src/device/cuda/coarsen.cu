@@ -512,15 +512,30 @@ PetscErrorCode GKCUDATentativeBlock(PetscInt nn, PetscInt bs, PetscInt nv, const
 
 /* The smoothed prolongator (device.h, smooth and smoothblock; the twin's GKHostSmoothBlock step
    for step): a thread a row counts its columns, CUB's scan sums the counts into the starts, and a
-   thread a row writes its columns and their sums, then sorts them. The rows' loops are quadratic
-   in their lengths, which the levels' stencils keep short. Row i is in node i / bs's aggregate,
-   and each aggregate has nv columns. */
-static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs,
-                                                     const PetscInt *__restrict__ agg, PetscInt i, PetscInt k)
-{
-  const PetscInt c = agg[aj[k] / bs];
+   thread a row writes its columns and their sums, then sorts them. Row i is in node i / bs's
+   aggregate, and each aggregate has nv columns. Whether an entry is the first of its aggregate
+   in the row is found among the aggregates seen before it (a few, where a 3D level's rows hold
+   hundreds of entries), kept in the thread's own list while they fit in it, else by the row's
+   entries before it. */
+#define GK_SMOOTH_SEEN 32
 
+typedef struct {
+  PetscInt c[GK_SMOOTH_SEEN]; /* the aggregates seen, each once, while n <= GK_SMOOTH_SEEN */
+  int      n;                 /* how many: past GK_SMOOTH_SEEN, c no longer holds them all */
+} GKSmoothSeen;
+
+/* whether entry k (of aggregate c) is its aggregate's first in row i, noted in s */
+static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt bs,
+                                                     const PetscInt *__restrict__ agg, PetscInt i, PetscInt k, PetscInt c, GKSmoothSeen *s)
+{
   if (c < 0) return false;
+  if (s->n <= GK_SMOOTH_SEEN) {
+    for (int t = 0; t < s->n && t < GK_SMOOTH_SEEN; t++)
+      if (s->c[t] == c) return false;
+    if (s->n < GK_SMOOTH_SEEN) s->c[s->n] = c;
+    s->n++;
+    return true;
+  }
   for (PetscInt l = ai[i]; l < k; l++)
     if (agg[aj[l] / bs] == c) return false;
   return true;
@@ -535,12 +550,17 @@ __global__ void GKSmoothCountKernel(PetscInt m, const PetscInt *__restrict__ ai,
     const PetscInt mine = agg[i / bs];
     PetscInt       n    = 0;
     bool           own  = mine < 0;
+    GKSmoothSeen   seen;
 
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
-      if (GKSmoothFirst(ai, aj, bs, agg, i, k)) {
+    seen.n = 0;
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      const PetscInt c = agg[aj[k] / bs];
+
+      if (GKSmoothFirst(ai, aj, bs, agg, i, k, c, &seen)) {
         n++;
-        own = own || agg[aj[k] / bs] == mine;
+        own = own || c == mine;
       }
+    }
     len[i] = nv * (n + !own);
   }
 }
@@ -573,7 +593,9 @@ __global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, 
     const PetscInt mine = agg[i / bs];
     PetscInt       q = pi[i], d = -1;
     GKScalar       dinv;
+    GKSmoothSeen   seen;
 
+    seen.n = 0;
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
       if (aj[k] == i) d = k;
     dinv = d >= 0 && aa[d] != GKScalar(0.0) ? GKScalar(1.0) / aa[d] : GKScalar(0.0);
@@ -581,7 +603,7 @@ __global__ void GKSmoothFillKernel(PetscInt m, const PetscInt *__restrict__ ai, 
       const bool     last = k == ai[i + 1];
       const PetscInt c    = last ? mine : agg[aj[k] / bs];
 
-      if (last ? q == pi[i + 1] : !GKSmoothFirst(ai, aj, bs, agg, i, k)) continue;
+      if (last ? q == pi[i + 1] : !GKSmoothFirst(ai, aj, bs, agg, i, k, c, &seen)) continue;
       for (PetscInt v = 0; v < nv; v++) {
         GKScalar sum = 0.0;
 

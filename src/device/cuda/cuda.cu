@@ -279,11 +279,11 @@ static struct {
 
 static void *GKCUDAReserve_Thread(void *arg)
 {
-  cudaMemPool_t  pool;
-  uint64_t       keep  = UINT64_MAX;
-  size_t         avail = 0, total = 0, bytes = gk_reserve.asked;
-  int            has   = 0;
-  void          *q     = NULL;
+  cudaMemPool_t   pool;
+  uint64_t        keep  = UINT64_MAX;
+  size_t          avail = 0, total = 0, bytes = gk_reserve.asked;
+  int             has = 0;
+  void           *q   = NULL;
   struct timespec t0, t1;
 
   (void)arg;
