@@ -453,12 +453,17 @@ static PetscErrorCode GKDMDAPatternFits_Private(DM dm, PetscBool *fits)
   PetscFunctionReturn(0);
 }
 
+/* the most neighbours of the interior's stencil kept as slot offsets (a 3D box of width 2) */
+#define GK_DM_OFF_MAX 125
+
 /* A DMDA's owned points and the stencil around each, read once for the fills below */
 typedef struct {
   PetscInt               dim, M[3], dof, s, xs[3], xm[3], gs[3], gm[3], width;
   DMDAStencilType        st;
   ISLocalToGlobalMapping ltog;
-  const PetscInt        *g; /* the mapping's array: dof numbers a point, in order */
+  const PetscInt        *g;                  /* the mapping's array: dof numbers a point, in order */
+  PetscInt               noff;               /* a point of the interior's neighbours (0: none kept) */
+  PetscInt               off[GK_DM_OFF_MAX]; /* their slots less the point's, in GKDMDAPointColumns()'s order */
 } GKDMDAStencil;
 
 static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
@@ -471,6 +476,14 @@ static PetscErrorCode GKDMDAStencilGet_Private(DM dm, GKDMDAStencil *p)
   PetscCall(DMDAGetGhostCorners(dm, &p->gs[0], &p->gs[1], p->dim == 3 ? &p->gs[2] : NULL, &p->gm[0], &p->gm[1], p->dim == 3 ? &p->gm[2] : NULL));
   if (p->dim == 2) p->M[2] = 1;
   p->width = (2 * p->s + 1) * (2 * p->s + 1) * (p->dim == 3 ? 2 * p->s + 1 : 1);
+  if (p->width <= GK_DM_OFF_MAX) { /* a point whose stencil the grid's edges do not cut */
+    const PetscInt s = p->s, rs = p->dim == 3 ? s : 0;
+
+    for (PetscInt r = -rs; r <= rs; r++)
+      for (PetscInt q = -s; q <= s; q++)
+        for (PetscInt o = -s; o <= s; o++)
+          if (p->st == DMDA_STENCIL_BOX || (!o && !q) || (!q && !r) || (!o && !r)) p->off[p->noff++] = o + p->gm[0] * (q + p->gm[1] * r);
+  }
   PetscCall(DMGetLocalToGlobalMapping(dm, &p->ltog));
   PetscCall(ISLocalToGlobalMappingGetIndices(p->ltog, &p->g));
   PetscFunctionReturn(0);
@@ -486,10 +499,13 @@ static inline PetscInt GKDMDAPointColumns(const GKDMDAStencil *p, PetscInt i, Pe
   const PetscBool box = p->st == DMDA_STENCIL_BOX;
   PetscInt        c   = 0;
 
-  for (PetscInt r = rlo; r <= rhi; r++)
-    for (PetscInt q = qlo; q <= qhi; q++)
-      for (PetscInt o = plo; o <= phi; o++)
-        if (box || (!o && !q) || (!q && !r) || (!o && !r)) nb[c++] = p->g[p->dof * (slot + o + p->gm[0] * (q + p->gm[1] * r))];
+  if (p->noff && plo == -s && phi == s && qlo == -s && qhi == s && (p->dim == 2 || (rlo == -s && rhi == s)))
+    for (; c < p->noff; c++) nb[c] = p->g[p->dof * (slot + p->off[c])]; /* the interior: the same neighbours, in the same order */
+  else
+    for (PetscInt r = rlo; r <= rhi; r++)
+      for (PetscInt q = qlo; q <= qhi; q++)
+        for (PetscInt o = plo; o <= phi; o++)
+          if (box || (!o && !q) || (!q && !r) || (!o && !r)) nb[c++] = p->g[p->dof * (slot + o + p->gm[0] * (q + p->gm[1] * r))];
   /* ascending already where the numbering follows the grid (one process); else an insertion
      sort, a stencil being short */
   for (PetscInt t = 1; t < c; t++) {
