@@ -588,7 +588,7 @@ typedef struct {
   PetscErrorCode (*settle)(void);
   /* optional (NULL: nothing to make ready): reserve(bytes) has the backend's memory make room for
      allocations of that many bytes to come, on a thread of its own, while the caller goes on (a
-     matrix preallocated or assembled, before its device copies); settle waits for it */
+     matrix assembled on the host, before its first device copies); settle waits for it */
   PetscErrorCode (*reserve)(size_t);
   /* memory; malloc of 0 bytes gives NULL */
   PetscErrorCode (*malloc)(size_t, void **);

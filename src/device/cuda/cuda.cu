@@ -266,8 +266,8 @@ static PetscErrorCode GKCUDAMalloc(size_t bytes, void **p)
 /* The pool's room made ahead (device.h, reserve): a thread of its own allocates that much from
    the device's pool and frees it, both on the library's stream, so that the pool maps the memory
    while the program's host work goes on; the library's next allocations on that stream take it
-   from the pool. Mapping new memory is what a pool's allocation waits for: the first ones of a
-   GAMG setup (the finest matrix's arrays) each took several milliseconds. At most a quarter of
+   from the pool. Mapping new memory is what a pool's allocation waits for, the first ones of a
+   GAMG setup (the finest matrix's arrays) longest. At most a quarter of
    the memory the device has free; none where the pool is not the library's memory (the device
    has no pools, or -gpukit_device_pool 0). No PETSc call (its thread). */
 static struct {

@@ -662,8 +662,6 @@ static PetscErrorCode MatGetInfo_SeqGK(Mat A, MatInfoType flag, MatInfo *info)
   PetscFunctionReturn(0);
 }
 
-/* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
-   interpolations for PCMG */
 /* The device's room for a matrix assembled on the host and never copied there yet, made ahead
    (device.h, reserve) while the program goes on: -gpukit_device_reserve times its entries' and
    rows' bytes (its device copy, the CSR arrays it is made from, and GAMG's setup: its strength
@@ -685,6 +683,8 @@ static PetscErrorCode MatSeqGKReserve_Private(Mat A)
   PetscFunctionReturn(0);
 }
 
+/* SEQAIJ's assembly, then the matrix's DM (DMCreateMatrix() gives it one) made to give device
+   interpolations for PCMG */
 static PetscErrorCode MatAssemblyEnd_SeqGK(Mat A, MatAssemblyType mode)
 {
   Mat_SeqGK *gk = (Mat_SeqGK *)A->spptr;

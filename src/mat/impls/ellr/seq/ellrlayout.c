@@ -74,9 +74,9 @@ static int GKRowLenCompare(const void *a, const void *b)
 /* The longest row a window's counting sort takes; a window with longer rows is sorted by qsort() */
 #define GK_ELLR_COUNT_MAX 1024
 
-/* perm: each window of sigma rows ordered longest first, rows of one length in their order. A
-   counting sort by length where the window's rows are short (a level's prolongator of 200,000 rows
-   took 10 ms in qsort(), 0.7 ms so), qsort() where they are not */
+/* perm: each window of sigma rows ordered longest first, rows of one length in their order: a
+   counting sort by length where the window's rows are short (linear, where qsort() with its
+   comparison function was most of a prolongator's layout), qsort() where they are not */
 static PetscErrorCode GKEllrSortWindows_Private(const PetscInt *ai, PetscInt m, PetscInt sigma, PetscInt *perm)
 {
   PetscInt *cnt;
