@@ -34,6 +34,39 @@ PetscReal                        GKDeviceReserve  = 4.0;
 PetscInt                         GKDenseSolveMax  = 1024;
 static PetscGPUKitTransferCounts gk_counts;
 
+/* Where -log_view's value ([type][:file][:format][:mode], PetscOptionsGetViewer()'s form) puts
+   PETSc's text log: *text where the log is PETSc's table (an ASCII viewer with the default
+   format, or ascii_info), the only one the transfer summary's line may follow; file, the file
+   named, empty for standard output. The other formats are read by programs (ascii_xml,
+   ascii_flamegraph, ascii_csv, ascii_info_detail's Python), which a line more would break */
+static PetscErrorCode GKLogViewText_Private(const char value[], char file[], size_t len, PetscBool *text)
+{
+  char      buf[PETSC_MAX_PATH_LEN], *part[4] = {NULL, NULL, NULL, NULL}, *c;
+  PetscInt  n = 0;
+  PetscBool ascii, plain, info;
+
+  PetscFunctionBegin;
+  file[0] = 0;
+  PetscCall(PetscStrncpy(buf, value, sizeof(buf)));
+  part[n++] = buf;
+  for (c = buf; *c && n < 4; c++)
+    if (*c == ':') {
+      *c        = 0;
+      part[n++] = c + 1;
+    }
+  PetscCall(PetscStrcmp(part[0], "", &plain));
+  PetscCall(PetscStrcmp(part[0], PETSCVIEWERASCII, &ascii));
+  *text = (PetscBool)(plain || ascii);
+  if (n > 2 && *text) {
+    PetscCall(PetscStrcmp(part[2], "", &plain));
+    PetscCall(PetscStrcasecmp(part[2], PetscViewerFormats[PETSC_VIEWER_DEFAULT], &ascii));
+    PetscCall(PetscStrcasecmp(part[2], PetscViewerFormats[PETSC_VIEWER_ASCII_INFO], &info));
+    *text = (PetscBool)(plain || ascii || info);
+  }
+  if (n > 1) PetscCall(PetscStrncpy(file, part[1], len));
+  PetscFunctionReturn(0);
+}
+
 /*@C
    PetscGPUKitFinalizePackage - Prints the transfer summary under -log_view and forgets the
    backend; called from PetscFinalize().
@@ -44,12 +77,13 @@ static PetscGPUKitTransferCounts gk_counts;
 @*/
 PetscErrorCode PetscGPUKitFinalizePackage(void)
 {
-  PetscBool view                      = PETSC_FALSE;
+  PetscBool view = PETSC_FALSE, text = PETSC_FALSE;
   char      value[PETSC_MAX_PATH_LEN] = "", file[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-log_view", value, sizeof(value), &view));
-  if (view) { /* every process takes part, whether it used the library or not */
+  if (view) PetscCall(GKLogViewText_Private(value, file, sizeof(file), &text));
+  if (view && text) { /* every process takes part, whether it used the library or not */
     PetscLogDouble loc[5] = {gk_counts.h2d_count, gk_counts.h2d_bytes, gk_counts.d2h_count, gk_counts.d2h_bytes, GKDev ? 1.0 : 0.0}, tot[5];
     char           b1[32], b2[32];
     FILE          *fp = PETSC_STDOUT;
@@ -57,14 +91,6 @@ PetscErrorCode PetscGPUKitFinalizePackage(void)
     PetscCall(MPIU_Allreduce(loc, tot, 5, MPIU_PETSCLOGDOUBLE, MPI_SUM, PETSC_COMM_WORLD));
     PetscCall(GKFormatBytes_Private(tot[1], b1, sizeof(b1)));
     PetscCall(GKFormatBytes_Private(tot[3], b2, sizeof(b2)));
-    /* -log_view [:file[:format]]: after the log, in the same place */
-    if (value[0] == ':') {
-      char *colon;
-
-      PetscCall(PetscStrncpy(file, value + 1, sizeof(file)));
-      PetscCall(PetscStrchr(file, ':', &colon));
-      if (colon) *colon = 0;
-    }
     if (file[0]) PetscCall(PetscFOpen(PETSC_COMM_WORLD, file, "a", &fp));
     if (tot[4] > 0)
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp,

@@ -639,6 +639,11 @@ int main(int argc, char **argv)
     suffix: log_view
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -pc_type jacobi -log_view
     filter: sed -nE "s/^(GKMatMult) +([0-9]+) .*$/\\1 \\2/p; s/^(petsc-gpukit transfers) .*(host to device) [1-9][0-9]* copies.*$/\\1: \\2 copies/p" | LC_ALL=C sort
+  # PETSc's other log formats are read by programs: the transfers' line follows its table alone
+  test:
+    suffix: log_view_xml
+    args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -pc_type jacobi -log_view ::ascii_xml
+    filter: sed -nE "/petsc-gpukit/p; s/^ *<name>(KSPSolve)<.name>$/an XML element of \\1/p; /<.root>/p" | LC_ALL=C sort -u
   # the formats' -mat_view lines
   testset:
     args: -n 45 -dll_append ${LIB} -mat_view ::ascii_info
