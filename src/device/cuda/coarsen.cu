@@ -530,7 +530,7 @@ static __device__ __forceinline__ bool GKSmoothFirst(const PetscInt *__restrict_
 {
   if (c < 0) return false;
   if (s->n <= GK_SMOOTH_SEEN) {
-    for (int t = 0; t < s->n && t < GK_SMOOTH_SEEN; t++)
+    for (int t = 0; t < s->n; t++)
       if (s->c[t] == c) return false;
     if (s->n < GK_SMOOTH_SEEN) s->c[s->n] = c;
     s->n++;

@@ -212,6 +212,18 @@ static PetscErrorCode GKCUDAGetDeviceName(int dev, char *name, size_t len)
 static int           gk_pool = -1;
 static cudaMemPool_t gk_mempool;
 
+/* Whether the device has memory pools (*has) and, where it has, its default pool (*pool) set to
+   keep all that is freed: CUDA's calls alone, which the reservation's thread makes too */
+static cudaError_t GKCUDAPoolKeep(int dev, int *has, cudaMemPool_t *pool)
+{
+  uint64_t    keep = UINT64_MAX;
+  cudaError_t err  = cudaDeviceGetAttribute(has, cudaDevAttrMemoryPoolsSupported, dev);
+
+  if (err == cudaSuccess && *has) err = cudaDeviceGetDefaultMemPool(pool, dev);
+  if (err == cudaSuccess && *has) err = cudaMemPoolSetAttribute(*pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  return err;
+}
+
 static PetscErrorCode GKCUDAPoolSetUp(void)
 {
   int dev, has = 0;
@@ -220,15 +232,9 @@ static PetscErrorCode GKCUDAPoolSetUp(void)
   gk_pool = 0;
   if (GKDevicePool) {
     GKCallCUDA(cudaGetDevice(&dev));
-    GKCallCUDA(cudaDeviceGetAttribute(&has, cudaDevAttrMemoryPoolsSupported, dev));
+    GKCallCUDA(GKCUDAPoolKeep(dev, &has, &gk_mempool));
   }
-  if (has) {
-    uint64_t keep = UINT64_MAX;
-
-    GKCallCUDA(cudaDeviceGetDefaultMemPool(&gk_mempool, dev));
-    GKCallCUDA(cudaMemPoolSetAttribute(gk_mempool, cudaMemPoolAttrReleaseThreshold, &keep));
-    gk_pool = 1;
-  }
+  if (has) gk_pool = 1;
   PetscCall(PetscInfo(NULL, "Device memory from %s\n",
                       gk_pool ? "the device's memory pool (cudaMallocAsync)"
                               : (GKDevicePool ? "cudaMalloc (the device has no memory pools)" : "cudaMalloc (-gpukit_device_pool 0)")));
@@ -280,7 +286,6 @@ static struct {
 static void *GKCUDAReserve_Thread(void *arg)
 {
   cudaMemPool_t   pool;
-  uint64_t        keep  = UINT64_MAX;
   size_t          avail = 0, total = 0, bytes = gk_reserve.asked;
   int             has = 0;
   void           *q   = NULL;
@@ -288,9 +293,8 @@ static void *GKCUDAReserve_Thread(void *arg)
 
   (void)arg;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  if (cudaSetDevice(gk_reserve.dev) == cudaSuccess && cudaDeviceGetAttribute(&has, cudaDevAttrMemoryPoolsSupported, gk_reserve.dev) == cudaSuccess &&
-      has && cudaMemGetInfo(&avail, &total) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, gk_reserve.dev) == cudaSuccess &&
-      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) == cudaSuccess) {
+  if (cudaSetDevice(gk_reserve.dev) == cudaSuccess && GKCUDAPoolKeep(gk_reserve.dev, &has, &pool) == cudaSuccess && has &&
+      cudaMemGetInfo(&avail, &total) == cudaSuccess) {
     bytes = PetscMin(bytes, avail / 4);
     if (bytes && cudaMallocAsync(&q, bytes, 0) == cudaSuccess && cudaFreeAsync(q, 0) == cudaSuccess) gk_reserve.made = bytes;
   }
