@@ -318,6 +318,20 @@ int main(int argc, char **argv)
     test:
       suffix: lap3d
       args: -problem lap3d -n 6 -type diacuda -gpukit_backend {{host cuda}shared output}
+    # large enough for the device's colouring to spread over many threads and blocks that wait for
+    # each other's rows (a grid line's dependencies crossing from run to run)
+    test:
+      suffix: lap2d_large
+      args: -problem lap2d -n 300 -type diacuda -gpukit_backend {{host cuda}shared output}
+      output_file: output/sor_lap2d.out
+    test:
+      suffix: ninepoint_large
+      args: -problem ninepoint -n 200 -type ellrcuda -gpukit_backend {{host cuda}shared output}
+      output_file: output/sor_ninepoint.out
+    test:
+      suffix: lap3d_large
+      args: -problem lap3d -n 40 -type diacuda -gpukit_backend {{host cuda}shared output}
+      output_file: output/sor_lap3d.out
     # a pattern that is not symmetric: the natural levels and the colours use the symmetrised one
     test:
       suffix: random

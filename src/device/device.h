@@ -18,6 +18,70 @@
   #define GK_HOSTDEVICE
 #endif
 
+/* In the ascending columns aj[lo..hi): the first position whose column is c or more (hi: none) */
+static inline GK_HOSTDEVICE PetscInt GKLowerBound(const PetscInt *aj, PetscInt lo, PetscInt hi, PetscInt c)
+{
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (aj[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* where column c is in row r of a CSR pattern whose columns ascend, or -1 */
+static inline GK_HOSTDEVICE PetscInt GKFind(const PetscInt *ai, const PetscInt *aj, PetscInt r, PetscInt c)
+{
+  const PetscInt k = GKLowerBound(aj, ai[r], ai[r + 1], c);
+
+  return k < ai[r + 1] && aj[k] == c ? k : -1;
+}
+
+/* The least colour not in used, the colours below 64 a row's neighbours hold (64 where every one
+   of those is held: the caller looks further) */
+static inline GK_HOSTDEVICE PetscInt GKLeastFreeColor(unsigned long long used)
+{
+  PetscInt c = 0;
+
+  while (c < 64 && (used >> c & 1ULL)) c++;
+  return c;
+}
+
+/* The greedy colouring's step for row i of a symmetric pattern, its neighbours below it coloured:
+   the least colour none of them holds (the colouring of the rows in ascending order,
+   src/sys/gkorder.c; the device's, cuda/order.cu, gives each row the same) */
+static inline GK_HOSTDEVICE PetscInt GKGreedyColorRow(PetscInt i, const PetscInt *ai, const PetscInt *aj, const PetscInt *color)
+{
+  unsigned long long used = 0;
+  PetscInt           c, k;
+
+  for (k = ai[i]; k < ai[i + 1]; k++)
+    if (aj[k] < i && color[aj[k]] < 64) used |= 1ULL << color[aj[k]];
+  for (c = GKLeastFreeColor(used); c >= 64; c++) { /* every colour below 64 held: the least one above that none holds */
+    for (k = ai[i]; k < ai[i + 1]; k++)
+      if (aj[k] < i && color[aj[k]] == c) break;
+    if (k == ai[i + 1]) break;
+  }
+  return c;
+}
+
+/* The rows grouped by key (a counting sort, the rows ascending within a key), the groups in
+   increasing key order or, descending, decreasing: rows[lev[l]..lev[l+1]) group l; lev (nkeys +
+   1) and cnt (nkeys, zeroed) the caller's. Both backends' host code and src/sys/gkorder.c */
+static inline void GKGroupRowsCount(PetscInt m, const PetscInt *key, PetscInt nkeys, PetscBool descending, PetscInt *lev, PetscInt *cnt,
+                                    PetscInt *rows)
+{
+  for (PetscInt l = 0; l <= nkeys; l++) lev[l] = 0;
+  for (PetscInt i = 0; i < m; i++) lev[(descending ? nkeys - 1 - key[i] : key[i]) + 1]++;
+  for (PetscInt l = 0; l < nkeys; l++) lev[l + 1] += lev[l];
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscInt l = descending ? nkeys - 1 - key[i] : key[i];
+
+    rows[lev[l] + cnt[l]++] = i;
+  }
+}
+
 /* PETSc's hash of a global index for its noisy vectors (KSPNoisyHash_Private, kspimpl.h, the
    same in every release): about -1 to 1. Both backends and the host's code compute it alike. */
 static inline GK_HOSTDEVICE PetscReal GKNoisyHash(PetscInt i)
@@ -732,6 +796,15 @@ typedef struct {
                             const PetscScalar *, const PetscScalar *, PetscScalar *);
   PetscErrorCode (*diasor)(const GKDia *, PetscInt, const PetscInt *, const PetscInt *, PetscBool, const PetscScalar *, PetscReal,
                            const PetscScalar *, const PetscScalar *, PetscScalar *);
+  /* MatSOR's order (cuda/order.cu, host/order.c) on a square CSR pattern in device memory (ai, aj;
+     m rows; the columns ascending, else it may be found not symmetric):
+     greedycolor: where the pattern is symmetric (*sym), each row's colour in color (device, m):
+       the greedy colouring in ascending row order (GKGreedyColorRow), *ncolors of them; where it
+       is not, *sym false and nothing written;
+     grouprows: the rows grouped by key (device, m; 0 <= key < nkeys) as GKGroupRowsCount groups
+       them, into rows (device, m), the groups' starts into lev (host, nkeys + 1) */
+  PetscErrorCode (*greedycolor)(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *, PetscBool *);
+  PetscErrorCode (*grouprows)(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt *, PetscInt *);
   /* the fused Krylov iterations, on vectors of length n (cuda/cg.cu, bicg.cu, krylov.cu,
      halo.cu, peers.cu, eisenstat.cu; host/krylov.c) */
   PetscErrorCode (*krylovcreate)(PetscInt, GKKrylovMethod, GKKrylovNorm, PetscBool, GKKrylov *);

@@ -72,7 +72,15 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
   /* the neighbours of the symmetrised pattern: a row's own where the pattern is symmetric (DMDA's
      stencils), else its row's and its column's (the transpose) */
   PetscCall(GKGraphSymmetric_Private(m, ia, ja, NULL, &sym));
-  if (!sym) PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
+  *ncolors = 0;
+  if (sym) { /* the step the device's colouring takes too */
+    for (PetscInt i = 0; i < m; i++) {
+      color[i] = GKGreedyColorRow(i, ia, ja, color);
+      *ncolors = PetscMax(*ncolors, color[i] + 1);
+    }
+    PetscFunctionReturn(0);
+  }
+  PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   /* a row's colour is at most its number of neighbours: the marks of so many colours and one */
   for (PetscInt i = 0; i < m; i++) maxn = PetscMax(maxn, ia[i + 1] - ia[i] + (tptr ? tptr[i + 1] - tptr[i] : 0));
   PetscCall(PetscMalloc1(maxn + 1, &mark));
@@ -116,15 +124,9 @@ PetscErrorCode GKGroupRows_Private(PetscInt m, const PetscInt *key, PetscInt nke
   PetscInt *cnt;
 
   PetscFunctionBegin;
-  PetscCall(PetscCalloc1(nkeys + 1, lev));
-  PetscCall(PetscCalloc1(nkeys, &cnt));
-  for (PetscInt i = 0; i < m; i++) (*lev)[(descending ? nkeys - 1 - key[i] : key[i]) + 1]++;
-  for (PetscInt l = 0; l < nkeys; l++) (*lev)[l + 1] += (*lev)[l];
-  for (PetscInt i = 0; i < m; i++) {
-    const PetscInt l = descending ? nkeys - 1 - key[i] : key[i];
-
-    rows[(*lev)[l] + cnt[l]++] = i;
-  }
+  PetscCall(PetscMalloc1(nkeys + 1, lev));
+  PetscCall(PetscCalloc1(nkeys + 1, &cnt));
+  GKGroupRowsCount(m, key, nkeys, descending, *lev, cnt, rows);
   PetscCall(PetscFree(cnt));
   PetscFunctionReturn(0);
 }

@@ -644,6 +644,17 @@ int main(int argc, char **argv)
     suffix: log_view_xml
     args: -n 45 -dll_append ${LIB} -mat_type ellrcuda -pc_type jacobi -log_view ::ascii_xml
     filter: sed -nE "/petsc-gpukit/p; s/^ *<name>(KSPSolve)<.name>$/an XML element of \\1/p; /<.root>/p" | LC_ALL=C sort -u
+  # MatSOR's colours and lists made by the backend (greedycolor, grouprows) where the pattern is
+  # symmetric and the lists are of rows; on the host where ELLPACK-R sorts its rows into other slots
+  testset:
+    args: -n 45 -dll_append ${LIB} -vec_type cuda -pc_type sor -info
+    filter: sed -nE "s/^.*MatSOR on the [a-z]+ backend: (multicolor order, [0-9]+ rows in [0-9]+ lists forward and [0-9]+ backward, made [a-z ]+)$/\\1/p" | LC_ALL=C sort -u
+    test:
+      suffix: sor_lists_backend
+      args: -mat_type {{ellrcuda diacuda}shared output}
+    test:
+      suffix: sor_lists_host
+      args: -mat_type ellrcuda -mat_ellrcuda_slice_height 32 -mat_ellrcuda_sort_window 64
   # the formats' -mat_view lines
   testset:
     args: -n 45 -dll_append ${LIB} -mat_view ::ascii_info

@@ -581,6 +581,8 @@ PETSC_INTERN PetscErrorCode GKCUDASpGEMMSettle(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMNumeric(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMPlanFree(void **);
 PETSC_INTERN PetscErrorCode GKCUDACsrTranspose(const GKCsr *, GKCsr *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKCUDAGreedyColor(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *, PetscBool *);
+PETSC_INTERN PetscErrorCode GKCUDAGroupRows(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDARowStarts(PetscInt, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDAStrength(const GKCsr *, const GKStrengthHalo *, PetscBool, PetscReal, GKCsr *, PetscBool *);
 /* the halo's exchange of a device array's ghost entries (coarsen.cu), with its buffers for units

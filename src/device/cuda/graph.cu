@@ -13,26 +13,6 @@
 
 static __device__ int gk_unmirrored;
 
-/* the first position in [lo, hi) of the ascending aj whose column is c or more (hi: none) */
-static __device__ __forceinline__ PetscInt GKLowerBound(const PetscInt *__restrict__ aj, PetscInt lo, PetscInt hi, PetscInt c)
-{
-  while (lo < hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-
-    if (aj[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/* where column c is in row r (columns ascending), or -1 */
-static __device__ __forceinline__ PetscInt GKFind(const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, PetscInt r, PetscInt c)
-{
-  const PetscInt k = GKLowerBound(aj, ai[r], ai[r + 1], c);
-
-  return k < ai[r + 1] && aj[k] == c ? k : -1;
-}
-
 static __device__ __forceinline__ double GKAbs(GKScalar a)
 {
 #if defined(PETSC_USE_COMPLEX)

@@ -13,15 +13,7 @@
 /* where column c is in row r of A (columns ascending), or -1 */
 static inline PetscInt GKHostFind(const GKCsr *A, PetscInt r, PetscInt c)
 {
-  PetscInt lo = A->i[r], hi = A->i[r + 1];
-
-  while (lo < hi) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-
-    if (A->j[mid] < c) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < A->i[r + 1] && A->j[lo] == c ? lo : -1;
+  return GKFind(A->i, A->j, r, c);
 }
 
 /* w_ij of the entry at k (row i, column j): |a_ij| (+ |a_ji|), 0 for a missing mirror */

@@ -122,25 +122,46 @@ PetscErrorCode MatSeqGKSORSetFromOptions_Private(Mat A, GKOptionItems PetscOptio
   PetscFunctionReturn(0);
 }
 
-/* The lists, for the device copy's structure: the order (colours, or the levels of the
-   symmetrised pattern, so that a row relaxed against all its entries reads the rows after it,
-   before it backward, before they move, even where they do not read it), its rows grouped list
-   by list, as ELLPACK-R's slots where its rows are sorted into other slots */
-static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSor *so)
+/* The colours and their lists made by the backend (greedycolor, grouprows) from the pattern
+   copied to the device, with no host array of the size of the matrix: the same colours and lists
+   as the host's below (*done), where the pattern is symmetric and the lists are of rows (DIA, and
+   ELLPACK-R unsorted) */
+static PetscErrorCode MatSeqGKSORColorsOnDevice_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, const GKOperator *op, GKSor *so,
+                                                        PetscBool *done)
 {
-  const PetscInt *ia, *ja;
-  PetscInt        m, *key, *hrows, *sptr = NULL, *scol = NULL, *slot = NULL;
-  PetscBool       done;
+  PetscInt *dai = NULL, *daj = NULL;
 
   PetscFunctionBegin;
-  if (!so->set) {
-    PetscEnum o = (PetscEnum)GK_SOR_MULTICOLOR;
-
-    PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_sor_ordering", GKSorOrderings, &o, NULL));
-    so->ordering = (GKSorOrdering)o;
+  *done = PETSC_FALSE;
+  if (so->ordering != GK_SOR_MULTICOLOR || (op->ellr && op->ellr->perm)) PetscFunctionReturn(0);
+  PetscCall(GKMallocH2D(m + 1, ia, &dai));
+  PetscCall(GKMallocH2D(ia[m], ja, &daj));
+  PetscCall(GKMalloc(m, &so->key));
+  PetscCall(GKDev->greedycolor(m, dai, daj, so->key, &so->ncolors, done));
+  PetscCall(GKFree(dai));
+  PetscCall(GKFree(daj));
+  if (!*done) {
+    PetscCall(GKFree(so->key));
+    PetscFunctionReturn(0);
   }
-  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatSOR of the %s matrix could not read its rows", ((PetscObject)A)->type_name);
+  for (int k = 0; k < 2; k++) { /* forward the colours in increasing order, backward in decreasing */
+    PetscCall(PetscMalloc1(so->ncolors + 1, &so->lev[k]));
+    PetscCall(GKMalloc(m, &so->rows[k]));
+    PetscCall(GKDev->grouprows(m, so->key, so->ncolors, (PetscBool)k, so->lev[k], so->rows[k]));
+    so->nlev[k] = so->ncolors;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The lists made on the host: the order (colours, or the levels of the symmetrised pattern, so
+   that a row relaxed against all its entries reads the rows after it, before it backward, before
+   they move, even where they do not read it), its rows grouped list by list, as ELLPACK-R's slots
+   where its rows are sorted into other slots */
+static PetscErrorCode MatSeqGKSORListsOnHost_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, const GKOperator *op, GKSor *so)
+{
+  PetscInt *key, *hrows, *sptr = NULL, *scol = NULL, *slot = NULL;
+
+  PetscFunctionBegin;
   PetscCall(PetscMalloc2(m, &key, m, &hrows));
   if (so->ordering == GK_SOR_MULTICOLOR) {
     PetscCall(GKGraphColor_Private(m, ia, ja, key, &so->ncolors));
@@ -181,11 +202,33 @@ static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSo
   PetscCall(PetscFree2(sptr, scol));
   PetscCall(PetscFree(slot));
   PetscCall(PetscFree2(key, hrows));
+  PetscFunctionReturn(0);
+}
+
+/* The lists, for the device copy's structure: made by the backend where it can, else on the host */
+static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSor *so)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        m;
+  PetscBool       done, ondevice;
+
+  PetscFunctionBegin;
+  if (!so->set) {
+    PetscEnum o = (PetscEnum)GK_SOR_MULTICOLOR;
+
+    PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, ((PetscObject)A)->prefix, "-mat_sor_ordering", GKSorOrderings, &o, NULL));
+    so->ordering = (GKSorOrdering)o;
+  }
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &m, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "MatSOR of the %s matrix could not read its rows", ((PetscObject)A)->type_name);
+  PetscCall(MatSeqGKSORColorsOnDevice_Private(m, ia, ja, op, so, &ondevice));
+  if (!ondevice) PetscCall(MatSeqGKSORListsOnHost_Private(m, ia, ja, op, so));
   so->nnz = ia[m];
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, NULL, &ia, &ja, &done));
-  PetscCall(
-    PetscInfo(A, "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT " backward\n",
-              GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1]));
+  PetscCall(PetscInfo(A,
+                      "MatSOR on the %s backend: %s order, %" PetscInt_FMT " rows in %" PetscInt_FMT " lists forward and %" PetscInt_FMT
+                      " backward, made %s\n",
+                      GKDev->name, GKSorOrderings[so->ordering], m, so->nlev[0], so->nlev[1], ondevice ? "by the backend" : "on the host"));
   so->haslists = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
