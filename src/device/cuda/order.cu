@@ -34,7 +34,8 @@ __global__ void GKMirroredKernel(PetscInt m, const PetscInt *__restrict__ ai, co
 
 /* row j's colour, or -1 while it is not made: a row of this block's (from base, n of them) in its
    shared array, another in global memory */
-static __device__ __forceinline__ PetscInt GKColorOf(PetscInt j, PetscInt base, PetscInt n, const volatile PetscInt *scol, const volatile PetscInt *color)
+static __device__ __forceinline__ PetscInt GKColorOf(PetscInt j, PetscInt base, PetscInt n, const volatile PetscInt *scol,
+                                                     const volatile PetscInt *color)
 {
   return j >= base && j < base + n ? scol[j - base] : color[j];
 }
@@ -44,7 +45,7 @@ __global__ void GKGreedyColorKernel(PetscInt m, const PetscInt *__restrict__ ai,
 {
   __shared__ unsigned first;
   __shared__ PetscInt scol[GK_BLOCK];
-  volatile PetscInt *vc = color, *vs = scol;
+  volatile PetscInt  *vc = color, *vs = scol;
 
   if (threadIdx.x == 0) first = atomicAdd(state, (unsigned)blockDim.x);
   scol[threadIdx.x] = -1;
@@ -85,7 +86,7 @@ __global__ void GKGreedyColorKernel(PetscInt m, const PetscInt *__restrict__ ai,
 PetscErrorCode GKCUDAGreedyColor(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt *color, PetscInt *ncolors, PetscBool *sym)
 {
   unsigned *state = NULL, hstate[3] = {0, 0, 0};
-  int       asym  = 0;
+  int       asym = 0;
 
   PetscFunctionBegin;
   *ncolors = 0;
