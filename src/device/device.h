@@ -800,7 +800,7 @@ typedef struct {
      m rows; the columns ascending, else it may be found not symmetric):
      greedycolor: where the pattern is symmetric (*sym), each row's colour in color (device, m):
        the greedy colouring in ascending row order (GKGreedyColorRow), *ncolors of them; where it
-       is not, *sym false and nothing written;
+       is not, *sym false and color not to be used;
      grouprows: the rows grouped by key (device, m; 0 <= key < nkeys) as GKGroupRowsCount groups
        them, into rows (device, m), the groups' starts into lev (host, nkeys + 1) */
   PetscErrorCode (*greedycolor)(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *, PetscBool *);

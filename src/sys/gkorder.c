@@ -65,7 +65,7 @@ PetscErrorCode GKGraphSymmetric_Private(PetscInt m, const PetscInt *ia, const Pe
 
 PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscInt *ja, PetscInt *color, PetscInt *ncolors)
 {
-  PetscInt *tptr = NULL, *tcol = NULL, *mark, maxn = 0;
+  PetscInt *tptr, *tcol, *mark, maxn = 0;
   PetscBool sym = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -73,7 +73,7 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
      stencils), else its row's and its column's (the transpose) */
   PetscCall(GKGraphSymmetric_Private(m, ia, ja, NULL, &sym));
   *ncolors = 0;
-  if (sym) { /* the step the device's colouring takes too */
+  if (sym) { /* each row's colour by the rule both backends' greedycolor follow (device.h) */
     for (PetscInt i = 0; i < m; i++) {
       color[i] = GKGreedyColorRow(i, ia, ja, color);
       *ncolors = PetscMax(*ncolors, color[i] + 1);
@@ -82,18 +82,16 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
   }
   PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));
   /* a row's colour is at most its number of neighbours: the marks of so many colours and one */
-  for (PetscInt i = 0; i < m; i++) maxn = PetscMax(maxn, ia[i + 1] - ia[i] + (tptr ? tptr[i + 1] - tptr[i] : 0));
+  for (PetscInt i = 0; i < m; i++) maxn = PetscMax(maxn, ia[i + 1] - ia[i] + tptr[i + 1] - tptr[i]);
   PetscCall(PetscMalloc1(maxn + 1, &mark));
   for (PetscInt c = 0; c <= maxn; c++) mark[c] = -1;
-  *ncolors = 0;
   for (PetscInt i = 0; i < m; i++) {
     PetscInt c = 0;
 
     for (PetscInt e = ia[i]; e < ia[i + 1]; e++)
       if (ja[e] < i) mark[color[ja[e]]] = i;
-    if (tptr)
-      for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
-        if (tcol[e] < i) mark[color[tcol[e]]] = i;
+    for (PetscInt e = tptr[i]; e < tptr[i + 1]; e++)
+      if (tcol[e] < i) mark[color[tcol[e]]] = i;
     while (mark[c] == i) c++;
     color[i] = c;
     *ncolors = PetscMax(*ncolors, c + 1);

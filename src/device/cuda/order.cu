@@ -83,10 +83,11 @@ __global__ void GKGreedyColorKernel(PetscInt m, const PetscInt *__restrict__ ai,
   }
 }
 
+/* The mirror check and the colouring queued together, one wait for both: the colouring of a
+   pattern that is not symmetric ends too (a row waits only for rows below it) and is not used */
 PetscErrorCode GKCUDAGreedyColor(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt *color, PetscInt *ncolors, PetscBool *sym)
 {
   unsigned *state = NULL, hstate[3] = {0, 0, 0};
-  int       asym = 0;
 
   PetscFunctionBegin;
   *ncolors = 0;
@@ -94,18 +95,15 @@ PetscErrorCode GKCUDAGreedyColor(PetscInt m, const PetscInt *ai, const PetscInt 
   if (!m) PetscFunctionReturn(0);
   PetscCall(GKBackendCUDA.malloc(3 * sizeof(unsigned), (void **)&state));
   GKCallCUDA(cudaMemsetAsync(state, 0, 3 * sizeof(unsigned), GKCUDAStream));
+  GKCallCUDA(cudaMemsetAsync(color, 0xff, sizeof(PetscInt) * (size_t)m, GKCUDAStream)); /* -1: not coloured */
   GKMirroredKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, (int *)(state + 2));
   GKCheckLaunch();
+  GKGreedyColorKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, color, state);
+  GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(hstate, state, 3 * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  asym = (int)hstate[2];
-  if (!asym) {
-    GKCallCUDA(cudaMemsetAsync(color, 0xff, sizeof(PetscInt) * (size_t)m, GKCUDAStream)); /* -1: not coloured */
-    GKGreedyColorKernel<<<GKBlocks(m), GK_BLOCK, 0, GKCUDAStream>>>(m, ai, aj, color, state);
-    GKCheckLaunch();
-    GKWaitCUDA(cudaMemcpy(hstate, state, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost));
-    *ncolors = (PetscInt)hstate[1];
-  } else *sym = PETSC_FALSE;
   PetscCall(GKBackendCUDA.free(state));
+  if (hstate[2]) *sym = PETSC_FALSE;
+  else *ncolors = (PetscInt)hstate[1];
   PetscFunctionReturn(0);
 }
 

@@ -10,12 +10,6 @@
 */
 #include "hostimpl.h"
 
-/* where column c is in row r of A (columns ascending), or -1 */
-static inline PetscInt GKHostFind(const GKCsr *A, PetscInt r, PetscInt c)
-{
-  return GKFind(A->i, A->j, r, c);
-}
-
 /* w_ij of the entry at k (row i, column j): |a_ij| (+ |a_ji|), 0 for a missing mirror */
 static inline PetscReal GKHostWeight(const GKCsr *A, PetscBool sym, PetscInt i, PetscInt k, PetscBool *mirrored)
 {
@@ -23,7 +17,7 @@ static inline PetscReal GKHostWeight(const GKCsr *A, PetscBool sym, PetscInt i, 
   PetscReal      w = PetscAbsScalar(A->a[k]);
 
   if (sym) {
-    const PetscInt t = GKHostFind(A, j, i);
+    const PetscInt t = GKFind(A->i, A->j, j, i);
 
     if (t < 0) *mirrored = PETSC_FALSE;
     else w += PetscAbsScalar(A->a[t]);
@@ -34,7 +28,7 @@ static inline PetscReal GKHostWeight(const GKCsr *A, PetscBool sym, PetscInt i, 
 /* s_i = sqrt(1 / w_ii), 0 where w_ii is 0 or missing (VecReciprocal() leaves a zero) */
 static inline PetscReal GKHostScale(const GKCsr *A, PetscBool sym, PetscInt i)
 {
-  const PetscInt k = GKHostFind(A, i, i);
+  const PetscInt k = GKFind(A->i, A->j, i, i);
   PetscBool      mirrored;
   PetscReal      w;
 

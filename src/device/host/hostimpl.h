@@ -101,9 +101,11 @@ PETSC_INTERN PetscErrorCode GKHostCsrTranspose(const GKCsr *, GKCsr *, PetscBool
 PETSC_INTERN PetscErrorCode GKHostSpGEMMNumeric(void **, const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKHostSpGEMMPlanFree(void **);
 
-/* PCGAMG's aggregation's twins (graph.c, coarsen.c) */
+/* MatSOR's order's twins (order.c) */
 PETSC_INTERN PetscErrorCode GKHostGreedyColor(PetscInt, const PetscInt *, const PetscInt *, PetscInt *, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostGroupRows(PetscInt, const PetscInt *, PetscInt, PetscBool, PetscInt *, PetscInt *);
+
+/* PCGAMG's aggregation's twins (graph.c, coarsen.c) */
 PETSC_INTERN PetscErrorCode GKHostStrength(const GKCsr *, const GKStrengthHalo *, PetscBool, PetscReal, GKCsr *, PetscBool *);
 PETSC_INTERN PetscErrorCode GKHostAggExchange(const GKAggHalo *, PetscInt, size_t, void *, char *);
 PETSC_INTERN PetscErrorCode GKHostAggregate(PetscInt, const PetscInt *, const PetscInt *, PetscInt, const GKAggHalo *, PetscInt *, PetscInt *,
