@@ -253,17 +253,18 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&R));
   }
-  /* a zero diagonal entry: AIJ's error, on both */
-  {
+  /* a zero diagonal entry, in the first row and in the last (found by the device's search of
+     every block of rows): AIJ's error, on both */
+  for (int last = 0; last < 2; last++) {
     PetscErrorCode e[2];
     Mat            Z[2];
-    PetscInt       rs;
+    PetscInt       rs, re;
     const char    *text;
 
     for (int k = 0; k < 2; k++) {
       PetscCall(Problem(problem, n, k ? type : MATAIJ, &Z[k]));
-      PetscCall(MatGetOwnershipRange(Z[k], &rs, NULL));
-      PetscCall(MatSetValue(Z[k], rs, rs, 0.0, INSERT_VALUES));
+      PetscCall(MatGetOwnershipRange(Z[k], &rs, &re));
+      PetscCall(MatSetValue(Z[k], last ? re - 1 : rs, last ? re - 1 : rs, 0.0, INSERT_VALUES));
       PetscCall(MatAssemblyBegin(Z[k], MAT_FINAL_ASSEMBLY));
       PetscCall(MatAssemblyEnd(Z[k], MAT_FINAL_ASSEMBLY));
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -290,7 +291,7 @@ int main(int argc, char **argv)
       PetscCall(VecDestroy(&xd));
     }
     PetscCall(PetscErrorMessage(e[1], &text, NULL));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal: both refuse (%s)\n", text));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "zero diagonal in the %s row: both refuse (%s)\n", last ? "last" : "first", text));
     for (int k = 0; k < 2; k++) PetscCall(MatDestroy(&Z[k]));
   }
   PetscCall(ISDestroy(&is[0]));

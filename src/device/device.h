@@ -744,6 +744,8 @@ typedef struct {
   PetscErrorCode (*removeconstant)(PetscInt, PetscInt, PetscScalar *);
   /* the extreme real part and its first index (-1 and -+PETSC_MAX_REAL when n is 0) */
   PetscErrorCode (*extreme)(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+  /* the first index i with x[i] == 0 exactly (a NaN is not 0), or -1 */
+  PetscErrorCode (*firstzero)(PetscInt, const PetscScalar *, PetscInt *);
   /* device set-up and memory above, and these: cuda/cuda.cu, host/host.c */
   /* y = T x, T the lower (upper false: j <= i) or upper (j >= i) triangle of the n x n dense
      matrix a, stored by rows (a[i n + j]; the other triangle not read): a dense factor's inverse

@@ -615,8 +615,9 @@ PetscErrorCode GKCUDASum(PetscInt n, const PetscScalar *x, PetscScalar *s)
   PetscFunctionReturn(0);
 }
 
-/* The largest sign * Re(x) and its first index: per block, then over the blocks (pass 2 reads
-   the block results, val[b] and idx[b], instead of x). */
+/* The largest key and its first index: per block, then over the blocks (pass 2 reads the block
+   results, val[b] and idx[b], instead of x). The key: sign * Re(x), or (ZERO) 1 where x is 0 and
+   0 elsewhere, whose largest at its first index is the first zero. */
 static __device__ __forceinline__ void GKBetter(double &v, PetscInt &j, double v2, PetscInt j2)
 {
   /* an empty slot (j < 0) loses; a larger value wins; equal values go to the smaller index */
@@ -626,6 +627,7 @@ static __device__ __forceinline__ void GKBetter(double &v, PetscInt &j, double v
   }
 }
 
+template <bool ZERO>
 __global__ void GKExtremeKernel(PetscInt n, const GKScalar *__restrict__ x, double sign, double *val, PetscInt *idx, bool final)
 {
   GKOverlapBegin();
@@ -638,6 +640,7 @@ __global__ void GKExtremeKernel(PetscInt n, const GKScalar *__restrict__ x, doub
 
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     if (final) GKBetter(v, j, val[i], idx[i]);
+    else if (ZERO) GKBetter(v, j, x[i] == GKScalar(0.0) ? 1.0 : 0.0, i);
     else GKBetter(v, j, sign * GKRe(x[i]), i);
   }
   for (int o = 16; o > 0; o /= 2) GKBetter(v, j, __shfl_down_sync(0xffffffffu, v, o), __shfl_down_sync(0xffffffffu, j, o));
@@ -668,12 +671,32 @@ PetscErrorCode GKCUDAExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, P
   *val = -sign * PETSC_MAX_REAL;
   if (!n) PetscFunctionReturn(0);
   PetscCall(GKReduceSpace_Private());
-  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel, nb, n, (const GKScalar *)x, sign, gk_partial, gk_index, false));
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel<false>, nb, n, (const GKScalar *)x, sign, gk_partial, gk_index, false));
   GKCheckLaunch();
-  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel, 1, (PetscInt)nb, (const GKScalar *)NULL, sign, gk_partial, gk_index, true));
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel<false>, 1, (PetscInt)nb, (const GKScalar *)NULL, sign, gk_partial, gk_index, true));
   GKCheckLaunch();
   GKWaitCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
   GKWaitCUDA(cudaMemcpy(idx, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));
   *val = sign * v;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode GKCUDAFirstZero(PetscInt n, const PetscScalar *x, PetscInt *idx)
+{
+  const unsigned nb = GKRedBlocks(n);
+  double         v;
+  PetscInt       j;
+
+  PetscFunctionBegin;
+  *idx = -1;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(GKReduceSpace_Private());
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel<true>, nb, n, (const GKScalar *)x, 1.0, gk_partial, gk_index, false));
+  GKCheckLaunch();
+  GKCallCUDA(GKLaunchOverlapped(GKExtremeKernel<true>, 1, (PetscInt)nb, (const GKScalar *)NULL, 1.0, gk_partial, gk_index, true));
+  GKCheckLaunch();
+  GKWaitCUDA(cudaMemcpy(&v, gk_partial + GK_RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
+  GKWaitCUDA(cudaMemcpy(&j, gk_index + GK_RED_BLOCKS, sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  *idx = v > 0.0 ? j : -1;
   PetscFunctionReturn(0);
 }

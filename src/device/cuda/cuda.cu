@@ -731,6 +731,7 @@ const GKBackendOps GKBackendCUDA = {
   .arnoldi            = GKCUDAArnoldi,
   .removeconstant     = GKCUDARemoveConstant,
   .extreme            = GKCUDAExtreme,
+  .firstzero          = GKCUDAFirstZero,
   .densetrimv         = GKCUDADenseTriMV,
   .gather             = GKCUDAGather,
   .scatteradd         = GKCUDAScatterAdd,

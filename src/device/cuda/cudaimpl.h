@@ -573,6 +573,7 @@ PETSC_INTERN PetscErrorCode GKCUDANorms(PetscInt, const PetscScalar *, int, Pets
 PETSC_INTERN PetscErrorCode GKCUDASum(PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDARemoveConstant(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKCUDAExtreme(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+PETSC_INTERN PetscErrorCode GKCUDAFirstZero(PetscInt, const PetscScalar *, PetscInt *);
 PETSC_INTERN PetscErrorCode GKCUDAFinalize(void);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);
 PETSC_INTERN PetscErrorCode GKCUDASpGEMMFinalize(void);

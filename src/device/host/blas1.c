@@ -239,3 +239,16 @@ PetscErrorCode GKHostExtreme(PetscInt n, const PetscScalar *x, GKExtremeOp op, P
   *val = sign * best;
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode GKHostFirstZero(PetscInt n, const PetscScalar *x, PetscInt *idx)
+{
+  PetscFunctionBegin;
+  if (n) {
+    GKCounts.launches += 2;
+    GKCounts.syncs += 2;
+  }
+  *idx = -1;
+  for (PetscInt i = 0; i < n && *idx < 0; i++)
+    if (x[i] == (PetscScalar)0.0) *idx = i;
+  PetscFunctionReturn(0);
+}

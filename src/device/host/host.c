@@ -277,6 +277,7 @@ const GKBackendOps GKBackendHost = {
   .arnoldi            = GKHostArnoldi,
   .removeconstant     = GKHostRemoveConstant,
   .extreme            = GKHostExtreme,
+  .firstzero          = GKHostFirstZero,
   .densetrimv         = GKHostDenseTriMV,
   .gather             = GKHostGather,
   .scatteradd         = GKHostScatterAdd,

@@ -94,6 +94,7 @@ PETSC_INTERN PetscErrorCode GKHostNorms(PetscInt, const PetscScalar *, int, Pets
 PETSC_INTERN PetscErrorCode GKHostSum(PetscInt, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostRemoveConstant(PetscInt, PetscInt, PetscScalar *);
 PETSC_INTERN PetscErrorCode GKHostExtreme(PetscInt, const PetscScalar *, GKExtremeOp, PetscInt *, PetscReal *);
+PETSC_INTERN PetscErrorCode GKHostFirstZero(PetscInt, const PetscScalar *, PetscInt *);
 
 /* the sparse products' twin (spgemm.c) */
 PETSC_INTERN PetscErrorCode GKHostSpGEMM(const GKCsr *, const GKCsr *, const GKCsr *, GKCsr *, PetscBool *, char *, size_t);

@@ -235,13 +235,12 @@ static PetscErrorCode MatSeqGKSORLists_Private(Mat A, const GKOperator *op, GKSo
 
 /* The device arrays for the matrix as it is now and this shift: the lists (after a change of
    structure), the diagonal (the format's own, on the device) and it plus the shift, checked for
-   a zero on the host (after a change of values) */
+   a zero on the device (after a change of values) */
 static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so, GKOperator *op)
 {
   Mat_SeqGK       *gk = (Mat_SeqGK *)A->spptr;
   const PetscInt   m  = A->rmap->n;
   PetscObjectState state;
-  PetscScalar     *d;
 
   PetscFunctionBegin;
   PetscCall(MatSeqGKGetOperator(A, PETSC_FALSE, op)); /* the device copy up to date (a new structure drops the lists) */
@@ -253,12 +252,7 @@ static PetscErrorCode MatSeqGKSORSetUp_Private(Mat A, PetscReal shift, GKSor *so
   if (!so->d) PetscCall(GKMalloc(m, &so->d));
   PetscCall(gk->fmt->getdiagonal(A, so->diag));
   PetscCall(GKDev->axpbypczd(m, 1.0, so->diag, 0.0, NULL, 0.0, shift, so->d));
-  PetscCall(PetscMalloc1(m, &d));
-  PetscCall(GKMemcpyD2H(d, so->d, (size_t)m * sizeof(PetscScalar)));
-  so->badrow = -1;
-  for (PetscInt i = 0; i < m && so->badrow < 0; i++)
-    if (d[i] == (PetscScalar)0.0) so->badrow = i;
-  PetscCall(PetscFree(d));
+  PetscCall(GKDev->firstzero(m, so->d, &so->badrow));
   PetscCall(PetscLogEventEnd(GK_MatToDevice, A, 0, 0, 0));
   so->state = state;
   so->shift = shift;
