@@ -66,3 +66,5 @@ PETSC_INTERN PetscErrorCode GKGroupRows_Private(PetscInt, const PetscInt *, Pets
 typedef void (*GKRangeFn)(void *, PetscInt, PetscInt, PetscInt);
 PETSC_INTERN PetscErrorCode GKHostThreads_Private(PetscInt, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode GKParallelFor_Private(PetscInt, PetscInt, GKRangeFn, void *);
+/* a hint that bytes at p, about to be written whole for the first time, take huge pages */
+PETSC_INTERN void GKHostAdviseHuge_Private(void *, size_t);

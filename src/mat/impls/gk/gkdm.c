@@ -640,6 +640,8 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
      one cache line take it from each other at every write, and ran no faster than one */
   x.stride = (p->width + 2 * GK_LINE_INTS - 1) / GK_LINE_INTS * GK_LINE_INTS;
   PetscCall(PetscMalloc3(nt * x.stride, &x.nb, nt, &x.rows, nt, &x.ok));
+  for (PetscInt b = 0; b < 2; b++)
+    if (blk[b]) GKHostAdviseHuge_Private(jj[b], sizeof(PetscInt) * (size_t)ia[b][x.m]);
   PetscCall(GKParallelFor_Private(lines, nt, GKDMDASetColumnsPart, &x));
   *done = PETSC_TRUE;
   for (PetscInt t = 0; t < nt; t++) {
@@ -654,6 +656,7 @@ static PetscErrorCode GKDMDASetColumns_Private(const GKDMDAStencil *p, Mat J, Ma
       if (!blk[b]) continue;
       PetscCall(MatSeqAIJSetColumnIndices(blk[b], jj[b]));
       PetscCall(MatSeqAIJGetArrayWrite(blk[b], &x.v[b]));
+      GKHostAdviseHuge_Private(x.v[b], sizeof(PetscScalar) * (size_t)ia[b][x.m]);
     }
     PetscCall(GKHostThreads_Private(x.m, GK_DM_GRAIN, &nt));
     PetscCall(GKParallelFor_Private(x.m, nt, GKDMDAZeroPart, &x));

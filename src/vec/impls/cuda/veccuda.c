@@ -75,6 +75,7 @@ PetscErrorCode VecGKHostAlloc_Private(Vec v, Vec_GK *g)
   PetscFunctionBegin;
   if (s->array || !v->map->n) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(v->map->n, &s->array));
+  GKHostAdviseHuge_Private(s->array, sizeof(PetscScalar) * (size_t)v->map->n); /* written whole next: filled, copied down or the program's */
   s->array_allocated = s->array;
   if (g->mask == PETSC_OFFLOAD_UNALLOCATED) PetscCall(VecGKHostFill_Private(s->array, v->map->n, g->cval));
   PetscFunctionReturn(0);
