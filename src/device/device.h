@@ -66,6 +66,19 @@ static inline GK_HOSTDEVICE PetscInt GKGreedyColorRow(PetscInt i, const PetscInt
   return c;
 }
 
+/* The greedy colouring of a symmetric pattern, row after row in ascending order (host code: the
+   host twin and src/sys/gkorder.c); the colours made */
+static inline PetscInt GKGreedyColorRows(PetscInt m, const PetscInt *ai, const PetscInt *aj, PetscInt *color)
+{
+  PetscInt ncolors = 0;
+
+  for (PetscInt i = 0; i < m; i++) {
+    color[i] = GKGreedyColorRow(i, ai, aj, color);
+    ncolors  = PetscMax(ncolors, color[i] + 1);
+  }
+  return ncolors;
+}
+
 /* The rows grouped by key (a counting sort, the rows ascending within a key), the groups in
    increasing key order or, descending, decreasing: rows[lev[l]..lev[l+1]) group l; lev (nkeys +
    1) and cnt (nkeys, zeroed) the caller's. Both backends' host code and src/sys/gkorder.c */

@@ -74,10 +74,7 @@ PetscErrorCode GKGraphColor_Private(PetscInt m, const PetscInt *ia, const PetscI
   PetscCall(GKGraphSymmetric_Private(m, ia, ja, NULL, &sym));
   *ncolors = 0;
   if (sym) { /* each row's colour by the rule both backends' greedycolor follow (device.h) */
-    for (PetscInt i = 0; i < m; i++) {
-      color[i] = GKGreedyColorRow(i, ia, ja, color);
-      *ncolors = PetscMax(*ncolors, color[i] + 1);
-    }
+    *ncolors = GKGreedyColorRows(m, ia, ja, color);
     PetscFunctionReturn(0);
   }
   PetscCall(GKGraphTranspose_Private(m, ia, ja, &tptr, &tcol));

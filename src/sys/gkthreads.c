@@ -29,9 +29,9 @@ static void *GKPartRun(void *arg)
 
 /* Memory not yet touched that the threads are about to write whole: its first touch in 2 MiB
    pages where the system gives them on request (transparent huge pages in "madvise" mode, the
-   usual default), one page fault where 512 were; the kernel still zeroes the pages, but the
-   faults of 4 KiB pages, taken by every thread from one address space, were most of the first
-   touch. A hint: nothing changes where the system refuses it, or without Linux's madvise(). */
+   usual default), one page fault where 512 were; the kernel still zeroes the pages, so what is
+   saved is the faults' own cost, which every thread pays in one address space. A hint: nothing
+   changes where the system refuses it, or without Linux's madvise(). */
 void GKHostAdviseHuge_Private(void *p, size_t bytes)
 {
 #if defined(MADV_HUGEPAGE)

@@ -18,10 +18,7 @@ PetscErrorCode GKHostGreedyColor(PetscInt m, const PetscInt *ai, const PetscInt 
       }
   if (!*sym) PetscFunctionReturn(0);
   GKCounts.launches += m ? 2 : 0;
-  for (PetscInt i = 0; i < m; i++) {
-    color[i] = GKGreedyColorRow(i, ai, aj, color);
-    *ncolors = PetscMax(*ncolors, color[i] + 1);
-  }
+  *ncolors = GKGreedyColorRows(m, ai, aj, color);
   PetscFunctionReturn(0);
 }
 
